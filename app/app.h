@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * app.h: the dpdk-rps application context shared by main, the RX loop, the worker loop and
+ * the reports. Everything here is set up by main before any lcore is launched; afterwards
+ * each lcore writes only its own counters, and the flags below are the only shared writes.
+ */
+#ifndef RPS_APP_H
+#define RPS_APP_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_log.h>
+#include <rte_mempool.h>
+
+#include "options.h"
+#include "rps_backlog.h"
+#include "rps_counters.h"
+#include "rps_map.h"
+#include "rps_steer.h"
+
+extern int rps_logtype;
+#define RPS_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, rps_logtype, "RPS: " fmt "\n", ##__VA_ARGS__)
+
+/** A worker lcore: its backlog, its TX queue, its counters. */
+struct rps_worker {
+	struct rps_lcore_stats stats;   /* written by this worker only */
+	struct rps_app *app;
+	unsigned int lcore;
+	uint16_t index;
+	uint16_t txq;
+	struct rps_backlog *backlog;   /* NULL for the RX lcore in no-steering mode */
+} __rte_cache_aligned;
+
+struct rps_app {
+	struct rps_options opt;
+	unsigned int rx_lcore;
+	uint16_t nb_rxq;
+	int rss_hash;                  /* the RX port delivers the NIC hash in mbufs */
+	struct rte_mempool *pool;
+	uint32_t pool_size;
+	int64_t pool_in_use_at_exit;  /* -1 until measured after the ports are closed */
+	char rx_driver[64];
+
+	uint16_t nb_workers;
+	struct rps_worker *workers;    /* [nb_workers] */
+	struct rps_backlog *backlogs;  /* [nb_workers] */
+	struct rps_worker self;        /* the RX lcore: its own counters, and the
+					* processing context when the map is empty */
+	struct rps_steer_ctx steer;
+	struct rps_map **maps;         /* [nb_rxq], one per RX queue, read by the RX lcore */
+
+	uint64_t start_tsc;
+	uint64_t stop_tsc;
+	uint32_t seed;
+	int quit;                      /* set by signals / duration: stop RX */
+	int rx_done;                   /* set by the RX lcore once it stopped (release) */
+	int report_stop;               /* tells the live-table thread to end */
+	pthread_t report_thread;
+	int report_running;
+};
+
+/* rx_loop.c: the RX lcore's loop (runs on the main lcore). */
+void rps_rx_main(struct rps_app *app);
+/* worker_loop.c: a worker's loop (rte_eal_remote_launch). */
+int rps_worker_main(void *arg);
+/* worker_loop.c: the processing step on a burst (workers, and the RX lcore without map). */
+void rps_process_burst(struct rps_worker *w, struct rte_mbuf **pkts, uint16_t n);
+
+/* report.c: the live table and the exit summary. */
+int rps_report_start(struct rps_app *app);
+void rps_report_stop(struct rps_app *app);
+void rps_report_summary(const struct rps_app *app, FILE *out);
+int rps_report_json(const struct rps_app *app, const char *path);
+
+#endif /* RPS_APP_H */

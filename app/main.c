@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * main.c: dpdk-rps. EAL and options, port and backlog set-up, launching the workers and the
+ * RX loop, signals, and the exit summary. Policy and messages live here; mechanism in lib/.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <numa.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_random.h>
+
+#include "app.h"
+#include "rps_port.h"
+
+RTE_LOG_REGISTER(rps_logtype, rps, INFO);
+
+#define EXIT_USAGE 2
+#define EXIT_RUNTIME 1
+#define RX_DESC 1024
+#define TX_DESC 1024
+
+static struct rps_app *signal_app; /* the one thing the signal handler may touch */
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	if (signal_app != NULL)
+		__atomic_store_n(&signal_app->quit, 1, __ATOMIC_RELAXED);
+}
+
+/* Split argv at "--": EAL gets what is before, we get what is after. Returns the index of
+ * "--" or argc. */
+static int
+find_separator(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0)
+			return i;
+	return argc;
+}
+
+static int
+want_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return 1;
+	return 0;
+}
+
+/* The map against the lcores EAL actually enabled. */
+static int
+check_map(struct rps_app *app)
+{
+	struct rps_options *o = &app->opt;
+	struct rps_lcoreset enabled;
+	unsigned int lcore, bad = 0;
+	int rc;
+
+	memset(&enabled, 0, sizeof(enabled));
+	RTE_LCORE_FOREACH(lcore)
+		rps_lcoreset_add(&enabled, lcore);
+	if (!o->map_given) {
+		/* Default: every enabled lcore but the RX lcore. */
+		o->map = enabled;
+		o->map.bits[app->rx_lcore / 64] &= ~(UINT64_C(1) << (app->rx_lcore % 64));
+		rps_lcoreset_format(&o->map, o->map_text, sizeof(o->map_text));
+	}
+	rc = rps_lcoreset_check(&o->map, &enabled, app->rx_lcore, &bad);
+	if (rc == -EBUSY) {
+		fprintf(stderr, "dpdk-rps: --map %s: lcore %u is the RX lcore (EAL main lcore); "
+			"workers must be other lcores\n", o->map_text, bad);
+		return -1;
+	}
+	if (rc == -ENODEV) {
+		fprintf(stderr, "dpdk-rps: --map %s: lcore %u is not enabled in EAL (-l/--lcores)\n",
+			o->map_text, bad);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+setup_workers(struct rps_app *app)
+{
+	const struct rps_options *o = &app->opt;
+	uint16_t n = (uint16_t)rps_lcoreset_count(&o->map), i = 0;
+	int socket = (int)rte_socket_id();
+	uint16_t *idx;
+
+	app->self.app = app;
+	app->self.lcore = app->rx_lcore;
+	app->self.txq = 0;
+	app->nb_workers = n;
+	if (n == 0) {
+		/* No steering: every queue gets the empty map, the RX lcore processes. */
+		for (uint16_t q = 0; q < app->nb_rxq; q++)
+			if ((app->maps[q] = rps_map_create(NULL, 0, 1, socket)) == NULL)
+				return -ENOMEM;
+		return 0;
+	}
+	app->workers = rte_zmalloc("rps_workers", sizeof(*app->workers) * n, RTE_CACHE_LINE_SIZE);
+	app->backlogs = rte_zmalloc("rps_backlogs", sizeof(*app->backlogs) * n,
+				    RTE_CACHE_LINE_SIZE);
+	idx = calloc(n, sizeof(*idx));
+	if (app->workers == NULL || app->backlogs == NULL || idx == NULL) {
+		free(idx);
+		return -ENOMEM;
+	}
+	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++) {
+		struct rps_worker *w;
+		char name[16];
+		int rc;
+
+		if (!rps_lcoreset_has(&o->map, l))
+			continue;
+		w = &app->workers[i];
+		w->app = app;
+		w->lcore = l;
+		w->index = i;
+		w->txq = i;
+		w->backlog = &app->backlogs[i];
+		snprintf(name, sizeof(name), "%u", l);
+		rc = rps_backlog_init(w->backlog, name, o->backlog,
+				      (int)rte_lcore_to_socket_id(l));
+		if (rc < 0) {
+			free(idx);
+			return rc;
+		}
+		idx[i] = i;
+		i++;
+	}
+	for (uint16_t q = 0; q < app->nb_rxq; q++) {
+		app->maps[q] = rps_map_create(idx, n, 1, socket);
+		if (app->maps[q] == NULL) {
+			free(idx);
+			return -ENOMEM;
+		}
+	}
+	free(idx);
+	return rps_steer_init(&app->steer, o->hash_mode, app->seed,
+			      o->hash_mode == RPS_HASH_JHASH || !app->rss_hash, app->backlogs, n,
+			      o->burst, &app->self.stats, socket);
+}
+
+static int
+setup_ports(struct rps_app *app)
+{
+	const struct rps_options *o = &app->opt;
+	uint16_t nb_tx = app->nb_workers ? app->nb_workers : 1;
+	struct rps_port_info rxi, txi;
+	struct rps_port_req req;
+	int rc, socket;
+
+	rc = rps_port_query(o->rx_port, &rxi);
+	if (rc < 0) {
+		fprintf(stderr, "dpdk-rps: --rx-port %u: no such port (%u available; add one with "
+			"--vdev or a PCI device)\n", o->rx_port, rte_eth_dev_count_avail());
+		return -EXIT_USAGE;
+	}
+	if (o->rx_queues > rxi.max_rxq) {
+		fprintf(stderr, "dpdk-rps: --rx-queues %u: port %u (%s) has at most %u RX queues\n",
+			o->rx_queues, o->rx_port, rxi.driver, rxi.max_rxq);
+		return -EXIT_USAGE;
+	}
+	if (o->tx_port >= 0) {
+		rc = rps_port_query((uint16_t)o->tx_port, &txi);
+		if (rc < 0) {
+			fprintf(stderr, "dpdk-rps: --tx-port %d: no such port (%u available)\n",
+				o->tx_port, rte_eth_dev_count_avail());
+			return -EXIT_USAGE;
+		}
+		if (txi.max_txq < nb_tx) {
+			fprintf(stderr, "dpdk-rps: --tx-port %d: port (%s) has %u TX queues, "
+				"one per worker needs %u\n", o->tx_port, txi.driver, txi.max_txq,
+				nb_tx);
+			return -EXIT_USAGE;
+		}
+	}
+	socket = rxi.socket >= 0 ? rxi.socket : (int)rte_socket_id();
+	app->nb_rxq = o->rx_queues ? o->rx_queues :
+		RTE_MIN(rxi.max_rxq, (uint16_t)RPS_PORT_DEFAULT_MAX_RXQ);
+	if (app->pool_size == 0)
+		app->pool_size = o->mbufs ? o->mbufs :
+			RTE_MAX(16384u, app->nb_rxq * RX_DESC + nb_tx * TX_DESC +
+				(uint32_t)app->nb_workers * (o->backlog + 2u * RPS_BURST_MAX) +
+				2u * RPS_BURST_MAX + 256u * RTE_MAX_LCORE);
+	app->pool = rps_port_pool_create(app->pool_size, socket);
+	if (app->pool == NULL) {
+		fprintf(stderr, "dpdk-rps: cannot create a pool of %u mbufs on socket %d: %s "
+			"(use --mbufs or give EAL more memory with -m)\n", app->pool_size, socket,
+			rte_strerror(rte_errno));
+		return -EXIT_RUNTIME;
+	}
+	memset(&req, 0, sizeof(req));
+	req.port_id = o->rx_port;
+	req.nb_rxq = app->nb_rxq;
+	req.nb_txq = o->tx_port == (int)o->rx_port ? nb_tx : 0;
+	req.nb_rxd = RX_DESC;
+	req.nb_txd = TX_DESC;
+	req.want_rss = o->hash_mode != RPS_HASH_JHASH;
+	req.pool = app->pool;
+	rc = rps_port_setup(&req, &rxi);
+	if (rc < 0) {
+		fprintf(stderr, "dpdk-rps: --rx-port %u: set-up of %u RX queue(s) failed: %s\n",
+			o->rx_port, app->nb_rxq, rte_strerror(-rc));
+		return -EXIT_RUNTIME;
+	}
+	app->rss_hash = rxi.rss_hash;
+	snprintf(app->rx_driver, sizeof(app->rx_driver), "%s", rxi.driver);
+	if (o->tx_port >= 0 && o->tx_port != (int)o->rx_port) {
+		memset(&req, 0, sizeof(req));
+		req.port_id = (uint16_t)o->tx_port;
+		req.nb_txq = nb_tx;
+		req.nb_txd = TX_DESC;
+		rc = rps_port_setup(&req, &txi);
+		if (rc < 0) {
+			fprintf(stderr, "dpdk-rps: --tx-port %d: set-up of %u TX queues failed: %s\n",
+				o->tx_port, nb_tx, rte_strerror(-rc));
+			return -EXIT_RUNTIME;
+		}
+	}
+	if (o->hash_mode == RPS_HASH_RSS && !app->rss_hash)
+		RPS_LOG(WARNING, "--hash rss: port %u (%s) does not deliver an RSS hash; "
+			"packets without one are hashed in software", o->rx_port, rxi.driver);
+	RPS_LOG(INFO, "port %u (%s): %u RX queue(s), RSS hash in mbuf: %s; NUMA nodes: %d",
+		o->rx_port, rxi.driver, app->nb_rxq, app->rss_hash ? "yes" : "no",
+		numa_available() < 0 ? 1 : numa_num_configured_nodes());
+	return 0;
+}
+
+static void
+teardown(struct rps_app *app)
+{
+	rps_report_stop(app);
+	rps_port_close(app->opt.rx_port);
+	if (app->opt.tx_port >= 0)
+		rps_port_close((uint16_t)app->opt.tx_port);
+	for (uint16_t i = 0; app->backlogs != NULL && i < app->nb_workers; i++)
+		rps_backlog_fini(&app->backlogs[i]);
+	if (app->pool != NULL)
+		app->pool_in_use_at_exit = (int64_t)rte_mempool_in_use_count(app->pool);
+}
+
+static void
+release(struct rps_app *app)
+{
+	rps_steer_fini(&app->steer);
+	for (uint16_t q = 0; app->maps != NULL && q < app->nb_rxq; q++)
+		rps_map_free(app->maps[q]);
+	free(app->maps);
+	rte_free(app->workers);
+	rte_free(app->backlogs);
+	rte_mempool_free(app->pool);
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct rps_app app_storage;
+	struct rps_app *app = &app_storage;
+	int sep = find_separator(argc, argv);
+	int ret, rc;
+
+	/* Our options are checked before EAL starts, so a bad command line costs nothing. */
+	char **app_argv = calloc((size_t)argc + 1, sizeof(char *));
+	int app_argc = 1;
+
+	if (app_argv == NULL)
+		return EXIT_RUNTIME;
+	app_argv[0] = argv[0];
+	for (int i = sep + 1; i < argc; i++)
+		app_argv[app_argc++] = argv[i];
+	if (want_help(app_argc, app_argv) || (sep == argc && want_help(argc, argv))) {
+		rps_options_usage("dpdk-rps", stdout);
+		free(app_argv);
+		return 0;
+	}
+	rc = rps_options_parse(app_argc, app_argv, &app->opt, stderr);
+	free(app_argv);
+	if (rc < 0)
+		return EXIT_USAGE;
+
+	ret = rte_eal_init(sep, argv);
+	if (ret < 0) {
+		fprintf(stderr, "dpdk-rps: EAL initialisation failed: %s\n", rte_strerror(rte_errno));
+		return rte_errno == EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+	}
+	app->pool_in_use_at_exit = -1;
+	app->rx_lcore = rte_get_main_lcore();
+	app->seed = app->opt.seed_given ? app->opt.seed : (uint32_t)rte_rand();
+	if (check_map(app) < 0) {
+		rte_eal_cleanup();
+		return EXIT_USAGE;
+	}
+
+	ret = 0;
+	app->nb_workers = (uint16_t)rps_lcoreset_count(&app->opt.map);
+	rc = setup_ports(app);
+	if (rc == 0) {
+		app->maps = calloc(app->nb_rxq, sizeof(*app->maps));
+		if (app->maps == NULL)
+			rc = -EXIT_RUNTIME;
+	}
+	if (rc == 0) {
+		if (setup_workers(app) < 0) {
+			fprintf(stderr, "dpdk-rps: cannot set up %u worker backlogs of %u packets: %s\n",
+				app->nb_workers, app->opt.backlog, rte_strerror(rte_errno));
+			rc = -EXIT_RUNTIME;
+		}
+	}
+	if (rc < 0) {
+		teardown(app);
+		release(app);
+		rte_eal_cleanup();
+		return -rc;
+	}
+
+	signal_app = app;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	RPS_LOG(INFO, "RX lcore %u, %u worker(s), map %s, hash %s, backlog %u, burst %u",
+		app->rx_lcore, app->nb_workers, app->opt.map_text,
+		rps_hash_mode_name(app->opt.hash_mode), app->opt.backlog, app->opt.burst);
+	app->start_tsc = rte_rdtsc();
+	for (uint16_t i = 0; i < app->nb_workers; i++) {
+		rc = rte_eal_remote_launch(rps_worker_main, &app->workers[i], app->workers[i].lcore);
+		if (rc != 0) {
+			RPS_LOG(ERR, "cannot launch worker on lcore %u: %s", app->workers[i].lcore,
+				rte_strerror(-rc));
+			__atomic_store_n(&app->quit, 1, __ATOMIC_RELAXED);
+			ret = EXIT_RUNTIME;
+		}
+	}
+	if (rps_report_start(app) != 0)
+		RPS_LOG(WARNING, "cannot start the live table thread");
+
+	rps_rx_main(app);
+	rte_eal_mp_wait_lcore();
+
+	teardown(app);
+	rps_report_summary(app, stdout);
+	if (app->opt.summary_json != NULL) {
+		rc = rps_report_json(app, app->opt.summary_json);
+		if (rc < 0) {
+			fprintf(stderr, "dpdk-rps: --summary-json %s: %s\n", app->opt.summary_json,
+				strerror(-rc));
+			ret = EXIT_RUNTIME;
+		}
+	}
+	signal_app = NULL;
+	release(app);
+	rte_eal_cleanup();
+	return ret;
+}

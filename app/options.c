@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* options.c: the option table (name, argument, help, handler) behind getopt_long and --help. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+
+typedef int (*opt_handler)(struct rps_options *o, const char *arg, const char **why);
+
+struct opt_def {
+	const char *name;
+	const char *metavar;      /* NULL: takes no argument */
+	const char *help;
+	opt_handler handle;
+};
+
+static int
+parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (s == NULL || *s == '\0' || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno != 0 || *end != '\0' || v < lo || v > hi)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+#define RANGE_HANDLER(fn, field, type, lo, hi, msg)                                      \
+	static int fn(struct rps_options *o, const char *arg, const char **why)          \
+	{                                                                                \
+		uint64_t v;                                                              \
+		if (parse_u64(arg, lo, hi, &v) < 0) {                                    \
+			*why = msg;                                                      \
+			return -1;                                                       \
+		}                                                                        \
+		o->field = (type)v;                                                      \
+		return 0;                                                                \
+	}
+
+RANGE_HANDLER(h_rx_port, rx_port, uint16_t, 0, RTE_MAX_ETHPORTS - 1, "expected a port id")
+RANGE_HANDLER(h_backlog, backlog, uint32_t, 1, 1u << 24, "expected 1..16777216 packets")
+RANGE_HANDLER(h_burst, burst, uint16_t, 1, RPS_BURST_MAX, "expected 1..512 packets")
+RANGE_HANDLER(h_rx_queues, rx_queues, uint16_t, 1, RTE_MAX_QUEUES_PER_PORT, "expected 1..1024 queues")
+RANGE_HANDLER(h_mbufs, mbufs, uint32_t, 1024, 1u << 26, "expected 1024..67108864 mbufs")
+RANGE_HANDLER(h_stats, stats_interval, unsigned int, 0, 86400, "expected 0..86400 seconds")
+RANGE_HANDLER(h_idle, exit_when_idle, unsigned int, 1, 86400000, "expected 1..86400000 milliseconds")
+
+static int
+h_tx_port(struct rps_options *o, const char *arg, const char **why)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, 0, RTE_MAX_ETHPORTS - 1, &v) < 0) {
+		*why = "expected a port id";
+		return -1;
+	}
+	o->tx_port = (int)v;
+	return 0;
+}
+
+static int
+h_seed(struct rps_options *o, const char *arg, const char **why)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, 0, UINT32_MAX, &v) < 0) {
+		*why = "expected a 32-bit number";
+		return -1;
+	}
+	o->seed = (uint32_t)v;
+	o->seed_given = 1;
+	return 0;
+}
+
+static int
+h_map(struct rps_options *o, const char *arg, const char **why)
+{
+	static char msg[128];
+	unsigned int bad = 0;
+	int rc = rps_lcoreset_parse(arg, &o->map, &bad);
+
+	if (rc == -ERANGE) {
+		snprintf(msg, sizeof(msg), "lcore %u is out of range (max %u)", bad,
+			 RTE_MAX_LCORE - 1);
+		*why = msg;
+		return -1;
+	}
+	if (rc < 0) {
+		*why = "expected a hex mask (fe, 0xfe, ff,ffffffff) or a list (1-3,5)";
+		return -1;
+	}
+	snprintf(o->map_text, sizeof(o->map_text), "%s", arg);
+	o->map_given = 1;
+	return 0;
+}
+
+static int
+h_hash(struct rps_options *o, const char *arg, const char **why)
+{
+	if (rps_hash_mode_parse(arg, &o->hash_mode) < 0) {
+		*why = "expected auto, rss or jhash";
+		return -1;
+	}
+	return 0;
+}
+
+static int
+h_duration(struct rps_options *o, const char *arg, const char **why)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (*arg == '\0' || *end != '\0' || errno != 0 || !isfinite(v) || v <= 0 || v > 1e7) {
+		*why = "expected a positive number of seconds";
+		return -1;
+	}
+	o->duration = v;
+	return 0;
+}
+
+static int
+h_summary(struct rps_options *o, const char *arg, const char **why)
+{
+	if (*arg == '\0') {
+		*why = "expected a file name";
+		return -1;
+	}
+	o->summary_json = arg;
+	return 0;
+}
+
+static int
+h_help(struct rps_options *o, const char *arg, const char **why)
+{
+	(void)arg;
+	(void)why;
+	o->help = 1;
+	return 0;
+}
+
+static const struct opt_def opts[] = {
+	{ "rx-port", "P", "port polled by the RX lcore, every RX queue of it (default 0)", h_rx_port },
+	{ "rx-queues", "N", "RX queues to set up and poll (default: all the port has, at most 16)", h_rx_queues },
+	{ "map", "M", "worker lcores: hex mask as rps_cpus (fe, 0xfe, ff,ffffffff) or list (1-3,5); "
+		      "0 = no steering, the RX lcore processes (default: every EAL lcore but the main one)", h_map },
+	{ "hash", "MODE", "auto (NIC RSS hash when the mbuf has one, else jhash), rss, jhash (default auto)", h_hash },
+	{ "hash-seed", "N", "jhash seed (default: random at start)", h_seed },
+	{ "backlog", "N", "packets a worker's backlog holds; the rest are dropped as backlog_full (default 1000)", h_backlog },
+	{ "burst", "N", "packets per RX/dequeue/TX burst, 1..512 (default 32)", h_burst },
+	{ "tx-port", "P", "each worker transmits what it processed on its own TX queue of P (default: none, packets are consumed)", h_tx_port },
+	{ "mbufs", "N", "mbufs in the packet pool (default: enough for all rings and backlogs)", h_mbufs },
+	{ "stats-interval", "S", "print the live per-worker table every S seconds (default 0 = off)", h_stats },
+	{ "duration", "S", "stop after S seconds (default: run until SIGINT/SIGTERM)", h_duration },
+	{ "exit-when-idle", "MS", "stop once the RX port has been idle MS ms and every backlog is empty", h_idle },
+	{ "summary-json", "FILE", "write the exit summary as JSON to FILE", h_summary },
+	{ "help", NULL, "show this help and exit", h_help },
+};
+
+#define NB_OPTS RTE_DIM(opts)
+
+void
+rps_options_usage(const char *prog, FILE *out)
+{
+	fprintf(out,
+		"Usage: %s [EAL options] -- [options]\n"
+		"Software Receive Packet Steering: one RX lcore hashes each packet's flow and\n"
+		"queues it on the backlog of one worker lcore of the map.\n\nOptions:\n", prog);
+	for (size_t i = 0; i < NB_OPTS; i++) {
+		char left[40];
+
+		snprintf(left, sizeof(left), "--%s%s%s", opts[i].name, opts[i].metavar ? " " : "",
+			 opts[i].metavar ? opts[i].metavar : "");
+		fprintf(out, "  %-22s %s\n", left, opts[i].help);
+	}
+	fprintf(out, "\nExit codes: 0 ok, 2 usage or configuration error, 1 run-time failure.\n"
+		"EAL options (before --): see the DPDK documentation, e.g. -l 0-3 --no-huge --vdev ...\n");
+}
+
+int
+rps_options_parse(int argc, char **argv, struct rps_options *o, FILE *err)
+{
+	struct option longopts[NB_OPTS + 1];
+
+	memset(o, 0, sizeof(*o));
+	o->tx_port = -1;
+	o->hash_mode = RPS_HASH_AUTO;
+	o->backlog = 1000;
+	o->burst = 32;
+	memset(longopts, 0, sizeof(longopts));
+	for (size_t i = 0; i < NB_OPTS; i++) {
+		longopts[i].name = opts[i].name;
+		longopts[i].has_arg = opts[i].metavar ? required_argument : no_argument;
+		longopts[i].val = (int)(i + 256);
+	}
+	optind = 1;
+	opterr = 0;
+	for (;;) {
+		const char *why = NULL;
+		int c = getopt_long(argc, argv, "h", longopts, NULL);
+
+		if (c == -1)
+			break;
+		if (c == 'h') {
+			o->help = 1;
+			continue;
+		}
+		if (c == '?' || c == ':') {
+			const char *bad = argv[optind - 1];
+
+			if (optopt >= 256 && (size_t)(optopt - 256) < NB_OPTS)
+				fprintf(err, "dpdk-rps: --%s: needs an argument (see --help)\n",
+					opts[optopt - 256].name);
+			else
+				fprintf(err, "dpdk-rps: %s: unknown option (see --help)\n", bad);
+			return -1;
+		}
+		if (opts[c - 256].handle(o, optarg, &why) < 0) {
+			fprintf(err, "dpdk-rps: --%s %s: %s\n", opts[c - 256].name,
+				optarg ? optarg : "", why);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(err, "dpdk-rps: %s: unexpected argument (see --help)\n", argv[optind]);
+		return -1;
+	}
+	return 0;
+}

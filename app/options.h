@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * options.h: dpdk-rps's own command line (after EAL's arguments and "--"). One table of
+ * options drives both the parser and --help.
+ */
+#ifndef RPS_OPTIONS_H
+#define RPS_OPTIONS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rps_hash.h"
+#include "rps_map.h"
+
+#define RPS_BURST_MAX 512
+
+struct rps_options {
+	uint16_t rx_port;
+	int tx_port;                  /* -1: no transmit, packets are consumed */
+	struct rps_lcoreset map;
+	int map_given;
+	char map_text[256];
+	enum rps_hash_mode hash_mode;
+	int seed_given;
+	uint32_t seed;
+	uint32_t backlog;
+	uint16_t burst;
+	uint16_t rx_queues;           /* 0 = all the port has (capped) */
+	uint32_t mbufs;               /* 0 = computed */
+	unsigned int stats_interval;  /* seconds, 0 = off */
+	double duration;              /* seconds, 0 = until signalled */
+	unsigned int exit_when_idle;  /* ms, 0 = off */
+	const char *summary_json;
+	int help;
+};
+
+/**
+ * Parse the application arguments (argv[0] is the program name).
+ * @return 0, or -1 after printing "dpdk-rps: --opt: message" to @p err.
+ */
+int rps_options_parse(int argc, char **argv, struct rps_options *o, FILE *err);
+
+/** Print --help: every option with its argument and default. */
+void rps_options_usage(const char *prog, FILE *out);
+
+#endif /* RPS_OPTIONS_H */

@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * report.c: what dpdk-rps tells its user: the live per-worker table (a control thread,
+ * never the data path), the exit summary on stdout and the --summary-json file. All of them
+ * read the same per-lcore counters through one snapshot, so they cannot disagree.
+ */
+#include <inttypes.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+
+#include "app.h"
+
+/* A consistent-enough copy of every counter (each 64-bit value read atomically). */
+struct snapshot {
+	struct rps_lcore_stats rx;       /* RX lcore (incl. backlog_full, and processing
+					  * when there is no map) */
+	struct rps_lcore_stats total;    /* sum of everything */
+	uint16_t nb;                     /* workers listed */
+	struct {
+		unsigned int lcore;
+		struct rps_lcore_stats st;   /* own counters + RX-side drops for it */
+		uint64_t depth, hwm;
+	} w[RTE_MAX_LCORE];
+};
+
+static void
+take_snapshot(const struct rps_app *app, struct snapshot *s)
+{
+	memset(s, 0, sizeof(*s));
+	rps_stats_read(&app->self.stats, &s->rx);
+	rps_stats_accumulate(&s->total, &s->rx);
+	if (app->nb_workers == 0) {
+		/* No steering: the RX lcore is the one worker. */
+		s->nb = 1;
+		s->w[0].lcore = app->rx_lcore;
+		s->w[0].st = s->rx;
+		return;
+	}
+	s->nb = app->nb_workers;
+	for (uint16_t i = 0; i < app->nb_workers; i++) {
+		const struct rps_backlog *b = &app->backlogs[i];
+
+		s->w[i].lcore = app->workers[i].lcore;
+		rps_stats_read(&app->workers[i].stats, &s->w[i].st);
+		rps_stats_accumulate(&s->total, &s->w[i].st);
+		s->w[i].st.dropped[RPS_DROP_BACKLOG_FULL] += RPS_CTR_READ(b->prod.full_drops);
+		s->w[i].depth = rps_backlog_depth(b);
+		s->w[i].hwm = RPS_CTR_READ(b->prod.hwm);
+	}
+}
+
+static double
+elapsed_s(const struct rps_app *app)
+{
+	uint64_t end = app->stop_tsc ? app->stop_tsc : rte_rdtsc();
+
+	return (double)(end - app->start_tsc) / (double)rte_get_tsc_hz();
+}
+
+static void *
+report_thread(void *arg)
+{
+	struct rps_app *app = arg;
+	struct snapshot *prev = calloc(1, sizeof(*prev)), *cur = calloc(1, sizeof(*cur));
+	uint64_t last = rte_rdtsc();
+
+	if (prev == NULL || cur == NULL)
+		goto out;
+	take_snapshot(app, prev);
+	while (!__atomic_load_n(&app->report_stop, __ATOMIC_ACQUIRE)) {
+		uint64_t now;
+		double dt;
+
+		for (unsigned int i = 0; i < app->opt.stats_interval * 10; i++) {
+			if (__atomic_load_n(&app->report_stop, __ATOMIC_ACQUIRE))
+				goto out;
+			usleep(100 * 1000);
+		}
+		take_snapshot(app, cur);
+		now = rte_rdtsc();
+		dt = (double)(now - last) / (double)rte_get_tsc_hz();
+		last = now;
+		printf("[%8.1fs] rx %" PRIu64 " (%.3f Mpps)  processed %" PRIu64 "  dropped %" PRIu64
+		       " (backlog_full %" PRIu64 ")\n", elapsed_s(app), cur->rx.rx_packets,
+		       (double)(cur->rx.rx_packets - prev->rx.rx_packets) / dt / 1e6,
+		       cur->total.processed, rps_stats_dropped_total(&cur->total),
+		       cur->total.dropped[RPS_DROP_BACKLOG_FULL]);
+		printf("  %5s %14s %10s %8s %8s %12s %12s\n", "lcore", "processed", "Mpps",
+		       "backlog", "hwm", "time_squeeze", "dropped");
+		for (uint16_t i = 0; i < cur->nb; i++)
+			printf("  %5u %14" PRIu64 " %10.3f %8" PRIu64 " %8" PRIu64 " %12" PRIu64
+			       " %12" PRIu64 "\n", cur->w[i].lcore, cur->w[i].st.processed,
+			       (double)(cur->w[i].st.processed - prev->w[i].st.processed) / dt / 1e6,
+			       cur->w[i].depth, cur->w[i].hwm, cur->w[i].st.time_squeeze,
+			       rps_stats_dropped_total(&cur->w[i].st));
+		fflush(stdout);
+		memcpy(prev, cur, sizeof(*cur));
+	}
+out:
+	free(prev);
+	free(cur);
+	return NULL;
+}
+
+int
+rps_report_start(struct rps_app *app)
+{
+	int rc;
+
+	if (app->opt.stats_interval == 0)
+		return 0;
+	rc = rte_ctrl_thread_create(&app->report_thread, "rps-report", NULL, report_thread, app);
+	if (rc == 0)
+		app->report_running = 1;
+	return rc;
+}
+
+void
+rps_report_stop(struct rps_app *app)
+{
+	if (!app->report_running)
+		return;
+	__atomic_store_n(&app->report_stop, 1, __ATOMIC_RELEASE);
+	pthread_join(app->report_thread, NULL);
+	app->report_running = 0;
+}
+
+void
+rps_report_summary(const struct rps_app *app, FILE *out)
+{
+	struct snapshot *s = calloc(1, sizeof(*s));
+	double t = elapsed_s(app);
+
+	if (s == NULL)
+		return;
+	take_snapshot(app, s);
+	fprintf(out, "\ndpdk-rps summary after %.2f s (map %s, hash %s)\n", t, app->opt.map_text,
+		rps_hash_mode_name(app->opt.hash_mode));
+	fprintf(out, "  rx_packets %" PRIu64 "  processed %" PRIu64 "  tx_packets %" PRIu64
+		"  dropped %" PRIu64 "\n", s->rx.rx_packets, s->total.processed,
+		s->total.tx_packets, rps_stats_dropped_total(&s->total));
+	for (unsigned int r = 0; r < RPS_DROP_MAX; r++)
+		fprintf(out, "    %-14s %" PRIu64 "\n", rps_drop_name(r), s->total.dropped[r]);
+	fprintf(out, "  %5s %14s %14s %8s %12s %12s\n", "lcore", "received_rps", "processed",
+		"hwm", "time_squeeze", "dropped");
+	for (uint16_t i = 0; i < s->nb; i++)
+		fprintf(out, "  %5u %14" PRIu64 " %14" PRIu64 " %8" PRIu64 " %12" PRIu64 " %12" PRIu64
+			"\n", s->w[i].lcore, s->w[i].st.received_rps, s->w[i].st.processed,
+			s->w[i].hwm, s->w[i].st.time_squeeze, rps_stats_dropped_total(&s->w[i].st));
+	if (s->rx.rx_packets != s->total.processed + rps_stats_dropped_total(&s->total))
+		fprintf(out, "  WARNING: rx_packets != processed + dropped\n");
+	free(s);
+}
+
+static void
+json_drops(FILE *f, const struct rps_lcore_stats *st)
+{
+	fprintf(f, "{");
+	for (unsigned int r = 0; r < RPS_DROP_MAX; r++)
+		fprintf(f, "%s\"%s\": %" PRIu64, r ? ", " : "", rps_drop_name(r), st->dropped[r]);
+	fprintf(f, "}");
+}
+
+static void
+json_counters(FILE *f, const struct rps_lcore_stats *st, const char *indent)
+{
+#define RPS_X_JSON(fld, d) fprintf(f, "%s\"" #fld "\": %" PRIu64 ",\n", indent, st->fld);
+	RPS_LCORE_COUNTERS(RPS_X_JSON)
+#undef RPS_X_JSON
+}
+
+int
+rps_report_json(const struct rps_app *app, const char *path)
+{
+	struct snapshot *s = calloc(1, sizeof(*s));
+	char tmp[4096];
+	FILE *f;
+
+	if (s == NULL)
+		return -ENOMEM;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (f == NULL) {
+		free(s);
+		return -errno;
+	}
+	take_snapshot(app, s);
+	fprintf(f, "{\n  \"version\": \"%s\",\n", RPS_VERSION);
+	fprintf(f, "  \"duration_s\": %.3f,\n", elapsed_s(app));
+	fprintf(f, "  \"rx_packets\": %" PRIu64 ",\n", s->rx.rx_packets);
+	fprintf(f, "  \"processed\": %" PRIu64 ",\n", s->total.processed);
+	fprintf(f, "  \"tx_packets\": %" PRIu64 ",\n", s->total.tx_packets);
+	fprintf(f, "  \"dropped\": ");
+	json_drops(f, &s->total);
+	fprintf(f, ",\n  \"dropped_total\": %" PRIu64 ",\n", rps_stats_dropped_total(&s->total));
+	fprintf(f, "  \"config\": {\"rx_port\": %u, \"rx_queues\": %u, \"driver\": \"%s\", "
+		"\"tx_port\": %d, \"map\": \"%s\", \"rx_lcore\": %u, \"hash\": \"%s\", "
+		"\"rss_hash_from_port\": %s, \"hash_seed\": %u, \"backlog\": %u, \"burst\": %u},\n",
+		app->opt.rx_port, app->nb_rxq, app->rx_driver, app->opt.tx_port, app->opt.map_text,
+		app->rx_lcore, rps_hash_mode_name(app->opt.hash_mode),
+		app->rss_hash ? "true" : "false", app->seed, app->opt.backlog, app->opt.burst);
+	fprintf(f, "  \"rx_lcore\": {\n");
+	json_counters(f, &s->rx, "    ");
+	fprintf(f, "    \"lcore\": %u\n  },\n", app->rx_lcore);
+	fprintf(f, "  \"workers\": [");
+	for (uint16_t i = 0; i < s->nb; i++) {
+		fprintf(f, "%s\n    {\n      \"lcore\": %u,\n", i ? "," : "", s->w[i].lcore);
+		json_counters(f, &s->w[i].st, "      ");
+		fprintf(f, "      \"backlog_hwm\": %" PRIu64 ",\n      \"backlog_depth\": %" PRIu64
+			",\n      \"dropped\": ", s->w[i].hwm, s->w[i].depth);
+		json_drops(f, &s->w[i].st);
+		fprintf(f, "\n    }");
+	}
+	fprintf(f, "\n  ],\n  \"mempool\": {\"size\": %u, \"in_use_at_exit\": %" PRId64 "}\n}\n",
+		app->pool_size, app->pool_in_use_at_exit);
+	free(s);
+	if (fclose(f) != 0 || rename(tmp, path) != 0)
+		return -errno;
+	return 0;
+}

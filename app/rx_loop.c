@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rx_loop.c: the RX lcore. Poll every RX queue of the port, steer each burst through that
+ * queue's map onto the workers' backlogs (or process it here when the map is empty), and
+ * decide when to stop: signal, --duration, or --exit-when-idle.
+ */
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_pause.h>
+
+#include "app.h"
+
+/* True once every backlog has been processed up to what was enqueued. */
+static int
+backlogs_empty(const struct rps_app *app)
+{
+	for (uint16_t w = 0; w < app->nb_workers; w++)
+		if (rps_backlog_depth(&app->backlogs[w]) != 0)
+			return 0;
+	return 1;
+}
+
+void
+rps_rx_main(struct rps_app *app)
+{
+	struct rte_mbuf *pkts[RPS_BURST_MAX];
+	struct rps_lcore_stats *st = &app->self.stats;
+	const uint16_t port = app->opt.rx_port, burst = app->opt.burst;
+	const uint64_t hz = rte_get_tsc_hz();
+	const uint64_t idle_ticks = (uint64_t)app->opt.exit_when_idle * hz / 1000;
+	const uint64_t deadline = app->opt.duration > 0 ?
+		app->start_tsc + (uint64_t)(app->opt.duration * (double)hz) : UINT64_MAX;
+	uint64_t idle_since = 0;
+
+	while (!__atomic_load_n(&app->quit, __ATOMIC_RELAXED)) {
+		uint32_t got = 0;
+		uint64_t now;
+
+		for (uint16_t q = 0; q < app->nb_rxq; q++) {
+			const struct rps_map *map;
+			uint16_t n = rte_eth_rx_burst(port, q, pkts, burst);
+
+			if (n == 0)
+				continue;
+			got += n;
+			RPS_CTR_ADD(st->rx_packets, n);
+			n = rps_steer_sanitize(pkts, n, st);
+			map = __atomic_load_n(&app->maps[q], __ATOMIC_ACQUIRE);
+			if (map->len == 0)
+				rps_process_burst(&app->self, pkts, n);
+			else
+				rps_steer_burst(&app->steer, map, pkts, n);
+		}
+		RPS_CTR_ADD(st->polls, 1);
+		now = rte_rdtsc();
+		if (got != 0) {
+			RPS_CTR_ADD(st->busy_polls, 1);
+			idle_since = 0;
+		} else if (idle_ticks != 0) {
+			if (idle_since == 0)
+				idle_since = now;
+			else if (now - idle_since >= idle_ticks && backlogs_empty(app))
+				break;
+		}
+		if (now >= deadline)
+			break;
+	}
+	app->stop_tsc = rte_rdtsc();
+	/* Everything enqueued so far happens-before this store: a worker that sees it and
+	 * then finds its ring empty has seen every packet. */
+	__atomic_store_n(&app->rx_done, 1, __ATOMIC_RELEASE);
+}

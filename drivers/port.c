@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* port.c: ethdev configuration for dpdk-rps (queues, RSS, hash delivery, mempools). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "rps_port.h"
+
+int
+rps_port_query(uint16_t port_id, struct rps_port_info *info)
+{
+	struct rte_eth_dev_info dev;
+	int rc;
+
+	memset(info, 0, sizeof(*info));
+	if (!rte_eth_dev_is_valid_port(port_id))
+		return -ENODEV;
+	rc = rte_eth_dev_info_get(port_id, &dev);
+	if (rc != 0)
+		return rc;
+	info->max_rxq = dev.max_rx_queues;
+	info->max_txq = dev.max_tx_queues;
+	info->socket = rte_eth_dev_socket_id(port_id);
+	snprintf(info->driver, sizeof(info->driver), "%s", dev.driver_name);
+	return 0;
+}
+
+static void
+rss_conf(const struct rte_eth_dev_info *dev, struct rte_eth_conf *conf, struct rps_port_info *info)
+{
+	uint64_t hf = dev->flow_type_rss_offloads &
+		      (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_SCTP);
+
+	if (hf == 0)
+		return;
+	/* RSS spreads over the queues; with one queue it still computes the hash. */
+	conf->rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+	conf->rx_adv_conf.rss_conf.rss_key = NULL; /* the PMD's default key */
+	conf->rx_adv_conf.rss_conf.rss_hf = hf;
+	if (dev->rx_offload_capa & RTE_ETH_RX_OFFLOAD_RSS_HASH) {
+		conf->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_RSS_HASH;
+		info->rss_hash = 1;
+	}
+}
+
+int
+rps_port_setup(const struct rps_port_req *req, struct rps_port_info *info)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info dev;
+	uint16_t nb_rxd = req->nb_rxd, nb_txd = req->nb_txd;
+	uint16_t nb_rxq;
+	int rc;
+
+	rc = rps_port_query(req->port_id, info);
+	if (rc != 0)
+		return rc;
+	rc = rte_eth_dev_info_get(req->port_id, &dev);
+	if (rc != 0)
+		return rc;
+	nb_rxq = req->nb_rxq;
+	if (req->pool != NULL && nb_rxq == 0)
+		nb_rxq = RTE_MIN(dev.max_rx_queues, (uint16_t)RPS_PORT_DEFAULT_MAX_RXQ);
+	if (nb_rxq > dev.max_rx_queues || req->nb_txq > dev.max_tx_queues)
+		return -EINVAL;
+
+	memset(&conf, 0, sizeof(conf));
+	if (req->want_rss && nb_rxq > 0)
+		rss_conf(&dev, &conf, info);
+	if (dev.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE)
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+	if (nb_rxq > 0 && (dev.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER))
+		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
+
+	rc = rte_eth_dev_configure(req->port_id, nb_rxq, req->nb_txq, &conf);
+	if (rc != 0)
+		return rc;
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(req->port_id, &nb_rxd, &nb_txd);
+	if (rc != 0)
+		return rc;
+	for (uint16_t q = 0; q < nb_rxq; q++) {
+		rc = rte_eth_rx_queue_setup(req->port_id, q, nb_rxd, info->socket, NULL, req->pool);
+		if (rc != 0)
+			return rc;
+	}
+	for (uint16_t q = 0; q < req->nb_txq; q++) {
+		rc = rte_eth_tx_queue_setup(req->port_id, q, nb_txd, info->socket, NULL);
+		if (rc != 0)
+			return rc;
+	}
+	rc = rte_eth_dev_start(req->port_id);
+	if (rc != 0)
+		return rc;
+	if (nb_rxq > 0)
+		(void)rte_eth_promiscuous_enable(req->port_id); /* not every PMD has it */
+	info->nb_rxq = nb_rxq;
+	info->nb_txq = req->nb_txq;
+	return 0;
+}
+
+void
+rps_port_close(uint16_t port_id)
+{
+	if (!rte_eth_dev_is_valid_port(port_id))
+		return;
+	(void)rte_eth_dev_stop(port_id);
+	(void)rte_eth_dev_close(port_id);
+}
+
+struct rte_mempool *
+rps_port_pool_create(uint32_t nb_mbufs, int socket)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+
+	if (socket < 0)
+		socket = (int)rte_socket_id();
+	snprintf(name, sizeof(name), "rps_pool_%d", socket);
+	return rte_pktmbuf_pool_create(name, nb_mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, socket);
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* backlog.c: creating and tearing down a worker's backlog ring. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_errno.h>
+
+#include "rps_backlog.h"
+
+int
+rps_backlog_init(struct rps_backlog *b, const char *name, uint32_t capacity, int socket)
+{
+	char rname[RTE_RING_NAMESIZE];
+
+	memset(b, 0, sizeof(*b));
+	if (capacity == 0 || capacity > RTE_RING_SZ_MASK)
+		return -EINVAL;
+	snprintf(rname, sizeof(rname), "rps_bl_%s", name);
+	b->ring = rte_ring_create(rname, capacity, socket,
+				  RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
+	if (b->ring == NULL)
+		return rte_errno == EEXIST ? -EEXIST : -ENOMEM;
+	b->capacity = rte_ring_get_capacity(b->ring);
+	return 0;
+}
+
+void
+rps_backlog_fini(struct rps_backlog *b)
+{
+	struct rte_mbuf *m[64];
+	unsigned int n;
+
+	if (b->ring == NULL)
+		return;
+	while ((n = rte_ring_dequeue_burst(b->ring, (void **)m, RTE_DIM(m), NULL)) > 0)
+		rte_pktmbuf_free_bulk(m, n);
+	rte_ring_free(b->ring);
+	b->ring = NULL;
+}

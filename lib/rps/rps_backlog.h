@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rps_backlog.h: a worker's backlog, the user-space twin of the kernel's per-CPU
+ * input_pkt_queue (enqueue_to_backlog / process_backlog).
+ *
+ * One single-producer/single-consumer rte_ring holding at most `capacity` packets
+ * (netdev_max_backlog), plus two monotonically increasing counters that later make remaps
+ * reorder-free (Linux RFS's rule):
+ *   tail: packets accepted onto the ring; written only by the producer (the RX lcore);
+ *   head: packets the worker has finished processing; written only by the worker, with
+ *         release order, after the packets are done.
+ * Packets the ring refuses never advance tail: they are freed and counted in full_drops.
+ *
+ * Concurrency: rps_backlog_enqueue() only from the one RX lcore; rps_backlog_dequeue() and
+ * rps_backlog_complete() only from the owning worker; the *_read() helpers from anywhere.
+ */
+#ifndef RPS_BACKLOG_H
+#define RPS_BACKLOG_H
+
+#include <stdint.h>
+#include <rte_common.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "rps_counters.h"
+
+struct rps_backlog {
+	struct rte_ring *ring;
+	uint32_t capacity;
+	/* Producer side: written by the RX lcore only. */
+	struct {
+		uint64_t tail;       /**< packets accepted onto the ring, ever */
+		uint64_t full_drops; /**< packets refused because the ring was full */
+		uint64_t hwm;        /**< deepest the ring was right after an enqueue */
+	} prod __rte_cache_aligned;
+	/* Consumer side: written by the worker only. */
+	struct {
+		uint64_t head;       /**< packets taken off the ring and fully processed */
+	} cons __rte_cache_aligned;
+} __rte_cache_aligned;
+
+/**
+ * Create the ring ("rps_bl_<name>") on @p socket with room for exactly @p capacity packets.
+ * @return 0, -EINVAL (capacity 0 or too large), -ENOMEM, -EEXIST (name taken).
+ */
+int rps_backlog_init(struct rps_backlog *b, const char *name, uint32_t capacity, int socket);
+
+/** Free the ring and any packets still on it. */
+void rps_backlog_fini(struct rps_backlog *b);
+
+/**
+ * Queue a group of packets for the worker (RX lcore only). Packets that do not fit are
+ * freed and counted in prod.full_drops, never in tail.
+ * @return the number accepted (a prefix of @p pkts).
+ */
+static inline uint32_t
+rps_backlog_enqueue(struct rps_backlog *b, struct rte_mbuf **pkts, uint32_t n)
+{
+	unsigned int free_space;
+	uint32_t sent = rte_ring_enqueue_burst(b->ring, (void **)pkts, n, &free_space);
+
+	RPS_CTR_ADD(b->prod.tail, sent);
+	RPS_CTR_MAX(b->prod.hwm, b->capacity - free_space);
+	if (unlikely(sent < n)) {
+		RPS_CTR_ADD(b->prod.full_drops, n - sent);
+		rte_pktmbuf_free_bulk(pkts + sent, n - sent);
+	}
+	return sent;
+}
+
+/**
+ * Take up to @p n packets (worker only). @p left gets how many are still waiting.
+ * The caller must call rps_backlog_complete() once they are processed.
+ */
+static inline uint32_t
+rps_backlog_dequeue(struct rps_backlog *b, struct rte_mbuf **pkts, uint32_t n, uint32_t *left)
+{
+	unsigned int avail;
+	uint32_t got = rte_ring_dequeue_burst(b->ring, (void **)pkts, n, &avail);
+
+	*left = avail;
+	return got;
+}
+
+/** Publish that @p n more dequeued packets are fully processed (worker only). */
+static inline void
+rps_backlog_complete(struct rps_backlog *b, uint32_t n)
+{
+	__atomic_store_n(&b->cons.head, b->cons.head + n, __ATOMIC_RELEASE);
+}
+
+/** Packets accepted but not yet processed (any thread; exact from the RX lcore). */
+static inline uint64_t
+rps_backlog_depth(const struct rps_backlog *b)
+{
+	uint64_t head = __atomic_load_n(&b->cons.head, __ATOMIC_ACQUIRE);
+
+	return RPS_CTR_READ(b->prod.tail) - head;
+}
+
+#endif /* RPS_BACKLOG_H */

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rps_counters.h: every per-lcore counter and drop reason of dpdk-rps, declared once.
+ *
+ * The drop reasons are one X-macro list; the enum, the names used in the summary JSON and
+ * in the live table, and the README's table are all generated from (or checked against) it,
+ * so they can never disagree.
+ *
+ * Concurrency: each struct rps_lcore_stats is written by exactly one lcore (its owner) with
+ * RPS_CTR_ADD(), which is a relaxed load + relaxed store, not an atomic read-modify-write, so
+ * the data path pays nothing for it. Other threads read with RPS_CTR_READ() (relaxed atomic
+ * 64-bit loads) and therefore never see a torn value.
+ */
+#ifndef RPS_COUNTERS_H
+#define RPS_COUNTERS_H
+
+#include <stdint.h>
+#include <rte_common.h>
+
+/* X(ENUM, name, description) */
+#define RPS_DROP_REASONS(X)                                                              \
+	X(BAD_MBUF, bad_mbuf, "the PMD delivered an inconsistent mbuf (pkt_len vs segments)") \
+	X(BACKLOG_FULL, backlog_full, "the target worker's backlog ring held --backlog packets") \
+	X(TX_FAILED, tx_failed, "the TX queue did not accept the packet after retries")
+
+enum rps_drop_reason {
+#define RPS_X_ENUM(e, n, d) RPS_DROP_##e,
+	RPS_DROP_REASONS(RPS_X_ENUM)
+#undef RPS_X_ENUM
+	RPS_DROP_MAX
+};
+
+/* Counters that every lcore keeps (RX lcore and workers), in summary/JSON order.
+ * X(field, description) */
+#define RPS_LCORE_COUNTERS(X)                                                            \
+	X(rx_packets, "packets taken from the RX port (RX lcore only)")                      \
+	X(enqueued, "packets the RX lcore put on backlogs (RX lcore only)")                  \
+	X(received_rps, "packets this worker dequeued from its backlog")                     \
+	X(processed, "packets that completed processing (consumed or transmitted)")          \
+	X(tx_packets, "packets transmitted on --tx-port")                                    \
+	X(time_squeeze, "polls that stopped with packets still waiting in the backlog")      \
+	X(polls, "loop iterations")                                                          \
+	X(busy_polls, "loop iterations that found packets")                                  \
+	X(hash_computed, "packets whose hash was computed in software (RX lcore)")           \
+	X(hash_from_nic, "packets whose hash came from the NIC's RSS (RX lcore)")            \
+	X(pkts_ipv4, "IPv4 packets seen by the parse step")                                  \
+	X(pkts_ipv6, "IPv6 packets seen by the parse step")                                  \
+	X(pkts_tcp, "TCP packets seen by the parse step")                                    \
+	X(pkts_udp, "UDP packets seen by the parse step")                                    \
+	X(pkts_other_l4, "IP packets with another or no transport header")                   \
+	X(pkts_non_ip, "non-IP packets seen by the parse step")                              \
+	X(pkts_fragment, "IP fragments seen by the parse step")                              \
+	X(bytes, "bytes that completed processing")
+
+/** Per-lcore counters: one writer (the owning lcore), any number of readers. */
+struct rps_lcore_stats {
+#define RPS_X_FIELD(f, d) uint64_t f;
+	RPS_LCORE_COUNTERS(RPS_X_FIELD)
+#undef RPS_X_FIELD
+	uint64_t dropped[RPS_DROP_MAX];
+} __rte_cache_aligned;
+
+/** Add to a counter owned by the calling lcore: no lock prefix, no tearing for readers. */
+#define RPS_CTR_ADD(c, n) \
+	__atomic_store_n(&(c), __atomic_load_n(&(c), __ATOMIC_RELAXED) + (n), __ATOMIC_RELAXED)
+/** Raise a high-water mark owned by the calling lcore. */
+#define RPS_CTR_MAX(c, v) do { \
+	if ((uint64_t)(v) > __atomic_load_n(&(c), __ATOMIC_RELAXED)) \
+		__atomic_store_n(&(c), (uint64_t)(v), __ATOMIC_RELAXED); \
+} while (0)
+/** Read a counter owned by another lcore. */
+#define RPS_CTR_READ(c) __atomic_load_n(&(c), __ATOMIC_RELAXED)
+
+/** Name of a drop reason as used in JSON and tables ("backlog_full"), or NULL. */
+const char *rps_drop_name(enum rps_drop_reason r);
+/** One-line description of a drop reason, or NULL. */
+const char *rps_drop_description(enum rps_drop_reason r);
+
+/** Consistent copy of another lcore's counters (each field read atomically). */
+void rps_stats_read(const struct rps_lcore_stats *src, struct rps_lcore_stats *dst);
+/** dst += src, field by field. */
+void rps_stats_accumulate(struct rps_lcore_stats *dst, const struct rps_lcore_stats *src);
+/** Sum of all drop reasons. */
+uint64_t rps_stats_dropped_total(const struct rps_lcore_stats *s);
+
+#endif /* RPS_COUNTERS_H */

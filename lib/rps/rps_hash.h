@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rps_hash.h: the flow hash that picks a packet's worker.
+ *
+ * Field choice follows Linux's get_rps_cpu(): source and destination address plus the first
+ * four bytes after the IP header for TCP, UDP, UDP-Lite, DCCP, SCTP, ESP and AH; addresses
+ * alone for other protocols and for every IP fragment (so all fragments of a datagram land on
+ * one worker). 802.1Q / 802.1ad tags are skipped. Unlike the seed, IPv6 hashes the whole
+ * 128-bit addresses and walks the extension-header chain (hop-by-hop, routing, destination
+ * options, fragment) to find the transport header.
+ *
+ * Return convention: 0 means "no flow" (not IP, or the IP header is cut short); a flow
+ * whose hash computes to 0 gets 1, as in the kernel. The map sends hash 0 to its first
+ * worker, so every non-IP packet goes to one fixed worker.
+ *
+ * Nothing is read past the packet: every access goes through rte_pktmbuf_read(), which also
+ * handles headers split across segments. The functions are pure and thread-safe.
+ */
+#ifndef RPS_HASH_H
+#define RPS_HASH_H
+
+#include <stdint.h>
+#include <string.h>
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_jhash.h>
+#include <rte_mbuf.h>
+
+/** How the RX lcore gets a packet's hash. */
+enum rps_hash_mode {
+	RPS_HASH_AUTO = 0, /**< NIC RSS hash when the mbuf carries one, else jhash */
+	RPS_HASH_RSS,      /**< NIC RSS hash; jhash only for packets without one */
+	RPS_HASH_JHASH,    /**< always compute jhash from the headers */
+};
+
+/** Flow fields extracted from a packet (host-independent: raw network-order words). */
+struct rps_flow_key {
+	uint8_t family;    /**< 4, 6, or 0 when the packet is not IP */
+	uint8_t proto;     /**< transport protocol (after IPv6 extension headers) */
+	uint8_t is_frag;   /**< 1 for any IPv4/IPv6 fragment */
+	uint8_t has_ports; /**< 1 when ports holds the 4 bytes after the IP header */
+	uint32_t ports;    /**< first 4 bytes after the IP header, or 0 */
+	uint32_t src[4];   /**< IPv4 uses src[0] */
+	uint32_t dst[4];
+	uint16_t l2_len;   /**< Ethernet + VLAN tags */
+	uint16_t l3_len;   /**< IP header incl. options / extension headers */
+};
+
+#define RPS_HASH_MAX_VLAN 4   /* tags skipped before giving up on a frame */
+#define RPS_HASH_MAX_V6EXT 8  /* IPv6 extension headers walked before giving up */
+
+#ifndef IPPROTO_DCCP
+#define IPPROTO_DCCP 33
+#endif
+#ifndef IPPROTO_UDPLITE
+#define IPPROTO_UDPLITE 136
+#endif
+
+/** True for the protocols whose first 4 transport bytes join the hash (kernel's list). */
+static inline int
+rps_hash_proto_has_ports(uint8_t proto)
+{
+	switch (proto) {
+	case IPPROTO_TCP: case IPPROTO_UDP: case IPPROTO_DCCP: case IPPROTO_ESP:
+	case IPPROTO_AH: case IPPROTO_SCTP: case IPPROTO_UDPLITE:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/**
+ * Extract the flow key of a packet.
+ * @return 0 and a filled key for IP packets; -1 for non-IP or truncated IP headers
+ *   (key->family is then 0).
+ */
+int rps_flow_key_extract(const struct rte_mbuf *m, struct rps_flow_key *key);
+
+/** jhash of an extracted key: rte_jhash_3words for IPv4, rte_jhash_32b for IPv6. Never 0. */
+static inline uint32_t
+rps_hash_key(const struct rps_flow_key *k, uint32_t seed)
+{
+	uint32_t h;
+
+	if (k->family == 4) {
+		h = rte_jhash_3words(k->src[0], k->dst[0], k->ports, seed);
+	} else {
+		uint32_t w[9];
+
+		memcpy(w, k->src, 16);
+		memcpy(w + 4, k->dst, 16);
+		w[8] = k->ports;
+		h = rte_jhash_32b(w, 9, seed);
+	}
+	return h ? h : 1;
+}
+
+/** Software flow hash of a packet: 0 for non-IP, otherwise a non-zero jhash. */
+static inline uint32_t
+rps_hash_sw(const struct rte_mbuf *m, uint32_t seed)
+{
+	struct rps_flow_key k;
+
+	if (rps_flow_key_extract(m, &k) < 0)
+		return 0;
+	return rps_hash_key(&k, seed);
+}
+
+/** Whether the PMD stored an RSS hash in the mbuf. */
+static inline int
+rps_hash_has_rss(const struct rte_mbuf *m)
+{
+	return (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) != 0;
+}
+
+/** The NIC's hash, with 0 mapped to 1 so it is never confused with "no flow". */
+static inline uint32_t
+rps_hash_rss(const struct rte_mbuf *m)
+{
+	return m->hash.rss ? m->hash.rss : 1;
+}
+
+/** Parse "auto", "rss" or "jhash". @return 0, or -EINVAL. */
+int rps_hash_mode_parse(const char *s, enum rps_hash_mode *mode);
+/** Name of a hash mode. */
+const char *rps_hash_mode_name(enum rps_hash_mode mode);
+
+#endif /* RPS_HASH_H */

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rps_steer.h: the RX lcore's steering step, get_rps_cpu() + enqueue_to_backlog() for a
+ * burst.
+ *
+ * For each packet: take the NIC's RSS hash when the mode allows and the mbuf has one,
+ * otherwise compute jhash from the headers (prefetching a few packets ahead); look the hash
+ * up in the queue's map; append the packet to that worker's group. Then one
+ * rps_backlog_enqueue() per worker touched, so each ring sees one burst per RX burst.
+ *
+ * Concurrency: a context belongs to one RX lcore. The map is read-only here.
+ */
+#ifndef RPS_STEER_H
+#define RPS_STEER_H
+
+#include <stdint.h>
+#include <rte_mbuf.h>
+
+#include "rps_backlog.h"
+#include "rps_counters.h"
+#include "rps_hash.h"
+#include "rps_map.h"
+
+/** Packets looked ahead when prefetching headers for the software hash. */
+#define RPS_STEER_PREFETCH 4
+
+struct rps_steer_ctx {
+	enum rps_hash_mode mode;
+	uint32_t seed;               /**< jhash seed */
+	uint16_t nb_workers;
+	uint16_t burst_max;          /**< largest burst rps_steer_burst() accepts */
+	int prefetch;                /**< prefetch headers: set when hashes are mostly computed */
+	struct rps_backlog *backlogs; /**< [nb_workers] */
+	struct rps_lcore_stats *stats; /**< the RX lcore's counters */
+	/* scratch, [nb_workers][burst_max] and [nb_workers] */
+	struct rte_mbuf **groups;
+	uint16_t *group_len;
+	uint16_t *touched;
+};
+
+/**
+ * Allocate the scratch space of a context (rte_zmalloc on @p socket).
+ * @return 0 or -EINVAL / -ENOMEM.
+ */
+int rps_steer_init(struct rps_steer_ctx *ctx, enum rps_hash_mode mode, uint32_t seed,
+		   int prefetch,
+		   struct rps_backlog *backlogs, uint16_t nb_workers, uint16_t burst_max,
+		   struct rps_lcore_stats *stats, int socket);
+/** Release the scratch space. */
+void rps_steer_fini(struct rps_steer_ctx *ctx);
+
+/**
+ * The hash the RX lcore steers @p m by (0 = not a flow: the map's first worker).
+ * Adds 1 to *computed when the hash had to be computed in software.
+ */
+static inline uint32_t
+rps_steer_hash(const struct rps_steer_ctx *ctx, const struct rte_mbuf *m, uint32_t *computed)
+{
+	if (ctx->mode != RPS_HASH_JHASH && rps_hash_has_rss(m))
+		return rps_hash_rss(m);
+	(*computed)++;
+	return rps_hash_sw(m, ctx->seed);
+}
+
+/**
+ * Drop (free and count as bad_mbuf) packets whose segment chain does not add up to pkt_len,
+ * which no later read could trust, and compact the burst. Single-segment packets cost one
+ * compare; chains are checked with rte_mbuf_check().
+ * @return packets kept.
+ */
+static inline uint16_t
+rps_steer_sanitize(struct rte_mbuf **pkts, uint16_t n, struct rps_lcore_stats *st)
+{
+	uint16_t kept = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const char *why;
+
+		if (unlikely(m->pkt_len != m->data_len) &&
+		    (m->nb_segs == 1 || rte_mbuf_check(m, 1, &why) != 0)) {
+			rte_pktmbuf_free(m);
+			RPS_CTR_ADD(st->dropped[RPS_DROP_BAD_MBUF], 1);
+			continue;
+		}
+		pkts[kept++] = m;
+	}
+	return kept;
+}
+
+/**
+ * Steer a burst through @p map (len > 0) onto the workers' backlogs. Every packet is either
+ * enqueued or freed and counted as backlog_full.
+ * @return packets enqueued.
+ */
+uint32_t rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
+			 struct rte_mbuf **pkts, uint16_t n);
+
+#endif /* RPS_STEER_H */
