@@ -1,0 +1,19 @@
+#!/bin/sh
+# bootstrap.sh: install the Debian packages dpdk-rps needs, only those missing.
+# Used by the README's two commands and by .ci/run. Safe to run again.
+set -eu
+PKGS="gcc clang pkg-config meson ninja-build python3 libdpdk-dev dpdk dpdk-dev libnuma-dev
+libcunit1-dev libpcap-dev iproute2 libclang-rt-14-dev"
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "bootstrap: installing$missing" >&2
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null

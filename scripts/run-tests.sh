@@ -1,0 +1,48 @@
+#!/bin/sh
+# run-tests.sh: set up, build and run every dpdk-rps test. Three builds:
+#   build        gcc, -Werror: unit + integration tests
+#   build-clang  clang, -Werror: unit tests (proves the code is clang-clean)
+#   build-asan   gcc with ASan+UBSan: unit + integration tests
+# Ends with "N passed, N failed" and exits non-zero if anything failed.
+set -u
+cd "$(dirname "$0")/.."
+sh scripts/bootstrap.sh || { echo "bootstrap failed"; echo "0 passed, 1 failed"; exit 1; }
+
+rm -f build/meson-logs/testlog.json build-clang/meson-logs/testlog.json build-asan/meson-logs/testlog.json
+fail_build=0
+sh scripts/build.sh build || fail_build=$((fail_build + 1))
+CC=clang sh scripts/build.sh build-clang || fail_build=$((fail_build + 1))
+sh scripts/build.sh build-asan -Db_sanitize=address,undefined -Db_lundef=false ||
+	fail_build=$((fail_build + 1))
+
+# DPDK's EAL keeps some allocations until exit by design; UBSan findings are fatal.
+export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+
+[ -f build/build.ninja ] && meson test -C build --print-errorlogs --num-processes 2
+[ -f build-clang/build.ninja ] && meson test -C build-clang --suite unit --print-errorlogs
+[ -f build-asan/build.ninja ] && meson test -C build-asan --print-errorlogs --num-processes 2 \
+	--timeout-multiplier 3
+
+python3 - "$fail_build" <<'PY'
+import json, os, sys
+passed = failed = 0
+for d in ("build", "build-clang", "build-asan"):
+    log = os.path.join(d, "meson-logs", "testlog.json")
+    if not os.path.exists(log):
+        failed += 1
+        print(f"{d}: no test log (build failed?)")
+        continue
+    for line in open(log):
+        t = json.loads(line)
+        if t["result"] in ("OK", "EXPECTEDFAIL"):
+            passed += 1
+        elif t["result"] == "SKIP":
+            continue
+        else:
+            failed += 1
+            print(f"FAILED: {d}: {t['name']} ({t['result']})")
+failed += int(sys.argv[1])
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
+PY
