@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <rte_ethdev.h>
 #include <rte_log.h>
 #include <rte_mempool.h>
 
@@ -43,6 +44,8 @@ struct rps_app {
 	uint32_t pool_size;
 	int64_t pool_in_use_at_exit;  /* -1 until measured after the ports are closed */
 	char rx_driver[64];
+	int rx_started, tx_started;     /* which ports to stop and close at exit */
+	struct rte_eth_stats port_stats; /* RX port's own counters, read at exit */
 
 	uint16_t nb_workers;
 	struct rps_worker *workers;    /* [nb_workers] */

@@ -27,6 +27,7 @@ RTE_LOG_REGISTER(rps_logtype, rps, INFO);
 #define EXIT_RUNTIME 1
 #define RX_DESC 1024
 #define TX_DESC 1024
+#define MIN_POOL 16384u
 
 static struct rps_app *signal_app; /* the one thing the signal handler may touch */
 
@@ -192,10 +193,19 @@ setup_ports(struct rps_app *app)
 		RTE_MIN(rxi.max_rxq, (uint16_t)RPS_PORT_DEFAULT_MAX_RXQ);
 	if (app->pool_size == 0)
 		app->pool_size = o->mbufs ? o->mbufs :
-			RTE_MAX(16384u, app->nb_rxq * RX_DESC + nb_tx * TX_DESC +
+			RTE_MAX(MIN_POOL, app->nb_rxq * RX_DESC + nb_tx * TX_DESC +
 				(uint32_t)app->nb_workers * (o->backlog + 2u * RPS_BURST_MAX) +
 				2u * RPS_BURST_MAX + 256u * RTE_MAX_LCORE);
 	app->pool = rps_port_pool_create(app->pool_size, socket);
+	/* The computed default covers full backlogs; when memory is short, settle for less
+	 * (a smaller pool only matters once backlogs are nearly full). */
+	while (app->pool == NULL && o->mbufs == 0 && rte_errno == ENOMEM &&
+	       app->pool_size / 2 >= MIN_POOL) {
+		app->pool_size /= 2;
+		app->pool = rps_port_pool_create(app->pool_size, socket);
+	}
+	if (app->pool != NULL && o->mbufs == 0)
+		RPS_LOG(DEBUG, "mbuf pool: %u mbufs", app->pool_size);
 	if (app->pool == NULL) {
 		fprintf(stderr, "dpdk-rps: cannot create a pool of %u mbufs on socket %d: %s "
 			"(use --mbufs or give EAL more memory with -m)\n", app->pool_size, socket,
@@ -216,6 +226,7 @@ setup_ports(struct rps_app *app)
 			o->rx_port, app->nb_rxq, rte_strerror(-rc));
 		return -EXIT_RUNTIME;
 	}
+	app->rx_started = 1;
 	app->rss_hash = rxi.rss_hash;
 	snprintf(app->rx_driver, sizeof(app->rx_driver), "%s", rxi.driver);
 	if (o->tx_port >= 0 && o->tx_port != (int)o->rx_port) {
@@ -229,6 +240,7 @@ setup_ports(struct rps_app *app)
 				o->tx_port, nb_tx, rte_strerror(-rc));
 			return -EXIT_RUNTIME;
 		}
+		app->tx_started = 1;
 	}
 	if (o->hash_mode == RPS_HASH_RSS && !app->rss_hash)
 		RPS_LOG(WARNING, "--hash rss: port %u (%s) does not deliver an RSS hash; "
@@ -243,8 +255,11 @@ static void
 teardown(struct rps_app *app)
 {
 	rps_report_stop(app);
-	rps_port_close(app->opt.rx_port);
-	if (app->opt.tx_port >= 0)
+	if (app->rx_started) {
+		(void)rte_eth_stats_get(app->opt.rx_port, &app->port_stats);
+		rps_port_close(app->opt.rx_port);
+	}
+	if (app->tx_started)
 		rps_port_close((uint16_t)app->opt.tx_port);
 	for (uint16_t i = 0; app->backlogs != NULL && i < app->nb_workers; i++)
 		rps_backlog_fini(&app->backlogs[i]);

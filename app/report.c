@@ -150,6 +150,11 @@ rps_report_summary(const struct rps_app *app, FILE *out)
 		fprintf(out, "  %5u %14" PRIu64 " %14" PRIu64 " %8" PRIu64 " %12" PRIu64 " %12" PRIu64
 			"\n", s->w[i].lcore, s->w[i].st.received_rps, s->w[i].st.processed,
 			s->w[i].hwm, s->w[i].st.time_squeeze, rps_stats_dropped_total(&s->w[i].st));
+	if (app->port_stats.rx_nombuf || app->port_stats.imissed || app->port_stats.ierrors)
+		fprintf(out, "  port %u lost before dpdk-rps saw them: rx_nombuf %" PRIu64
+			"  imissed %" PRIu64 "  ierrors %" PRIu64 " (see README: port counters)\n",
+			app->opt.rx_port, app->port_stats.rx_nombuf, app->port_stats.imissed,
+			app->port_stats.ierrors);
 	if (s->rx.rx_packets != s->total.processed + rps_stats_dropped_total(&s->total))
 		fprintf(out, "  WARNING: rx_packets != processed + dropped\n");
 	free(s);
@@ -214,7 +219,10 @@ rps_report_json(const struct rps_app *app, const char *path)
 		json_drops(f, &s->w[i].st);
 		fprintf(f, "\n    }");
 	}
-	fprintf(f, "\n  ],\n  \"mempool\": {\"size\": %u, \"in_use_at_exit\": %" PRId64 "}\n}\n",
+	fprintf(f, "\n  ],\n  \"port\": {\"ipackets\": %" PRIu64 ", \"imissed\": %" PRIu64
+		", \"ierrors\": %" PRIu64 ", \"rx_nombuf\": %" PRIu64 "},", app->port_stats.ipackets,
+		app->port_stats.imissed, app->port_stats.ierrors, app->port_stats.rx_nombuf);
+	fprintf(f, "\n  \"mempool\": {\"size\": %u, \"in_use_at_exit\": %" PRId64 "}\n}\n",
 		app->pool_size, app->pool_in_use_at_exit);
 	free(s);
 	if (fclose(f) != 0 || rename(tmp, path) != 0)

@@ -118,6 +118,12 @@ rps_port_pool_create(uint32_t nb_mbufs, int socket)
 
 	if (socket < 0)
 		socket = (int)rte_socket_id();
+	unsigned int cache;
+
+	/* Per-lcore caches hold mbufs no one else can use: keep them a small share of the
+	 * pool so a small pool still serves the RX lcore. */
+	cache = RTE_MIN(256u, nb_mbufs / (8u * rte_lcore_count()));
 	snprintf(name, sizeof(name), "rps_pool_%d", socket);
-	return rte_pktmbuf_pool_create(name, nb_mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, socket);
+	return rte_pktmbuf_pool_create(name, nb_mbufs, cache, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+				       socket);
 }

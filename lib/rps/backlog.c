@@ -14,7 +14,9 @@ rps_backlog_init(struct rps_backlog *b, const char *name, uint32_t capacity, int
 	char rname[RTE_RING_NAMESIZE];
 
 	memset(b, 0, sizeof(*b));
-	if (capacity == 0 || capacity > RTE_RING_SZ_MASK)
+	/* RING_F_EXACT_SZ allocates capacity + 1 rounded up to a power of two slots, which must
+	 * stay within RTE_RING_SZ_MASK: at most 2^30 - 1 packets. */
+	if (capacity == 0 || capacity > RTE_RING_SZ_MASK / 2)
 		return -EINVAL;
 	snprintf(rname, sizeof(rname), "rps_bl_%s", name);
 	b->ring = rte_ring_create(rname, capacity, socket,

@@ -145,7 +145,7 @@ rps_lcoreset_format(const struct rps_lcoreset *s, char *buf, size_t len)
 	int top = -1;
 	size_t pos = 0;
 
-	for (int g = RTE_MAX_LCORE / 32 - 1; g >= 0; g--) {
+	for (int g = (RTE_MAX_LCORE + 31) / 32 - 1; g >= 0; g--) {
 		if ((uint32_t)(s->bits[g / 2] >> ((g % 2) * 32)) != 0) {
 			top = g;
 			break;

@@ -56,6 +56,8 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 	uint32_t sent = 0, computed = 0;
 	const int prefetch = ctx->prefetch;
 
+	RTE_ASSERT(n <= ctx->burst_max);
+
 	if (prefetch)
 		for (uint16_t i = 0; i < RTE_MIN(n, (uint16_t)RPS_STEER_PREFETCH); i++)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));

@@ -20,8 +20,11 @@ rps_stage_parse(struct rte_mbuf **pkts, uint16_t n, struct rps_lcore_stats *st)
 			m->packet_type = RTE_PTYPE_UNKNOWN;
 			continue;
 		}
+		/* l3_len is a 9-bit field: a longer IPv6 chain is recorded as IP without layout */
+		const int fits = k.l3_len < (1u << RTE_MBUF_L3_LEN_BITS);
+
 		m->l2_len = k.l2_len;
-		m->l3_len = k.l3_len;
+		m->l3_len = fits ? k.l3_len : 0;
 		if (k.family == 4) {
 			v4++;
 			ptype |= RTE_PTYPE_L3_IPV4_EXT_UNKNOWN;
@@ -41,6 +44,8 @@ rps_stage_parse(struct rte_mbuf **pkts, uint16_t n, struct rps_lcore_stats *st)
 		} else {
 			other++;
 		}
+		if (!fits)
+			ptype &= ~RTE_PTYPE_L4_MASK;
 		m->packet_type = ptype;
 	}
 	RPS_CTR_ADD(st->pkts_ipv4, v4);

@@ -1,0 +1,548 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""rpstest.py: shared helpers for the integration tests that run the real dpdk-rps binary.
+
+- read_pcap(): classic pcap reader (either byte order, microsecond or nanosecond magic),
+  optionally seeing a file the way libpcap (and so the net_pcap PMD) delivers it.
+- steering_key(): the fields dpdk-rps hashes (lib/rps/hash.c): two packets with the same key
+  must reach the same worker. None for frames the program treats as "no flow".
+- marker(): the (flow id, sequence) that tools/gen_traffic.py writes into each flow packet.
+- run_rps(): start the binary with a timeout and a unique --file-prefix, collect the exit
+  code, output and summary JSON.
+- check_*(): the assertions the tests share; each returns a list of problems (empty = ok).
+"""
+
+import collections
+import itertools
+import json
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SRC_ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(SRC_ROOT / 'tools'))
+import gen_traffic  # noqa: E402  (tools/gen_traffic.py, the generator the tests feed)
+
+# --------------------------------------------------------------------------- pcap
+
+PCAP_MAGICS = {
+    b'\xd4\xc3\xb2\xa1': ('<', False),
+    b'\xa1\xb2\xc3\xd4': ('>', False),
+    b'\x4d\x3c\xb2\xa1': ('<', True),
+    b'\xa1\xb2\x3c\x4d': ('>', True),
+}
+LIBPCAP_MAX_SNAPLEN = 262144   # MAXIMUM_SNAPLEN, also max_snaplen_for_dlt(DLT_EN10MB)
+
+
+@dataclass
+class Record:
+    ts_sec: int
+    ts_frac: int        # microseconds, or nanoseconds when the file says so
+    wire_len: int       # original length from the record header
+    data: bytes         # the captured bytes
+
+
+@dataclass
+class Pcap:
+    path: str
+    endian: str
+    nsec: bool
+    snaplen: int
+    linktype: int       # the whole 32-bit field (upper bits: FCS info)
+    records: list = field(default_factory=list)
+    truncated: bool = False   # the file ends inside a record header or body
+    error: str = ''           # why a libpcap-style read stopped early, if it did
+
+    @property
+    def frames(self):
+        return [r.data for r in self.records]
+
+
+def read_pcap(path, libpcap=False):
+    """Read a classic pcap file.
+
+    libpcap=False: every complete record as stored.
+    libpcap=True: what libpcap 1.10's pcap_next_ex() hands out, i.e. what net_pcap delivers:
+    records whose caplen exceeds 262144 end the read with an error, records longer than the
+    file's effective snaplen (0 or > 262144 mean 262144) are cut to it, and a truncated
+    last record is an error that ends the read.
+    """
+    with open(path, 'rb') as f:
+        buf = f.read()
+    if len(buf) < 24 or buf[:4] not in PCAP_MAGICS:
+        raise ValueError('%s: not a classic pcap file' % path)
+    e, nsec = PCAP_MAGICS[buf[:4]]
+    _, _, _, _, snaplen, linktype = struct.unpack(e + 'HHiIII', buf[4:24])
+    p = Pcap(path=str(path), endian=e, nsec=nsec, snaplen=snaplen, linktype=linktype)
+    eff_snap = snaplen if 0 < snaplen <= LIBPCAP_MAX_SNAPLEN else LIBPCAP_MAX_SNAPLEN
+    off = 24
+    while off < len(buf):
+        if off + 16 > len(buf):
+            p.truncated = True
+            p.error = 'truncated record header'
+            break
+        sec, frac, caplen, wire = struct.unpack(e + 'IIII', buf[off:off + 16])
+        if libpcap and caplen > LIBPCAP_MAX_SNAPLEN:
+            p.error = 'invalid packet capture length %d' % caplen
+            break
+        if off + 16 + caplen > len(buf):
+            p.truncated = True
+            p.error = 'truncated record body'
+            break
+        data = buf[off + 16:off + 16 + caplen]
+        if libpcap and caplen > eff_snap:
+            data = data[:eff_snap]
+        p.records.append(Record(sec, frac, wire, data))
+        off += 16 + caplen
+    return p
+
+
+def write_pcap(path, frames):
+    """Write frames as a microsecond pcap (the generator's writer)."""
+    gen_traffic.write_pcap(path, frames)
+
+
+# --------------------------------------------------------------------------- steering key
+
+VLAN_TPIDS = (0x8100, 0x88A8, 0x9100)
+MAX_VLAN = 4            # RPS_HASH_MAX_VLAN
+MAX_V6EXT = 8           # RPS_HASH_MAX_V6EXT
+V6_EXT = (0, 43, 44, 60)
+PORT_PROTOS = (6, 17, 33, 50, 51, 132, 136)   # TCP UDP DCCP ESP AH SCTP UDP-Lite
+
+
+@dataclass
+class L3Info:
+    family: int         # 4 or 6
+    l2_len: int
+    l3_len: int
+    proto: int          # transport protocol after options / extension headers
+    is_frag: bool
+    src: bytes
+    dst: bytes
+
+
+def parse_l3(frame):
+    """Mirror of rps_flow_key_extract() up to the transport header; None = not a flow."""
+    if len(frame) < 14:
+        return None
+    etype = struct.unpack_from('!H', frame, 12)[0]
+    off = 14
+    tags = 0
+    while etype in VLAN_TPIDS:
+        if tags == MAX_VLAN or off + 4 > len(frame):
+            return None
+        etype = struct.unpack_from('!H', frame, off + 2)[0]
+        off += 4
+        tags += 1
+    if etype == 0x0800:
+        if off + 20 > len(frame) or frame[off] >> 4 != 4:
+            return None
+        ihl = (frame[off] & 0x0F) * 4
+        if ihl < 20 or off + ihl > len(frame):
+            return None
+        frag = struct.unpack_from('!H', frame, off + 6)[0] & 0x3FFF  # MF | offset
+        return L3Info(4, off, ihl, frame[off + 9], frag != 0, frame[off + 12:off + 16],
+                      frame[off + 16:off + 20])
+    if etype == 0x86DD:
+        if off + 40 > len(frame) or frame[off] >> 4 != 6:
+            return None
+        nh = frame[off + 6]
+        l3 = 40
+        is_frag = False
+        for _ in range(MAX_V6EXT):
+            if nh not in V6_EXT:
+                break
+            if off + l3 + 8 > len(frame):
+                break               # chain cut short: addresses only
+            ext = frame[off + l3:off + l3 + 8]
+            if nh == 44:
+                if struct.unpack_from('!H', ext, 2)[0] & 0xFFF9:
+                    is_frag = True
+                l3 += 8
+            else:
+                l3 += (ext[1] + 1) * 8
+            nh = ext[0]
+        return L3Info(6, off, min(l3, 0xFFFF), nh, is_frag, frame[off + 8:off + 24],
+                      frame[off + 24:off + 40])
+    return None
+
+
+def steering_key(frame):
+    """The bytes dpdk-rps hashes for a frame: src + dst + (4 bytes after the IP header or
+    zeros). Equal keys must go to the same worker. None: not IP, or the IP header is cut
+    short (the program sends all of those to one worker)."""
+    l3 = parse_l3(frame)
+    if l3 is None:
+        return None
+    ports = b'\0\0\0\0'
+    if not l3.is_frag and l3.proto in PORT_PROTOS:
+        p = l3.l2_len + l3.l3_len
+        if p + 4 <= len(frame):
+            ports = frame[p:p + 4]
+    return bytes([l3.family]) + l3.src + l3.dst + ports
+
+
+def marker(frame):
+    """(flow id, seq) from a generated non-fragmented TCP/UDP packet, else None."""
+    l3 = parse_l3(frame)
+    if l3 is None or l3.is_frag or l3.proto not in (6, 17):
+        return None
+    p = l3.l2_len + l3.l3_len
+    if l3.proto == 6:
+        if p + 20 > len(frame):
+            return None
+        p += (frame[p + 12] >> 4) * 4
+    else:
+        p += 8
+    if frame[p:p + 4] != gen_traffic.MARKER_MAGIC or p + 12 > len(frame):
+        return None
+    return struct.unpack_from('!II', frame, p + 4)
+
+
+# --------------------------------------------------------------------------- running
+
+@dataclass
+class RunResult:
+    cmd: list
+    rc: int             # None when killed after the timeout
+    stdout: str
+    stderr: str
+    elapsed: float
+    summary: dict       # None when no (valid) summary JSON was written
+    summary_error: str = ''
+    timed_out: bool = False
+
+    def describe(self, tail=3000):
+        return ('command: %s\nexit code: %s%s, %.1f s\n--- stdout (tail) ---\n%s\n'
+                '--- stderr (tail) ---\n%s\n' % (
+                    ' '.join(_shq(c) for c in self.cmd), self.rc,
+                    ' (timed out, killed)' if self.timed_out else '', self.elapsed,
+                    self.stdout[-tail:], self.stderr[-tail:]))
+
+
+def _shq(s):
+    s = str(s)
+    if s and all(c.isalnum() or c in '-_./=,:@' for c in s):
+        return s
+    return "'" + s.replace("'", "'\\''") + "'"
+
+
+_run_counter = itertools.count()
+
+
+def unique_prefix():
+    return 'rpsit_%d_%d_%d' % (os.getpid(), next(_run_counter), time.monotonic_ns() % 100000)
+
+
+def remove_runtime_dir(prefix):
+    """Remove the DPDK runtime directory a run with --file-prefix PREFIX left behind."""
+    assert prefix.startswith('rpsit_')
+    shutil.rmtree('/var/run/dpdk/%s' % prefix, ignore_errors=True)
+    if os.environ.get('XDG_RUNTIME_DIR'):
+        shutil.rmtree(os.path.join(os.environ['XDG_RUNTIME_DIR'], 'dpdk', prefix),
+                      ignore_errors=True)
+
+
+def pcap_vdev(rx=None, tx=(), infinite_rx=False, name='net_pcap0'):
+    """--vdev value for net_pcap: one rx_pcap (one RX queue), one TX queue per tx file."""
+    parts = [name]
+    if rx is not None:
+        parts.append('rx_pcap=%s' % rx)
+        if infinite_rx:
+            parts.append('infinite_rx=1')
+    parts += ['tx_pcap=%s' % t for t in tx]
+    return ','.join(parts)
+
+
+def eal_args(prefix, lcores='0@0,(1-3)@1', vdevs=(), mem_mb=512, extra=()):
+    a = ['--no-huge', '-m', str(mem_mb), '--no-pci', '--file-prefix', prefix,
+         '--lcores', lcores, '--log-level', 'lib.eal:warning']
+    for v in vdevs:
+        a += ['--vdev', v]
+    return a + list(extra)
+
+
+def run_rps(binary, eal, app, timeout=60.0, summary_path=None, stop_signal=None,
+            signal_after=None, prefix=None):
+    """Run dpdk-rps EAL -- APP. With summary_path, --summary-json is added and the file read.
+
+    stop_signal/signal_after: send that signal once the process has run that many seconds.
+    The process gets its own session; on timeout its group is killed. The DPDK runtime
+    directory of the run's --file-prefix is removed afterwards.
+    """
+    app = list(app)
+    if summary_path is not None:
+        app += ['--summary-json', str(summary_path)]
+        try:
+            os.unlink(summary_path)
+        except FileNotFoundError:
+            pass
+    cmd = [str(binary)] + list(eal) + ['--'] + app
+    t0 = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+    timed_out = False
+    try:
+        if stop_signal is not None:
+            try:
+                out, err = proc.communicate(timeout=signal_after)
+            except subprocess.TimeoutExpired:
+                proc.send_signal(stop_signal)
+                out, err = proc.communicate(timeout=max(1.0, timeout - signal_after))
+        else:
+            out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        out, err = proc.communicate()
+    elapsed = time.monotonic() - t0
+    if prefix is not None:
+        remove_runtime_dir(prefix)
+    summary, serr = None, ''
+    if summary_path is not None:
+        try:
+            with open(summary_path) as f:
+                summary = json.load(f)
+        except FileNotFoundError:
+            serr = 'summary JSON %s was not written' % summary_path
+        except (OSError, ValueError) as e:
+            serr = 'summary JSON %s is not valid JSON: %s' % (summary_path, e)
+    return RunResult(cmd=cmd, rc=None if timed_out else proc.returncode,
+                     stdout=out.decode(errors='replace'), stderr=err.decode(errors='replace'),
+                     elapsed=elapsed, summary=summary, summary_error=serr,
+                     timed_out=timed_out)
+
+
+def run_pcap(binary, tmp, rx, ntx, app, lcores='0@0,(1-3)@1', timeout=120.0, tag='run',
+             infinite_rx=False, **kw):
+    """Run with net_pcap0 reading rx and writing ntx files tmp/TAG_w{i}.pcap.
+
+    Returns (RunResult, [tx paths])."""
+    prefix = unique_prefix()
+    tx = [os.path.join(tmp, '%s_w%d.pcap' % (tag, i)) for i in range(ntx)]
+    for t in tx:
+        if os.path.exists(t):
+            os.unlink(t)
+    eal = eal_args(prefix, lcores=lcores,
+                   vdevs=[pcap_vdev(rx=rx, tx=tx, infinite_rx=infinite_rx)])
+    res = run_rps(binary, eal, app, timeout=timeout,
+                  summary_path=os.path.join(tmp, '%s_summary.json' % tag), prefix=prefix,
+                  **kw)
+    return res, tx
+
+
+# --------------------------------------------------------------------------- checks
+
+def dropped_total(summary):
+    d = summary.get('dropped', {})
+    return sum(v for v in d.values() if isinstance(v, int))
+
+
+def check_accounting(s):
+    """rx_packets == processed + sum(dropped); the keys exist and are counts."""
+    errs = []
+    for k in ('rx_packets', 'processed', 'tx_packets', 'dropped', 'workers'):
+        if k not in s:
+            errs.append('summary has no "%s" key' % k)
+    if errs:
+        return errs
+    if not isinstance(s['dropped'], dict):
+        return ['summary "dropped" is not an object: %r' % (s['dropped'],)]
+    for k, v in s['dropped'].items():
+        if not isinstance(v, int) or v < 0:
+            errs.append('dropped.%s is not a count: %r' % (k, v))
+    for k in ('rx_packets', 'processed', 'tx_packets'):
+        if not isinstance(s[k], int) or s[k] < 0:
+            errs.append('%s is not a count: %r' % (k, s[k]))
+    if errs:
+        return errs
+    d = dropped_total(s)
+    if s['rx_packets'] != s['processed'] + d:
+        errs.append('accounting: rx_packets %d != processed %d + dropped %d (%s)' % (
+            s['rx_packets'], s['processed'], d, s['dropped']))
+    wsum = sum(w.get('processed', 0) for w in s['workers'])
+    if s['workers'] and wsum != s['processed']:
+        errs.append('sum of workers[].processed %d != processed %d' % (wsum, s['processed']))
+    return errs
+
+
+def is_subsequence(sub, seq):
+    it = iter(seq)
+    return all(any(x == y for y in it) for x in sub)
+
+
+def check_outputs(in_frames, out_frames_per_file, exact, summary=None):
+    """Steering and order checks over the TX files of one run.
+
+    in_frames: the frames the program received, in order.
+    out_frames_per_file: {name: [frames in file order]}.
+    exact: no packet was dropped, so the outputs must hold every input frame.
+    Checks: outputs are a sub-multiset of the input (equal when exact); every steering key
+    (None = non-IP, one group) in one file only; within each key the output order is a
+    subsequence of the input order (equal when exact); per marker flow the sequence numbers
+    increase (and are 0..K-1 complete when exact).
+    """
+    errs = []
+    in_count = collections.Counter(in_frames)
+    out_count = collections.Counter()
+    for fr in out_frames_per_file.values():
+        out_count.update(fr)
+    extra = out_count - in_count
+    if extra:
+        errs.append('%d output frames are not in the input (or appear more often than in '
+                    'it); first: %s' % (sum(extra.values()), next(iter(extra)).hex()[:120]))
+    if exact:
+        missing = in_count - out_count
+        if missing:
+            errs.append('%d input frames are missing from the outputs; first: %s' % (
+                sum(missing.values()), next(iter(missing)).hex()[:120]))
+
+    key_files = collections.defaultdict(set)
+    in_by_key = collections.defaultdict(list)
+    for fr in in_frames:
+        in_by_key[steering_key(fr)].append(fr)
+    for name, frames in out_frames_per_file.items():
+        by_key = collections.defaultdict(list)
+        for fr in frames:
+            k = steering_key(fr)
+            key_files[k].add(name)
+            by_key[k].append(fr)
+        for k, got in by_key.items():
+            want = in_by_key.get(k, [])
+            if exact and got != want:
+                errs.append('%s: key %s: the %d output frames differ from the %d input frames '
+                            'of that key, in order' % (name, _kname(k), len(got), len(want)))
+            elif not exact and not is_subsequence(got, want):
+                errs.append('%s: key %s: output order is not a subsequence of input order'
+                            % (name, _kname(k)))
+    split = {k: f for k, f in key_files.items() if len(f) > 1}
+    if split:
+        k, f = next(iter(split.items()))
+        errs.append('%d steering keys reached more than one output file; e.g. %s in %s' % (
+            len(split), _kname(k), sorted(f)))
+
+    in_flows = collections.defaultdict(list)
+    for fr in in_frames:
+        m = marker(fr)
+        if m:
+            in_flows[m[0]].append(m[1])
+    out_flows = collections.defaultdict(list)
+    flow_files = collections.defaultdict(set)
+    for name, frames in out_frames_per_file.items():
+        for fr in frames:
+            m = marker(fr)
+            if m:
+                out_flows[m[0]].append(m[1])
+                flow_files[m[0]].add(name)
+    bad_order = [f for f, s in out_flows.items() if any(a >= b for a, b in zip(s, s[1:]))]
+    if bad_order:
+        f = bad_order[0]
+        errs.append('%d flows out of order; e.g. flow %d: %s' % (len(bad_order), f,
+                                                                  out_flows[f][:20]))
+    multi = [f for f, n in flow_files.items() if len(n) > 1]
+    if multi:
+        errs.append('%d flows spread over several files; e.g. flow %d in %s' % (
+            len(multi), multi[0], sorted(flow_files[multi[0]])))
+    if exact:
+        incomplete = [f for f in in_flows if out_flows.get(f) != in_flows[f]]
+        if incomplete:
+            f = incomplete[0]
+            errs.append('%d flows incomplete or reordered; e.g. flow %d: in %s, out %s' % (
+                len(incomplete), f, in_flows[f][:12], out_flows.get(f, [])[:12]))
+    return errs
+
+
+def _kname(k):
+    if k is None:
+        return 'non-IP'
+    return 'v%d %s' % (k[0], k[1:].hex())
+
+
+def worker_table(summary, lcores):
+    """Summary worker entries for the given lcores, in that order (missing -> None)."""
+    by = {w.get('lcore'): w for w in summary.get('workers', [])}
+    return [by.get(l) for l in lcores]
+
+
+def check_workers_vs_files(summary, lcores, files_counts):
+    """workers[lcore i].processed == packets in file i, for worker index i."""
+    errs = []
+    for i, (l, w) in enumerate(zip(lcores, worker_table(summary, lcores))):
+        if w is None:
+            errs.append('summary has no worker entry for lcore %d' % l)
+            continue
+        if w.get('processed') != files_counts[i]:
+            errs.append('worker %d (lcore %d): processed %s but its TX file holds %d packets'
+                        % (i, l, w.get('processed'), files_counts[i]))
+    return errs
+
+
+# --------------------------------------------------------------------------- test plumbing
+
+class Failures:
+    """Collects failed checks; report() prints them and returns the exit status."""
+
+    def __init__(self, name):
+        self.name = name
+        self.items = []
+        self.t0 = time.monotonic()
+
+    def check(self, cond, msg, run=None):
+        if not cond:
+            self.fail(msg, run)
+        return bool(cond)
+
+    def fail(self, msg, run=None):
+        text = 'FAIL: %s' % msg
+        if run is not None:
+            text += '\n' + run.describe()
+        print(text, flush=True)
+        self.items.append(msg)
+
+    def extend(self, errs, context, run=None):
+        for i, e in enumerate(errs):
+            self.fail('%s: %s' % (context, e), run if i == 0 else None)
+        return not errs
+
+    def report(self):
+        dt = time.monotonic() - self.t0
+        if self.items:
+            print('%s: %d check(s) failed (%.1f s)' % (self.name, len(self.items), dt))
+            return 1
+        print('%s: all checks passed (%.1f s)' % (self.name, dt))
+        return 0
+
+
+def binary_from_argv():
+    if len(sys.argv) < 2:
+        sys.exit('usage: %s PATH/TO/dpdk-rps [...]' % sys.argv[0])
+    b = sys.argv[1]
+    if not os.access(b, os.X_OK):
+        sys.exit('%s: not an executable' % b)
+    return b
+
+
+class TempDir:
+    """Temporary directory, removed at exit unless RPSTEST_KEEP is set."""
+
+    def __init__(self, name):
+        self.path = tempfile.mkdtemp(prefix='rpstest_%s_' % name)
+
+    def __enter__(self):
+        return self.path
+
+    def __exit__(self, *exc):
+        if os.environ.get('RPSTEST_KEEP'):
+            print('kept %s' % self.path)
+        else:
+            shutil.rmtree(self.path, ignore_errors=True)

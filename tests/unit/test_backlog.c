@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_backlog.c: a worker's backlog ring and its counters (lib/rps/backlog.c). */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_memory.h>
+#include <rte_ring.h>
+
+#include "rps_backlog.h"
+#include "test_common.h"
+
+/* @p n one-byte-tagged mbufs: pkts[i] carries i + tag0 in its first byte. */
+static void
+alloc_pkts(struct rte_mbuf **pkts, unsigned int n, uint8_t tag0)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		uint8_t b[60] = { (uint8_t)(tag0 + i) };
+
+		pkts[i] = ut_mbuf(b, sizeof(b));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(pkts[i]);
+	}
+}
+
+static uint8_t
+tag(const struct rte_mbuf *m)
+{
+	return *rte_pktmbuf_mtod(m, const uint8_t *);
+}
+
+static void
+test_init_errors(void)
+{
+	struct rps_backlog b;
+
+	CU_ASSERT_EQUAL(rps_backlog_init(&b, "zero", 0, SOCKET_ID_ANY), -EINVAL);
+	CU_ASSERT_PTR_NULL(b.ring);
+	CU_ASSERT_EQUAL(rps_backlog_init(&b, "huge", RTE_RING_SZ_MASK + 1, SOCKET_ID_ANY),
+			-EINVAL);
+	CU_ASSERT_PTR_NULL(b.ring);
+	/* An exact-size ring of 2^30 or more needs 2^31 slots, more than any ring can have:
+	 * also "too large", not "out of memory". */
+	CU_ASSERT_EQUAL(rps_backlog_init(&b, "huge", RTE_RING_SZ_MASK, SOCKET_ID_ANY), -EINVAL);
+	CU_ASSERT_PTR_NULL(b.ring);
+	CU_ASSERT_EQUAL(rps_backlog_init(&b, "huge", UINT32_C(1) << 30, SOCKET_ID_ANY), -EINVAL);
+	CU_ASSERT_PTR_NULL(b.ring);
+	rps_backlog_fini(&b); /* fini of a failed init is harmless */
+
+	/* a name already taken */
+	{
+		struct rps_backlog b1, b2;
+
+		CU_ASSERT_EQUAL_FATAL(rps_backlog_init(&b1, "dup", 8, SOCKET_ID_ANY), 0);
+		CU_ASSERT_EQUAL(rps_backlog_init(&b2, "dup", 8, SOCKET_ID_ANY), -EEXIST);
+		CU_ASSERT_PTR_NULL(b2.ring);
+		rps_backlog_fini(&b1);
+		CU_ASSERT_PTR_NULL(b1.ring);
+		rps_backlog_fini(&b1); /* twice is harmless */
+		/* and free again once released */
+		CU_ASSERT_EQUAL_FATAL(rps_backlog_init(&b2, "dup", 8, SOCKET_ID_ANY), 0);
+		rps_backlog_fini(&b2);
+	}
+}
+
+static void
+test_init_state(void)
+{
+	struct rps_backlog b;
+
+	memset(&b, 0x5a, sizeof(b));
+	CU_ASSERT_EQUAL_FATAL(rps_backlog_init(&b, "state", 100, SOCKET_ID_ANY), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b.ring);
+	CU_ASSERT_STRING_EQUAL(b.ring->name, "rps_bl_state");
+	CU_ASSERT_EQUAL(b.capacity, 100);
+	CU_ASSERT_EQUAL(b.prod.tail, 0);
+	CU_ASSERT_EQUAL(b.prod.full_drops, 0);
+	CU_ASSERT_EQUAL(b.prod.hwm, 0);
+	CU_ASSERT_EQUAL(b.cons.head, 0);
+	CU_ASSERT_EQUAL(rps_backlog_depth(&b), 0);
+	/* one producer, one consumer */
+	CU_ASSERT_EQUAL(b.ring->prod.sync_type, RTE_RING_SYNC_ST);
+	CU_ASSERT_EQUAL(b.ring->cons.sync_type, RTE_RING_SYNC_ST);
+	/* the counters the two sides write live on separate cache lines */
+	CU_ASSERT_NOT_EQUAL((uintptr_t)&b.prod / RTE_CACHE_LINE_SIZE,
+			    (uintptr_t)&b.cons / RTE_CACHE_LINE_SIZE);
+	rps_backlog_fini(&b);
+}
+
+/* The capacity asked for is exactly what fits, for sizes that are and aren't powers of 2. */
+static void
+test_exact_capacity(void)
+{
+	static const uint32_t caps[] = { 1, 2, 3, 10, 64, 100, 1000 };
+	struct rte_mbuf *pkts[1001];
+
+	for (unsigned int i = 0; i < RTE_DIM(caps); i++) {
+		struct rps_backlog b;
+		unsigned int avail = ut_pool_avail();
+		uint32_t cap = caps[i], got, left = 0;
+
+		CU_ASSERT_EQUAL_FATAL(rps_backlog_init(&b, "cap", cap, SOCKET_ID_ANY), 0);
+		CU_ASSERT_EQUAL(b.capacity, cap);
+		CU_ASSERT_EQUAL(rte_ring_get_capacity(b.ring), cap);
+		alloc_pkts(pkts, cap + 1, 0);
+		CU_ASSERT_EQUAL(rps_backlog_enqueue(&b, pkts, cap + 1), cap);
+		CU_ASSERT_EQUAL(b.prod.full_drops, 1);
+		CU_ASSERT_EQUAL(b.prod.tail, cap);
+		CU_ASSERT_EQUAL(b.prod.hwm, cap);
+		CU_ASSERT_EQUAL(rps_backlog_depth(&b), cap);
+		got = rps_backlog_dequeue(&b, pkts, cap + 1, &left);
+		CU_ASSERT_EQUAL(got, cap);
+		CU_ASSERT_EQUAL(left, 0);
+		rte_pktmbuf_free_bulk(pkts, got);
+		rps_backlog_complete(&b, got);
+		CU_ASSERT_EQUAL(rps_backlog_depth(&b), 0);
+		rps_backlog_fini(&b);
+		CU_ASSERT_EQUAL(ut_pool_avail(), avail);
+	}
+}
+
+/* The brief's worked example: capacity 10, 7 + 7 offered. */
+static void
+test_full_drops(void)
+{
+	struct rps_backlog b;
+	struct rte_mbuf *a[7], *c[7], *out[16];
+	unsigned int avail0 = ut_pool_avail();
+	uint32_t left = 99;
+
+	CU_ASSERT_EQUAL_FATAL(rps_backlog_init(&b, "full", 10, SOCKET_ID_ANY), 0);
+	alloc_pkts(a, 7, 0);
+	alloc_pkts(c, 7, 7);
+	CU_ASSERT_EQUAL(ut_pool_avail(), avail0 - 14);
+
+	CU_ASSERT_EQUAL(rps_backlog_enqueue(&b, a, 7), 7);
+	CU_ASSERT_EQUAL(b.prod.tail, 7);
+	CU_ASSERT_EQUAL(b.prod.full_drops, 0);
+	CU_ASSERT_EQUAL(b.prod.hwm, 7);
+	CU_ASSERT_EQUAL(rps_backlog_depth(&b), 7);
+
+	CU_ASSERT_EQUAL(rps_backlog_enqueue(&b, c, 7), 3);
+	CU_ASSERT_EQUAL(b.prod.full_drops, 4);
+	CU_ASSERT_EQUAL(b.prod.tail, 10);
+	CU_ASSERT_EQUAL(b.prod.hwm, 10);
+	CU_ASSERT_EQUAL(rps_backlog_depth(&b), 10);
+	/* the 4 refused mbufs went back to the pool */
+	CU_ASSERT_EQUAL(ut_pool_avail(), avail0 - 10);
+	CU_ASSERT_EQUAL(rte_ring_count(b.ring), 10);
+
+	/* the worker takes 4: FIFO, the accepted prefix of the second burst last */
+	CU_ASSERT_EQUAL(rps_backlog_dequeue(&b, out, 4, &left), 4);
+	CU_ASSERT_EQUAL(left, 6);
+	for (unsigned int i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(tag(out[i]), i);
+	/* dequeued but not completed: still counted in the depth */
+	CU_ASSERT_EQUAL(rps_backlog_depth(&b), 10);
+	CU_ASSERT_EQUAL(b.cons.head, 0);
+	rte_pktmbuf_free_bulk(out, 4);
+	rps_backlog_complete(&b, 4);
+	CU_ASSERT_EQUAL(rps_backlog_depth(&b), 6);
+	CU_ASSERT_EQUAL(b.cons.head, 4);
+
+	/* room for 4 again: the high-water mark stays, drops continue to count */
+	alloc_pkts(a, 5, 100);
+	CU_ASSERT_EQUAL(rps_backlog_enqueue(&b, a, 5), 4);
+	CU_ASSERT_EQUAL(b.prod.tail, 14);
+	CU_ASSERT_EQUAL(b.prod.full_drops, 5);
+	CU_ASSERT_EQUAL(b.prod.hwm, 10);
+	CU_ASSERT_EQUAL(rps_backlog_depth(&b), 10);
+
+	/* order across bursts: 4..6 of the first burst, 7..9 of the second, then 100..103 */
+	CU_ASSERT_EQUAL(rps_backlog_dequeue(&b, out, 16, &left), 10);
+	CU_ASSERT_EQUAL(left, 0);
+	for (unsigned int i = 0; i < 6; i++)
+		CU_ASSERT_EQUAL(tag(out[i]), 4 + i);
+	for (unsigned int i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(tag(out[6 + i]), 100 + i);
+	rte_pktmbuf_free_bulk(out, 10);
+	rps_backlog_complete(&b, 10);
+	CU_ASSERT_EQUAL(b.cons.head, 14);
+	CU_ASSERT_EQUAL(rps_backlog_depth(&b), 0);
+	/* an empty dequeue */
+	CU_ASSERT_EQUAL(rps_backlog_dequeue(&b, out, 16, &left), 0);
+	CU_ASSERT_EQUAL(left, 0);
+
+	rps_backlog_fini(&b);
+	CU_ASSERT_EQUAL(ut_pool_avail(), avail0);
+}
+
+static void
+test_hwm(void)
+{
+	struct rps_backlog b;
+	struct rte_mbuf *p[8], *out[8];
+	uint32_t left;
+
+	CU_ASSERT_EQUAL_FATAL(rps_backlog_init(&b, "hwm", 8, SOCKET_ID_ANY), 0);
+	alloc_pkts(p, 3, 0);
+	rps_backlog_enqueue(&b, p, 3);
+	CU_ASSERT_EQUAL(b.prod.hwm, 3);
+	CU_ASSERT_EQUAL(rps_backlog_dequeue(&b, out, 8, &left), 3);
+	rte_pktmbuf_free_bulk(out, 3);
+	rps_backlog_complete(&b, 3);
+	alloc_pkts(p, 2, 0);
+	rps_backlog_enqueue(&b, p, 2);
+	CU_ASSERT_EQUAL(b.prod.hwm, 3); /* a shallower burst does not lower it */
+	alloc_pkts(p, 3, 0);
+	rps_backlog_enqueue(&b, p, 3);
+	CU_ASSERT_EQUAL(b.prod.hwm, 5);
+	/* an empty enqueue changes nothing */
+	CU_ASSERT_EQUAL(rps_backlog_enqueue(&b, p, 0), 0);
+	CU_ASSERT_EQUAL(b.prod.tail, 8);
+	CU_ASSERT_EQUAL(b.prod.full_drops, 0);
+	rps_backlog_fini(&b);
+}
+
+/* fini frees whatever is still queued, more than one dequeue burst's worth. */
+static void
+test_fini_frees(void)
+{
+	struct rps_backlog b;
+	struct rte_mbuf *p[300];
+	unsigned int avail0 = ut_pool_avail();
+
+	CU_ASSERT_EQUAL_FATAL(rps_backlog_init(&b, "fini", 300, SOCKET_ID_ANY), 0);
+	alloc_pkts(p, 300, 0);
+	CU_ASSERT_EQUAL(rps_backlog_enqueue(&b, p, 300), 300);
+	CU_ASSERT_EQUAL(ut_pool_avail(), avail0 - 300);
+	rps_backlog_fini(&b);
+	CU_ASSERT_PTR_NULL(b.ring);
+	CU_ASSERT_EQUAL(ut_pool_avail(), avail0);
+
+	/* multi-segment packets are freed whole */
+	CU_ASSERT_EQUAL_FATAL(rps_backlog_init(&b, "fini", 4, SOCKET_ID_ANY), 0);
+	{
+		uint8_t raw[100] = { 0 };
+		struct rte_mbuf *m[6];
+
+		for (unsigned int i = 0; i < 6; i++) {
+			m[i] = ut_mbuf_split(raw, sizeof(raw), 40);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(m[i]);
+		}
+		CU_ASSERT_EQUAL(rps_backlog_enqueue(&b, m, 6), 4);
+		CU_ASSERT_EQUAL(ut_pool_avail(), avail0 - 8);
+	}
+	rps_backlog_fini(&b);
+	CU_ASSERT_EQUAL(ut_pool_avail(), avail0);
+}
+
+int
+main(int argc, char **argv)
+{
+	static CU_TestInfo tests[] = {
+		{ "init_errors", test_init_errors },
+		{ "init_state", test_init_state },
+		{ "exact_capacity", test_exact_capacity },
+		{ "full_drops", test_full_drops },
+		{ "hwm", test_hwm },
+		{ "fini_frees", test_fini_frees },
+		CU_TEST_INFO_NULL,
+	};
+
+	return ut_main(argc, argv, "backlog", tests);
+}

@@ -1,0 +1,500 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_steer.c: the RX lcore's steering step over real backlogs (lib/rps/steer.c). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_memory.h>
+#include <rte_ring.h>
+
+#include "rps_steer.h"
+#include "test_common.h"
+
+#define SEED UINT32_C(0xc0ffee11)
+#define MAX_W 8
+#define MAX_BURST 256
+#define NB_FLOWS 40
+
+struct bed {
+	struct rps_backlog bl[MAX_W];
+	uint16_t nb;
+	struct rps_lcore_stats stats;
+	struct rps_steer_ctx ctx;
+	struct rps_map *map;
+};
+
+/* Backlogs of @p cap for @p nb workers, a map of @p map_len entries (entry i -> worker
+ * wmap[i] or i % nb), a steering context. */
+static void
+bed_init(struct bed *t, uint16_t nb, uint32_t cap, uint32_t map_len, const uint16_t *wmap,
+	 enum rps_hash_mode mode, int prefetch)
+{
+	uint16_t w[64];
+
+	memset(t, 0, sizeof(*t));
+	t->nb = nb;
+	for (uint16_t i = 0; i < nb; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "st%u", i);
+		CU_ASSERT_EQUAL_FATAL(rps_backlog_init(&t->bl[i], name, cap, SOCKET_ID_ANY), 0);
+	}
+	for (uint32_t i = 0; i < map_len; i++)
+		w[i] = wmap != NULL ? wmap[i] : (uint16_t)(i % nb);
+	t->map = rps_map_create(w, map_len, 1, SOCKET_ID_ANY);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t->map);
+	CU_ASSERT_EQUAL_FATAL(rps_steer_init(&t->ctx, mode, SEED, prefetch, t->bl, nb, MAX_BURST,
+					     &t->stats, SOCKET_ID_ANY), 0);
+}
+
+static void
+bed_fini(struct bed *t)
+{
+	rps_steer_fini(&t->ctx);
+	for (uint16_t i = 0; i < t->nb; i++)
+		rps_backlog_fini(&t->bl[i]);
+	rps_map_free(t->map);
+}
+
+/* Packet @p seq of flow @p f: a mix of IPv4/IPv6, TCP/UDP, a VLAN, a fragment, non-IP. */
+static struct rte_mbuf *
+flow_pkt(unsigned int f, unsigned int seq)
+{
+	struct ut_pkt p;
+	uint16_t sport = (uint16_t)(10000 + f), dport = (uint16_t)(80 + f % 3);
+
+	switch (f % 8) {
+	case 0: case 4:
+		ut_pkt_v4(&p, UT_IP4(f), UT_IP4(0x10000 + f / 2), IPPROTO_TCP, sport, dport);
+		break;
+	case 1:
+		ut_pkt_v4(&p, UT_IP4(7), UT_IP4(9), IPPROTO_UDP, sport, dport);
+		break;
+	case 2: case 6:
+		ut_pkt_v6(&p, f, 1000, IPPROTO_TCP, sport, dport);
+		break;
+	case 3:
+		ut_pkt_v6(&p, 5, 6, IPPROTO_UDP, sport, dport);
+		break;
+	case 5:
+		ut_pkt_init(&p);
+		ut_put_eth(&p, RTE_ETHER_TYPE_VLAN);
+		ut_put_vlan(&p, (uint16_t)f, RTE_ETHER_TYPE_IPV4);
+		ut_put_ipv4(&p, UT_IP4(f), UT_IP4(1), IPPROTO_UDP, 0, 0);
+		ut_put_udp(&p, sport, dport);
+		ut_pkt_finish(&p);
+		break;
+	default: /* 7 */
+		if (f == 7) { /* non-IP */
+			ut_pkt_init(&p);
+			ut_put_eth(&p, RTE_ETHER_TYPE_ARP);
+			ut_put(&p, NULL, 46);
+		} else {      /* fragments of one datagram per flow */
+			ut_pkt_init(&p);
+			ut_put_eth(&p, RTE_ETHER_TYPE_IPV4);
+			ut_put_ipv4(&p, UT_IP4(f), UT_IP4(2), IPPROTO_UDP, 0,
+				    (uint16_t)(seq == 0 ? RTE_IPV4_HDR_MF_FLAG : seq));
+			ut_put(&p, NULL, 24);
+			ut_pkt_finish(&p);
+		}
+		break;
+	}
+	/* the sequence number in the last two bytes */
+	p.b[p.len - 2] = (uint8_t)(seq >> 8);
+	p.b[p.len - 1] = (uint8_t)seq;
+	return ut_mbuf(p.b, p.len);
+}
+
+/* A burst of @p n packets cycling through the flows in a scrambled order. */
+static void
+make_burst(struct rte_mbuf **pkts, unsigned int n, unsigned int *flow, unsigned int *seq,
+	   unsigned int seq0)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		flow[i] = (i * 7 + i / NB_FLOWS) % NB_FLOWS;
+		seq[i] = seq0 + i;
+		pkts[i] = flow_pkt(flow[i], seq[i]);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(pkts[i]);
+	}
+}
+
+static int
+index_of(struct rte_mbuf *const *pkts, unsigned int n, const struct rte_mbuf *m)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (pkts[i] == m)
+			return (int)i;
+	return -1;
+}
+
+/*
+ * Drain every backlog and check that each packet sits on the backlog of the worker its hash
+ * selects (@p want[i]), that each backlog holds packets in arrival order, and that exactly
+ * @p expect_total of the burst arrived. Frees the packets.
+ */
+static void
+drain_and_check(struct bed *t, struct rte_mbuf *const *pkts, unsigned int n,
+		const uint16_t *want, unsigned int expect_total)
+{
+	unsigned int total = 0, misplaced = 0, unordered = 0, unknown = 0;
+
+	for (uint16_t w = 0; w < t->nb; w++) {
+		struct rte_mbuf *out[MAX_BURST];
+		uint32_t left, got;
+		int last = -1;
+
+		got = rps_backlog_dequeue(&t->bl[w], out, MAX_BURST, &left);
+		CU_ASSERT_EQUAL(left, 0);
+		for (uint32_t j = 0; j < got; j++) {
+			int i = index_of(pkts, n, out[j]);
+
+			if (i < 0) {
+				unknown++;
+				continue;
+			}
+			if (want[i] != w)
+				misplaced++;
+			if (i <= last)
+				unordered++;
+			last = i;
+		}
+		total += got;
+		rte_pktmbuf_free_bulk(out, got);
+		rps_backlog_complete(&t->bl[w], got);
+		CU_ASSERT_EQUAL(rps_backlog_depth(&t->bl[w]), 0);
+	}
+	CU_ASSERT_EQUAL(unknown, 0);
+	CU_ASSERT_EQUAL(misplaced, 0);
+	CU_ASSERT_EQUAL(unordered, 0);
+	CU_ASSERT_EQUAL(total, expect_total);
+}
+
+static void
+test_init(void)
+{
+	struct rps_backlog bl[2];
+	struct rps_lcore_stats st;
+	struct rps_steer_ctx ctx;
+
+	CU_ASSERT_EQUAL(rps_steer_init(&ctx, RPS_HASH_AUTO, 1, 0, bl, 0, 32, &st,
+				       SOCKET_ID_ANY), -EINVAL);
+	CU_ASSERT_EQUAL(rps_steer_init(&ctx, RPS_HASH_AUTO, 1, 0, bl, 2, 0, &st,
+				       SOCKET_ID_ANY), -EINVAL);
+	CU_ASSERT_EQUAL(rps_steer_init(&ctx, RPS_HASH_AUTO, 1, 0, NULL, 2, 32, &st,
+				       SOCKET_ID_ANY), -EINVAL);
+	CU_ASSERT_EQUAL(rps_steer_init(&ctx, RPS_HASH_AUTO, 1, 0, bl, 2, 32, NULL,
+				       SOCKET_ID_ANY), -EINVAL);
+	CU_ASSERT_EQUAL_FATAL(rps_steer_init(&ctx, RPS_HASH_RSS, 77, 1, bl, 2, 32, &st,
+					     SOCKET_ID_ANY), 0);
+	CU_ASSERT_EQUAL(ctx.mode, RPS_HASH_RSS);
+	CU_ASSERT_EQUAL(ctx.seed, 77);
+	CU_ASSERT_EQUAL(ctx.prefetch, 1);
+	CU_ASSERT_EQUAL(ctx.nb_workers, 2);
+	CU_ASSERT_EQUAL(ctx.burst_max, 32);
+	CU_ASSERT_PTR_EQUAL(ctx.backlogs, bl);
+	CU_ASSERT_PTR_EQUAL(ctx.stats, &st);
+	CU_ASSERT_PTR_NOT_NULL(ctx.groups);
+	CU_ASSERT_PTR_NOT_NULL(ctx.group_len);
+	CU_ASSERT_PTR_NOT_NULL(ctx.touched);
+	for (unsigned int i = 0; ctx.group_len != NULL && i < 2; i++)
+		CU_ASSERT_EQUAL(ctx.group_len[i], 0);
+	rps_steer_fini(&ctx);
+	CU_ASSERT_PTR_NULL(ctx.groups);
+	CU_ASSERT_PTR_NULL(ctx.group_len);
+	CU_ASSERT_PTR_NULL(ctx.touched);
+	rps_steer_fini(&ctx); /* twice is harmless */
+}
+
+/* Every packet on backlog rps_map_worker(map, rps_hash_sw(m, seed)), in order, counted. */
+static void
+steer_jhash(uint16_t nb, uint32_t map_len, const uint16_t *wmap, int prefetch,
+	    unsigned int n)
+{
+	struct bed t;
+	struct rte_mbuf *pkts[MAX_BURST];
+	unsigned int flow[MAX_BURST], seq[MAX_BURST];
+	uint16_t want[MAX_BURST];
+	uint32_t per_w[MAX_W] = { 0 };
+	unsigned int avail0 = ut_pool_avail(), round;
+
+	bed_init(&t, nb, 1024, map_len, wmap, RPS_HASH_JHASH, prefetch);
+	for (round = 0; round < 2; round++) {
+		make_burst(pkts, n, flow, seq, round * n);
+		memset(per_w, 0, sizeof(per_w));
+		for (unsigned int i = 0; i < n; i++) {
+			/* the RSS flag is ignored in JHASH mode */
+			if (i % 3 == 0) {
+				pkts[i]->ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
+				pkts[i]->hash.rss = 0x12345678u * i;
+			}
+			want[i] = rps_map_worker(t.map, rps_hash_sw(pkts[i], SEED));
+			per_w[want[i]]++;
+			/* non-IP goes to the map's first entry */
+			if (flow[i] == 7) {
+				CU_ASSERT_EQUAL(want[i], t.map->workers[0]);
+			}
+		}
+		CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, t.map, pkts, (uint16_t)n), n);
+		CU_ASSERT_EQUAL(ut_pool_avail(), avail0 - n);
+		for (uint16_t w = 0; w < nb; w++) {
+			CU_ASSERT_EQUAL(rte_ring_count(t.bl[w].ring), per_w[w]);
+			CU_ASSERT_EQUAL(t.bl[w].prod.full_drops, 0);
+		}
+		CU_ASSERT_EQUAL(t.stats.enqueued, (round + 1) * n);
+		CU_ASSERT_EQUAL(t.stats.hash_computed, (round + 1) * n);
+		CU_ASSERT_EQUAL(t.stats.hash_from_nic, 0);
+		CU_ASSERT_EQUAL(t.stats.dropped[RPS_DROP_BACKLOG_FULL], 0);
+		CU_ASSERT_EQUAL(rps_stats_dropped_total(&t.stats), 0);
+		/* the scratch space is clean for the next burst */
+		for (uint16_t w = 0; w < nb; w++)
+			CU_ASSERT_EQUAL(t.ctx.group_len[w], 0);
+		drain_and_check(&t, pkts, n, want, n);
+	}
+	/* more than one worker really got packets (the flows are spread) */
+	{
+		unsigned int busy = 0;
+
+		for (uint16_t w = 0; w < nb; w++)
+			busy += t.bl[w].prod.tail > 0;
+		if (wmap == NULL && nb > 1 && n >= 64)
+			CU_ASSERT(busy > 1);
+	}
+	CU_ASSERT_EQUAL(t.stats.rx_packets, 0); /* not the steering step's counter */
+	bed_fini(&t);
+	CU_ASSERT_EQUAL(ut_pool_avail(), avail0);
+}
+
+static void
+test_steer_jhash(void)
+{
+	static const uint16_t sparse[8] = { 3, 1, 3, 1, 1, 3, 3, 1 };
+
+	steer_jhash(5, 16, NULL, 0, MAX_BURST);
+	steer_jhash(5, 16, NULL, 1, MAX_BURST);
+	steer_jhash(4, 4, NULL, 1, 200);
+	steer_jhash(1, 1, NULL, 1, 64);
+	steer_jhash(8, 64, NULL, 1, MAX_BURST);
+	/* bursts shorter than the prefetch distance */
+	for (unsigned int n = 1; n <= RPS_STEER_PREFETCH + 1; n++)
+		steer_jhash(3, 7, NULL, 1, n);
+	/* the map's values, not its positions, pick the backlog: 0 and 2 stay empty */
+	steer_jhash(4, 8, sparse, 1, MAX_BURST);
+}
+
+static void
+test_steer_empty_burst(void)
+{
+	struct bed t;
+
+	bed_init(&t, 2, 16, 2, NULL, RPS_HASH_AUTO, 1);
+	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, t.map, NULL, 0), 0);
+	CU_ASSERT_EQUAL(t.stats.enqueued, 0);
+	CU_ASSERT_EQUAL(t.stats.hash_computed, 0);
+	CU_ASSERT_EQUAL(t.stats.hash_from_nic, 0);
+	CU_ASSERT_EQUAL(t.bl[0].prod.tail + t.bl[1].prod.tail, 0);
+	bed_fini(&t);
+}
+
+/* Tiny backlogs: the overflow is freed and counted once, per reason and per backlog. */
+static void
+test_steer_overflow(void)
+{
+	static const uint32_t caps[] = { 1, 3, 8, 50 };
+
+	for (unsigned int c = 0; c < RTE_DIM(caps); c++) {
+		struct bed t;
+		struct rte_mbuf *pkts[MAX_BURST];
+		unsigned int flow[MAX_BURST], seq[MAX_BURST], avail0 = ut_pool_avail();
+		uint16_t want[MAX_BURST];
+		uint32_t per_w[MAX_W] = { 0 }, accepted = 0, full = 0, sent;
+		const unsigned int n = 128;
+		const uint16_t nb = 3;
+
+		bed_init(&t, nb, caps[c], 12, NULL, RPS_HASH_JHASH, 1);
+		make_burst(pkts, n, flow, seq, 0);
+		for (unsigned int i = 0; i < n; i++) {
+			want[i] = rps_map_worker(t.map, rps_hash_sw(pkts[i], SEED));
+			per_w[want[i]]++;
+		}
+		for (uint16_t w = 0; w < nb; w++)
+			accepted += RTE_MIN(per_w[w], caps[c]);
+		sent = rps_steer_burst(&t.ctx, t.map, pkts, (uint16_t)n);
+		CU_ASSERT_EQUAL(sent, accepted);
+		for (uint16_t w = 0; w < nb; w++) {
+			CU_ASSERT_EQUAL(t.bl[w].prod.tail, RTE_MIN(per_w[w], caps[c]));
+			CU_ASSERT_EQUAL(t.bl[w].prod.full_drops,
+					per_w[w] - RTE_MIN(per_w[w], caps[c]));
+			full += t.bl[w].prod.full_drops;
+		}
+		CU_ASSERT_EQUAL(t.stats.enqueued, accepted);
+		CU_ASSERT_EQUAL(t.stats.dropped[RPS_DROP_BACKLOG_FULL], full);
+		CU_ASSERT_EQUAL(t.stats.enqueued + t.stats.dropped[RPS_DROP_BACKLOG_FULL], n);
+		CU_ASSERT_EQUAL(rps_stats_dropped_total(&t.stats), n - accepted);
+		CU_ASSERT_EQUAL(t.stats.hash_computed, n);
+		if (caps[c] < 10) {
+			CU_ASSERT(full > 0);
+		}
+		/* the dropped packets are back in the pool, the accepted ones queued */
+		CU_ASSERT_EQUAL(ut_pool_avail(), avail0 - accepted);
+		/* what was kept is the earliest packets of each worker, in order: the pointers
+		 * of the dropped ones are stale, so compare only what is queued */
+		{
+			unsigned int bad = 0;
+
+			for (uint16_t w = 0; w < nb; w++) {
+				struct rte_mbuf *out[MAX_BURST];
+				uint32_t left, got = rps_backlog_dequeue(&t.bl[w], out, MAX_BURST,
+									  &left);
+				unsigned int k = 0;
+
+				for (unsigned int i = 0; i < n && k < got; i++) {
+					if (want[i] != w)
+						continue;
+					if (out[k] != pkts[i])
+						bad++;
+					k++;
+				}
+				if (k != got)
+					bad++;
+				rte_pktmbuf_free_bulk(out, got);
+				rps_backlog_complete(&t.bl[w], got);
+			}
+			CU_ASSERT_EQUAL(bad, 0);
+		}
+		bed_fini(&t);
+		CU_ASSERT_EQUAL(ut_pool_avail(), avail0);
+	}
+}
+
+/* Packets with an RSS hash are steered by it unless the mode is JHASH. */
+static void
+steer_rss(enum rps_hash_mode mode)
+{
+	struct bed t;
+	struct rte_mbuf *pkts[MAX_BURST];
+	unsigned int flow[MAX_BURST], seq[MAX_BURST], flagged = 0;
+	uint16_t want[MAX_BURST];
+	const unsigned int n = 160;
+	uint64_t st = 42;
+
+	bed_init(&t, 4, 1024, 8, NULL, mode, 1);
+	make_burst(pkts, n, flow, seq, 0);
+	for (unsigned int i = 0; i < n; i++) {
+		uint32_t h;
+
+		if (i % 5 != 4) {
+			pkts[i]->ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
+			/* 0 stands in for a NIC hash of 0, which must not become "no flow" */
+			pkts[i]->hash.rss = i == 0 ? 0 : (uint32_t)ut_rand(&st);
+			flagged++;
+		} else {
+			pkts[i]->hash.rss = (uint32_t)ut_rand(&st); /* no flag: must be ignored */
+		}
+		if (mode != RPS_HASH_JHASH && rps_hash_has_rss(pkts[i]))
+			h = rps_hash_rss(pkts[i]);
+		else
+			h = rps_hash_sw(pkts[i], SEED);
+		want[i] = rps_map_worker(t.map, h);
+	}
+	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, t.map, pkts, (uint16_t)n), n);
+	if (mode == RPS_HASH_JHASH) {
+		CU_ASSERT_EQUAL(t.stats.hash_from_nic, 0);
+		CU_ASSERT_EQUAL(t.stats.hash_computed, n);
+	} else {
+		CU_ASSERT_EQUAL(t.stats.hash_from_nic, flagged);
+		CU_ASSERT_EQUAL(t.stats.hash_computed, n - flagged);
+	}
+	CU_ASSERT_EQUAL(t.stats.enqueued, n);
+	drain_and_check(&t, pkts, n, want, n);
+	bed_fini(&t);
+}
+
+static void
+test_steer_rss(void)
+{
+	steer_rss(RPS_HASH_RSS);
+	steer_rss(RPS_HASH_AUTO);
+	steer_rss(RPS_HASH_JHASH);
+}
+
+/* The RSS hash picks the worker: hashes aimed at each entry land there. */
+static void
+test_steer_rss_targeted(void)
+{
+	struct bed t;
+	struct rte_mbuf *pkts[64];
+	uint16_t want[64];
+	const uint32_t len = 8;
+
+	bed_init(&t, 8, 64, len, NULL, RPS_HASH_RSS, 0);
+	for (unsigned int i = 0; i < 64; i++) {
+		uint32_t entry = i % len;
+
+		/* all packets of one flow, so only the NIC hash can spread them */
+		pkts[i] = flow_pkt(0, i);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(pkts[i]);
+		pkts[i]->ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
+		pkts[i]->hash.rss = (uint32_t)(((uint64_t)entry << 32) / len) + 1 + i;
+		want[i] = (uint16_t)entry;
+	}
+	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, t.map, pkts, 64), 64);
+	for (uint16_t w = 0; w < 8; w++)
+		CU_ASSERT_EQUAL(rte_ring_count(t.bl[w].ring), 8);
+	CU_ASSERT_EQUAL(t.stats.hash_from_nic, 64);
+	CU_ASSERT_EQUAL(t.stats.hash_computed, 0);
+	drain_and_check(&t, pkts, 64, want, 64);
+	bed_fini(&t);
+}
+
+static void
+test_steer_hash(void)
+{
+	struct rps_steer_ctx ctx;
+	struct rte_mbuf *m = flow_pkt(0, 0);
+	uint32_t computed = 0, sw;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.seed = SEED;
+	sw = rps_hash_sw(m, SEED);
+	CU_ASSERT_NOT_EQUAL(sw, 0);
+
+	ctx.mode = RPS_HASH_AUTO;
+	CU_ASSERT_EQUAL(rps_steer_hash(&ctx, m, &computed), sw);
+	CU_ASSERT_EQUAL(computed, 1);
+	m->ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
+	m->hash.rss = 0xabcdef01;
+	CU_ASSERT_EQUAL(rps_steer_hash(&ctx, m, &computed), 0xabcdef01);
+	CU_ASSERT_EQUAL(computed, 1);
+	ctx.mode = RPS_HASH_RSS;
+	CU_ASSERT_EQUAL(rps_steer_hash(&ctx, m, &computed), 0xabcdef01);
+	m->hash.rss = 0;
+	CU_ASSERT_EQUAL(rps_steer_hash(&ctx, m, &computed), 1);
+	CU_ASSERT_EQUAL(computed, 1);
+	ctx.mode = RPS_HASH_JHASH;
+	CU_ASSERT_EQUAL(rps_steer_hash(&ctx, m, &computed), sw);
+	CU_ASSERT_EQUAL(computed, 2);
+	ctx.seed = SEED + 1;
+	CU_ASSERT_NOT_EQUAL(rps_steer_hash(&ctx, m, &computed), sw);
+	CU_ASSERT_EQUAL(computed, 3);
+	rte_pktmbuf_free(m);
+}
+
+int
+main(int argc, char **argv)
+{
+	static CU_TestInfo tests[] = {
+		{ "init", test_init },
+		{ "steer_hash", test_steer_hash },
+		{ "steer_jhash", test_steer_jhash },
+		{ "steer_empty_burst", test_steer_empty_burst },
+		{ "steer_overflow", test_steer_overflow },
+		{ "steer_rss", test_steer_rss },
+		{ "steer_rss_targeted", test_steer_rss_targeted },
+		CU_TEST_INFO_NULL,
+	};
+
+	return ut_main(argc, argv, "steer", tests);
+}
