@@ -20,6 +20,8 @@
 #include "rps_counters.h"
 #include "rps_map.h"
 #include "rps_steer.h"
+#include "rps_stage.h"
+#include "rps_respond.h"
 
 extern int rps_logtype;
 #define RPS_LOG(level, fmt, ...) \
@@ -33,10 +35,15 @@ struct rps_worker {
 	uint16_t index;
 	uint16_t txq;
 	struct rps_backlog *backlog;   /* NULL for the RX lcore in no-steering mode */
+	struct rps_stage_ctx ctx;      /* the pipeline's per-lcore state */
+	struct rps_txq out_txq;        /* --tx-port, this lcore's queue */
+	struct rps_txq reply_txq;      /* respond: the RX port, this lcore's queue */
 } __rte_cache_aligned;
 
 struct rps_app {
 	struct rps_options opt;
+	struct rps_pipeline pipeline;
+	struct rps_respond_conf respond;
 	unsigned int rx_lcore;
 	uint16_t nb_rxq;
 	int rss_hash;                  /* the RX port delivers the NIC hash in mbufs */
@@ -71,6 +78,11 @@ void rps_rx_main(struct rps_app *app);
 int rps_worker_main(void *arg);
 /* worker_loop.c: the processing step on a burst (workers, and the RX lcore without map). */
 void rps_process_burst(struct rps_worker *w, struct rte_mbuf **pkts, uint16_t n);
+/* worker_loop.c: once-per-loop housekeeping of a processing lcore (TX flush, ageing). */
+void rps_process_idle(struct rps_worker *w);
+/* worker_loop.c: set up / tear down a processing lcore's stage state. */
+int rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w);
+void rps_worker_ctx_fini(struct rps_worker *w);
 
 /* report.c: the live table and the exit summary. */
 int rps_report_start(struct rps_app *app);

@@ -19,6 +19,7 @@
 #include <rte_random.h>
 
 #include "app.h"
+#include "rps_flow.h"
 #include "rps_port.h"
 
 RTE_LOG_REGISTER(rps_logtype, rps, INFO);
@@ -88,6 +89,32 @@ check_map(struct rps_app *app)
 			o->map_text, bad);
 		return -1;
 	}
+	return 0;
+}
+
+/* The respond stage needs an address to answer for. */
+static int
+check_respond(struct rps_app *app)
+{
+	const struct rps_options *o = &app->opt;
+	struct rps_respond_conf *r = &app->respond;
+
+	if (!rps_pipeline_has(&app->pipeline, RPS_STAGE_RESPOND)) {
+		if (o->respond_has_ipv4 || o->respond_has_ipv6 || o->udp_echo_port)
+			RPS_LOG(WARNING, "--respond-ip/--respond-ip6/--udp-echo-port have no effect "
+				"without the respond stage in --stages");
+		return 0;
+	}
+	if (!o->respond_has_ipv4 && !o->respond_has_ipv6) {
+		fprintf(stderr, "dpdk-rps: --stages %s: the respond stage needs --respond-ip or "
+			"--respond-ip6\n", o->stages_text);
+		return -1;
+	}
+	r->has_ipv4 = o->respond_has_ipv4;
+	r->ipv4 = o->respond_ipv4;
+	r->has_ipv6 = o->respond_has_ipv6;
+	memcpy(r->ipv6, o->respond_ipv6, 16);
+	r->udp_echo_port = o->udp_echo_port;
 	return 0;
 }
 
@@ -215,7 +242,14 @@ setup_ports(struct rps_app *app)
 	memset(&req, 0, sizeof(req));
 	req.port_id = o->rx_port;
 	req.nb_rxq = app->nb_rxq;
-	req.nb_txq = o->tx_port == (int)o->rx_port ? nb_tx : 0;
+	req.nb_txq = o->tx_port == (int)o->rx_port ||
+		     rps_pipeline_has(&app->pipeline, RPS_STAGE_RESPOND) ? nb_tx : 0;
+	if (req.nb_txq > rxi.max_txq) {
+		fprintf(stderr, "dpdk-rps: --rx-port %u: port (%s) has %u TX queues; the respond "
+			"stage needs one per worker (%u)\n", o->rx_port, rxi.driver, rxi.max_txq,
+			req.nb_txq);
+		return -EXIT_USAGE;
+	}
 	req.nb_rxd = RX_DESC;
 	req.nb_txd = TX_DESC;
 	req.want_rss = o->hash_mode != RPS_HASH_JHASH;
@@ -228,6 +262,7 @@ setup_ports(struct rps_app *app)
 	}
 	app->rx_started = 1;
 	app->rss_hash = rxi.rss_hash;
+	(void)rte_eth_macaddr_get(o->rx_port, &app->respond.mac);
 	snprintf(app->rx_driver, sizeof(app->rx_driver), "%s", rxi.driver);
 	if (o->tx_port >= 0 && o->tx_port != (int)o->rx_port) {
 		memset(&req, 0, sizeof(req));
@@ -251,10 +286,50 @@ setup_ports(struct rps_app *app)
 	return 0;
 }
 
+/* Stage state of every processing lcore, after the port is up (TX queues exist). */
+static int
+setup_stages(struct rps_app *app)
+{
+	/* The RX lcore processes only when there is no map; its TX queue 0 is a worker's
+	 * otherwise. */
+	int rc = app->nb_workers == 0 ? rps_worker_ctx_init(app, &app->self) : 0;
+
+	for (uint16_t i = 0; rc == 0 && i < app->nb_workers; i++)
+		rc = rps_worker_ctx_init(app, &app->workers[i]);
+	return rc;
+}
+
+/* The flow tables of every processing lcore, read after they stopped. */
+static int
+write_flows_json(const struct rps_app *app, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	int n = 0;
+
+	if (f == NULL)
+		return -errno;
+	fprintf(f, "{\"flows\": [");
+	if (app->self.ctx.flows != NULL)
+		n += rps_flow_table_dump_json(app->self.ctx.flows, f, app->self.lcore, n > 0);
+	for (uint16_t i = 0; i < app->nb_workers; i++)
+		if (app->workers[i].ctx.flows != NULL)
+			n += rps_flow_table_dump_json(app->workers[i].ctx.flows, f,
+						      app->workers[i].lcore, n > 0);
+	fprintf(f, "\n]}\n");
+	return fclose(f) == 0 ? 0 : -errno;
+}
+
 static void
 teardown(struct rps_app *app)
 {
 	rps_report_stop(app);
+	if (app->opt.flows_json != NULL && write_flows_json(app, app->opt.flows_json) < 0)
+		fprintf(stderr, "dpdk-rps: --flows-json %s: %s\n", app->opt.flows_json,
+			strerror(errno));
+	/* Flush TX, count fragments still held: before the ports close. */
+	rps_worker_ctx_fini(&app->self);
+	for (uint16_t i = 0; app->workers != NULL && i < app->nb_workers; i++)
+		rps_worker_ctx_fini(&app->workers[i]);
 	if (app->rx_started) {
 		(void)rte_eth_stats_get(app->opt.rx_port, &app->port_stats);
 		rps_port_close(app->opt.rx_port);
@@ -314,7 +389,8 @@ main(int argc, char **argv)
 	app->pool_in_use_at_exit = -1;
 	app->rx_lcore = rte_get_main_lcore();
 	app->seed = app->opt.seed_given ? app->opt.seed : (uint32_t)rte_rand();
-	if (check_map(app) < 0) {
+	if (rps_pipeline_parse(app->opt.stages_text, &app->pipeline, NULL, 0) < 0 ||
+	    check_map(app) < 0 || check_respond(app) < 0) {
 		rte_eal_cleanup();
 		return EXIT_USAGE;
 	}
@@ -331,6 +407,11 @@ main(int argc, char **argv)
 		if (setup_workers(app) < 0) {
 			fprintf(stderr, "dpdk-rps: cannot set up %u worker backlogs of %u packets: %s\n",
 				app->nb_workers, app->opt.backlog, rte_strerror(rte_errno));
+			rc = -EXIT_RUNTIME;
+		} else if (setup_stages(app) < 0) {
+			fprintf(stderr, "dpdk-rps: cannot set up the stages' state (flow tables of %u "
+				"flows, %u fragments): %s\n", app->opt.flow_table_size,
+				app->opt.frag_max, rte_strerror(rte_errno));
 			rc = -EXIT_RUNTIME;
 		}
 	}

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* options.c: the option table (name, argument, help, handler) behind getopt_long and --help. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -140,6 +141,75 @@ h_summary(struct rps_options *o, const char *arg, const char **why)
 	return 0;
 }
 
+RANGE_HANDLER(h_flow_size, flow_table_size, uint32_t, 64, 1u << 24, "expected 64..16777216 flows")
+RANGE_HANDLER(h_frag_max, frag_max, uint32_t, 16, 1u << 20, "expected 16..1048576 datagrams")
+RANGE_HANDLER(h_frag_timeout, frag_timeout_ms, uint32_t, 1, 600000, "expected 1..600000 milliseconds")
+RANGE_HANDLER(h_udp_echo, udp_echo_port, uint16_t, 1, 65535, "expected a UDP port 1..65535")
+
+static int
+h_flow_timeout(struct rps_options *o, const char *arg, const char **why)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, 1, 86400, &v) < 0) {
+		*why = "expected 1..86400 seconds";
+		return -1;
+	}
+	o->flow_timeout_ms = (uint32_t)v * 1000;
+	return 0;
+}
+
+static int
+h_stages(struct rps_options *o, const char *arg, const char **why)
+{
+	static char msg[256];
+	struct rps_pipeline p;
+	char bad[64];
+
+	if (rps_pipeline_parse(arg, &p, bad, sizeof(bad)) < 0) {
+		snprintf(msg, sizeof(msg), "'%s' is unknown, repeated or out of order (order: "
+			 "parse,validate,reassemble,flow,respond,output; all but output need parse)",
+			 bad);
+		*why = msg;
+		return -1;
+	}
+	snprintf(o->stages_text, sizeof(o->stages_text), "%s", arg);
+	return 0;
+}
+
+static int
+h_respond_ip(struct rps_options *o, const char *arg, const char **why)
+{
+	if (inet_pton(AF_INET, arg, &o->respond_ipv4) != 1) {
+		*why = "expected an IPv4 address";
+		return -1;
+	}
+	o->respond_has_ipv4 = 1;
+	return 0;
+}
+
+static int
+h_respond_ip6(struct rps_options *o, const char *arg, const char **why)
+{
+	if (inet_pton(AF_INET6, arg, o->respond_ipv6) != 1) {
+		*why = "expected an IPv6 address";
+		return -1;
+	}
+	o->respond_has_ipv6 = 1;
+	return 0;
+}
+
+static int
+h_flows_json(struct rps_options *o, const char *arg, const char **why)
+{
+	if (*arg == '\0') {
+		*why = "expected a file name";
+		return -1;
+	}
+	o->flows_json = arg;
+	return 0;
+}
+
 static int
 h_help(struct rps_options *o, const char *arg, const char **why)
 {
@@ -164,6 +234,16 @@ static const struct opt_def opts[] = {
 	{ "duration", "S", "stop after S seconds (default: run until SIGINT/SIGTERM)", h_duration },
 	{ "exit-when-idle", "MS", "stop once the RX port has been idle MS ms and every backlog is empty", h_idle },
 	{ "summary-json", "FILE", "write the exit summary as JSON to FILE", h_summary },
+	{ "stages", "LIST", "worker pipeline, in this order: parse,validate,reassemble,flow,respond,output "
+			    "(default: all but respond)", h_stages },
+	{ "flow-table-size", "N", "flows each worker tracks (default 65536)", h_flow_size },
+	{ "flow-timeout", "S", "an idle flow is forgotten after S seconds (default 30)", h_flow_timeout },
+	{ "frag-max", "N", "datagrams each worker reassembles at once (default 4096)", h_frag_max },
+	{ "frag-timeout", "MS", "fragments of an incomplete datagram are dropped after MS ms (default 2000)", h_frag_timeout },
+	{ "respond-ip", "A", "respond stage: answer ARP and ICMP echo for this IPv4 address", h_respond_ip },
+	{ "respond-ip6", "A", "respond stage: answer neighbour solicitation and ICMPv6 echo for this IPv6 address", h_respond_ip6 },
+	{ "udp-echo-port", "P", "respond stage: echo UDP datagrams sent to this port of the addresses above", h_udp_echo },
+	{ "flows-json", "FILE", "write every worker's flow table as JSON at exit", h_flows_json },
 	{ "help", NULL, "show this help and exit", h_help },
 };
 
@@ -197,6 +277,12 @@ rps_options_parse(int argc, char **argv, struct rps_options *o, FILE *err)
 	o->hash_mode = RPS_HASH_AUTO;
 	o->backlog = 1000;
 	o->burst = 32;
+	o->flow_table_size = 65536;
+	o->flow_timeout_ms = 30000;
+	o->flow_closed_timeout_ms = 1000;
+	o->frag_max = 4096;
+	o->frag_timeout_ms = 2000;
+	snprintf(o->stages_text, sizeof(o->stages_text), "parse,validate,reassemble,flow,output");
 	memset(longopts, 0, sizeof(longopts));
 	for (size_t i = 0; i < NB_OPTS; i++) {
 		longopts[i].name = opts[i].name;

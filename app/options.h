@@ -11,6 +11,7 @@
 
 #include "rps_hash.h"
 #include "rps_map.h"
+#include "rps_stage.h"
 
 #define RPS_BURST_MAX 512
 
@@ -31,6 +32,17 @@ struct rps_options {
 	double duration;              /* seconds, 0 = until signalled */
 	unsigned int exit_when_idle;  /* ms, 0 = off */
 	const char *summary_json;
+	const char *flows_json;
+	char stages_text[128];
+	uint32_t flow_table_size;
+	uint32_t flow_timeout_ms;
+	uint32_t flow_closed_timeout_ms;
+	uint32_t frag_max;
+	uint32_t frag_timeout_ms;
+	int respond_has_ipv4, respond_has_ipv6;
+	uint32_t respond_ipv4;        /* network order */
+	uint8_t respond_ipv6[16];
+	uint16_t udp_echo_port;
 	int help;
 };
 

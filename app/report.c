@@ -203,10 +203,11 @@ rps_report_json(const struct rps_app *app, const char *path)
 	fprintf(f, ",\n  \"dropped_total\": %" PRIu64 ",\n", rps_stats_dropped_total(&s->total));
 	fprintf(f, "  \"config\": {\"rx_port\": %u, \"rx_queues\": %u, \"driver\": \"%s\", "
 		"\"tx_port\": %d, \"map\": \"%s\", \"rx_lcore\": %u, \"hash\": \"%s\", "
-		"\"rss_hash_from_port\": %s, \"hash_seed\": %u, \"backlog\": %u, \"burst\": %u},\n",
+		"\"rss_hash_from_port\": %s, \"hash_seed\": %u, \"backlog\": %u, \"burst\": %u, "
+		"\"stages\": \"%s\"},\n",
 		app->opt.rx_port, app->nb_rxq, app->rx_driver, app->opt.tx_port, app->opt.map_text,
 		app->rx_lcore, rps_hash_mode_name(app->opt.hash_mode),
-		app->rss_hash ? "true" : "false", app->seed, app->opt.backlog, app->opt.burst);
+		app->rss_hash ? "true" : "false", app->seed, app->opt.backlog, app->opt.burst, app->opt.stages_text);
 	fprintf(f, "  \"rx_lcore\": {\n");
 	json_counters(f, &s->rx, "    ");
 	fprintf(f, "    \"lcore\": %u\n  },\n", app->rx_lcore);
@@ -214,6 +215,15 @@ rps_report_json(const struct rps_app *app, const char *path)
 	for (uint16_t i = 0; i < s->nb; i++) {
 		fprintf(f, "%s\n    {\n      \"lcore\": %u,\n", i ? "," : "", s->w[i].lcore);
 		json_counters(f, &s->w[i].st, "      ");
+		fprintf(f, "      \"stages\": {");
+		for (unsigned int g = 0, k = 0; g < RPS_STAGE_MAX; g++) {
+			if (!rps_pipeline_has(&app->pipeline, (enum rps_stage_id)g))
+				continue;
+			fprintf(f, "%s\"%s\": {\"in\": %" PRIu64 ", \"out\": %" PRIu64 "}",
+				k++ ? ", " : "", rps_stage_name((enum rps_stage_id)g),
+				s->w[i].st.stage_in[g], s->w[i].st.stage_out[g]);
+		}
+		fprintf(f, "},\n");
 		fprintf(f, "      \"backlog_hwm\": %" PRIu64 ",\n      \"backlog_depth\": %" PRIu64
 			",\n      \"dropped\": ", s->w[i].hwm, s->w[i].depth);
 		json_drops(f, &s->w[i].st);

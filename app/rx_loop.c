@@ -51,6 +51,8 @@ rps_rx_main(struct rps_app *app)
 			else
 				rps_steer_burst(&app->steer, map, pkts, n);
 		}
+		if (app->nb_workers == 0)
+			rps_process_idle(&app->self);
 		RPS_CTR_ADD(st->polls, 1);
 		now = rte_rdtsc();
 		if (got != 0) {

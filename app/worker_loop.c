@@ -1,47 +1,111 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * worker_loop.c: a worker lcore, the user-space process_backlog(). Dequeue a burst from its
- * own backlog, run the processing step, transmit or consume, publish progress (head).
+ * own backlog, run the stage pipeline, publish progress (head), and between bursts do the
+ * housekeeping the stages need (TX flush, fragment death row, flow ageing).
  */
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_pause.h>
 
 #include "app.h"
-#include "rps_stage.h"
+#include "rps_flow.h"
+#include "rps_reasm.h"
 
-/* Retries of a partial TX burst before the rest counts as tx_failed. */
-#define TX_RETRIES 8
+/* Flows examined for ageing per loop. */
+#define FLOW_AGE_BUDGET 64
+
+int
+rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
+{
+	const struct rps_options *o = &app->opt;
+	struct rps_stage_ctx *c = &w->ctx;
+	int socket = (int)rte_lcore_to_socket_id(w->lcore);
+	char name[32];
+
+	memset(c, 0, sizeof(*c));
+	c->st = &w->stats;
+	c->hz = rte_get_tsc_hz();
+	c->lcore = w->lcore;
+	c->worker = w->index;
+	if (o->tx_port >= 0 && rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT)) {
+		if (rps_txq_init(&w->out_txq, (uint16_t)o->tx_port, w->txq, o->burst, socket,
+				 &w->stats) < 0)
+			return -ENOMEM;
+		c->out_txq = &w->out_txq;
+	}
+	if (rps_pipeline_has(&app->pipeline, RPS_STAGE_RESPOND)) {
+		if (c->out_txq != NULL && o->tx_port == (int)o->rx_port) {
+			c->reply_txq = c->out_txq;
+		} else {
+			if (rps_txq_init(&w->reply_txq, o->rx_port, w->txq, o->burst, socket,
+					 &w->stats) < 0)
+				return -ENOMEM;
+			c->reply_txq = &w->reply_txq;
+		}
+		c->respond = &app->respond;
+	}
+	if (rps_pipeline_has(&app->pipeline, RPS_STAGE_REASSEMBLE)) {
+		c->reasm = rps_reasm_create(o->frag_max, o->frag_timeout_ms, socket);
+		if (c->reasm == NULL)
+			return -ENOMEM;
+	}
+	if (rps_pipeline_has(&app->pipeline, RPS_STAGE_FLOW)) {
+		struct rps_flow_conf fc = {
+			.size = o->flow_table_size,
+			.idle_timeout_ms = o->flow_timeout_ms,
+			.closed_timeout_ms = o->flow_closed_timeout_ms,
+		};
+
+		snprintf(name, sizeof(name), "rps_flows_%u", w->lcore);
+		c->flows = rps_flow_table_create(&fc, name, socket);
+		if (c->flows == NULL)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void
+rps_worker_ctx_fini(struct rps_worker *w)
+{
+	struct rps_stage_ctx *c = &w->ctx;
+
+	if (w->out_txq.buf != NULL)
+		rps_txq_fini(&w->out_txq);
+	if (w->reply_txq.buf != NULL)
+		rps_txq_fini(&w->reply_txq);
+	if (c->reasm != NULL) {
+		rps_reasm_destroy(c->reasm, &w->stats);
+		c->reasm = NULL;
+	}
+	if (c->flows != NULL) {
+		rps_flow_table_free(c->flows);
+		c->flows = NULL;
+	}
+}
 
 void
 rps_process_burst(struct rps_worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct rps_lcore_stats *st = &w->stats;
-	const int tx_port = w->app->opt.tx_port;
-	uint64_t bytes = 0;
-	uint16_t done;
+	w->ctx.now = rte_rdtsc();
+	rps_pipeline_run(&w->app->pipeline, &w->ctx, pkts, n);
+	/* One TX burst per processed burst: buffering only coalesces within a burst. */
+	if (w->ctx.out_txq != NULL)
+		rps_txq_flush(w->ctx.out_txq);
+	if (w->ctx.reply_txq != NULL && w->ctx.reply_txq != w->ctx.out_txq)
+		rps_txq_flush(w->ctx.reply_txq);
+}
 
-	rps_stage_parse(pkts, n, st);
-	for (uint16_t i = 0; i < n; i++)
-		bytes += rte_pktmbuf_pkt_len(pkts[i]);
+void
+rps_process_idle(struct rps_worker *w)
+{
+	struct rps_stage_ctx *c = &w->ctx;
 
-	if (tx_port < 0) {
-		rte_pktmbuf_free_bulk(pkts, n);
-		RPS_CTR_ADD(st->processed, n);
-		RPS_CTR_ADD(st->bytes, bytes);
-		return;
-	}
-	done = rte_eth_tx_burst((uint16_t)tx_port, w->txq, pkts, n);
-	for (int r = 0; done < n && r < TX_RETRIES; r++)
-		done += rte_eth_tx_burst((uint16_t)tx_port, w->txq, pkts + done, n - done);
-	if (unlikely(done < n)) {
-		for (uint16_t i = done; i < n; i++)
-			bytes -= rte_pktmbuf_pkt_len(pkts[i]);
-		rte_pktmbuf_free_bulk(pkts + done, n - done);
-		RPS_CTR_ADD(st->dropped[RPS_DROP_TX_FAILED], n - done);
-	}
-	RPS_CTR_ADD(st->processed, done);
-	RPS_CTR_ADD(st->tx_packets, done);
-	RPS_CTR_ADD(st->bytes, bytes);
+	c->now = rte_rdtsc();
+	if (c->reasm != NULL)
+		rps_reasm_tick(c);
+	if (c->flows != NULL)
+		rps_flow_table_age(c, FLOW_AGE_BUDGET);
 }
 
 int
@@ -58,6 +122,7 @@ rps_worker_main(void *arg)
 		uint32_t n = rps_backlog_dequeue(w->backlog, pkts, burst, &left);
 
 		RPS_CTR_ADD(st->polls, 1);
+		rps_process_idle(w);
 		if (n == 0) {
 			/* Stop only after an empty dequeue that follows seeing rx_done. */
 			if (draining)

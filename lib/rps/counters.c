@@ -20,6 +20,18 @@ rps_drop_name(enum rps_drop_reason r)
 	return (unsigned int)r < RPS_DROP_MAX ? drop_names[r] : NULL;
 }
 
+static const char *const stage_names[RPS_STAGE_MAX] = {
+#define RPS_X_SNAME(e, n) [RPS_STAGE_##e] = #n,
+	RPS_STAGE_LIST(RPS_X_SNAME)
+#undef RPS_X_SNAME
+};
+
+const char *
+rps_stage_name(enum rps_stage_id s)
+{
+	return (unsigned int)s < RPS_STAGE_MAX ? stage_names[s] : NULL;
+}
+
 const char *
 rps_drop_description(enum rps_drop_reason r)
 {
@@ -34,6 +46,10 @@ rps_stats_read(const struct rps_lcore_stats *src, struct rps_lcore_stats *dst)
 #undef RPS_X_READ
 	for (unsigned int i = 0; i < RPS_DROP_MAX; i++)
 		dst->dropped[i] = RPS_CTR_READ(src->dropped[i]);
+	for (unsigned int i = 0; i < RPS_STAGE_MAX; i++) {
+		dst->stage_in[i] = RPS_CTR_READ(src->stage_in[i]);
+		dst->stage_out[i] = RPS_CTR_READ(src->stage_out[i]);
+	}
 }
 
 void
@@ -44,6 +60,10 @@ rps_stats_accumulate(struct rps_lcore_stats *dst, const struct rps_lcore_stats *
 #undef RPS_X_ACC
 	for (unsigned int i = 0; i < RPS_DROP_MAX; i++)
 		dst->dropped[i] += src->dropped[i];
+	for (unsigned int i = 0; i < RPS_STAGE_MAX; i++) {
+		dst->stage_in[i] += src->stage_in[i];
+		dst->stage_out[i] += src->stage_out[i];
+	}
 }
 
 uint64_t

@@ -17,11 +17,22 @@
 #include <stdint.h>
 #include <rte_common.h>
 
-/* X(ENUM, name, description) */
+/* X(ENUM, name, description). RX-side reasons first, then the stages' in pipeline order. */
 #define RPS_DROP_REASONS(X)                                                              \
 	X(BAD_MBUF, bad_mbuf, "the PMD delivered an inconsistent mbuf (pkt_len vs segments)") \
 	X(BACKLOG_FULL, backlog_full, "the target worker's backlog ring held --backlog packets") \
-	X(TX_FAILED, tx_failed, "the TX queue did not accept the packet after retries")
+	X(TRUNCATED, truncated, "a header is cut short by the end of the packet")             \
+	X(BAD_VERSION, bad_version, "IP version field does not match the ethertype")          \
+	X(BAD_IHL, bad_ihl, "IPv4 header length below 20 bytes")                              \
+	X(BAD_LENGTH, bad_length, "IP total/payload length disagrees with the frame")         \
+	X(BAD_IP_CHECKSUM, bad_ip_checksum, "IPv4 header checksum is wrong")                  \
+	X(BAD_L4_CHECKSUM, bad_l4_checksum, "TCP/UDP checksum is wrong")                      \
+	X(TTL_ZERO, ttl_zero, "IPv4 TTL or IPv6 hop limit is 0")                              \
+	X(BAD_HEADER, bad_header, "a malformed transport or extension header (e.g. TCP data offset < 5)") \
+	X(FRAG_ERROR, frag_error, "fragment refused: overlap, too many fragments, bad offsets") \
+	X(FRAG_TIMEOUT, frag_timeout, "fragments of a datagram that never completed (timeout or exit)") \
+	X(FLOW_TABLE_FULL, flow_table_full, "the worker's flow table had no room for a new flow") \
+	X(TX_FAILED, tx_failed, "the TX queue did not accept the packet")
 
 enum rps_drop_reason {
 #define RPS_X_ENUM(e, n, d) RPS_DROP_##e,
@@ -36,21 +47,49 @@ enum rps_drop_reason {
 	X(rx_packets, "packets taken from the RX port (RX lcore only)")                      \
 	X(enqueued, "packets the RX lcore put on backlogs (RX lcore only)")                  \
 	X(received_rps, "packets this worker dequeued from its backlog")                     \
-	X(processed, "packets that completed processing (consumed or transmitted)")          \
-	X(tx_packets, "packets transmitted on --tx-port")                                    \
+	X(processed, "packets that completed processing (consumed, transmitted, answered or absorbed into a reassembled datagram)") \
+	X(tx_packets, "packets transmitted (output and respond)")                           \
 	X(time_squeeze, "polls that stopped with packets still waiting in the backlog")      \
 	X(polls, "loop iterations")                                                          \
 	X(busy_polls, "loop iterations that found packets")                                  \
 	X(hash_computed, "packets whose hash was computed in software (RX lcore)")           \
 	X(hash_from_nic, "packets whose hash came from the NIC's RSS (RX lcore)")            \
-	X(pkts_ipv4, "IPv4 packets seen by the parse step")                                  \
-	X(pkts_ipv6, "IPv6 packets seen by the parse step")                                  \
-	X(pkts_tcp, "TCP packets seen by the parse step")                                    \
-	X(pkts_udp, "UDP packets seen by the parse step")                                    \
+	X(pkts_ipv4, "IPv4 packets seen by the parse stage")                                 \
+	X(pkts_ipv6, "IPv6 packets seen by the parse stage")                                 \
+	X(pkts_tcp, "TCP packets seen by the parse stage")                                   \
+	X(pkts_udp, "UDP packets seen by the parse stage")                                   \
+	X(pkts_icmp, "ICMP and ICMPv6 packets seen by the parse stage")                      \
 	X(pkts_other_l4, "IP packets with another or no transport header")                   \
-	X(pkts_non_ip, "non-IP packets seen by the parse step")                              \
-	X(pkts_fragment, "IP fragments seen by the parse step")                              \
+	X(pkts_non_ip, "non-IP packets seen by the parse stage")                             \
+	X(pkts_fragment, "IP fragments seen by the parse stage")                             \
+	X(cksum_hw, "checksums the PMD had already verified (RX offload flags)")             \
+	X(cksum_sw, "checksums verified in software")                                        \
+	X(frags_in, "fragments given to the reassembly table")                               \
+	X(frags_reassembled, "datagrams completed by reassembly")                            \
+	X(frags_absorbed, "fragments that became part of a reassembled datagram, less one per datagram (counted as processed)") \
+	X(flows_created, "flows added to this worker's flow table")                          \
+	X(flows_expired, "flows removed by idle timeout or TCP close")                        \
+	X(flows_active, "flows in the table now (gauge)")                                    \
+	X(out_of_order, "TCP segments that arrived ahead of the next expected sequence number") \
+	X(retransmit, "TCP segments that repeat already-seen sequence space")                \
+	X(arp_replies, "ARP requests answered by the respond stage")                         \
+	X(icmp_echo_replies, "ICMP echo requests answered")                                  \
+	X(icmp6_echo_replies, "ICMPv6 echo requests answered")                               \
+	X(nd_replies, "ICMPv6 neighbour solicitations answered")                             \
+	X(udp_echo_replies, "UDP echo datagrams answered")                                   \
 	X(bytes, "bytes that completed processing")
+
+/* The processing stages, in the only order they may run. X(ENUM, name) */
+#define RPS_STAGE_LIST(X) \
+	X(PARSE, parse) X(VALIDATE, validate) X(REASSEMBLE, reassemble) X(FLOW, flow) \
+	X(RESPOND, respond) X(OUTPUT, output)
+
+enum rps_stage_id {
+#define RPS_X_STAGE(e, n) RPS_STAGE_##e,
+	RPS_STAGE_LIST(RPS_X_STAGE)
+#undef RPS_X_STAGE
+	RPS_STAGE_MAX
+};
 
 /** Per-lcore counters: one writer (the owning lcore), any number of readers. */
 struct rps_lcore_stats {
@@ -58,6 +97,8 @@ struct rps_lcore_stats {
 	RPS_LCORE_COUNTERS(RPS_X_FIELD)
 #undef RPS_X_FIELD
 	uint64_t dropped[RPS_DROP_MAX];
+	uint64_t stage_in[RPS_STAGE_MAX];   /* packets each stage was given */
+	uint64_t stage_out[RPS_STAGE_MAX];  /* packets each stage passed on */
 } __rte_cache_aligned;
 
 /** Add to a counter owned by the calling lcore: no lock prefix, no tearing for readers. */
@@ -73,6 +114,8 @@ struct rps_lcore_stats {
 
 /** Name of a drop reason as used in JSON and tables ("backlog_full"), or NULL. */
 const char *rps_drop_name(enum rps_drop_reason r);
+/** Name of a stage ("parse"), or NULL. */
+const char *rps_stage_name(enum rps_stage_id s);
 /** One-line description of a drop reason, or NULL. */
 const char *rps_drop_description(enum rps_drop_reason r);
 

@@ -5,9 +5,10 @@
 #include "rps_hash.h"
 #include "rps_stage.h"
 
-void
-rps_stage_parse(struct rte_mbuf **pkts, uint16_t n, struct rps_lcore_stats *st)
+uint16_t
+rps_stage_parse(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 {
+	struct rps_lcore_stats *st = c->st;
 	uint64_t v4 = 0, v6 = 0, tcp = 0, udp = 0, other = 0, non_ip = 0, frag = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
@@ -55,4 +56,5 @@ rps_stage_parse(struct rte_mbuf **pkts, uint16_t n, struct rps_lcore_stats *st)
 	RPS_CTR_ADD(st->pkts_other_l4, other);
 	RPS_CTR_ADD(st->pkts_non_ip, non_ip);
 	RPS_CTR_ADD(st->pkts_fragment, frag);
+	return n;
 }

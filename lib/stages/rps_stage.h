@@ -1,25 +1,145 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * rps_stage.h: the processing stages a worker runs over each burst it takes from its backlog.
+ * rps_stage.h: the processing stages a worker runs over each burst it takes from its backlog,
+ * and the pipeline that chains them.
  *
- * A stage is a function over a burst. Stages run on exactly one lcore at a time with that
- * lcore's counters, so they need no locks; every flow reaches exactly one worker, so
- * per-worker flow state (added by later stages) needs none either.
+ * A stage is a function over a burst: it gets pkts[0..n), and returns how many it passes on,
+ * compacted at the front of the same array, in their original relative order. A packet it
+ * does not pass on is either dropped (freed, and counted with rps_stage_drop() under one
+ * reason of RPS_DROP_REASONS) or finished (transmitted, answered, or absorbed into a
+ * reassembled datagram, and counted as processed). Nothing is ever lost uncounted, so
+ * rx_packets == processed + sum(dropped) holds.
+ *
+ * Concurrency: a context belongs to one lcore (a worker, or the RX lcore without a map).
+ * Every flow reaches exactly one worker, so per-worker state (fragment table, flow table)
+ * needs no locks and must not be touched from another lcore while the worker runs.
+ *
+ * Order: parse, validate, reassemble, flow, respond, output. Every stage but output needs
+ * parse before it (it reads l2_len/l3_len/l4_len/packet_type); output, when present, is last.
  */
 #ifndef RPS_STAGE_H
 #define RPS_STAGE_H
 
 #include <stdint.h>
+#include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
 #include "rps_counters.h"
 
+struct rps_reasm;        /* reassemble.c: per-worker rte_ip_frag tables */
+struct rps_flow_table;   /* flow.c: per-worker flow table */
+struct rps_respond_conf; /* respond.c: what to answer */
+
+/** A TX queue with its buffer (rte_eth_tx_buffer), owned by one lcore. */
+struct rps_txq {
+	uint16_t port;
+	uint16_t queue;
+	struct rte_eth_dev_tx_buffer *buf;
+	struct rps_lcore_stats *st;   /* where sent / failed packets are counted */
+};
+
+/** Everything a stage may use. Filled by the application before the lcore starts. */
+struct rps_stage_ctx {
+	struct rps_lcore_stats *st;   /* the owning lcore's counters */
+	uint64_t now;                 /* rte_rdtsc() at the start of this burst */
+	uint64_t hz;                  /* rte_get_tsc_hz() */
+	unsigned int lcore;
+	uint16_t worker;
+	struct rps_reasm *reasm;      /* NULL unless reassemble runs */
+	struct rps_flow_table *flows; /* NULL unless flow runs */
+	const struct rps_respond_conf *respond; /* NULL unless respond runs */
+	struct rps_txq *reply_txq;    /* respond's TX queue (on the RX port) */
+	struct rps_txq *out_txq;      /* output's TX queue, NULL: packets are consumed */
+};
+
+typedef uint16_t (*rps_stage_fn)(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n);
+
+/** Free a packet and count it under @p reason. */
+static inline void
+rps_stage_drop(struct rps_stage_ctx *c, struct rte_mbuf *m, enum rps_drop_reason reason)
+{
+	rte_pktmbuf_free(m);
+	RPS_CTR_ADD(c->st->dropped[reason], 1);
+}
+
+/* ---- the stages ---- */
+
 /**
- * parse: record each packet's layout in the mbuf (l2_len, l3_len, packet_type with
- * RTE_PTYPE_L2/L3/L4 bits and RTE_PTYPE_L4_FRAG for fragments) and count IPv4, IPv6, TCP,
- * UDP, other transport, non-IP and fragments. Reads only through rte_pktmbuf_read(), so a
- * short or multi-segment packet is safe. Drops nothing.
+ * parse: Ethernet, 802.1Q/QinQ, IPv4 with options, IPv6 with its extension chain
+ * (hop-by-hop, routing, fragment, destination options, AH), TCP, UDP, ICMP, ICMPv6. Records
+ * l2_len, l3_len (IP header incl. options/extensions), l4_len, and packet_type (RTE_PTYPE_L2,
+ * L3, L4 incl. RTE_PTYPE_L4_FRAG) in the mbuf. Drops truncated, bad_version, bad_ihl,
+ * bad_header. Non-IP frames pass (RTE_PTYPE_L3 bits 0). Counts pkts_*.
  */
-void rps_stage_parse(struct rte_mbuf **pkts, uint16_t n, struct rps_lcore_stats *st);
+uint16_t rps_stage_parse(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n);
+
+/**
+ * validate: IPv4 version/IHL/total length/header checksum, IPv6 payload length, TTL/hop
+ * limit 0, TCP/UDP checksums (trusting RTE_MBUF_F_RX_IP_CKSUM_* / RTE_MBUF_F_RX_L4_CKSUM_*
+ * GOOD/BAD from the PMD, verifying in software otherwise; fragments' L4 checksum is left to
+ * after reassembly). Trims Ethernet padding so pkt_len matches the IP length.
+ */
+uint16_t rps_stage_validate(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n);
+
+/**
+ * reassemble: IPv4 and IPv6 fragments through rte_ip_frag; completed datagrams continue in
+ * place of their last fragment (re-parsed); other packets pass untouched.
+ */
+uint16_t rps_stage_reassemble(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n);
+
+/** flow: per-worker flow table: counts, TCP state, sequence tracking. Drops flow_table_full. */
+uint16_t rps_stage_flow(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n);
+
+/** respond: answer ARP, ICMP/ICMPv6 echo, neighbour solicitation, UDP echo (reply_txq). */
+uint16_t rps_stage_respond(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n);
+
+/** output: transmit on out_txq, or consume (free) when it is NULL. Returns 0. */
+uint16_t rps_stage_output(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n);
+
+/* ---- TX queues (output.c) ---- */
+
+/**
+ * Set up @p q on (port, queue) with a buffer of @p burst packets on @p socket, counting into
+ * @p st. @return 0 or -ENOMEM.
+ */
+int rps_txq_init(struct rps_txq *q, uint16_t port, uint16_t queue, uint16_t burst, int socket,
+		 struct rps_lcore_stats *st);
+/** Queue one packet; sent ones count as processed + tx_packets, refused ones as tx_failed. */
+void rps_txq_send(struct rps_txq *q, struct rte_mbuf *m);
+/** Transmit what is buffered (call when the backlog is idle and at exit). */
+void rps_txq_flush(struct rps_txq *q);
+/** Flush, then free the buffer. */
+void rps_txq_fini(struct rps_txq *q);
+
+/* ---- the pipeline (pipeline.c) ---- */
+
+/** An ordered list of stages. */
+struct rps_pipeline {
+	uint8_t nb;
+	uint8_t ids[RPS_STAGE_MAX];
+	rps_stage_fn fns[RPS_STAGE_MAX];
+};
+
+/** The default: parse,validate,reassemble,flow,output. */
+void rps_pipeline_default(struct rps_pipeline *p);
+
+/**
+ * Parse "parse,validate,flow,output". @return 0; -EINVAL with *bad pointing at the offending
+ * name (unknown, repeated, out of order, or a stage that needs parse without it).
+ */
+int rps_pipeline_parse(const char *text, struct rps_pipeline *p, char *bad, size_t bad_len);
+
+/** Whether @p p runs stage @p id. */
+int rps_pipeline_has(const struct rps_pipeline *p, enum rps_stage_id id);
+
+/** Format as "parse,validate,...". */
+int rps_pipeline_format(const struct rps_pipeline *p, char *buf, size_t len);
+
+/**
+ * Run the pipeline over a burst. Packets left after the last stage (when output is not in
+ * the pipeline) are consumed and counted as processed.
+ */
+void rps_pipeline_run(const struct rps_pipeline *p, struct rps_stage_ctx *c,
+		      struct rte_mbuf **pkts, uint16_t n);
 
 #endif /* RPS_STAGE_H */
