@@ -3,17 +3,21 @@
 #   build        gcc, -Werror: unit + integration tests
 #   build-clang  clang, -Werror: unit tests (proves the code is clang-clean)
 #   build-asan   gcc with ASan+UBSan: unit + integration tests
+#   build-fuzz   clang with libFuzzer+ASan+UBSan: each stage harness for FUZZ_SECONDS (60)
 # Ends with "N passed, N failed" and exits non-zero if anything failed.
 set -u
 cd "$(dirname "$0")/.."
 sh scripts/bootstrap.sh || { echo "bootstrap failed"; echo "0 passed, 1 failed"; exit 1; }
 
-rm -f build/meson-logs/testlog.json build-clang/meson-logs/testlog.json build-asan/meson-logs/testlog.json
+DIRS="build build-clang build-asan build-fuzz"
+for d in $DIRS; do rm -f "$d/meson-logs/testlog.json"; done
 fail_build=0
 sh scripts/build.sh build || fail_build=$((fail_build + 1))
 CC=clang sh scripts/build.sh build-clang || fail_build=$((fail_build + 1))
 sh scripts/build.sh build-asan -Db_sanitize=address,undefined -Db_lundef=false ||
 	fail_build=$((fail_build + 1))
+CC=clang sh scripts/build.sh build-fuzz -Dfuzz=enabled -Dfuzz_seconds="${FUZZ_SECONDS:-60}" \
+	-Db_sanitize=address,undefined -Db_lundef=false || fail_build=$((fail_build + 1))
 
 # DPDK's EAL keeps some allocations until exit by design; UBSan findings are fatal.
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1"
@@ -23,11 +27,12 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 [ -f build-clang/build.ninja ] && meson test -C build-clang --suite unit --print-errorlogs
 [ -f build-asan/build.ninja ] && meson test -C build-asan --print-errorlogs --num-processes 2 \
 	--timeout-multiplier 3
+[ -f build-fuzz/build.ninja ] && meson test -C build-fuzz --suite fuzz --print-errorlogs
 
 python3 - "$fail_build" <<'PY'
 import json, os, sys
 passed = failed = 0
-for d in ("build", "build-clang", "build-asan"):
+for d in ("build", "build-clang", "build-asan", "build-fuzz"):
     log = os.path.join(d, "meson-logs", "testlog.json")
     if not os.path.exists(log):
         failed += 1

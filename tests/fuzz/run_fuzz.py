@@ -1,0 +1,31 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""run_fuzz.py HARNESS PCAP_DIR SECONDS: seed a corpus from the real-world captures and run a
+libFuzzer harness for a bounded time. Exit status is the harness's: non-zero on any crash,
+ASan/UBSan report, leak or accounting failure."""
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import seed_corpus  # noqa: E402
+
+
+def main():
+    exe, pcaps, secs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    with tempfile.TemporaryDirectory(prefix='rps-fuzz-') as tmp:
+        seeds, work = os.path.join(tmp, 'seeds'), os.path.join(tmp, 'work')
+        os.makedirs(work)
+        sys.argv = ['seed_corpus', pcaps, seeds]
+        seed_corpus.main()
+        env = dict(os.environ, UBSAN_OPTIONS='halt_on_error=1:print_stacktrace=1',
+                   ASAN_OPTIONS='detect_leaks=0:abort_on_error=1')
+        cmd = [exe, '-max_total_time=%d' % secs, '-timeout=10', '-rss_limit_mb=4096',
+               '-print_final_stats=1', work, seeds]
+        print(' '.join(cmd), flush=True)
+        return subprocess.call(cmd, env=env, cwd=tmp)
+
+
+if __name__ == '__main__':
+    sys.exit(main())
