@@ -1,18 +1,766 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* flow.c: placeholder while the stage is written; passes every packet. */
-#include "rps_stage.h"
+/* flow.c: the flow stage: per-worker flow table, TCP state and sequence tracking, ageing. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <rte_byteorder.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_hash.h>
+#include <rte_hash_crc.h>
+#include <rte_ip.h>
+#include <rte_malloc.h>
+#include <rte_mbuf_ptype.h>
+#include <rte_tcp.h>
+
+#include "rps_flow.h"
+
+#ifndef IPPROTO_DCCP
+#define IPPROTO_DCCP 33
+#endif
+#ifndef IPPROTO_UDPLITE
+#define IPPROTO_UDPLITE 136
+#endif
+
+/* Packets looked up in one rte_hash bulk call. */
+#define FLOW_CHUNK RTE_HASH_LOOKUP_BULK_MAX
+/* When a new flow finds the table full: slots examined per eviction step, steps per burst. */
+#define FLOW_EVICT_BUDGET 32
+#define FLOW_EVICT_TRIES 4
+
+/*
+ * The hash key: canonical, endpoint 0 is the smaller (address, port). No implicit padding
+ * (the explicit pad is always 0), and IPv4 leaves addr[x][1..3] zero, so equal flows have
+ * byte-equal keys. 8-byte aligned: rte_hash_crc reads it in 64-bit words.
+ */
+struct flow_key {
+	uint8_t family;       /* 4 or 6 */
+	uint8_t proto;
+	uint16_t pad;
+	uint16_t port[2];     /* network order; port[i] belongs to addr[i] */
+	uint32_t addr[2][4];  /* network order */
+} __rte_aligned(8);
+
+_Static_assert(sizeof(struct flow_key) == 40, "flow key must have no implicit padding");
+
+/* seq_bits */
+#define SEQ_VALID(d) (1u << (d))       /* next_seq[d] is set */
+#define FIN_SEEN(d) (1u << (2 + (d)))  /* a FIN came from direction d */
+
+/* One flow, one cache line; its index is the rte_hash key position. */
+struct flow {
+	uint64_t packets;
+	uint64_t bytes;
+	uint64_t first_seen;
+	uint64_t last_seen;
+	uint32_t next_seq[2];  /* per direction (0: sent by endpoint 0 of the key) */
+	uint32_t out_of_order;
+	uint32_t retransmit;
+	uint8_t in_use;
+	uint8_t state;         /* enum rps_flow_state */
+	uint8_t first_dir;     /* direction of the first packet */
+	uint8_t seq_bits;      /* SEQ_VALID, FIN_SEEN */
+} __rte_aligned(64);
+
+_Static_assert(sizeof(struct flow) == 64, "a flow is one 64-byte line");
+
+struct rps_flow_table {
+	struct rte_hash *h;
+	struct flow *flows;    /* conf.size entries */
+	struct rps_flow_conf conf;
+	uint32_t active;       /* flows in use */
+	uint32_t cursor;       /* next slot the ageing walk examines */
+	uint64_t hz;           /* TSC rate the timeouts below were computed for */
+	uint64_t idle_tsc;
+	uint64_t closed_tsc;
+	uint64_t sweep_tsc;    /* paced ageing walks the whole table once per this */
+	uint64_t age_last;     /* paced ageing: time up to which slots were examined */
+};
+
+/* What the stage needs from one packet. */
+struct pkt_info {
+	struct flow_key key;
+	uint32_t seq;
+	uint32_t len;          /* TCP payload bytes */
+	uint8_t dir;           /* 0: sent by endpoint 0 of the key */
+	uint8_t tcp_flags;
+	uint8_t tcp_ok;        /* a TCP segment with a sane header: state and sequence apply */
+};
+
+static const char *const state_names[RPS_FLOW_STATE_MAX] = {
+	[RPS_FLOW_NONE] = "none",
+	[RPS_FLOW_NEW] = "new",
+	[RPS_FLOW_SYN_SENT] = "syn_sent",
+	[RPS_FLOW_SYN_RECV] = "syn_recv",
+	[RPS_FLOW_ESTABLISHED] = "established",
+	[RPS_FLOW_FIN_WAIT] = "fin_wait",
+	[RPS_FLOW_CLOSED] = "closed",
+};
+
+const char *
+rps_flow_state_name(enum rps_flow_state s)
+{
+	return (unsigned int)s < RPS_FLOW_STATE_MAX ? state_names[s] : NULL;
+}
+
+static uint64_t
+ms_to_tsc(uint32_t ms, uint64_t hz)
+{
+	return (uint64_t)(ms / 1000) * hz + (uint64_t)(ms % 1000) * hz / 1000;
+}
+
+static uint64_t
+tsc_to_ms(uint64_t tsc, uint64_t hz)
+{
+	if (hz == 0)
+		return 0;
+	return tsc / hz * 1000 + tsc % hz * 1000 / hz;
+}
+
+/* Paced ageing sweeps the table every quarter of the shorter timeout (1 ms .. 60 s), so a
+ * flow goes at most 25% after its timeout. */
+static uint32_t
+sweep_ms(const struct rps_flow_conf *conf)
+{
+	uint32_t ms = RTE_MIN(conf->idle_timeout_ms, conf->closed_timeout_ms) / 4;
+
+	return RTE_MIN(RTE_MAX(ms, 1u), 60000u);
+}
+
+static void
+set_hz(struct rps_flow_table *t, uint64_t hz)
+{
+	t->hz = hz;
+	t->idle_tsc = ms_to_tsc(t->conf.idle_timeout_ms, hz);
+	t->closed_tsc = ms_to_tsc(t->conf.closed_timeout_ms, hz);
+	t->sweep_tsc = RTE_MAX(ms_to_tsc(sweep_ms(&t->conf), hz), (uint64_t)1);
+}
+
+static inline int
+proto_has_ports(uint8_t proto)
+{
+	return proto == IPPROTO_TCP || proto == IPPROTO_UDP || proto == IPPROTO_UDPLITE ||
+	       proto == IPPROTO_SCTP || proto == IPPROTO_DCCP;
+}
+
+/* The transport protocol after an IPv6 extension chain of @p l3_len bytes at @p off. */
+static uint8_t
+ipv6_last_nh(const struct rte_mbuf *m, uint32_t off, uint32_t l3_len, uint8_t nh)
+{
+	uint32_t pos = sizeof(struct rte_ipv6_hdr);
+
+	for (int i = 0; i < 16 && pos < l3_len; i++) {
+		uint8_t buf[2];
+		const uint8_t *e;
+		uint32_t len;
+
+		/* hop-by-hop, routing, fragment, AH, destination options, mobility, HIP, shim6 */
+		if (nh != 0 && nh != 43 && nh != 44 && nh != 51 && nh != 60 && nh != 135 &&
+		    nh != 139 && nh != 140)
+			return nh;
+		e = rte_pktmbuf_read(m, off + pos, sizeof(buf), buf);
+		if (e == NULL)
+			return nh;
+		if (nh == 44)
+			len = 8;
+		else if (nh == 51)
+			len = ((uint32_t)e[1] + 2) * 4;
+		else
+			len = ((uint32_t)e[1] + 1) * 8;
+		nh = e[0];
+		pos += len;
+	}
+	return nh;
+}
+
+/* Order the two endpoints and fill the key's address/port pairs; returns the direction. */
+static inline uint8_t
+key_set_endpoints(struct flow_key *k, const void *sa, const void *da, size_t alen,
+		  uint16_t sport, uint16_t dport)
+{
+	int cmp = memcmp(sa, da, alen);
+	uint8_t dir;
+
+	if (cmp == 0)
+		cmp = (int)rte_be_to_cpu_16(sport) - (int)rte_be_to_cpu_16(dport);
+	dir = cmp > 0;
+	memcpy(k->addr[dir], sa, alen);
+	memcpy(k->addr[!dir], da, alen);
+	k->port[dir] = sport;
+	k->port[!dir] = dport;
+	return dir;
+}
+
+/*
+ * Read a parsed packet's flow key and TCP fields. @return 0, or -1 for a packet that is not
+ * tracked (not IP, a fragment, no layout, transport header cut short).
+ */
+static int
+extract(const struct rte_mbuf *m, struct pkt_info *pi)
+{
+	const uint32_t pt = m->packet_type;
+	const uint32_t l4type = pt & RTE_PTYPE_L4_MASK;
+	const uint32_t l3off = m->l2_len;
+	const uint32_t l4off = l3off + m->l3_len;
+	const uint32_t pkt_len = rte_pktmbuf_pkt_len(m);
+	const void *sa, *da;
+	uint32_t ip_end;
+	size_t alen;
+	uint8_t proto;
+	union {
+		struct rte_ipv4_hdr v4;
+		struct rte_ipv6_hdr v6;
+		struct rte_tcp_hdr tcp;
+		uint32_t ports;
+	} buf, lbuf;
+	uint16_t sport = 0, dport = 0;
+
+	if (l4type == RTE_PTYPE_L4_FRAG || m->l3_len == 0)
+		return -1;
+	memset(&pi->key, 0, sizeof(pi->key));
+	pi->tcp_ok = 0;
+	if (RTE_ETH_IS_IPV4_HDR(pt)) {
+		const struct rte_ipv4_hdr *ip = rte_pktmbuf_read(m, l3off, sizeof(buf.v4), &buf);
+
+		if (ip == NULL)
+			return -1;
+		pi->key.family = 4;
+		proto = ip->next_proto_id;
+		sa = &ip->src_addr;
+		da = &ip->dst_addr;
+		alen = 4;
+		ip_end = l3off + rte_be_to_cpu_16(ip->total_length);
+	} else if (RTE_ETH_IS_IPV6_HDR(pt)) {
+		const struct rte_ipv6_hdr *ip = rte_pktmbuf_read(m, l3off, sizeof(buf.v6), &buf);
+
+		if (ip == NULL)
+			return -1;
+		pi->key.family = 6;
+		if (l4type == RTE_PTYPE_L4_TCP)
+			proto = IPPROTO_TCP;
+		else if (l4type == RTE_PTYPE_L4_UDP)
+			proto = IPPROTO_UDP;
+		else if (m->l3_len > sizeof(buf.v6))
+			proto = ipv6_last_nh(m, l3off, m->l3_len, ip->proto);
+		else
+			proto = ip->proto;
+		sa = ip->src_addr;
+		da = ip->dst_addr;
+		alen = 16;
+		ip_end = l3off + (uint32_t)sizeof(buf.v6) + rte_be_to_cpu_16(ip->payload_len);
+	} else {
+		return -1;
+	}
+	pi->key.proto = proto;
+	if (ip_end > pkt_len)
+		ip_end = pkt_len;
+	if (proto == IPPROTO_TCP) {
+		const struct rte_tcp_hdr *th = rte_pktmbuf_read(m, l4off, sizeof(lbuf.tcp), &lbuf);
+		uint32_t hdr;
+
+		if (th == NULL)
+			return -1;
+		sport = th->src_port;
+		dport = th->dst_port;
+		hdr = (uint32_t)(th->data_off >> 4) * 4;
+		if (hdr >= sizeof(*th)) {
+			pi->tcp_ok = 1;
+			pi->tcp_flags = th->tcp_flags;
+			pi->seq = rte_be_to_cpu_32(th->sent_seq);
+			pi->len = ip_end > l4off + hdr ? ip_end - l4off - hdr : 0;
+		}
+	} else if (proto_has_ports(proto)) {
+		const uint8_t *p = rte_pktmbuf_read(m, l4off, sizeof(lbuf.ports), &lbuf);
+
+		if (p == NULL)
+			return -1;
+		memcpy(&sport, p, sizeof(sport)); /* the packet may be at any alignment */
+		memcpy(&dport, p + 2, sizeof(dport));
+	}
+	pi->dir = key_set_endpoints(&pi->key, sa, da, alen, sport, dport);
+	return 0;
+}
+
+/* ---- table ---- */
+
+struct rps_flow_table *
+rps_flow_table_create(const struct rps_flow_conf *conf, const char *name, int socket)
+{
+	struct rps_flow_table *t;
+	struct rte_hash_parameters hp = {
+		.name = name,
+		.key_len = sizeof(struct flow_key),
+		.hash_func = rte_hash_crc,
+		.hash_func_init_val = 0,
+		.socket_id = socket,
+		/* extendable buckets: the table really holds conf->size flows */
+		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
+	};
+
+	if (conf == NULL || name == NULL || conf->size < 8) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	hp.entries = conf->size;
+	t = rte_zmalloc_socket("rps_flow_table", sizeof(*t), RTE_CACHE_LINE_SIZE, socket);
+	if (t == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	t->conf = *conf;
+	t->flows = rte_zmalloc_socket("rps_flows", (size_t)conf->size * sizeof(struct flow),
+				      RTE_CACHE_LINE_SIZE, socket);
+	if (t->flows == NULL) {
+		rte_free(t);
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	t->h = rte_hash_create(&hp);
+	if (t->h == NULL) {
+		int err = rte_errno;
+
+		rte_free(t->flows);
+		rte_free(t);
+		rte_errno = err;
+		return NULL;
+	}
+	set_hz(t, rte_get_tsc_hz());
+	return t;
+}
+
+void
+rps_flow_table_free(struct rps_flow_table *t)
+{
+	if (t == NULL)
+		return;
+	rte_hash_free(t->h);
+	rte_free(t->flows);
+	rte_free(t);
+}
+
+uint32_t
+rps_flow_table_count(const struct rps_flow_table *t)
+{
+	return t != NULL ? t->active : 0;
+}
+
+static inline void
+publish_active(struct rps_stage_ctx *c, const struct rps_flow_table *t)
+{
+	__atomic_store_n(&c->st->flows_active, (uint64_t)t->active, __ATOMIC_RELAXED);
+}
+
+/* Remove the flow at @p pos. */
+static void
+flow_remove(struct rps_flow_table *t, uint32_t pos)
+{
+	struct flow_key k;
+	void *kp;
+
+	if (rte_hash_get_key_with_position(t->h, (int32_t)pos, &kp) == 0) {
+		memcpy(&k, kp, sizeof(k));
+		rte_hash_del_key(t->h, &k);
+	}
+	t->flows[pos].in_use = 0;
+	t->active--;
+}
+
+/* Examine @p budget slots from the cursor; remove expired flows. @return flows removed. */
+static uint32_t
+age_step(struct rps_flow_table *t, uint64_t now, uint32_t budget)
+{
+	const uint32_t size = t->conf.size;
+	uint32_t cur = t->cursor, removed = 0;
+
+	if (t->active == 0)
+		return 0;
+	if (budget > size)
+		budget = size;
+	for (uint32_t i = 0; i < budget; i++) {
+		const struct flow *f = &t->flows[cur];
+
+		if (f->in_use) {
+			const uint64_t idle = now > f->last_seen ? now - f->last_seen : 0;
+
+			if (idle > t->idle_tsc ||
+			    (f->state == RPS_FLOW_CLOSED && idle > t->closed_tsc)) {
+				flow_remove(t, cur);
+				removed++;
+			}
+		}
+		if (++cur == size)
+			cur = 0;
+	}
+	t->cursor = cur;
+	return removed;
+}
+
+static void
+age_count(struct rps_stage_ctx *c, struct rps_flow_table *t, uint32_t budget)
+{
+	const uint32_t removed = age_step(t, c->now, budget);
+
+	if (removed != 0) {
+		RPS_CTR_ADD(c->st->flows_expired, removed);
+		publish_active(c, t);
+	}
+}
+
+void
+rps_flow_table_age(struct rps_stage_ctx *c, uint32_t budget)
+{
+	struct rps_flow_table *t = c->flows;
+
+	if (t == NULL)
+		return;
+	if (c->hz != 0 && c->hz != t->hz)
+		set_hz(t, c->hz);
+	age_count(c, t, budget);
+}
+
+void
+rps_flow_table_age_paced(struct rps_stage_ctx *c, uint32_t max_budget)
+{
+	struct rps_flow_table *t = c->flows;
+	uint64_t elapsed, owed;
+	uint32_t budget;
+
+	if (t == NULL)
+		return;
+	if (c->hz != 0 && c->hz != t->hz)
+		set_hz(t, c->hz);
+	if (c->now <= t->age_last) {
+		if (t->age_last - c->now > t->sweep_tsc)
+			t->age_last = c->now; /* the clock went back: start over */
+		return;
+	}
+	elapsed = c->now - t->age_last;
+	if (elapsed > t->sweep_tsc) {
+		/* more than a sweep is due: do one sweep's worth, forget the rest */
+		elapsed = t->sweep_tsc;
+		t->age_last = c->now - elapsed;
+	}
+	/* elapsed <= 60 s of TSC (< 2^39) times size (< 2^25): no overflow */
+	owed = elapsed * t->conf.size / t->sweep_tsc;
+	if (owed == 0)
+		return;
+	budget = (uint32_t)RTE_MIN(owed, (uint64_t)max_budget);
+	t->age_last += (uint64_t)budget * t->sweep_tsc / t->conf.size;
+	age_count(c, t, budget);
+}
+
+/* ---- the stage ---- */
+
+/* Per-burst tallies, added to the counters once. */
+struct burst_ctrs {
+	uint64_t created;
+	uint64_t expired;
+	uint64_t out_of_order;
+	uint64_t retransmit;
+	unsigned int evict_left;
+};
+
+/*
+ * Add the flow of @p pi (not found by the lookup). On a full table run an eviction step
+ * first; if it removed anything, earlier lookup results may be stale (*stale = 1).
+ * @return the flow's position, or < 0 when there is no room.
+ */
+static int32_t
+flow_add(struct rps_flow_table *t, const struct pkt_info *pi, hash_sig_t sig, uint64_t now,
+	 struct burst_ctrs *bc, int *stale)
+{
+	int32_t pos = rte_hash_add_key_with_hash(t->h, &pi->key, sig);
+	struct flow *f;
+
+	if (pos < 0 && bc->evict_left != 0) {
+		uint32_t removed;
+
+		bc->evict_left--;
+		removed = age_step(t, now, FLOW_EVICT_BUDGET);
+		if (removed != 0) {
+			bc->expired += removed;
+			*stale = 1;
+			pos = rte_hash_add_key_with_hash(t->h, &pi->key, sig);
+		}
+	}
+	if (pos < 0)
+		return pos;
+	if (unlikely((uint32_t)pos >= t->conf.size)) {
+		/* rte_hash gives positions below entries; never index past the array */
+		rte_hash_del_key_with_hash(t->h, &pi->key, sig);
+		return -ENOSPC;
+	}
+	f = &t->flows[pos];
+	if (!f->in_use) {
+		/* a new flow (otherwise an earlier packet of this chunk added it) */
+		memset(f, 0, sizeof(*f));
+		f->in_use = 1;
+		f->first_dir = pi->dir;
+		f->first_seen = now;
+		f->state = pi->key.proto == IPPROTO_TCP ? RPS_FLOW_NEW : RPS_FLOW_NONE;
+		t->active++;
+		bc->created++;
+	}
+	return pos;
+}
+
+static inline void
+tcp_state(struct flow *f, uint8_t flags, uint8_t dir)
+{
+	if (flags & RTE_TCP_RST_FLAG) {
+		f->state = RPS_FLOW_CLOSED;
+		return;
+	}
+	if (flags & RTE_TCP_SYN_FLAG) {
+		if (!(flags & RTE_TCP_ACK_FLAG)) {
+			if (f->state == RPS_FLOW_CLOSED) {
+				/* a new connection on the same tuple */
+				f->seq_bits = 0;
+				f->state = RPS_FLOW_NEW;
+			}
+			if (f->state == RPS_FLOW_NEW)
+				f->state = RPS_FLOW_SYN_SENT;
+		} else if (f->state == RPS_FLOW_NEW || f->state == RPS_FLOW_SYN_SENT) {
+			f->state = RPS_FLOW_SYN_RECV;
+		}
+	} else if (flags & RTE_TCP_ACK_FLAG) {
+		if (f->state == RPS_FLOW_NEW || f->state == RPS_FLOW_SYN_SENT ||
+		    f->state == RPS_FLOW_SYN_RECV)
+			f->state = RPS_FLOW_ESTABLISHED;
+	}
+	if ((flags & RTE_TCP_FIN_FLAG) && f->state != RPS_FLOW_CLOSED) {
+		f->seq_bits |= FIN_SEEN(dir);
+		if ((f->seq_bits & (FIN_SEEN(0) | FIN_SEEN(1))) == (FIN_SEEN(0) | FIN_SEEN(1)))
+			f->state = RPS_FLOW_CLOSED;
+		else
+			f->state = RPS_FLOW_FIN_WAIT;
+	}
+}
+
+static inline void
+tcp_seq(struct flow *f, const struct pkt_info *pi, struct burst_ctrs *bc)
+{
+	const uint8_t d = pi->dir;
+	const uint32_t seg = pi->len + !!(pi->tcp_flags & RTE_TCP_SYN_FLAG) +
+			     !!(pi->tcp_flags & RTE_TCP_FIN_FLAG);
+	const uint32_t end = pi->seq + seg;
+	int32_t ahead;
+
+	if (!(f->seq_bits & SEQ_VALID(d))) {
+		f->seq_bits |= SEQ_VALID(d);
+		f->next_seq[d] = end;
+		return;
+	}
+	if (seg == 0)
+		return; /* pure ACK */
+	ahead = (int32_t)(pi->seq - f->next_seq[d]);
+	if (ahead == 0) {
+		f->next_seq[d] = end;
+	} else if (ahead > 0) {
+		f->out_of_order++;
+		bc->out_of_order++;
+		f->next_seq[d] = end;
+	} else {
+		f->retransmit++;
+		bc->retransmit++;
+		if ((int32_t)(end - f->next_seq[d]) > 0)
+			f->next_seq[d] = end; /* partial overlap: new data beyond next */
+	}
+}
+
+static inline void
+flow_update(struct flow *f, const struct pkt_info *pi, const struct rte_mbuf *m, uint64_t now,
+	    struct burst_ctrs *bc)
+{
+	f->packets++;
+	f->bytes += rte_pktmbuf_pkt_len(m);
+	f->last_seen = now;
+	if (!pi->tcp_ok)
+		return;
+	tcp_state(f, pi->tcp_flags, pi->dir);
+	if (!(pi->tcp_flags & RTE_TCP_RST_FLAG))
+		tcp_seq(f, pi, bc);
+}
 
 uint16_t
 rps_stage_flow(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 {
-	(void)c;
-	(void)pkts;
-	return n;
+	struct rps_flow_table *t = c->flows;
+	struct burst_ctrs bc = { .evict_left = FLOW_EVICT_TRIES };
+	const uint64_t now = c->now;
+	uint16_t out = 0;
+
+	if (t == NULL)
+		return n;
+	if (c->hz != 0 && c->hz != t->hz)
+		set_hz(t, c->hz);
+	for (uint16_t base = 0; base < n; base += FLOW_CHUNK) {
+		const uint16_t cnt = (uint16_t)RTE_MIN((unsigned int)FLOW_CHUNK,
+						       (unsigned int)(n - base));
+		struct pkt_info info[FLOW_CHUNK];
+		const void *keys[FLOW_CHUNK];
+		hash_sig_t sigs[FLOW_CHUNK];
+		int32_t pos[FLOW_CHUNK];
+		uint8_t tracked[FLOW_CHUNK];
+		uint32_t nk = 0, j = 0;
+		int stale = 0;
+
+		for (uint16_t i = 0; i < cnt; i++) {
+			tracked[i] = extract(pkts[base + i], &info[i]) == 0;
+			if (tracked[i]) {
+				keys[nk] = &info[i].key;
+				sigs[nk] = rte_hash_hash(t->h, &info[i].key);
+				nk++;
+			}
+		}
+		if (nk != 0 && rte_hash_lookup_with_hash_bulk(t->h, keys, sigs, nk, pos) != 0)
+			stale = 1; /* cannot happen with valid arguments; look up one by one */
+		for (uint16_t i = 0; i < cnt; i++) {
+			struct rte_mbuf *m = pkts[base + i];
+
+			if (tracked[i]) {
+				int32_t p = stale ? rte_hash_lookup_with_hash(t->h, keys[j], sigs[j])
+						  : pos[j];
+
+				if (p < 0)
+					p = flow_add(t, &info[i], sigs[j], now, &bc, &stale);
+				j++;
+				if (p < 0) {
+					rps_stage_drop(c, m, RPS_DROP_FLOW_TABLE_FULL);
+					continue;
+				}
+				flow_update(&t->flows[p], &info[i], m, now, &bc);
+			}
+			pkts[out++] = m;
+		}
+	}
+	if (bc.created != 0)
+		RPS_CTR_ADD(c->st->flows_created, bc.created);
+	if (bc.expired != 0)
+		RPS_CTR_ADD(c->st->flows_expired, bc.expired);
+	if (bc.out_of_order != 0)
+		RPS_CTR_ADD(c->st->out_of_order, bc.out_of_order);
+	if (bc.retransmit != 0)
+		RPS_CTR_ADD(c->st->retransmit, bc.retransmit);
+	if (bc.created != 0 || bc.expired != 0)
+		publish_active(c, t);
+	return out;
 }
 
-#include "rps_flow.h"
-struct rps_flow_table { int unused; };
-struct rps_flow_table *rps_flow_table_create(const struct rps_flow_conf *c, const char *n, int s) { (void)c; (void)n; (void)s; static struct rps_flow_table t; return &t; }
-void rps_flow_table_age(struct rps_stage_ctx *c, uint32_t b) { (void)c; (void)b; }
-int rps_flow_table_dump_json(const struct rps_flow_table *t, FILE *f, unsigned int l, int nc) { (void)t; (void)f; (void)l; (void)nc; return 0; }
-void rps_flow_table_free(struct rps_flow_table *t) { (void)t; }
+/* ---- reading the table (owner lcore, or after it stopped) ---- */
+
+static void
+summarize(const struct rps_flow_table *t, uint32_t pos, struct rps_flow_summary *s)
+{
+	const struct flow *f = &t->flows[pos];
+	const uint8_t a = f->first_dir, b = !f->first_dir;
+	struct flow_key k;
+	void *kp;
+
+	memset(s, 0, sizeof(*s));
+	memset(&k, 0, sizeof(k));
+	if (rte_hash_get_key_with_position(t->h, (int32_t)pos, &kp) == 0)
+		memcpy(&k, kp, sizeof(k));
+	s->family = k.family;
+	s->proto = k.proto;
+	s->sport = rte_be_to_cpu_16(k.port[a]);
+	s->dport = rte_be_to_cpu_16(k.port[b]);
+	memcpy(s->src, k.addr[a], sizeof(s->src));
+	memcpy(s->dst, k.addr[b], sizeof(s->dst));
+	s->packets = f->packets;
+	s->bytes = f->bytes;
+	s->first_seen = f->first_seen;
+	s->last_seen = f->last_seen;
+	s->state = (enum rps_flow_state)f->state;
+	s->out_of_order = f->out_of_order;
+	s->retransmit = f->retransmit;
+}
+
+int
+rps_flow_table_lookup(const struct rps_flow_table *t, const struct rte_mbuf *m,
+		      struct rps_flow_summary *out)
+{
+	struct pkt_info pi;
+	int32_t pos;
+
+	if (t == NULL || extract(m, &pi) < 0)
+		return -EINVAL;
+	pos = rte_hash_lookup(t->h, &pi.key);
+	if (pos < 0 || !t->flows[pos].in_use)
+		return -ENOENT;
+	summarize(t, (uint32_t)pos, out);
+	return 0;
+}
+
+/* Whether flow a ranks before flow b. */
+static inline int
+ranks_before(const struct flow *a, const struct flow *b)
+{
+	return a->packets > b->packets || (a->packets == b->packets && a->bytes > b->bytes);
+}
+
+int
+rps_flow_table_top(const struct rps_flow_table *t, struct rps_flow_summary *out,
+		   unsigned int n)
+{
+	uint32_t best[64];
+	unsigned int have = 0;
+
+	if (t == NULL || out == NULL || n == 0)
+		return 0;
+	if (n > RTE_DIM(best))
+		n = RTE_DIM(best);
+	for (uint32_t i = 0; i < t->conf.size; i++) {
+		const struct flow *f = &t->flows[i];
+		unsigned int at;
+
+		if (!f->in_use)
+			continue;
+		if (have == n && !ranks_before(f, &t->flows[best[n - 1]]))
+			continue;
+		at = have < n ? have++ : n - 1;
+		while (at > 0 && ranks_before(f, &t->flows[best[at - 1]])) {
+			best[at] = best[at - 1];
+			at--;
+		}
+		best[at] = i;
+	}
+	for (unsigned int i = 0; i < have; i++)
+		summarize(t, best[i], &out[i]);
+	return (int)have;
+}
+
+int
+rps_flow_table_dump_json(const struct rps_flow_table *t, FILE *f, unsigned int lcore,
+			 int need_comma)
+{
+	int written = 0;
+
+	if (t == NULL || f == NULL)
+		return 0;
+	for (uint32_t i = 0; i < t->conf.size; i++) {
+		struct rps_flow_summary s;
+		char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+		if (!t->flows[i].in_use)
+			continue;
+		summarize(t, i, &s);
+		if (inet_ntop(s.family == 4 ? AF_INET : AF_INET6, s.src, src, sizeof(src)) == NULL)
+			snprintf(src, sizeof(src), "?");
+		if (inet_ntop(s.family == 4 ? AF_INET : AF_INET6, s.dst, dst, sizeof(dst)) == NULL)
+			snprintf(dst, sizeof(dst), "?");
+		fprintf(f, "%s{\"lcore\": %u, \"family\": %u, \"proto\": %u, \"src\": \"%s\", "
+			"\"dst\": \"%s\", \"sport\": %u, \"dport\": %u, \"packets\": %" PRIu64
+			", \"bytes\": %" PRIu64 ", \"state\": \"%s\", \"out_of_order\": %" PRIu64
+			", \"retransmit\": %" PRIu64 ", \"first_seen_ms\": %" PRIu64
+			", \"last_seen_ms\": %" PRIu64 "}",
+			(written > 0 || need_comma) ? ",\n" : "", lcore, s.family, s.proto, src, dst,
+			s.sport, s.dport, s.packets, s.bytes, rps_flow_state_name(s.state),
+			s.out_of_order, s.retransmit, tsc_to_ms(s.first_seen, t->hz),
+			tsc_to_ms(s.last_seen, t->hz));
+		written++;
+	}
+	return written;
+}

@@ -1,5 +1,43 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* rps_flow.h: per-worker flow table for the flow stage. */
+/*
+ * What is a flow: every IPv4/IPv6 packet that is not a fragment, keyed by (family,
+ * protocol, the two addresses, the two ports). Ports are the first 4 transport bytes for
+ * TCP, UDP, UDP-Lite, SCTP and DCCP and 0 for every other protocol (ICMP flows are keyed by
+ * addresses and protocol). The key is canonical: the two endpoints are sorted, so both
+ * directions of a connection share one entry. Not tracked (passed on, counted nowhere):
+ * non-IP frames, IP fragments (RTE_PTYPE_L4_FRAG; after the reassemble stage whole datagrams
+ * are tracked), packets without a recorded layout (l3_len 0), and TCP/UDP packets whose
+ * transport header is cut short.
+ *
+ * Per flow: packets and bytes (whole frames, pkt_len), first/last seen (TSC of the burst,
+ * c->now), the endpoint that sent the first packet ("src" in the dump), and for TCP a state
+ * and per-direction sequence tracking:
+ *   - state: SYN -> syn_sent; SYN-ACK -> syn_recv; an ACK without SYN -> established (also
+ *     for a flow picked up mid-stream or whose SYN-ACK was not seen); a FIN from one side
+ *     -> fin_wait; FINs from both sides, or any RST -> closed. A SYN without ACK on a closed
+ *     flow starts a new connection on the same tuple (state and sequence tracking restart,
+ *     counters carry on). Non-TCP flows have state "none".
+ *   - sequence: each direction remembers the next expected sequence number, set by the first
+ *     segment seen in that direction (no verdict for it). A later segment that occupies
+ *     sequence space (payload, SYN or FIN) with seq == next is in order (next = seq + len);
+ *     seq after next (serial arithmetic) is out_of_order (next moves to seq + len); one that
+ *     ends at or before next is a retransmit; one that starts before next and ends after it
+ *     is a retransmit too (partial overlap; next moves to its end). So a reordered pair
+ *     (2 before 1) counts 1 out_of_order for segment 2 and then 1 retransmit for the late
+ *     segment 1: from the receiver's sequence point of view it fills space already passed.
+ *     Pure ACKs (no payload, SYN or FIN) and RST segments never count.
+ *
+ * Table full: when a new flow does not fit, the stage first runs a small ageing step
+ * (eviction of idle/closed flows); if still no room, the packet is dropped as
+ * flow_table_full. The table holds exactly conf->size flows.
+ *
+ * Counters (c->st): flows_created, flows_expired, flows_active (gauge, stored by the owner),
+ * out_of_order, retransmit.
+ *
+ * Concurrency: a table belongs to one lcore. Every function here runs on the owning lcore,
+ * or on another one after the owner stopped (dump at exit).
+ */
 #ifndef RPS_FLOW_H
 #define RPS_FLOW_H
 #include <stdint.h>
@@ -7,17 +45,92 @@
 #include "rps_stage.h"
 
 struct rps_flow_conf {
-	uint32_t size;              /**< flows the table holds */
+	uint32_t size;              /**< flows the table holds (at least 8) */
 	uint32_t idle_timeout_ms;   /**< an idle flow is removed after this */
 	uint32_t closed_timeout_ms; /**< a TCP flow closed by FIN/RST is removed after this */
 };
 
+/** TCP state of a flow (RPS_FLOW_NONE for other protocols). */
+enum rps_flow_state {
+	RPS_FLOW_NONE = 0,     /**< not TCP */
+	RPS_FLOW_NEW,          /**< TCP, nothing conclusive seen yet (no SYN, no ACK) */
+	RPS_FLOW_SYN_SENT,     /**< SYN seen */
+	RPS_FLOW_SYN_RECV,     /**< SYN-ACK seen */
+	RPS_FLOW_ESTABLISHED,  /**< handshake completed, or picked up mid-stream */
+	RPS_FLOW_FIN_WAIT,     /**< a FIN from one side */
+	RPS_FLOW_CLOSED,       /**< FINs from both sides, or a RST */
+	RPS_FLOW_STATE_MAX
+};
+
+/** A copy of one flow, oriented as its first packet: src/sport sent it. */
+struct rps_flow_summary {
+	uint8_t family;        /**< 4 or 6 */
+	uint8_t proto;
+	uint16_t sport;        /**< host order */
+	uint16_t dport;        /**< host order */
+	uint8_t src[16];       /**< network order; IPv4 uses the first 4 bytes */
+	uint8_t dst[16];
+	uint64_t packets;
+	uint64_t bytes;
+	uint64_t first_seen;   /**< TSC */
+	uint64_t last_seen;    /**< TSC */
+	enum rps_flow_state state;
+	uint64_t out_of_order;
+	uint64_t retransmit;
+};
+
+/**
+ * Create an empty table of conf->size flows on @p socket; @p name must be unique among live
+ * tables (it names the rte_hash and its rings: keep it under 25 characters).
+ * @return NULL on failure (rte_errno).
+ */
 struct rps_flow_table *rps_flow_table_create(const struct rps_flow_conf *conf, const char *name,
 					     int socket);
-/** Remove up to @p budget idle/closed flows (incremental scan); call once per worker loop. */
+/**
+ * Ageing step of c->flows: examine @p budget slots from a rotating cursor and remove flows
+ * idle longer than idle_timeout_ms, or closed and idle longer than closed_timeout_ms (times
+ * against c->now, converted with c->hz). Counts flows_expired, updates flows_active.
+ * No-op when c->flows is NULL. Each examined slot is a cache line of the flow array: on a
+ * large table, prefer rps_flow_table_age_paced() in a loop that runs on every poll.
+ */
 void rps_flow_table_age(struct rps_stage_ctx *c, uint32_t budget);
-/** Write the table's flows as JSON objects, comma-separated, to @p f. @return flows written. */
+/**
+ * Paced ageing step: examine as many slots as the time since the last paced step calls for,
+ * so that the whole table is walked once per sweep period (a quarter of the shorter timeout,
+ * clamped to 1 ms .. 60 s), and at most @p max_budget. Between due slots it costs a few
+ * instructions, so it may be called on every loop iteration; a flow is then removed at most
+ * a quarter of its timeout late (provided max_budget per call keeps up: calls/s x max_budget
+ * >= size / sweep period). Counts like rps_flow_table_age().
+ */
+void rps_flow_table_age_paced(struct rps_stage_ctx *c, uint32_t max_budget);
+/**
+ * Write the table's flows to @p f as JSON objects ({"lcore": .., "family": .., "proto": ..,
+ * "src": .., "dst": .., "sport": .., "dport": .., "packets": .., "bytes": .., "state": ..,
+ * "out_of_order": .., "retransmit": .., "first_seen_ms": .., "last_seen_ms": ..}) separated
+ * by ",\n"; the first is preceded by ",\n" too when @p need_comma. Times are the TSC in ms.
+ * @return flows written.
+ */
 int rps_flow_table_dump_json(const struct rps_flow_table *t, FILE *f, unsigned int lcore,
 			     int need_comma);
+/** Free the table (NULL is fine). Flows still in it are not counted as expired. */
 void rps_flow_table_free(struct rps_flow_table *t);
+
+/** Flows in the table now. */
+uint32_t rps_flow_table_count(const struct rps_flow_table *t);
+/**
+ * The @p n (at most 64) flows with the most packets (ties: more bytes first), most first,
+ * into @p out. Walks the whole table: for telemetry, not per packet.
+ * @return how many were written (min(n, 64, flows in the table)).
+ */
+int rps_flow_table_top(const struct rps_flow_table *t, struct rps_flow_summary *out,
+		       unsigned int n);
+/**
+ * The flow a parsed packet belongs to (either direction). @return 0 and @p out filled, or
+ * -ENOENT (not in the table), -EINVAL (not a tracked packet).
+ */
+int rps_flow_table_lookup(const struct rps_flow_table *t, const struct rte_mbuf *m,
+			  struct rps_flow_summary *out);
+/** "none", "new", "syn_sent", "syn_recv", "established", "fin_wait", "closed"; NULL if bad. */
+const char *rps_flow_state_name(enum rps_flow_state s);
+
 #endif

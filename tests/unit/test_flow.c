@@ -1,0 +1,1262 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_flow.c: the flow stage (lib/stages/flow.c): keys, TCP state, sequences, ageing, dump. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf_ptype.h>
+#include <rte_tcp.h>
+#include <rte_udp.h>
+
+#include "rps_flow.h"
+#include "rps_stage.h"
+#include "test_common.h"
+
+/* A 1 MHz "TSC": 1 ms is 1000 ticks. */
+#define HZ 1000000u
+#define MS(x) ((uint64_t)(x) * (HZ / 1000))
+#define T0 MS(10000)
+
+#define SYN RTE_TCP_SYN_FLAG
+#define ACK RTE_TCP_ACK_FLAG
+#define FIN RTE_TCP_FIN_FLAG
+#define RST RTE_TCP_RST_FLAG
+#define PSH RTE_TCP_PSH_FLAG
+
+#define CLI UT_IP4(1)
+#define SRV UT_IP4(2)
+#define CPORT 40000
+#define SPORT 80
+
+/* One test's table, context and counters. */
+struct fx {
+	struct rps_lcore_stats st;
+	struct rps_stage_ctx c;
+	struct rps_flow_table *t;
+};
+
+static int
+fx_init(struct fx *f, uint32_t size, uint32_t idle_ms, uint32_t closed_ms)
+{
+	static unsigned int seq;
+	struct rps_flow_conf conf = {
+		.size = size, .idle_timeout_ms = idle_ms, .closed_timeout_ms = closed_ms,
+	};
+	char name[32];
+
+	memset(f, 0, sizeof(*f));
+	snprintf(name, sizeof(name), "ut_flows_%u", seq++);
+	f->t = rps_flow_table_create(&conf, name, SOCKET_ID_ANY);
+	if (f->t == NULL)
+		return -1;
+	f->c.st = &f->st;
+	f->c.hz = HZ;
+	f->c.now = T0;
+	f->c.flows = f->t;
+	return 0;
+}
+
+static void
+fx_fini(struct fx *f)
+{
+	rps_flow_table_free(f->t);
+	f->t = NULL;
+}
+
+#define FX_INIT(f, size, idle, closed) CU_ASSERT_EQUAL_FATAL(fx_init(f, size, idle, closed), 0)
+
+/* A packet to build: v4 or v6 (addresses: UT_IP4(n) or 2001:db8::n), TCP or UDP. */
+struct seg {
+	int v6;
+	uint32_t src, dst;   /* UT_IP4() values; for v6 the low bits give 2001:db8::n */
+	uint16_t sport, dport;
+	uint8_t proto;
+	uint8_t flags;
+	uint32_t seq;
+	uint16_t len;        /* payload bytes */
+	uint8_t pad;         /* Ethernet padding after the IP datagram */
+};
+
+static unsigned int split_toggle;
+
+static uint16_t
+frame_len(const struct seg *s)
+{
+	return (uint16_t)(RTE_ETHER_HDR_LEN + (s->v6 ? 40 : 20) +
+			  (s->proto == IPPROTO_TCP ? 20 : 8) + s->len);
+}
+
+/* Build @p s as an mbuf with l2/l3 lengths and packet_type set as the parse stage would;
+ * every other one is a two-segment chain split inside the transport header. */
+static struct rte_mbuf *
+mk(const struct seg *s)
+{
+	struct ut_pkt p;
+	struct rte_mbuf *m;
+	uint16_t l4;
+
+	ut_pkt_init(&p);
+	if (s->v6) {
+		uint8_t a[16], b[16];
+
+		ut_ip6(a, 0, s->src & 0xffff);
+		ut_ip6(b, 0, s->dst & 0xffff);
+		ut_put_eth(&p, RTE_ETHER_TYPE_IPV6);
+		ut_put_ipv6(&p, a, b, s->proto);
+	} else {
+		ut_put_eth(&p, RTE_ETHER_TYPE_IPV4);
+		ut_put_ipv4(&p, s->src, s->dst, s->proto, 0, 0);
+	}
+	l4 = p.len;
+	if (s->proto == IPPROTO_TCP) {
+		struct rte_tcp_hdr *th;
+
+		ut_put_tcp(&p, s->sport, s->dport);
+		th = (struct rte_tcp_hdr *)(p.b + l4);
+		th->sent_seq = rte_cpu_to_be_32(s->seq);
+		th->tcp_flags = s->flags;
+	} else {
+		ut_put_udp(&p, s->sport, s->dport);
+	}
+	for (uint16_t i = 0; i < s->len; i++)
+		*(uint8_t *)ut_put(&p, NULL, 1) = (uint8_t)(0x41 + i % 26);
+	ut_pkt_finish(&p);
+	if (s->proto == IPPROTO_UDP)
+		((struct rte_udp_hdr *)(p.b + l4))->dgram_len = rte_cpu_to_be_16(p.len - l4);
+	ut_put(&p, NULL, s->pad);
+	if (split_toggle++ & 1)
+		m = ut_mbuf_split(p.b, p.len, (uint16_t)(l4 + 6));
+	else
+		m = ut_mbuf_exact(p.b, p.len);
+	if (m == NULL)
+		return NULL;
+	m->l2_len = RTE_ETHER_HDR_LEN;
+	m->l3_len = s->v6 ? 40 : 20;
+	m->packet_type = RTE_PTYPE_L2_ETHER |
+			 (s->v6 ? RTE_PTYPE_L3_IPV6 : RTE_PTYPE_L3_IPV4) |
+			 (s->proto == IPPROTO_TCP ? RTE_PTYPE_L4_TCP : RTE_PTYPE_L4_UDP);
+	return m;
+}
+
+/* Run the stage over @p n packets; check the accounting, free what it kept. @return kept. */
+static uint16_t
+run(struct fx *f, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rte_mbuf *in[600];
+	uint64_t drops = f->st.dropped[RPS_DROP_FLOW_TABLE_FULL];
+	uint16_t kept;
+	unsigned int k = 0;
+
+	CU_ASSERT_FATAL(n <= RTE_DIM(in));
+	memcpy(in, pkts, n * sizeof(*pkts));
+	kept = rps_stage_flow(&f->c, pkts, n);
+	CU_ASSERT_EQUAL(kept + (f->st.dropped[RPS_DROP_FLOW_TABLE_FULL] - drops), n);
+	/* kept packets are a subsequence of the input, in order */
+	for (unsigned int i = 0; i < n && k < kept; i++)
+		if (in[i] == pkts[k])
+			k++;
+	CU_ASSERT_EQUAL(k, kept);
+	rte_pktmbuf_free_bulk(pkts, kept);
+	return kept;
+}
+
+/* Send one segment. */
+static uint16_t
+send1(struct fx *f, const struct seg *s)
+{
+	struct rte_mbuf *m = mk(s);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	return run(f, &m, 1);
+}
+
+/* The flow @p s belongs to. */
+static int
+get(struct fx *f, const struct seg *s, struct rps_flow_summary *out)
+{
+	struct rte_mbuf *m = mk(s);
+	int rc;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	rc = rps_flow_table_lookup(f->t, m, out);
+	rte_pktmbuf_free(m);
+	return rc;
+}
+
+/* client -> server and server -> client TCP segments */
+static struct seg
+c2s(uint8_t flags, uint32_t seq, uint16_t len)
+{
+	return (struct seg){ 0, CLI, SRV, CPORT, SPORT, IPPROTO_TCP, flags, seq, len, 0 };
+}
+
+static struct seg
+s2c(uint8_t flags, uint32_t seq, uint16_t len)
+{
+	return (struct seg){ 0, SRV, CLI, SPORT, CPORT, IPPROTO_TCP, flags, seq, len, 0 };
+}
+
+static enum rps_flow_state
+state_of(struct fx *f)
+{
+	struct rps_flow_summary s;
+	struct seg k = c2s(ACK, 0, 0);
+
+	if (get(f, &k, &s) != 0)
+		return RPS_FLOW_STATE_MAX;
+	return s.state;
+}
+
+/* SYN, SYN-ACK, ACK from client 1000 / server 5000. */
+static void
+handshake(struct fx *f)
+{
+	struct seg s;
+
+	s = c2s(SYN, 1000, 0);
+	send1(f, &s);
+	s = s2c(SYN | ACK, 5000, 0);
+	send1(f, &s);
+	s = c2s(ACK, 1001, 0);
+	send1(f, &s);
+}
+
+static void
+test_handshake(void)
+{
+	struct fx f;
+	struct rps_flow_summary s;
+	struct seg p;
+	uint64_t bytes = 0;
+
+	FX_INIT(&f, 64, 1000, 100);
+	p = c2s(SYN, 1000, 0);
+	CU_ASSERT_EQUAL(send1(&f, &p), 1);
+	bytes += frame_len(&p);
+	CU_ASSERT_EQUAL(state_of(&f), RPS_FLOW_SYN_SENT);
+	f.c.now += MS(1);
+	p = s2c(SYN | ACK, 5000, 0);
+	CU_ASSERT_EQUAL(send1(&f, &p), 1);
+	bytes += frame_len(&p);
+	CU_ASSERT_EQUAL(state_of(&f), RPS_FLOW_SYN_RECV);
+	f.c.now += MS(1);
+	p = c2s(ACK, 1001, 0);
+	send1(&f, &p);
+	bytes += frame_len(&p);
+	CU_ASSERT_EQUAL(state_of(&f), RPS_FLOW_ESTABLISHED);
+	/* in-order data both ways, pure ACKs in between */
+	p = c2s(ACK | PSH, 1001, 100);
+	send1(&f, &p);
+	bytes += frame_len(&p);
+	p = s2c(ACK, 5001, 0);
+	send1(&f, &p);
+	bytes += frame_len(&p);
+	p = c2s(ACK | PSH, 1101, 100);
+	send1(&f, &p);
+	bytes += frame_len(&p);
+	p = s2c(ACK | PSH, 5001, 50);
+	send1(&f, &p);
+	bytes += frame_len(&p);
+	p = c2s(ACK, 1201, 0);
+	send1(&f, &p);
+	bytes += frame_len(&p);
+
+	/* one flow, either direction finds it, oriented as the first packet (client) */
+	CU_ASSERT_EQUAL_FATAL(get(&f, &p, &s), 0);
+	CU_ASSERT_EQUAL(s.family, 4);
+	CU_ASSERT_EQUAL(s.proto, IPPROTO_TCP);
+	CU_ASSERT_EQUAL(s.sport, CPORT);
+	CU_ASSERT_EQUAL(s.dport, SPORT);
+	CU_ASSERT_EQUAL(s.src[0], 198);
+	CU_ASSERT_EQUAL(s.src[3], 1);
+	CU_ASSERT_EQUAL(s.dst[3], 2);
+	CU_ASSERT_EQUAL(s.packets, 8);
+	CU_ASSERT_EQUAL(s.bytes, bytes);
+	CU_ASSERT_EQUAL(s.state, RPS_FLOW_ESTABLISHED);
+	CU_ASSERT_EQUAL(s.out_of_order, 0);
+	CU_ASSERT_EQUAL(s.retransmit, 0);
+	CU_ASSERT_EQUAL(s.first_seen, T0);
+	CU_ASSERT_EQUAL(s.last_seen, T0 + MS(2));
+	p = s2c(ACK, 0, 0);
+	CU_ASSERT_EQUAL_FATAL(get(&f, &p, &s), 0);
+	CU_ASSERT_EQUAL(s.sport, CPORT);
+	CU_ASSERT_EQUAL(f.st.flows_created, 1);
+	CU_ASSERT_EQUAL(f.st.flows_active, 1);
+	CU_ASSERT_EQUAL(f.st.flows_expired, 0);
+	CU_ASSERT_EQUAL(f.st.out_of_order, 0);
+	CU_ASSERT_EQUAL(f.st.retransmit, 0);
+	CU_ASSERT_EQUAL(rps_stats_dropped_total(&f.st), 0);
+	CU_ASSERT_EQUAL(rps_flow_table_count(f.t), 1);
+	fx_fini(&f);
+}
+
+static void
+test_fin_teardown(void)
+{
+	struct fx f;
+	struct rps_flow_summary s;
+	struct seg p;
+
+	FX_INIT(&f, 64, 1000, 100);
+	handshake(&f);
+	p = c2s(ACK | PSH, 1001, 10);
+	send1(&f, &p);
+	p = c2s(FIN | ACK, 1011, 0);
+	send1(&f, &p);
+	CU_ASSERT_EQUAL(state_of(&f), RPS_FLOW_FIN_WAIT);
+	p = s2c(ACK, 5001, 0);
+	send1(&f, &p);
+	CU_ASSERT_EQUAL(state_of(&f), RPS_FLOW_FIN_WAIT);
+	/* the server's FIN closes it; its FIN follows in sequence (5001) */
+	p = s2c(FIN | ACK, 5001, 0);
+	send1(&f, &p);
+	CU_ASSERT_EQUAL(state_of(&f), RPS_FLOW_CLOSED);
+	/* the last ACK (seq after the client's FIN) leaves it closed */
+	p = c2s(ACK, 1012, 0);
+	send1(&f, &p);
+	CU_ASSERT_EQUAL(state_of(&f), RPS_FLOW_CLOSED);
+	/* a retransmitted FIN occupies sequence space already seen */
+	p = s2c(FIN | ACK, 5001, 0);
+	send1(&f, &p);
+	CU_ASSERT_EQUAL_FATAL(get(&f, &p, &s), 0);
+	CU_ASSERT_EQUAL(s.state, RPS_FLOW_CLOSED);
+	CU_ASSERT_EQUAL(s.packets, 9);
+	CU_ASSERT_EQUAL(s.out_of_order, 0);
+	CU_ASSERT_EQUAL(s.retransmit, 1);
+	/* a new SYN on the closed tuple starts over */
+	p = c2s(SYN, 777777, 0);
+	send1(&f, &p);
+	CU_ASSERT_EQUAL(state_of(&f), RPS_FLOW_SYN_SENT);
+	p = c2s(ACK, 777778, 0);
+	send1(&f, &p);
+	p = c2s(ACK, 777778, 5);
+	send1(&f, &p);
+	CU_ASSERT_EQUAL_FATAL(get(&f, &p, &s), 0);
+	CU_ASSERT_EQUAL(s.state, RPS_FLOW_ESTABLISHED);
+	CU_ASSERT_EQUAL(s.packets, 12);
+	CU_ASSERT_EQUAL(s.out_of_order, 0);
+	CU_ASSERT_EQUAL(s.retransmit, 1);
+	CU_ASSERT_EQUAL(f.st.flows_created, 1);
+	fx_fini(&f);
+}
+
+static void
+test_rst(void)
+{
+	struct fx f;
+	struct rps_flow_summary s;
+	struct seg p;
+
+	FX_INIT(&f, 64, 1000, 100);
+	handshake(&f);
+	CU_ASSERT_EQUAL(state_of(&f), RPS_FLOW_ESTABLISHED);
+	/* a RST with any sequence number closes and counts nothing */
+	p = s2c(RST, 123, 0);
+	send1(&f, &p);
+	CU_ASSERT_EQUAL_FATAL(get(&f, &p, &s), 0);
+	CU_ASSERT_EQUAL(s.state, RPS_FLOW_CLOSED);
+	CU_ASSERT_EQUAL(s.packets, 4);
+	CU_ASSERT_EQUAL(s.out_of_order + s.retransmit, 0);
+	/* a RST carrying data (allowed, RFC 9293 3.5.3), behind or ahead: still no verdict */
+	p = s2c(RST | ACK, 4000, 10);
+	send1(&f, &p);
+	p = s2c(RST | ACK, 9000, 10);
+	send1(&f, &p);
+	CU_ASSERT_EQUAL_FATAL(get(&f, &p, &s), 0);
+	CU_ASSERT_EQUAL(s.out_of_order + s.retransmit, 0);
+	CU_ASSERT_EQUAL(f.st.out_of_order + f.st.retransmit, 0);
+	/* a RST answering a SYN closes too */
+	p = (struct seg){ 0, CLI, SRV, CPORT + 1, SPORT, IPPROTO_TCP, SYN, 1, 0, 0 };
+	send1(&f, &p);
+	p = (struct seg){ 0, SRV, CLI, SPORT, CPORT + 1, IPPROTO_TCP, RST | ACK, 0, 0, 0 };
+	send1(&f, &p);
+	CU_ASSERT_EQUAL_FATAL(get(&f, &p, &s), 0);
+	CU_ASSERT_EQUAL(s.state, RPS_FLOW_CLOSED);
+	CU_ASSERT_EQUAL(s.sport, CPORT + 1);
+	CU_ASSERT_EQUAL(s.packets, 2);
+	CU_ASSERT_EQUAL(f.st.flows_created, 2);
+	CU_ASSERT_EQUAL(f.st.flows_active, 2);
+	fx_fini(&f);
+}
+
+static void
+test_midstream(void)
+{
+	struct fx f;
+	struct rps_flow_summary s;
+	struct seg p;
+
+	FX_INIT(&f, 64, 1000, 100);
+	/* the first packet seen is server data */
+	p = s2c(ACK | PSH, 900000, 400);
+	send1(&f, &p);
+	CU_ASSERT_EQUAL(state_of(&f), RPS_FLOW_ESTABLISHED);
+	p = s2c(ACK | PSH, 900400, 400);
+	send1(&f, &p);
+	p = c2s(ACK, 42, 0);
+	send1(&f, &p);
+	p = c2s(ACK | PSH, 42, 7);
+	send1(&f, &p);
+	p = s2c(ACK, 900800, 400);
+	send1(&f, &p);
+	CU_ASSERT_EQUAL_FATAL(get(&f, &p, &s), 0);
+	CU_ASSERT_EQUAL(s.state, RPS_FLOW_ESTABLISHED);
+	CU_ASSERT_EQUAL(s.sport, SPORT); /* the server sent first */
+	CU_ASSERT_EQUAL(s.dport, CPORT);
+	CU_ASSERT_EQUAL(s.src[3], 2);
+	CU_ASSERT_EQUAL(s.packets, 5);
+	CU_ASSERT_EQUAL(s.out_of_order, 0);
+	CU_ASSERT_EQUAL(s.retransmit, 0);
+	/* a segment without ACK, SYN or RST does not establish a new pickup */
+	p = (struct seg){ 0, CLI, SRV, 1234, 4321, IPPROTO_TCP, PSH, 5, 10, 0 };
+	send1(&f, &p);
+	CU_ASSERT_EQUAL_FATAL(get(&f, &p, &s), 0);
+	CU_ASSERT_EQUAL(s.state, RPS_FLOW_NEW);
+	fx_fini(&f);
+}
+
+static void
+test_retransmit(void)
+{
+	struct fx f;
+	struct rps_flow_summary s;
+	struct seg p;
+
+	FX_INIT(&f, 64, 1000, 100);
+	handshake(&f);
+	p = c2s(ACK, 1001, 100);
+	send1(&f, &p);
+	p = c2s(ACK, 1101, 100);
+	send1(&f, &p);
+	CU_ASSERT_EQUAL(f.st.retransmit, 0);
+	p = c2s(ACK, 1001, 100); /* a whole repeat */
+	send1(&f, &p);
+	CU_ASSERT_EQUAL_FATAL(get(&f, &p, &s), 0);
+	CU_ASSERT_EQUAL(s.retransmit, 1);
+	CU_ASSERT_EQUAL(s.out_of_order, 0);
+	CU_ASSERT_EQUAL(f.st.retransmit, 1);
+	/* ending exactly at next: a retransmit */
+	p = c2s(ACK, 1151, 50);
+	send1(&f, &p);
+	CU_ASSERT_EQUAL(f.st.retransmit, 2);
+	/* partial overlap (1151..1250, next 1201): a retransmit; next moves to 1251 */
+	p = c2s(ACK, 1151, 100);
+	send1(&f, &p);
+	CU_ASSERT_EQUAL(f.st.retransmit, 3);
+	p = c2s(ACK, 1251, 10);
+	send1(&f, &p);
+	/* a pure ACK with an old sequence number never counts; nor a duplicate ACK */
+	p = c2s(ACK, 1001, 0);
+	send1(&f, &p);
+	send1(&f, &p);
+	p = s2c(ACK, 5001, 0);
+	send1(&f, &p);
+	send1(&f, &p);
+	CU_ASSERT_EQUAL_FATAL(get(&f, &p, &s), 0);
+	CU_ASSERT_EQUAL(s.retransmit, 3);
+	CU_ASSERT_EQUAL(s.out_of_order, 0);
+	CU_ASSERT_EQUAL(f.st.retransmit, 3);
+	CU_ASSERT_EQUAL(f.st.out_of_order, 0);
+	/* a retransmitted SYN is a retransmit as well */
+	p = (struct seg){ 0, CLI, SRV, 5555, 80, IPPROTO_TCP, SYN, 70, 0, 0 };
+	send1(&f, &p);
+	send1(&f, &p);
+	CU_ASSERT_EQUAL_FATAL(get(&f, &p, &s), 0);
+	CU_ASSERT_EQUAL(s.retransmit, 1);
+	CU_ASSERT_EQUAL(f.st.retransmit, 4);
+	fx_fini(&f);
+}
+
+/* Reordering: 2 before 1 counts out_of_order for 2, then retransmit for 1 (documented). */
+static void
+test_reorder(void)
+{
+	struct fx f;
+	struct rps_flow_summary s;
+	struct rte_mbuf *b[3];
+	struct seg p;
+
+	FX_INIT(&f, 64, 1000, 100);
+	handshake(&f);
+	p = c2s(ACK, 1001, 100);
+	b[0] = mk(&p);
+	p = c2s(ACK, 1201, 100); /* 1101..1200 still missing */
+	b[1] = mk(&p);
+	p = c2s(ACK, 1101, 100);
+	b[2] = mk(&p);
+	CU_ASSERT_FATAL(b[0] && b[1] && b[2]);
+	CU_ASSERT_EQUAL(run(&f, b, 3), 3); /* one burst */
+	CU_ASSERT_EQUAL_FATAL(get(&f, &p, &s), 0);
+	CU_ASSERT_EQUAL(s.out_of_order, 1);
+	CU_ASSERT_EQUAL(s.retransmit, 1);
+	CU_ASSERT_EQUAL(f.st.out_of_order, 1);
+	CU_ASSERT_EQUAL(f.st.retransmit, 1);
+	/* next is 1301: in order again */
+	p = c2s(ACK, 1301, 100);
+	send1(&f, &p);
+	CU_ASSERT_EQUAL(f.st.out_of_order, 1);
+	CU_ASSERT_EQUAL(f.st.retransmit, 1);
+	/* a gap, then a pure ACK beyond next: the ACK counts nothing */
+	p = c2s(ACK, 9999, 0);
+	send1(&f, &p);
+	CU_ASSERT_EQUAL(f.st.out_of_order, 1);
+	fx_fini(&f);
+}
+
+static void
+test_wraparound(void)
+{
+	struct fx f;
+	struct rps_flow_summary s;
+	struct seg p;
+
+	FX_INIT(&f, 64, 1000, 100);
+	/* SYN at 2^32 - 1: the data starts at 0 */
+	p = c2s(SYN, 0xffffffffu, 0);
+	send1(&f, &p);
+	p = s2c(SYN | ACK, 0xfffffff0u, 0);
+	send1(&f, &p);
+	p = c2s(ACK, 0, 100);
+	send1(&f, &p);
+	p = c2s(ACK, 100, 100);
+	send1(&f, &p);
+	/* the server's data wraps inside one segment: 0xfffffff1 + 100 */
+	p = s2c(ACK, 0xfffffff1u, 100);
+	send1(&f, &p);
+	p = s2c(ACK, 0x55, 100);
+	send1(&f, &p);
+	CU_ASSERT_EQUAL(f.st.out_of_order, 0);
+	CU_ASSERT_EQUAL(f.st.retransmit, 0);
+	/* a repeat from before the wrap is a retransmit, not a jump ahead */
+	p = s2c(ACK, 0xfffffff1u, 100);
+	send1(&f, &p);
+	CU_ASSERT_EQUAL(f.st.retransmit, 1);
+	CU_ASSERT_EQUAL(f.st.out_of_order, 0);
+	/* a jump across 2^32: next is 0xb9; 0x100 is ahead */
+	p = s2c(ACK, 0x100, 10);
+	send1(&f, &p);
+	CU_ASSERT_EQUAL(f.st.out_of_order, 1);
+	/* and the client side, far from its own wrap, never counted */
+	CU_ASSERT_EQUAL_FATAL(get(&f, &p, &s), 0);
+	CU_ASSERT_EQUAL(s.out_of_order, 1);
+	CU_ASSERT_EQUAL(s.retransmit, 1);
+	CU_ASSERT_EQUAL(s.state, RPS_FLOW_ESTABLISHED);
+	fx_fini(&f);
+}
+
+/* Both directions share a flow; their sequence spaces are independent even when they
+ * overlap numerically. */
+static void
+test_directions(void)
+{
+	struct fx f;
+	struct rps_flow_summary s;
+	struct rte_mbuf *b[8];
+	struct seg p[8];
+	uint64_t bytes = 0;
+
+	FX_INIT(&f, 64, 1000, 100);
+	p[0] = c2s(ACK, 1000, 100);
+	p[1] = s2c(ACK, 1000, 300);  /* same numbers, other direction: its own first segment */
+	p[2] = c2s(ACK, 1100, 100);
+	p[3] = s2c(ACK, 1300, 300);
+	p[4] = c2s(ACK, 1200, 100);
+	p[5] = s2c(ACK, 1600, 300);
+	p[6] = s2c(ACK, 1300, 300);  /* server retransmit */
+	p[7] = c2s(ACK, 1400, 100);  /* client out of order (1300 missing) */
+	for (int i = 0; i < 8; i++) {
+		b[i] = mk(&p[i]);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(b[i]);
+		bytes += frame_len(&p[i]);
+	}
+	CU_ASSERT_EQUAL(run(&f, b, 8), 8);
+	CU_ASSERT_EQUAL_FATAL(get(&f, &p[0], &s), 0);
+	CU_ASSERT_EQUAL(s.packets, 8);
+	CU_ASSERT_EQUAL(s.bytes, bytes);
+	CU_ASSERT_EQUAL(s.retransmit, 1);
+	CU_ASSERT_EQUAL(s.out_of_order, 1);
+	CU_ASSERT_EQUAL(f.st.flows_created, 1);
+	CU_ASSERT_EQUAL(rps_flow_table_count(f.t), 1);
+	/* same addresses, swapped ports: a different flow */
+	p[0].sport = SPORT;
+	p[0].dport = CPORT;
+	CU_ASSERT_EQUAL(get(&f, &p[0], &s), -ENOENT);
+	fx_fini(&f);
+}
+
+static void
+test_udp(void)
+{
+	struct fx f;
+	struct rps_flow_summary s;
+	struct rte_mbuf *b[8];
+	struct seg a = { 0, UT_IP4(10), UT_IP4(20), 5353, 53, IPPROTO_UDP, 0, 0, 30, 0 };
+	struct seg r = { 0, UT_IP4(20), UT_IP4(10), 53, 5353, IPPROTO_UDP, 0, 0, 200, 0 };
+	struct seg o = { 0, UT_IP4(10), UT_IP4(20), 5354, 53, IPPROTO_UDP, 0, 0, 1, 0 };
+	struct ut_pkt arp, frag;
+
+	FX_INIT(&f, 64, 1000, 100);
+	for (int i = 0; i < 3; i++)
+		b[i] = mk(&a);
+	b[3] = mk(&r);
+	b[4] = mk(&r);
+	b[5] = mk(&o);
+	/* untracked: an ARP frame and an IPv4 fragment */
+	ut_pkt_init(&arp);
+	ut_put_eth(&arp, RTE_ETHER_TYPE_ARP);
+	ut_put(&arp, NULL, 28);
+	b[6] = ut_mbuf_exact(arp.b, arp.len);
+	ut_pkt_init(&frag);
+	ut_put_eth(&frag, RTE_ETHER_TYPE_IPV4);
+	ut_put_ipv4(&frag, UT_IP4(10), UT_IP4(20), IPPROTO_UDP, 0, RTE_IPV4_HDR_MF_FLAG);
+	ut_put_udp(&frag, 5353, 53);
+	ut_pkt_finish(&frag);
+	b[7] = ut_mbuf_exact(frag.b, frag.len);
+	for (int i = 0; i < 8; i++)
+		CU_ASSERT_PTR_NOT_NULL_FATAL(b[i]);
+	b[6]->packet_type = RTE_PTYPE_UNKNOWN;
+	b[6]->l2_len = 0;
+	b[6]->l3_len = 0;
+	b[7]->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_FRAG;
+	b[7]->l2_len = RTE_ETHER_HDR_LEN;
+	b[7]->l3_len = 20;
+	CU_ASSERT_EQUAL(run(&f, b, 8), 8);
+
+	CU_ASSERT_EQUAL_FATAL(get(&f, &r, &s), 0);
+	CU_ASSERT_EQUAL(s.proto, IPPROTO_UDP);
+	CU_ASSERT_EQUAL(s.packets, 5);
+	CU_ASSERT_EQUAL(s.bytes, 3u * frame_len(&a) + 2u * frame_len(&r));
+	CU_ASSERT_EQUAL(s.state, RPS_FLOW_NONE);
+	CU_ASSERT_EQUAL(s.sport, 5353);
+	CU_ASSERT_EQUAL(s.dport, 53);
+	CU_ASSERT_EQUAL_FATAL(get(&f, &o, &s), 0);
+	CU_ASSERT_EQUAL(s.packets, 1);
+	CU_ASSERT_EQUAL(s.bytes, frame_len(&o));
+	CU_ASSERT_EQUAL(f.st.flows_created, 2);
+	CU_ASSERT_EQUAL(f.st.flows_active, 2);
+	CU_ASSERT_EQUAL(f.st.out_of_order + f.st.retransmit, 0);
+	fx_fini(&f);
+}
+
+static void
+test_ipv6(void)
+{
+	struct fx f;
+	struct rps_flow_summary s;
+	struct seg p;
+	struct seg u = { 1, 7, 8, 1000, 2000, IPPROTO_UDP, 0, 0, 10, 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mf;
+
+	FX_INIT(&f, 64, 1000, 100);
+	p = (struct seg){ 1, 5, 3, 33000, 443, IPPROTO_TCP, SYN, 10, 0, 0 };
+	send1(&f, &p);
+	p = (struct seg){ 1, 3, 5, 443, 33000, IPPROTO_TCP, SYN | ACK, 20, 0, 0 };
+	send1(&f, &p);
+	p = (struct seg){ 1, 5, 3, 33000, 443, IPPROTO_TCP, ACK, 11, 0, 0 };
+	send1(&f, &p);
+	p.len = 100;
+	send1(&f, &p);
+	send1(&f, &p);  /* retransmit */
+	send1(&f, &u);
+	send1(&f, &u);
+	CU_ASSERT_EQUAL_FATAL(get(&f, &p, &s), 0);
+	CU_ASSERT_EQUAL(s.family, 6);
+	CU_ASSERT_EQUAL(s.state, RPS_FLOW_ESTABLISHED);
+	CU_ASSERT_EQUAL(s.packets, 5);
+	CU_ASSERT_EQUAL(s.retransmit, 1);
+	CU_ASSERT_EQUAL(s.sport, 33000);
+	CU_ASSERT_EQUAL(s.src[0], 0x20);
+	CU_ASSERT_EQUAL(s.src[15], 5);
+	CU_ASSERT_EQUAL(s.dst[15], 3);
+	CU_ASSERT_EQUAL_FATAL(get(&f, &u, &s), 0);
+	CU_ASSERT_EQUAL(s.packets, 2);
+	CU_ASSERT_EQUAL(s.bytes, 2u * frame_len(&u));
+	/* an IPv4 flow with the same low address bits is another flow */
+	u.v6 = 0;
+	CU_ASSERT_EQUAL(get(&f, &u, &s), -ENOENT);
+	CU_ASSERT_EQUAL(f.st.flows_created, 2);
+
+	mf = open_memstream(&buf, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mf);
+	CU_ASSERT_EQUAL(rps_flow_table_dump_json(f.t, mf, 3, 0), 2);
+	fclose(mf);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"family\": 6, \"proto\": 6, \"src\": \"2001:db8::5\", "
+					   "\"dst\": \"2001:db8::3\", \"sport\": 33000, "
+					   "\"dport\": 443, \"packets\": 5"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"src\": \"2001:db8::7\", \"dst\": \"2001:db8::8\""));
+	free(buf);
+	fx_fini(&f);
+}
+
+/* Packets that go through the real parse stage first: VLAN, IPv6 extension headers, ICMP. */
+static void
+test_through_parse(void)
+{
+	struct fx f;
+	struct rps_flow_summary s;
+	struct rte_mbuf *b[4];
+	uint8_t a6[16], d6[16];
+	struct ut_pkt p;
+	uint16_t n;
+
+	FX_INIT(&f, 64, 1000, 100);
+	ut_ip6(a6, 0, 9);
+	ut_ip6(d6, 0, 10);
+	/* VLAN + IPv4 with options + TCP */
+	ut_pkt_init(&p);
+	ut_put_eth(&p, RTE_ETHER_TYPE_VLAN);
+	ut_put_vlan(&p, 10, RTE_ETHER_TYPE_IPV4);
+	ut_put_ipv4(&p, UT_IP4(100), UT_IP4(101), IPPROTO_TCP, 8, 0);
+	ut_put_tcp(&p, 1111, 2222);
+	ut_put(&p, "0123456789", 10);
+	ut_pkt_finish(&p);
+	b[0] = ut_mbuf_exact(p.b, p.len);
+	/* IPv6 + hop-by-hop + UDP */
+	ut_pkt_init(&p);
+	ut_put_eth(&p, RTE_ETHER_TYPE_IPV6);
+	ut_put_ipv6(&p, a6, d6, 0);
+	ut_put_ipv6_ext(&p, IPPROTO_UDP, 0);
+	ut_put_udp(&p, 3333, 4444);
+	ut_put(&p, "xy", 2);
+	ut_pkt_finish(&p);
+	((struct rte_udp_hdr *)(p.b + p.l4_off))->dgram_len = rte_cpu_to_be_16(10);
+	b[1] = ut_mbuf_split(p.b, p.len, 14 + 40 + 3);
+	/* ICMPv6 behind a destination-options header: addresses + protocol 58 */
+	ut_pkt_init(&p);
+	ut_put_eth(&p, RTE_ETHER_TYPE_IPV6);
+	ut_put_ipv6(&p, a6, d6, 60);
+	ut_put_ipv6_ext(&p, 58, 0);
+	ut_put_l4_words(&p, 0x8000, 0);
+	ut_pkt_finish(&p);
+	b[2] = ut_mbuf_exact(p.b, p.len);
+	/* ICMPv4 */
+	ut_pkt_v4(&p, UT_IP4(100), UT_IP4(101), IPPROTO_ICMP, 0x0800, 0);
+	b[3] = ut_mbuf_exact(p.b, p.len);
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT_PTR_NOT_NULL_FATAL(b[i]);
+	n = rps_stage_parse(&f.c, b, 4);
+	CU_ASSERT_EQUAL_FATAL(n, 4);
+	/* look up while the parsed packets still exist */
+	CU_ASSERT_EQUAL(rps_flow_table_lookup(f.t, b[0], &s), -ENOENT);
+	CU_ASSERT_EQUAL(rps_stage_flow(&f.c, b, n), 4);
+	CU_ASSERT_EQUAL_FATAL(rps_flow_table_lookup(f.t, b[0], &s), 0);
+	CU_ASSERT_EQUAL(s.family, 4);
+	CU_ASSERT_EQUAL(s.sport, 1111);
+	CU_ASSERT_EQUAL(s.dport, 2222);
+	CU_ASSERT_EQUAL(s.state, RPS_FLOW_ESTABLISHED); /* the builder's segment carries ACK */
+	CU_ASSERT_EQUAL(s.bytes, rte_pktmbuf_pkt_len(b[0]));
+	CU_ASSERT_EQUAL_FATAL(rps_flow_table_lookup(f.t, b[1], &s), 0);
+	CU_ASSERT_EQUAL(s.family, 6);
+	CU_ASSERT_EQUAL(s.proto, IPPROTO_UDP);
+	CU_ASSERT_EQUAL(s.sport, 3333);
+	CU_ASSERT_EQUAL(s.dport, 4444);
+	CU_ASSERT_EQUAL_FATAL(rps_flow_table_lookup(f.t, b[2], &s), 0);
+	CU_ASSERT_EQUAL(s.proto, 58);
+	CU_ASSERT_EQUAL(s.sport, 0);
+	CU_ASSERT_EQUAL(s.dport, 0);
+	CU_ASSERT_EQUAL(s.state, RPS_FLOW_NONE);
+	CU_ASSERT_EQUAL_FATAL(rps_flow_table_lookup(f.t, b[3], &s), 0);
+	CU_ASSERT_EQUAL(s.proto, IPPROTO_ICMP);
+	CU_ASSERT_EQUAL(f.st.flows_created, 4);
+	rte_pktmbuf_free_bulk(b, 4);
+	fx_fini(&f);
+}
+
+/* A TCP or UDP header cut short by the end of the packet: passed on, not tracked. */
+static void
+test_short_l4(void)
+{
+	struct fx f;
+	struct seg p = c2s(ACK, 1, 0);
+	struct seg u = { 0, CLI, SRV, 1, 2, IPPROTO_UDP, 0, 0, 0, 0 };
+	struct rte_mbuf *b[3];
+	struct ut_pkt up;
+
+	FX_INIT(&f, 64, 1000, 100);
+	split_toggle = 0; /* one-segment mbufs, so that trimming works */
+	b[0] = mk(&p);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b[0]);
+	CU_ASSERT_EQUAL_FATAL(rte_pktmbuf_trim(b[0], 1), 0); /* 19 bytes of TCP header */
+	split_toggle = 0;
+	b[1] = mk(&u);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b[1]);
+	CU_ASSERT_EQUAL_FATAL(rte_pktmbuf_trim(b[1], 5), 0); /* 3 bytes of UDP header */
+	/* an IP packet whose L3 length points past its end */
+	ut_pkt_v4(&up, CLI, SRV, IPPROTO_UDP, 1, 2);
+	b[2] = ut_mbuf_exact(up.b, 14 + 20);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b[2]);
+	b[2]->l2_len = 14;
+	b[2]->l3_len = 20;
+	b[2]->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_UDP;
+	CU_ASSERT_EQUAL(run(&f, b, 3), 3);
+	CU_ASSERT_EQUAL(f.st.flows_created, 0);
+	CU_ASSERT_EQUAL(rps_flow_table_count(f.t), 0);
+	fx_fini(&f);
+}
+
+/* Ethernet padding after the IP datagram is not TCP payload: the IP length decides. */
+static void
+test_padding(void)
+{
+	struct fx f;
+	struct rps_flow_summary s;
+	struct seg p;
+
+	FX_INIT(&f, 64, 1000, 100);
+	handshake(&f);
+	p = c2s(ACK, 1001, 100);
+	send1(&f, &p);
+	/* a pure ACK with an old sequence number, padded to the 60-byte minimum frame */
+	p = c2s(ACK, 1001, 0);
+	p.pad = 6;
+	send1(&f, &p);
+	/* and a padded 2-byte segment that is in order: next moves by 2, not by 6 */
+	p = c2s(ACK, 1101, 2);
+	p.pad = 4;
+	send1(&f, &p);
+	p = c2s(ACK, 1103, 10);
+	send1(&f, &p);
+	CU_ASSERT_EQUAL_FATAL(get(&f, &p, &s), 0);
+	CU_ASSERT_EQUAL(s.out_of_order, 0);
+	CU_ASSERT_EQUAL(s.retransmit, 0);
+	CU_ASSERT_EQUAL(s.packets, 7);
+	fx_fini(&f);
+}
+
+static struct seg
+udp_flow(unsigned int i)
+{
+	return (struct seg){ 0, UT_IP4(1000 + i / 200), UT_IP4(3000), (uint16_t)(10000 + i % 200),
+			     53, IPPROTO_UDP, 0, 0, 4, 0 };
+}
+
+/* Size 64, 65 flows: one flow_table_full drop; then idle flows make room. */
+static void
+test_table_full(void)
+{
+	enum { SIZE = 64 };
+	struct fx f;
+	struct rps_flow_summary s;
+	struct rte_mbuf *b[SIZE + 1];
+	struct seg p;
+	unsigned int have[3] = { 0, 0, 0 };
+
+	FX_INIT(&f, SIZE, 1000, 100);
+	for (unsigned int i = 0; i <= SIZE; i++) {
+		p = udp_flow(i);
+		b[i] = mk(&p);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(b[i]);
+	}
+	CU_ASSERT_EQUAL(run(&f, b, SIZE + 1), SIZE);
+	CU_ASSERT_EQUAL(f.st.dropped[RPS_DROP_FLOW_TABLE_FULL], 1);
+	CU_ASSERT_EQUAL(rps_stats_dropped_total(&f.st), 1);
+	CU_ASSERT_EQUAL(f.st.flows_created, SIZE);
+	CU_ASSERT_EQUAL(f.st.flows_active, SIZE);
+	CU_ASSERT_EQUAL(f.st.flows_expired, 0);
+	p = udp_flow(SIZE);
+	CU_ASSERT_EQUAL(get(&f, &p, &s), -ENOENT);
+	/* known flows still pass */
+	p = udp_flow(7);
+	CU_ASSERT_EQUAL(send1(&f, &p), 1);
+	CU_ASSERT_EQUAL(f.st.dropped[RPS_DROP_FLOW_TABLE_FULL], 1);
+
+	/*
+	 * All idle now. One burst: a new flow (its eviction step removes FLOW_EVICT_BUDGET = 32
+	 * idle flows), then a packet of every old flow: the 32 left are updated, the evicted
+	 * ones come back as new flows until the table is full again (31 fit), the last one is
+	 * dropped (nothing else is idle: everything was seen in this burst). This relies on
+	 * rte_hash handing out key slots of a fresh table in order (flow i at slot i), so the
+	 * evicted half (slots 32..63, where the cursor stands) follows the survivors in the
+	 * burst. The new flow takes the first freed slot: had the stage used the stale bulk
+	 * lookup result of flow 32, that packet would count on the new flow.
+	 */
+	f.c.now += MS(1001);
+	p = udp_flow(SIZE);
+	b[0] = mk(&p);
+	for (unsigned int i = 0; i < SIZE; i++) {
+		p = udp_flow(i);
+		b[i + 1] = mk(&p);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(b[i + 1]);
+	}
+	CU_ASSERT_EQUAL(run(&f, b, SIZE + 1), SIZE);
+	CU_ASSERT_EQUAL(f.st.dropped[RPS_DROP_FLOW_TABLE_FULL], 2);
+	CU_ASSERT_EQUAL(f.st.flows_expired, 32);
+	CU_ASSERT_EQUAL(f.st.flows_created, SIZE + 1 + 31);
+	CU_ASSERT_EQUAL(f.st.flows_active, SIZE);
+	CU_ASSERT_EQUAL(rps_flow_table_count(f.t), SIZE);
+	p = udp_flow(SIZE);
+	CU_ASSERT_EQUAL_FATAL(get(&f, &p, &s), 0);
+	CU_ASSERT_EQUAL(s.packets, 1);
+	CU_ASSERT_EQUAL(s.first_seen, T0 + MS(1001));
+	/* every old flow: updated (2 or 3 packets), re-created (1), or dropped (absent) */
+	for (unsigned int i = 0; i < SIZE; i++) {
+		p = udp_flow(i);
+		if (get(&f, &p, &s) != 0)
+			have[0]++;
+		else if (s.packets == 1 && s.first_seen == T0 + MS(1001))
+			have[1]++;
+		else if (s.packets == (i == 7 ? 3u : 2u) && s.first_seen == T0)
+			have[2]++;
+	}
+	CU_ASSERT_EQUAL(have[0], 1);
+	CU_ASSERT_EQUAL(have[1], 31);
+	CU_ASSERT_EQUAL(have[2], 32);
+	fx_fini(&f);
+}
+
+/* A burst of new flows on a full table of idle flows: eviction runs as often as needed. */
+static void
+test_evict_burst(void)
+{
+	enum { SIZE = 64, NEW = 40 };
+	struct fx f;
+	struct rte_mbuf *b[NEW];
+	struct seg p;
+
+	FX_INIT(&f, SIZE, 1000, 100);
+	for (unsigned int i = 0; i < SIZE; i++) {
+		p = udp_flow(i);
+		b[i % NEW] = mk(&p);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(b[i % NEW]);
+		if (i % NEW == NEW - 1 || i == SIZE - 1)
+			run(&f, b, (uint16_t)(i % NEW + 1));
+	}
+	CU_ASSERT_EQUAL(f.st.flows_active, SIZE);
+	/* while they are fresh, new flows are refused */
+	for (unsigned int i = 0; i < 10; i++) {
+		p = udp_flow(1000 + i);
+		b[i] = mk(&p);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(b[i]);
+	}
+	CU_ASSERT_EQUAL(run(&f, b, 10), 0);
+	CU_ASSERT_EQUAL(f.st.dropped[RPS_DROP_FLOW_TABLE_FULL], 10);
+	CU_ASSERT_EQUAL(f.st.flows_expired, 0);
+	/* idle: 40 new flows need two eviction steps of 32 */
+	f.c.now += MS(1001);
+	for (unsigned int i = 0; i < NEW; i++) {
+		p = udp_flow(2000 + i);
+		b[i] = mk(&p);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(b[i]);
+	}
+	CU_ASSERT_EQUAL(run(&f, b, NEW), NEW);
+	CU_ASSERT_EQUAL(f.st.dropped[RPS_DROP_FLOW_TABLE_FULL], 10);
+	CU_ASSERT_EQUAL(f.st.flows_expired, 64);
+	CU_ASSERT_EQUAL(f.st.flows_created, SIZE + NEW);
+	CU_ASSERT_EQUAL(f.st.flows_active, NEW);
+	fx_fini(&f);
+}
+
+static void
+test_ageing(void)
+{
+	struct fx f;
+	struct rps_flow_summary s;
+	struct seg p, u[3];
+
+	FX_INIT(&f, 128, 1000, 100);
+	for (int i = 0; i < 3; i++) {
+		u[i] = udp_flow((unsigned int)i);
+		send1(&f, &u[i]);
+	}
+	/* one established, one closed TCP flow */
+	handshake(&f);
+	p = (struct seg){ 0, CLI, SRV, 7, 8, IPPROTO_TCP, SYN, 1, 0, 0 };
+	send1(&f, &p);
+	p = (struct seg){ 0, SRV, CLI, 8, 7, IPPROTO_TCP, RST | ACK, 0, 0, 0 };
+	send1(&f, &p);
+	CU_ASSERT_EQUAL(f.st.flows_created, 5);
+	CU_ASSERT_EQUAL(f.st.flows_active, 5);
+
+	f.c.now = T0 + MS(50);
+	rps_flow_table_age(&f.c, 128);
+	CU_ASSERT_EQUAL(f.st.flows_expired, 0);
+	/* exactly the closed timeout: not yet ("longer than") */
+	f.c.now = T0 + MS(100);
+	rps_flow_table_age(&f.c, 128);
+	CU_ASSERT_EQUAL(f.st.flows_expired, 0);
+	f.c.now = T0 + MS(100) + 1;
+	rps_flow_table_age(&f.c, 128);
+	CU_ASSERT_EQUAL(f.st.flows_expired, 1);
+	CU_ASSERT_EQUAL(f.st.flows_active, 4);
+	CU_ASSERT_EQUAL(get(&f, &p, &s), -ENOENT);
+	CU_ASSERT_EQUAL(state_of(&f), RPS_FLOW_ESTABLISHED);
+	/* a flow seen again stays */
+	f.c.now = T0 + MS(900);
+	send1(&f, &u[1]);
+	f.c.now = T0 + MS(1000);
+	rps_flow_table_age(&f.c, 128);
+	CU_ASSERT_EQUAL(f.st.flows_expired, 1);
+	/* the budget bounds one step: 128 slots in steps of 40 */
+	f.c.now = T0 + MS(1001);
+	for (int i = 0; i < 4; i++)
+		rps_flow_table_age(&f.c, 40);
+	CU_ASSERT_EQUAL(f.st.flows_expired, 4);
+	CU_ASSERT_EQUAL(f.st.flows_active, 1);
+	CU_ASSERT_EQUAL(rps_flow_table_count(f.t), 1);
+	CU_ASSERT_EQUAL_FATAL(get(&f, &u[1], &s), 0);
+	CU_ASSERT_EQUAL(s.packets, 2);
+	CU_ASSERT_EQUAL(get(&f, &u[0], &s), -ENOENT);
+	CU_ASSERT_EQUAL(state_of(&f), RPS_FLOW_STATE_MAX);
+	/* a removed flow comes back as a new one */
+	send1(&f, &u[0]);
+	CU_ASSERT_EQUAL(f.st.flows_created, 6);
+	CU_ASSERT_EQUAL(f.st.flows_active, 2);
+	f.c.now = T0 + MS(5000);
+	rps_flow_table_age(&f.c, 1000);
+	CU_ASSERT_EQUAL(f.st.flows_expired, 6);
+	CU_ASSERT_EQUAL(f.st.flows_active, 0);
+	CU_ASSERT_EQUAL(f.st.flows_created - f.st.flows_expired, f.st.flows_active);
+	/* no table: nothing happens */
+	f.c.flows = NULL;
+	rps_flow_table_age(&f.c, 10);
+	fx_fini(&f);
+}
+
+/* Paced ageing: the table (128 slots) is walked once per 100 ms (closed timeout 400 / 4). */
+static void
+test_age_paced(void)
+{
+	enum { SIZE = 128 };
+	struct fx f;
+	struct rte_mbuf *b[SIZE];
+	struct seg p;
+	uint64_t t1;
+
+	FX_INIT(&f, SIZE, 1000, 400);
+	for (unsigned int i = 0; i < SIZE; i++) {
+		p = udp_flow(i);
+		b[i] = mk(&p);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(b[i]);
+	}
+	CU_ASSERT_EQUAL(run(&f, b, SIZE), SIZE);
+	CU_ASSERT_EQUAL(f.st.flows_active, SIZE);
+	/* called every 50 ms: half the table each time, nothing idle for 1000 ms */
+	t1 = f.c.now;
+	for (unsigned int ms = 0; ms <= 1000; ms += 50) {
+		f.c.now = t1 + MS(ms);
+		rps_flow_table_age_paced(&f.c, 1000);
+	}
+	CU_ASSERT_EQUAL(f.st.flows_expired, 0);
+	/* 500 ticks later less than one slot (781.25 ticks) is due: nothing is examined */
+	f.c.now = t1 + MS(1000) + 500;
+	rps_flow_table_age_paced(&f.c, 1000);
+	rps_flow_table_age_paced(&f.c, 1000);
+	CU_ASSERT_EQUAL(f.st.flows_expired, 0);
+	/* 800 ticks: one slot; every slot holds a flow idle for over 1000 ms */
+	f.c.now = t1 + MS(1000) + 800;
+	rps_flow_table_age_paced(&f.c, 1000);
+	CU_ASSERT_EQUAL(f.st.flows_expired, 1);
+	/* a whole sweep later, capped by max_budget, then the rest */
+	f.c.now += MS(200);
+	rps_flow_table_age_paced(&f.c, 100);
+	CU_ASSERT_EQUAL(f.st.flows_expired, 101);
+	rps_flow_table_age_paced(&f.c, 100);
+	CU_ASSERT_EQUAL(f.st.flows_expired, SIZE);
+	CU_ASSERT_EQUAL(f.st.flows_active, 0);
+	/* no table: nothing happens */
+	f.c.flows = NULL;
+	rps_flow_table_age_paced(&f.c, 10);
+	fx_fini(&f);
+}
+
+/* Count non-overlapping occurrences of @p needle. */
+static unsigned int
+count_str(const char *hay, const char *needle)
+{
+	unsigned int n = 0;
+
+	for (const char *p = strstr(hay, needle); p != NULL; p = strstr(p + strlen(needle), needle))
+		n++;
+	return n;
+}
+
+static void
+test_dump_json(void)
+{
+	struct fx f;
+	struct seg p;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mf;
+	int depth = 0, bad = 0, in_str = 0;
+
+	FX_INIT(&f, 64, 1000, 100);
+	CU_ASSERT_EQUAL(rps_flow_table_dump_json(f.t, stdout, 1, 1), 0);
+	handshake(&f);
+	p = c2s(ACK, 1001, 100);
+	send1(&f, &p);
+	send1(&f, &p);
+	f.c.now = T0 + MS(250);
+	p = udp_flow(3);
+	send1(&f, &p);
+	p = udp_flow(4);
+	send1(&f, &p);
+
+	mf = open_memstream(&buf, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mf);
+	fputs("[", mf);
+	CU_ASSERT_EQUAL(rps_flow_table_dump_json(f.t, mf, 5, 0), 3);
+	CU_ASSERT_EQUAL(rps_flow_table_dump_json(f.t, mf, 6, 1), 3);
+	fputs("]", mf);
+	fclose(mf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	CU_ASSERT_EQUAL(strncmp(buf, "[{\"lcore\": 5, ", 14), 0);
+	CU_ASSERT_EQUAL(count_str(buf, "{\"lcore\": 5, "), 3);
+	CU_ASSERT_EQUAL(count_str(buf, "{\"lcore\": 6, "), 3);
+	CU_ASSERT_EQUAL(count_str(buf, "},\n{"), 5);
+	CU_ASSERT_EQUAL(count_str(buf, "}]"), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "{\"lcore\": 5, \"family\": 4, \"proto\": 6, "
+					   "\"src\": \"198.18.0.1\", \"dst\": \"198.18.0.2\", "
+					   "\"sport\": 40000, \"dport\": 80, \"packets\": 5, "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"state\": \"established\", \"out_of_order\": 0, "
+					   "\"retransmit\": 1, \"first_seen_ms\": 10000, "
+					   "\"last_seen_ms\": 10000}"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"src\": \"198.18.3.232\", \"dst\": \"198.18.11.184\", "
+					   "\"sport\": 10003, \"dport\": 53, \"packets\": 1, "
+					   "\"bytes\": 46, \"state\": \"none\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"first_seen_ms\": 10250, \"last_seen_ms\": 10250}"));
+	/* balanced braces outside strings, no stray characters between objects */
+	for (const char *c = buf; *c != '\0'; c++) {
+		if (*c == '"')
+			in_str = !in_str;
+		else if (!in_str && *c == '{')
+			depth++;
+		else if (!in_str && *c == '}')
+			depth--;
+		if (depth < 0 || depth > 1)
+			bad = 1;
+	}
+	CU_ASSERT_EQUAL(depth, 0);
+	CU_ASSERT_EQUAL(in_str, 0);
+	CU_ASSERT_EQUAL(bad, 0);
+	free(buf);
+	fx_fini(&f);
+}
+
+static void
+test_top(void)
+{
+	struct fx f;
+	struct rps_flow_summary top[4];
+	struct seg p;
+
+	FX_INIT(&f, 64, 1000, 100);
+	CU_ASSERT_EQUAL(rps_flow_table_top(f.t, top, 4), 0);
+	for (unsigned int i = 0; i < 5; i++) {
+		p = udp_flow(i);
+		for (unsigned int k = 0; k <= i * 2; k++)
+			send1(&f, &p);
+	}
+	p = udp_flow(5); /* a small flow after the top ones: must not displace them */
+	send1(&f, &p);
+	send1(&f, &p);
+	CU_ASSERT_EQUAL(rps_flow_table_top(f.t, top, 3), 3);
+	CU_ASSERT_EQUAL(top[0].packets, 9);
+	CU_ASSERT_EQUAL(top[0].sport, 10004);
+	CU_ASSERT_EQUAL(top[1].packets, 7);
+	CU_ASSERT_EQUAL(top[2].packets, 5);
+	CU_ASSERT_EQUAL(rps_flow_table_top(f.t, top, 1), 1);
+	CU_ASSERT_EQUAL(top[0].packets, 9);
+	CU_ASSERT_EQUAL(rps_flow_table_top(f.t, top, 4), 4);
+	CU_ASSERT_EQUAL(top[3].packets, 3);
+	fx_fini(&f);
+}
+
+/* Long bursts (several lookup chunks) keep order; no table: everything passes. */
+static void
+test_long_burst(void)
+{
+	enum { N = 300 };
+	struct fx f;
+	struct rps_flow_summary s;
+	struct rte_mbuf *b[N];
+	struct ut_pkt arp;
+	struct seg p;
+	uint64_t sum = 0;
+
+	FX_INIT(&f, 1024, 1000, 100);
+	ut_pkt_init(&arp);
+	ut_put_eth(&arp, RTE_ETHER_TYPE_ARP);
+	ut_put(&arp, NULL, 28);
+	for (unsigned int i = 0; i < N; i++) {
+		if (i % 7 == 3) {
+			b[i] = ut_mbuf_exact(arp.b, arp.len);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(b[i]);
+			b[i]->packet_type = 0;
+			continue;
+		}
+		p = udp_flow(i % 50);
+		b[i] = mk(&p);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(b[i]);
+	}
+	CU_ASSERT_EQUAL(run(&f, b, N), N);
+	CU_ASSERT_EQUAL(f.st.flows_created, 50);
+	for (unsigned int i = 0; i < 50; i++) {
+		p = udp_flow(i);
+		CU_ASSERT_EQUAL_FATAL(get(&f, &p, &s), 0);
+		sum += s.packets;
+	}
+	CU_ASSERT_EQUAL(sum, N - N / 7 - (N % 7 > 3));
+	f.c.flows = NULL;
+	p = udp_flow(999);
+	CU_ASSERT_EQUAL(send1(&f, &p), 1);
+	CU_ASSERT_EQUAL(f.st.flows_created, 50);
+	fx_fini(&f);
+}
+
+static void
+test_create_errors(void)
+{
+	struct rps_flow_conf conf = { .size = 4, .idle_timeout_ms = 1, .closed_timeout_ms = 1 };
+	struct rps_flow_table *t;
+
+	CU_ASSERT_PTR_NULL(rps_flow_table_create(&conf, "ut_flows_small", SOCKET_ID_ANY));
+	conf.size = 64;
+	CU_ASSERT_PTR_NULL(rps_flow_table_create(NULL, "ut_flows_null", SOCKET_ID_ANY));
+	t = rps_flow_table_create(&conf, "ut_flows_dup", SOCKET_ID_ANY);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	/* the name is taken while t lives */
+	CU_ASSERT_PTR_NULL(rps_flow_table_create(&conf, "ut_flows_dup", SOCKET_ID_ANY));
+	rps_flow_table_free(t);
+	t = rps_flow_table_create(&conf, "ut_flows_dup", SOCKET_ID_ANY);
+	CU_ASSERT_PTR_NOT_NULL(t);
+	rps_flow_table_free(t);
+	rps_flow_table_free(NULL);
+	CU_ASSERT_STRING_EQUAL(rps_flow_state_name(RPS_FLOW_FIN_WAIT), "fin_wait");
+	CU_ASSERT_PTR_NULL(rps_flow_state_name(RPS_FLOW_STATE_MAX));
+}
+
+int
+main(int argc, char **argv)
+{
+	static CU_TestInfo tests[] = {
+		{ "handshake", test_handshake },
+		{ "fin_teardown", test_fin_teardown },
+		{ "rst", test_rst },
+		{ "midstream", test_midstream },
+		{ "retransmit", test_retransmit },
+		{ "reorder", test_reorder },
+		{ "wraparound", test_wraparound },
+		{ "directions", test_directions },
+		{ "udp", test_udp },
+		{ "ipv6", test_ipv6 },
+		{ "through_parse", test_through_parse },
+		{ "short_l4", test_short_l4 },
+		{ "padding", test_padding },
+		{ "table_full", test_table_full },
+		{ "evict_burst", test_evict_burst },
+		{ "ageing", test_ageing },
+		{ "age_paced", test_age_paced },
+		{ "dump_json", test_dump_json },
+		{ "top", test_top },
+		{ "long_burst", test_long_burst },
+		{ "create_errors", test_create_errors },
+		CU_TEST_INFO_NULL,
+	};
+
+	return ut_main(argc, argv, "flow", tests);
+}
