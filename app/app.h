@@ -14,6 +14,8 @@
 #include <rte_ethdev.h>
 #include <rte_log.h>
 #include <rte_mempool.h>
+#include <rte_rcu_qsbr.h>
+#include <rte_seqcount.h>
 
 #include "options.h"
 #include "rps_backlog.h"
@@ -22,10 +24,23 @@
 #include "rps_steer.h"
 #include "rps_stage.h"
 #include "rps_respond.h"
+#include "rps_config.h"
+#include "rps_flow.h"
 
 extern int rps_logtype;
 #define RPS_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_##level, rps_logtype, "RPS: " fmt "\n", ##__VA_ARGS__)
+
+#define RPS_TOP_FLOWS 32
+
+/** A worker's top flows, republished every second; read by telemetry only through the
+ * sequence counter (single writer, no lock). */
+struct rps_flow_snap {
+	rte_seqcount_t sc;
+	uint32_t n;
+	uint64_t tsc;
+	struct rps_flow_summary f[RPS_TOP_FLOWS];
+};
 
 /** A worker lcore: its backlog, its TX queue, its counters. */
 struct rps_worker {
@@ -38,6 +53,8 @@ struct rps_worker {
 	struct rps_stage_ctx ctx;      /* the pipeline's per-lcore state */
 	struct rps_txq out_txq;        /* --tx-port, this lcore's queue */
 	struct rps_txq reply_txq;      /* respond: the RX port, this lcore's queue */
+	struct rps_flow_snap *flow_snap; /* NULL without the flow stage */
+	uint64_t next_snap_tsc;
 } __rte_cache_aligned;
 
 struct rps_app {
@@ -60,7 +77,29 @@ struct rps_app {
 	struct rps_worker self;        /* the RX lcore: its own counters, and the
 					* processing context when the map is empty */
 	struct rps_steer_ctx steer;
-	struct rps_map **maps;         /* [nb_rxq], one per RX queue, read by the RX lcore */
+	struct rps_map **maps;         /* [nb_rxq], one per RX queue, read by the RX lcore,
+					* replaced only by rps_app_maps_publish() */
+	struct rps_lcoreset *map_sets; /* [nb_rxq], the lcores of each queue's map (control) */
+	struct rps_buckets **buckets;  /* [nb_rxq], reorder-safe tables, RX lcore only */
+	int reorder_safe;              /* read by the RX lcore once per burst */
+	struct rte_rcu_qsbr *qsbr;     /* the RX lcore (thread 0) reports once per loop */
+	pthread_mutex_t ctl_lock;      /* map_sets and reload results: control vs telemetry */
+	int16_t lcore_worker[RTE_MAX_LCORE]; /* worker index of an lcore, -1 if none */
+	uint32_t generation;           /* configuration generation, bumped by each apply */
+
+	/* live control (control.c): reloads, rates; written by the control thread only */
+	struct rps_config *start_cfg;  /* the file as read at start (NULL without --config) */
+	int control_stop;
+	pthread_t control_thread;
+	int control_running;
+	int reload_requested;          /* set by SIGHUP */
+	uint64_t reloads_ok, reloads_failed;
+	uint64_t last_reload_tsc;      /* 0 = never */
+	char last_reload_result[256];  /* "ok", "ok; needs a restart for: backlog", or the error */
+	uint64_t flows_wanted_tsc;     /* last /rps/flows query: workers snapshot only then,
+					* since a snapshot walks the whole flow table */
+	uint64_t *pps;                 /* [nb_workers + 1]: processed/s over the last second,
+					* the last entry is the RX lcore's rx rate */
 
 	uint64_t start_tsc;
 	uint64_t stop_tsc;
@@ -71,6 +110,24 @@ struct rps_app {
 	pthread_t report_thread;
 	int report_running;
 };
+
+/* maps.c: building maps from lcore sets and publishing them under RCU. */
+int rps_app_maps_init(struct rps_app *app);
+struct rps_map *rps_app_map_build(const struct rps_app *app, const struct rps_lcoreset *set,
+				  uint32_t generation, char *err, size_t err_len);
+int rps_app_maps_publish(struct rps_app *app, struct rps_map **maps,
+			 const struct rps_lcoreset *sets);
+void rps_app_maps_fini(struct rps_app *app);
+
+/* control.c: the control thread (SIGHUP / inotify reloads, per-second rates). */
+int rps_control_start(struct rps_app *app);
+void rps_control_stop(struct rps_app *app);
+int rps_control_reload(struct rps_app *app, const char *why);
+/* control.c: merge the file read at start under the command line. */
+int rps_control_apply_start_config(struct rps_app *app, char *err, size_t err_len);
+
+/* telemetry.c: the /rps/ commands on DPDK's telemetry socket. */
+int rps_telemetry_register(struct rps_app *app);
 
 /* rx_loop.c: the RX lcore's loop (runs on the main lcore). */
 void rps_rx_main(struct rps_app *app);
@@ -83,6 +140,21 @@ void rps_process_idle(struct rps_worker *w);
 /* worker_loop.c: set up / tear down a processing lcore's stage state. */
 int rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w);
 void rps_worker_ctx_fini(struct rps_worker *w);
+
+/* A copy of every counter, each 64-bit value read atomically (report.c). */
+struct rps_snapshot {
+	struct rps_lcore_stats rx;       /* RX lcore (incl. backlog_full, and processing
+					  * when there is no map) */
+	struct rps_lcore_stats total;    /* sum of everything */
+	uint16_t nb;                     /* workers listed */
+	struct {
+		unsigned int lcore;
+		struct rps_lcore_stats st;   /* own counters + RX-side drops for it */
+		uint64_t depth, hwm;
+	} w[RTE_MAX_LCORE];
+};
+struct rps_snapshot *rps_snapshot_alloc(void); /* free() it */
+void rps_snapshot_take(const struct rps_app *app, struct rps_snapshot *s);
 
 /* report.c: the live table and the exit summary. */
 int rps_report_start(struct rps_app *app);

@@ -35,8 +35,11 @@ static struct rps_app *signal_app; /* the one thing the signal handler may touch
 static void
 on_signal(int sig)
 {
-	(void)sig;
-	if (signal_app != NULL)
+	if (signal_app == NULL)
+		return;
+	if (sig == SIGHUP)
+		__atomic_store_n(&signal_app->reload_requested, 1, __ATOMIC_RELAXED);
+	else
 		__atomic_store_n(&signal_app->quit, 1, __ATOMIC_RELAXED);
 }
 
@@ -124,28 +127,22 @@ setup_workers(struct rps_app *app)
 	const struct rps_options *o = &app->opt;
 	uint16_t n = (uint16_t)rps_lcoreset_count(&o->map), i = 0;
 	int socket = (int)rte_socket_id();
-	uint16_t *idx;
 
 	app->self.app = app;
 	app->self.lcore = app->rx_lcore;
 	app->self.txq = 0;
 	app->nb_workers = n;
-	if (n == 0) {
-		/* No steering: every queue gets the empty map, the RX lcore processes. */
-		for (uint16_t q = 0; q < app->nb_rxq; q++)
-			if ((app->maps[q] = rps_map_create(NULL, 0, 1, socket)) == NULL)
-				return -ENOMEM;
-		return 0;
+	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++)
+		app->lcore_worker[l] = -1;
+	if (n > 0) {
+		app->workers = rte_zmalloc("rps_workers", sizeof(*app->workers) * n,
+					   RTE_CACHE_LINE_SIZE);
+		app->backlogs = rte_zmalloc("rps_backlogs", sizeof(*app->backlogs) * n,
+					    RTE_CACHE_LINE_SIZE);
+		if (app->workers == NULL || app->backlogs == NULL)
+			return -ENOMEM;
 	}
-	app->workers = rte_zmalloc("rps_workers", sizeof(*app->workers) * n, RTE_CACHE_LINE_SIZE);
-	app->backlogs = rte_zmalloc("rps_backlogs", sizeof(*app->backlogs) * n,
-				    RTE_CACHE_LINE_SIZE);
-	idx = calloc(n, sizeof(*idx));
-	if (app->workers == NULL || app->backlogs == NULL || idx == NULL) {
-		free(idx);
-		return -ENOMEM;
-	}
-	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++) {
+	for (unsigned int l = 0; l < RTE_MAX_LCORE && n > 0; l++) {
 		struct rps_worker *w;
 		char name[16];
 		int rc;
@@ -161,21 +158,15 @@ setup_workers(struct rps_app *app)
 		snprintf(name, sizeof(name), "%u", l);
 		rc = rps_backlog_init(w->backlog, name, o->backlog,
 				      (int)rte_lcore_to_socket_id(l));
-		if (rc < 0) {
-			free(idx);
+		if (rc < 0)
 			return rc;
-		}
-		idx[i] = i;
+		app->lcore_worker[l] = (int16_t)i;
 		i++;
 	}
-	for (uint16_t q = 0; q < app->nb_rxq; q++) {
-		app->maps[q] = rps_map_create(idx, n, 1, socket);
-		if (app->maps[q] == NULL) {
-			free(idx);
-			return -ENOMEM;
-		}
-	}
-	free(idx);
+	if (rps_app_maps_init(app) < 0)
+		return -ENOMEM;
+	if (n == 0)
+		return 0; /* no steering: the RX lcore processes */
 	return rps_steer_init(&app->steer, o->hash_mode, app->seed,
 			      o->hash_mode == RPS_HASH_JHASH || !app->rss_hash, app->backlogs, n,
 			      o->burst, &app->self.stats, socket);
@@ -323,6 +314,7 @@ static void
 teardown(struct rps_app *app)
 {
 	rps_report_stop(app);
+	rps_control_stop(app);
 	if (app->opt.flows_json != NULL && write_flows_json(app, app->opt.flows_json) < 0)
 		fprintf(stderr, "dpdk-rps: --flows-json %s: %s\n", app->opt.flows_json,
 			strerror(errno));
@@ -346,9 +338,9 @@ static void
 release(struct rps_app *app)
 {
 	rps_steer_fini(&app->steer);
-	for (uint16_t q = 0; app->maps != NULL && q < app->nb_rxq; q++)
-		rps_map_free(app->maps[q]);
-	free(app->maps);
+	rps_app_maps_fini(app);
+	free(app->start_cfg);
+	free(app->pps);
 	rte_free(app->workers);
 	rte_free(app->backlogs);
 	rte_mempool_free(app->pool);
@@ -389,6 +381,15 @@ main(int argc, char **argv)
 	app->pool_in_use_at_exit = -1;
 	app->rx_lcore = rte_get_main_lcore();
 	app->seed = app->opt.seed_given ? app->opt.seed : (uint32_t)rte_rand();
+	{
+		char err[320];
+
+		if (rps_control_apply_start_config(app, err, sizeof(err)) < 0) {
+			fprintf(stderr, "dpdk-rps: --config: %s\n", err);
+			rte_eal_cleanup();
+			return EXIT_USAGE;
+		}
+	}
 	if (rps_pipeline_parse(app->opt.stages_text, &app->pipeline, NULL, 0) < 0 ||
 	    check_map(app) < 0 || check_respond(app) < 0) {
 		rte_eal_cleanup();
@@ -398,11 +399,6 @@ main(int argc, char **argv)
 	ret = 0;
 	app->nb_workers = (uint16_t)rps_lcoreset_count(&app->opt.map);
 	rc = setup_ports(app);
-	if (rc == 0) {
-		app->maps = calloc(app->nb_rxq, sizeof(*app->maps));
-		if (app->maps == NULL)
-			rc = -EXIT_RUNTIME;
-	}
 	if (rc == 0) {
 		if (setup_workers(app) < 0) {
 			fprintf(stderr, "dpdk-rps: cannot set up %u worker backlogs of %u packets: %s\n",
@@ -425,6 +421,7 @@ main(int argc, char **argv)
 	signal_app = app;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
 	RPS_LOG(INFO, "RX lcore %u, %u worker(s), map %s, hash %s, backlog %u, burst %u",
 		app->rx_lcore, app->nb_workers, app->opt.map_text,
 		rps_hash_mode_name(app->opt.hash_mode), app->opt.backlog, app->opt.burst);
@@ -440,6 +437,10 @@ main(int argc, char **argv)
 	}
 	if (rps_report_start(app) != 0)
 		RPS_LOG(WARNING, "cannot start the live table thread");
+	if (rps_control_start(app) != 0)
+		RPS_LOG(WARNING, "cannot start the control thread: no reloads, no rates");
+	if (rps_telemetry_register(app) != 0)
+		RPS_LOG(WARNING, "cannot register the /rps/ telemetry commands");
 
 	rps_rx_main(app);
 	rte_eal_mp_wait_lcore();

@@ -211,6 +211,31 @@ h_flows_json(struct rps_options *o, const char *arg, const char **why)
 }
 
 static int
+h_config(struct rps_options *o, const char *arg, const char **why)
+{
+	if (*arg == '\0') {
+		*why = "expected a file name";
+		return -1;
+	}
+	o->config_path = arg;
+	return 0;
+}
+
+static int
+h_reorder(struct rps_options *o, const char *arg, const char **why)
+{
+	if (strcmp(arg, "on") == 0) {
+		o->reorder_safe = 1;
+	} else if (strcmp(arg, "off") == 0) {
+		o->reorder_safe = 0;
+	} else {
+		*why = "expected on or off";
+		return -1;
+	}
+	return 0;
+}
+
+static int
 h_help(struct rps_options *o, const char *arg, const char **why)
 {
 	(void)arg;
@@ -244,10 +269,23 @@ static const struct opt_def opts[] = {
 	{ "respond-ip6", "A", "respond stage: answer neighbour solicitation and ICMPv6 echo for this IPv6 address", h_respond_ip6 },
 	{ "udp-echo-port", "P", "respond stage: echo UDP datagrams sent to this port of the addresses above", h_udp_echo },
 	{ "flows-json", "FILE", "write every worker's flow table as JSON at exit", h_flows_json },
+	{ "config", "FILE", "INI configuration file (see config/dpdk-rps.conf); reloaded on SIGHUP and "
+			    "when it changes; the command line wins at start", h_config },
+	{ "reorder-safe", "on|off", "a remap never reorders a flow: buckets move only once their old "
+				    "worker drained them (default on; off = the seed's behaviour)", h_reorder },
 	{ "help", NULL, "show this help and exit", h_help },
 };
 
 #define NB_OPTS RTE_DIM(opts)
+
+int
+rps_options_given(const struct rps_options *o, const char *name)
+{
+	for (size_t i = 0; i < NB_OPTS; i++)
+		if (strcmp(opts[i].name, name) == 0)
+			return (o->given >> i) & 1;
+	return 0;
+}
 
 void
 rps_options_usage(const char *prog, FILE *out)
@@ -277,6 +315,7 @@ rps_options_parse(int argc, char **argv, struct rps_options *o, FILE *err)
 	o->hash_mode = RPS_HASH_AUTO;
 	o->backlog = 1000;
 	o->burst = 32;
+	o->reorder_safe = 1;
 	o->flow_table_size = 65536;
 	o->flow_timeout_ms = 30000;
 	o->flow_closed_timeout_ms = 1000;
@@ -311,6 +350,7 @@ rps_options_parse(int argc, char **argv, struct rps_options *o, FILE *err)
 				fprintf(err, "dpdk-rps: %s: unknown option (see --help)\n", bad);
 			return -1;
 		}
+		o->given |= UINT64_C(1) << (c - 256);
 		if (opts[c - 256].handle(o, optarg, &why) < 0) {
 			fprintf(err, "dpdk-rps: --%s %s: %s\n", opts[c - 256].name,
 				optarg ? optarg : "", why);

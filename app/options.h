@@ -44,7 +44,13 @@ struct rps_options {
 	uint8_t respond_ipv6[16];
 	uint16_t udp_echo_port;
 	int help;
+	const char *config_path;      /* --config FILE */
+	int reorder_safe;             /* remaps never reorder a flow (default on) */
+	uint64_t given;               /* bit i: the i-th option of the table was on the command line */
 };
+
+/** Whether option @p name ("backlog") was given on the command line. */
+int rps_options_given(const struct rps_options *o, const char *name);
 
 /**
  * Parse the application arguments (argv[0] is the program name).

@@ -13,21 +13,20 @@
 
 #include "app.h"
 
-/* A consistent-enough copy of every counter (each 64-bit value read atomically). */
-struct snapshot {
-	struct rps_lcore_stats rx;       /* RX lcore (incl. backlog_full, and processing
-					  * when there is no map) */
-	struct rps_lcore_stats total;    /* sum of everything */
-	uint16_t nb;                     /* workers listed */
-	struct {
-		unsigned int lcore;
-		struct rps_lcore_stats st;   /* own counters + RX-side drops for it */
-		uint64_t depth, hwm;
-	} w[RTE_MAX_LCORE];
-};
+struct rps_snapshot *
+rps_snapshot_alloc(void)
+{
+	/* cache-aligned counters inside: calloc's 16-byte alignment is not enough */
+	size_t sz = RTE_ALIGN_CEIL(sizeof(struct rps_snapshot), RTE_CACHE_LINE_SIZE);
+	struct rps_snapshot *s = aligned_alloc(RTE_CACHE_LINE_SIZE, sz);
 
-static void
-take_snapshot(const struct rps_app *app, struct snapshot *s)
+	if (s != NULL)
+		memset(s, 0, sz);
+	return s;
+}
+
+void
+rps_snapshot_take(const struct rps_app *app, struct rps_snapshot *s)
 {
 	memset(s, 0, sizeof(*s));
 	rps_stats_read(&app->self.stats, &s->rx);
@@ -64,22 +63,27 @@ static void *
 report_thread(void *arg)
 {
 	struct rps_app *app = arg;
-	struct snapshot *prev = calloc(1, sizeof(*prev)), *cur = calloc(1, sizeof(*cur));
+	struct rps_snapshot *prev = rps_snapshot_alloc(), *cur = rps_snapshot_alloc();
 	uint64_t last = rte_rdtsc();
 
 	if (prev == NULL || cur == NULL)
 		goto out;
-	take_snapshot(app, prev);
+	rps_snapshot_take(app, prev);
 	while (!__atomic_load_n(&app->report_stop, __ATOMIC_ACQUIRE)) {
 		uint64_t now;
 		double dt;
 
-		for (unsigned int i = 0; i < app->opt.stats_interval * 10; i++) {
+		unsigned int ival = __atomic_load_n(&app->opt.stats_interval, __ATOMIC_RELAXED);
+
+		/* the interval can change on reload; 0 pauses the table */
+		for (unsigned int i = 0; i < RTE_MAX(ival, 1u) * 10; i++) {
 			if (__atomic_load_n(&app->report_stop, __ATOMIC_ACQUIRE))
 				goto out;
 			usleep(100 * 1000);
 		}
-		take_snapshot(app, cur);
+		if (ival == 0)
+			continue;
+		rps_snapshot_take(app, cur);
 		now = rte_rdtsc();
 		dt = (double)(now - last) / (double)rte_get_tsc_hz();
 		last = now;
@@ -110,7 +114,7 @@ rps_report_start(struct rps_app *app)
 {
 	int rc;
 
-	if (app->opt.stats_interval == 0)
+	if (app->opt.stats_interval == 0 && app->opt.config_path == NULL)
 		return 0;
 	rc = rte_ctrl_thread_create(&app->report_thread, "rps-report", NULL, report_thread, app);
 	if (rc == 0)
@@ -131,12 +135,12 @@ rps_report_stop(struct rps_app *app)
 void
 rps_report_summary(const struct rps_app *app, FILE *out)
 {
-	struct snapshot *s = calloc(1, sizeof(*s));
+	struct rps_snapshot *s = rps_snapshot_alloc();
 	double t = elapsed_s(app);
 
 	if (s == NULL)
 		return;
-	take_snapshot(app, s);
+	rps_snapshot_take(app, s);
 	fprintf(out, "\ndpdk-rps summary after %.2f s (map %s, hash %s)\n", t, app->opt.map_text,
 		rps_hash_mode_name(app->opt.hash_mode));
 	fprintf(out, "  rx_packets %" PRIu64 "  processed %" PRIu64 "  tx_packets %" PRIu64
@@ -180,7 +184,7 @@ json_counters(FILE *f, const struct rps_lcore_stats *st, const char *indent)
 int
 rps_report_json(const struct rps_app *app, const char *path)
 {
-	struct snapshot *s = calloc(1, sizeof(*s));
+	struct rps_snapshot *s = rps_snapshot_alloc();
 	char tmp[4096];
 	FILE *f;
 
@@ -192,7 +196,7 @@ rps_report_json(const struct rps_app *app, const char *path)
 		free(s);
 		return -errno;
 	}
-	take_snapshot(app, s);
+	rps_snapshot_take(app, s);
 	fprintf(f, "{\n  \"version\": \"%s\",\n", RPS_VERSION);
 	fprintf(f, "  \"duration_s\": %.3f,\n", elapsed_s(app));
 	fprintf(f, "  \"rx_packets\": %" PRIu64 ",\n", s->rx.rx_packets);

@@ -32,6 +32,7 @@ rps_rx_main(struct rps_app *app)
 		app->start_tsc + (uint64_t)(app->opt.duration * (double)hz) : UINT64_MAX;
 	uint64_t idle_since = 0;
 
+	rte_rcu_qsbr_thread_online(app->qsbr, 0);
 	while (!__atomic_load_n(&app->quit, __ATOMIC_RELAXED)) {
 		uint32_t got = 0;
 		uint64_t now;
@@ -49,10 +50,14 @@ rps_rx_main(struct rps_app *app)
 			if (map->len == 0)
 				rps_process_burst(&app->self, pkts, n);
 			else
-				rps_steer_burst(&app->steer, map, pkts, n);
+				rps_steer_burst(&app->steer, map,
+						__atomic_load_n(&app->reorder_safe, __ATOMIC_RELAXED) ?
+						app->buckets[q] : NULL, pkts, n);
 		}
 		if (app->nb_workers == 0)
 			rps_process_idle(&app->self);
+		/* No map pointer is held across this point. */
+		rte_rcu_qsbr_quiescent(app->qsbr, 0);
 		RPS_CTR_ADD(st->polls, 1);
 		now = rte_rdtsc();
 		if (got != 0) {
@@ -67,6 +72,7 @@ rps_rx_main(struct rps_app *app)
 		if (now >= deadline)
 			break;
 	}
+	rte_rcu_qsbr_thread_offline(app->qsbr, 0);
 	app->stop_tsc = rte_rdtsc();
 	/* Everything enqueued so far happens-before this store: a worker that sees it and
 	 * then finds its ring empty has seen every packet. */

@@ -6,6 +6,7 @@
  */
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
+#include <rte_malloc.h>
 #include <rte_pause.h>
 
 #include "app.h"
@@ -59,8 +60,11 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 
 		snprintf(name, sizeof(name), "rps_flows_%u", w->lcore);
 		c->flows = rps_flow_table_create(&fc, name, socket);
-		if (c->flows == NULL)
+		w->flow_snap = rte_zmalloc_socket("rps_flow_snap", sizeof(*w->flow_snap),
+						  RTE_CACHE_LINE_SIZE, socket);
+		if (c->flows == NULL || w->flow_snap == NULL)
 			return -ENOMEM;
+		rte_seqcount_init(&w->flow_snap->sc);
 	}
 	return 0;
 }
@@ -82,6 +86,8 @@ rps_worker_ctx_fini(struct rps_worker *w)
 		rps_flow_table_free(c->flows);
 		c->flows = NULL;
 	}
+	rte_free(w->flow_snap);
+	w->flow_snap = NULL;
 }
 
 void
@@ -104,8 +110,23 @@ rps_process_idle(struct rps_worker *w)
 	c->now = rte_rdtsc();
 	if (c->reasm != NULL)
 		rps_reasm_tick(c);
-	if (c->flows != NULL)
-		rps_flow_table_age(c, FLOW_AGE_BUDGET);
+	if (c->flows != NULL) {
+		rps_flow_table_age_paced(c, FLOW_AGE_BUDGET);
+		uint64_t wanted = __atomic_load_n(&w->app->flows_wanted_tsc, __ATOMIC_RELAXED);
+
+		/* at most once a second, and only while someone asks (a query in the last 60 s) */
+		if (wanted != 0 && c->now >= w->next_snap_tsc && c->now - wanted < 60 * c->hz) {
+			/* telemetry's /rps/flows reads this, never the live table */
+			struct rps_flow_snap *s = w->flow_snap;
+
+			rte_seqcount_write_begin(&s->sc);
+			s->n = (uint32_t)RTE_MAX(0, rps_flow_table_top(c->flows, s->f,
+								       RPS_TOP_FLOWS));
+			s->tsc = c->now;
+			rte_seqcount_write_end(&s->sc);
+			w->next_snap_tsc = c->now + c->hz;
+		}
+	}
 }
 
 int

@@ -89,6 +89,22 @@ rps_backlog_complete(struct rps_backlog *b, uint32_t n)
 	__atomic_store_n(&b->cons.head, b->cons.head + n, __ATOMIC_RELEASE);
 }
 
+/**
+ * Whether the worker has processed everything up to position @p pos of its backlog (RX lcore
+ * only: it owns tail). A position past tail (packets that were then refused) counts as tail.
+ * This is RFS's in-order rule: (int)(head - last_qtail) >= 0.
+ */
+static inline int
+rps_backlog_passed(const struct rps_backlog *b, uint64_t pos)
+{
+	uint64_t head = __atomic_load_n(&b->cons.head, __ATOMIC_ACQUIRE);
+	uint64_t tail = b->prod.tail;
+
+	if ((int64_t)(pos - tail) > 0)
+		pos = tail;
+	return (int64_t)(head - pos) >= 0;
+}
+
 /** Packets accepted but not yet processed (any thread; exact from the RX lcore). */
 static inline uint64_t
 rps_backlog_depth(const struct rps_backlog *b)

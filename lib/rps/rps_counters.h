@@ -54,6 +54,8 @@ enum rps_drop_reason {
 	X(busy_polls, "loop iterations that found packets")                                  \
 	X(hash_computed, "packets whose hash was computed in software (RX lcore)")           \
 	X(hash_from_nic, "packets whose hash came from the NIC's RSS (RX lcore)")            \
+	X(flows_migrated, "hash buckets moved to their new worker after a remap (RX lcore)")  \
+	X(migrations_deferred, "packets kept on a bucket's old worker until it drained it (RX lcore)") \
 	X(pkts_ipv4, "IPv4 packets seen by the parse stage")                                 \
 	X(pkts_ipv6, "IPv6 packets seen by the parse stage")                                 \
 	X(pkts_tcp, "TCP packets seen by the parse stage")                                   \

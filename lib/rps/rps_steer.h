@@ -38,6 +38,37 @@ struct rps_steer_ctx {
 	uint16_t *touched;
 };
 
+/** "No worker yet" in a bucket. */
+#define RPS_BUCKET_NONE UINT32_MAX
+
+/** One hash bucket of the reorder-safe table: where its packets went last, and the position
+ * in that worker's backlog right after the last one (RFS's {cpu, last_qtail}). */
+struct rps_bucket {
+	uint32_t worker;
+	uint32_t reserved;
+	uint64_t last_tail;
+};
+
+/**
+ * The reorder-safe table of one RX queue (RX lcore only). A bucket whose map entry now names
+ * another worker keeps going to its old worker until that worker has processed past
+ * last_tail; only then does it move. So a remap never reorders a flow.
+ */
+struct rps_buckets {
+	uint32_t mask;                /**< nb buckets - 1 (power of two) */
+	uint32_t shift;               /**< bucket = hash >> shift (the top bits) */
+	uint32_t low_mask;            /**< hash bits below the bucket index */
+	struct rps_bucket b[];
+};
+
+/**
+ * Allocate a table of @p nb (power of two, 2..2^24) buckets, all empty. NULL on failure.
+ * With a table, a packet's worker is map[(hash with the bits below the bucket cleared)]:
+ * the same spread as without one, at the granularity of @p nb buckets.
+ */
+struct rps_buckets *rps_buckets_create(uint32_t nb, int socket);
+void rps_buckets_free(struct rps_buckets *t);
+
 /**
  * Allocate the scratch space of a context (rte_zmalloc on @p socket).
  * @return 0 or -EINVAL / -ENOMEM.
@@ -90,10 +121,12 @@ rps_steer_sanitize(struct rte_mbuf **pkts, uint16_t n, struct rps_lcore_stats *s
 
 /**
  * Steer a burst through @p map (len > 0) onto the workers' backlogs. Every packet is either
- * enqueued or freed and counted as backlog_full.
+ * enqueued or freed and counted as backlog_full. With @p buckets (the queue's reorder-safe
+ * table) a flow moves to a new worker only once its old worker has drained it; NULL gives
+ * the seed's behaviour (a new map applies at once and may reorder).
  * @return packets enqueued.
  */
 uint32_t rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
-			 struct rte_mbuf **pkts, uint16_t n);
+			 struct rps_buckets *buckets, struct rte_mbuf **pkts, uint16_t n);
 
 #endif /* RPS_STEER_H */

@@ -8,7 +8,10 @@
    rx == processed + dropped; TX files hold tx_packets == processed packets; each worker's
    file matches its processed count; every steering key in one file only, in input order;
    nothing lost but records over 65535 bytes (see corpus_run()).
-2. Every other *.pcap of the corpus, one dpdk-rps process per file, same checks (rx_packets
+   Then all-ethernet.pcap again through the full stage pipeline (and once more with respond):
+   exit 0, accounting exact, every mbuf back in the pool.
+2. Every other *.pcap of the corpus, one dpdk-rps process per file through the full stage
+   pipeline: the same clean-run checks (rx_packets
    compared with what libpcap delivers from that file: records longer than the file's
    snaplen come out cut to it). RPSTEST_CORPUS=subset runs a fixed subset instead (every
    8th file by name plus every file with a record over 9000 bytes).
@@ -39,14 +42,21 @@ def cut(frames):
 
 
 def corpus_run(F, binary, tmp, path, tag, expect_rx=None, idle_ms=300, quiet=False,
-               extra=()):
-    """Run one capture through two workers; returns (ok, summary or None)."""
+               extra=(), identity=True):
+    """Run one capture through two workers; returns (ok, summary or None).
+
+    identity: --stages output, so steering alone is checked and every frame must come out
+    unchanged; otherwise the default stage pipeline runs (packets are validated, trimmed,
+    reassembled, dropped with reasons) and the run must be clean: exit 0, accounting exact,
+    every mbuf back in the pool, TX files holding exactly the transmitted packets."""
     name = os.path.basename(path)
     delivered = rpstest.read_pcap(path, libpcap=True).frames
     if expect_rx is None:
         expect_rx = len(delivered)
     app = ['--map', '0x6', '--tx-port', '0', '--exit-when-idle', str(idle_ms),
            '--backlog', '8192', '--hash-seed', '5'] + list(extra)
+    if identity:
+        app += ['--stages', 'output']
     res, tx = rpstest.run_pcap(binary, tmp, path, len(WORKERS), app, lcores=LCORES,
                                timeout=120, tag=tag)
     nfail = len(F.items)
@@ -72,6 +82,14 @@ def corpus_run(F, binary, tmp, path, tag, expect_rx=None, idle_ms=300, quiet=Fal
             '%s: TX files %d packets, tx_packets %d, processed %d must be equal' % (
                 name, sum(counts), s['tx_packets'], s['processed']), res)
     F.extend(rpstest.check_workers_vs_files(s, WORKERS, counts), name)
+    F.check(s['mempool']['in_use_at_exit'] == 0, '%s: %s mbufs not back in the pool at exit'
+            % (name, s['mempool']['in_use_at_exit']), res)
+    if not identity:
+        if not quiet:
+            print('%s (stages %s): exit 0 in %.1f s; rx %d processed %d dropped %s' % (
+                name, s['config']['stages'], res.elapsed, s['rx_packets'], s['processed'],
+                {k: v for k, v in s['dropped'].items() if v}), flush=True)
+        return len(F.items) == nfail, s
     F.extend(rpstest.check_outputs(cut(delivered), outs,
                                    exact=rpstest.dropped_total(s) == 0), name)
     # Only records net_pcap cannot hand over intact may go missing: its RX path keeps the
@@ -109,6 +127,13 @@ def main():
         F.check(len(rpstest.read_pcap(allp, libpcap=True).records) == ALL_PACKETS,
                 '%s does not hold %d records' % (ALL, ALL_PACKETS))
         corpus_run(F, binary, tmp, allp, 'all', expect_rx=ALL_PACKETS, idle_ms=500)
+        corpus_run(F, binary, tmp, allp, 'allstages', expect_rx=ALL_PACKETS, idle_ms=500,
+                   identity=False)
+        corpus_run(F, binary, tmp, allp, 'allrespond', expect_rx=ALL_PACKETS, idle_ms=500,
+                   identity=False, extra=['--stages', 'parse,validate,reassemble,flow,respond,'
+                                          'output', '--respond-ip', '198.18.0.1',
+                                          '--respond-ip6', '2001:db8::1',
+                                          '--udp-echo-port', '7'])
 
         files = sorted(f for f in os.listdir(corpus) if f.endswith('.pcap') and f != ALL)
         mode = os.environ.get('RPSTEST_CORPUS', 'all')
@@ -121,8 +146,9 @@ def main():
         for f in files:
             # a smaller pool than the default (sized for full backlogs) starts faster; every
             # single file is far smaller than it
+            # every file alone through the full default pipeline: state starts empty
             ok, _ = corpus_run(F, binary, tmp, os.path.join(corpus, f), 'one', idle_ms=100,
-                               quiet=True, extra=['--mbufs', '16384'])
+                               quiet=True, extra=['--mbufs', '16384'], identity=False)
             if not ok:
                 bad.append(f)
         print('%d single-file runs (%s) in %.1f s; %d failed%s' % (

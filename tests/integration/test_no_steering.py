@@ -27,7 +27,7 @@ def main():
         for lcores in ('0@0', '0@0,(1-3)@1'):
             ctx = '--map 0, --lcores %s' % lcores
             res, tx = rpstest.run_pcap(binary, tmp, inp, 1,
-                                       ['--map', '0', '--tx-port', '0', '--exit-when-idle',
+                                       ['--map', '0', '--tx-port', '0', '--stages', 'output', '--exit-when-idle',
                                         '500'], lcores=lcores, timeout=90, tag='nosteer')
             print('%s: exit %s in %.1f s' % (ctx, res.rc, res.elapsed), flush=True)
             if not F.check(res.rc == 0, '%s: exit code %s, expected 0' % (ctx, res.rc), res):
@@ -58,7 +58,7 @@ def main():
             ctx = 'empty capture, --map %s' % map_arg
             ntx = 1 if map_arg == '0' else 3
             res, tx = rpstest.run_pcap(binary, tmp, empty, ntx,
-                                       ['--map', map_arg, '--tx-port', '0',
+                                       ['--map', map_arg, '--tx-port', '0', '--stages', 'output',
                                         '--exit-when-idle', '300'],
                                        lcores='0@0,(1-3)@1', timeout=60, tag='empty')
             print('%s: exit %s in %.1f s' % (ctx, res.rc, res.elapsed), flush=True)

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """test_steering.py: dpdk-rps with three workers keeps flows together and in order.
 
+Runs with --stages output (steering alone, so outputs must be byte-identical to the input).
 Feeds a generated capture (TCP/UDP over IPv4/IPv6, VLAN/QinQ, IP options, IPv6 extension
 headers, fragments, ARP) through net_pcap with one TX file per worker, and checks:
 exit 0; rx_packets == packets in the capture; rx == processed + dropped with nothing
@@ -31,7 +32,7 @@ JUMBO = dict(flows=60, packets_per_flow=5, seed=12, frag_datagrams=4, non_ip=4, 
 
 
 def steer_run(F, binary, tmp, inp, frames, tag, map_arg, seed, extra=()):
-    app = ['--map', map_arg, '--tx-port', '0', '--exit-when-idle', '500',
+    app = ['--map', map_arg, '--tx-port', '0', '--stages', 'output', '--exit-when-idle', '500',
            '--backlog', '8192', '--hash-seed', str(seed)] + list(extra)
     res, tx = rpstest.run_pcap(binary, tmp, inp, len(WORKERS), app, lcores=LCORES,
                                timeout=120, tag=tag)

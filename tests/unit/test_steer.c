@@ -236,7 +236,7 @@ steer_jhash(uint16_t nb, uint32_t map_len, const uint16_t *wmap, int prefetch,
 				CU_ASSERT_EQUAL(want[i], t.map->workers[0]);
 			}
 		}
-		CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, t.map, pkts, (uint16_t)n), n);
+		CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, t.map, NULL, pkts, (uint16_t)n), n);
 		CU_ASSERT_EQUAL(ut_pool_avail(), avail0 - n);
 		for (uint16_t w = 0; w < nb; w++) {
 			CU_ASSERT_EQUAL(rte_ring_count(t.bl[w].ring), per_w[w]);
@@ -289,7 +289,7 @@ test_steer_empty_burst(void)
 	struct bed t;
 
 	bed_init(&t, 2, 16, 2, NULL, RPS_HASH_AUTO, 1);
-	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, t.map, NULL, 0), 0);
+	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, t.map, NULL, NULL, 0), 0);
 	CU_ASSERT_EQUAL(t.stats.enqueued, 0);
 	CU_ASSERT_EQUAL(t.stats.hash_computed, 0);
 	CU_ASSERT_EQUAL(t.stats.hash_from_nic, 0);
@@ -320,7 +320,7 @@ test_steer_overflow(void)
 		}
 		for (uint16_t w = 0; w < nb; w++)
 			accepted += RTE_MIN(per_w[w], caps[c]);
-		sent = rps_steer_burst(&t.ctx, t.map, pkts, (uint16_t)n);
+		sent = rps_steer_burst(&t.ctx, t.map, NULL, pkts, (uint16_t)n);
 		CU_ASSERT_EQUAL(sent, accepted);
 		for (uint16_t w = 0; w < nb; w++) {
 			CU_ASSERT_EQUAL(t.bl[w].prod.tail, RTE_MIN(per_w[w], caps[c]));
@@ -398,7 +398,7 @@ steer_rss(enum rps_hash_mode mode)
 			h = rps_hash_sw(pkts[i], SEED);
 		want[i] = rps_map_worker(t.map, h);
 	}
-	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, t.map, pkts, (uint16_t)n), n);
+	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, t.map, NULL, pkts, (uint16_t)n), n);
 	if (mode == RPS_HASH_JHASH) {
 		CU_ASSERT_EQUAL(t.stats.hash_from_nic, 0);
 		CU_ASSERT_EQUAL(t.stats.hash_computed, n);
@@ -439,7 +439,7 @@ test_steer_rss_targeted(void)
 		pkts[i]->hash.rss = (uint32_t)(((uint64_t)entry << 32) / len) + 1 + i;
 		want[i] = (uint16_t)entry;
 	}
-	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, t.map, pkts, 64), 64);
+	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, t.map, NULL, pkts, 64), 64);
 	for (uint16_t w = 0; w < 8; w++)
 		CU_ASSERT_EQUAL(rte_ring_count(t.bl[w].ring), 8);
 	CU_ASSERT_EQUAL(t.stats.hash_from_nic, 64);
@@ -482,6 +482,71 @@ test_steer_hash(void)
 	rte_pktmbuf_free(m);
 }
 
+/* Reorder-safe remap: a bucket stays on its old worker until that worker has processed
+ * everything the bucket queued there; without the table the new map applies at once. */
+static void
+test_reorder_safe_remap(void)
+{
+	static const uint16_t to0[1] = { 0 }, to1[1] = { 1 };
+	struct rte_mbuf *pkts[8], *out[8];
+	struct rps_map *m0, *m1;
+	struct rps_buckets *bk;
+	struct bed t;
+	uint32_t left;
+
+	bed_init(&t, 2, 64, 1, to0, RPS_HASH_JHASH, 0);
+	m0 = t.map;
+	m1 = rps_map_create(to1, 1, 2, SOCKET_ID_ANY);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m1);
+	CU_ASSERT_PTR_NULL(rps_buckets_create(1, SOCKET_ID_ANY));
+	CU_ASSERT_PTR_NULL(rps_buckets_create(100, SOCKET_ID_ANY));
+	bk = rps_buckets_create(16, SOCKET_ID_ANY);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(bk);
+
+	/* 4 packets of one flow to worker 0 (old map) */
+	for (unsigned int i = 0; i < 4; i++)
+		pkts[i] = flow_pkt(0, i);
+	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, m0, bk, pkts, 4), 4);
+	CU_ASSERT_EQUAL(rte_ring_count(t.bl[0].ring), 4);
+
+	/* remap to worker 1 while worker 0 still holds them: the flow stays on worker 0 */
+	for (unsigned int i = 0; i < 2; i++)
+		pkts[i] = flow_pkt(0, 4 + i);
+	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, m1, bk, pkts, 2), 2);
+	CU_ASSERT_EQUAL(rte_ring_count(t.bl[0].ring), 6);
+	CU_ASSERT_EQUAL(rte_ring_count(t.bl[1].ring), 0);
+	CU_ASSERT_EQUAL(t.stats.migrations_deferred, 2);
+	CU_ASSERT_EQUAL(t.stats.flows_migrated, 0);
+
+	/* worker 0 processes 5 of 6: still not drained, still deferred */
+	CU_ASSERT_EQUAL(rps_backlog_dequeue(&t.bl[0], out, 5, &left), 5);
+	rps_backlog_complete(&t.bl[0], 5);
+	rte_pktmbuf_free_bulk(out, 5);
+	pkts[0] = flow_pkt(0, 6);
+	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, m1, bk, pkts, 1), 1);
+	CU_ASSERT_EQUAL(rte_ring_count(t.bl[0].ring), 2);
+	CU_ASSERT_EQUAL(t.stats.migrations_deferred, 3);
+
+	/* worker 0 drains: the bucket moves, the next packet goes to worker 1 */
+	CU_ASSERT_EQUAL(rps_backlog_dequeue(&t.bl[0], out, 8, &left), 2);
+	rps_backlog_complete(&t.bl[0], 2);
+	rte_pktmbuf_free_bulk(out, 2);
+	pkts[0] = flow_pkt(0, 7);
+	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, m1, bk, pkts, 1), 1);
+	CU_ASSERT_EQUAL(rte_ring_count(t.bl[1].ring), 1);
+	CU_ASSERT_EQUAL(t.stats.flows_migrated, 1);
+	CU_ASSERT_EQUAL(t.stats.migrations_deferred, 3);
+
+	/* without the table (the seed's behaviour) a remap applies at once */
+	pkts[0] = flow_pkt(0, 8);
+	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, m0, NULL, pkts, 1), 1);
+	CU_ASSERT_EQUAL(rte_ring_count(t.bl[0].ring), 1);
+
+	rps_buckets_free(bk);
+	rps_map_free(m1);
+	bed_fini(&t);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -493,6 +558,7 @@ main(int argc, char **argv)
 		{ "steer_overflow", test_steer_overflow },
 		{ "steer_rss", test_steer_rss },
 		{ "steer_rss_targeted", test_steer_rss_targeted },
+		{ "reorder_safe_remap", test_reorder_safe_remap },
 		CU_TEST_INFO_NULL,
 	};
 

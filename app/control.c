@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * control.c: live control, off the data path. The configuration file is merged under the
+ * command line at start; afterwards a control thread reloads it on SIGHUP and whenever it
+ * changes (inotify on its directory, so editors that replace the file work), applies what can
+ * change live (maps, reorder_safe, stats_interval) atomically, refuses a bad file with its
+ * FILE:LINE error while the old configuration keeps running, and reports keys that need a
+ * restart. It also computes per-second rates for telemetry.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+
+#include "app.h"
+
+int
+rps_control_apply_start_config(struct rps_app *app, char *err, size_t err_len)
+{
+	struct rps_options *o = &app->opt;
+	struct rps_config *c;
+	char bad[64];
+
+	if (o->config_path == NULL)
+		return 0;
+	c = calloc(1, sizeof(*c));
+	if (c == NULL)
+		return -ENOMEM;
+	if (rps_config_load(o->config_path, c, err, err_len) < 0) {
+		free(c);
+		return -EINVAL;
+	}
+#define FROM_FILE(opt, has, field, dst) \
+	if (c->has && !rps_options_given(o, opt)) dst = c->field
+	FROM_FILE("rx-port", has_rx_port, rx_port, o->rx_port);
+	FROM_FILE("hash", has_hash, hash_mode, o->hash_mode);
+	FROM_FILE("backlog", has_backlog, backlog, o->backlog);
+	FROM_FILE("burst", has_burst, burst, o->burst);
+	FROM_FILE("flow-table-size", has_flow_table_size, flow_table_size, o->flow_table_size);
+	FROM_FILE("reorder-safe", has_reorder_safe, reorder_safe, o->reorder_safe);
+	FROM_FILE("stats-interval", has_stats_interval, stats_interval, o->stats_interval);
+#undef FROM_FILE
+	if (c->has_hash_seed && !rps_options_given(o, "hash-seed")) {
+		o->seed = c->hash_seed;
+		o->seed_given = 1;
+	}
+	if (c->has_stages && !rps_options_given(o, "stages")) {
+		struct rps_pipeline p;
+
+		if (rps_pipeline_parse(c->stages, &p, bad, sizeof(bad)) < 0) {
+			snprintf(err, err_len, "%s: stages: '%s' is unknown, repeated or out of order",
+				 o->config_path, bad);
+			free(c);
+			return -EINVAL;
+		}
+		snprintf(o->stages_text, sizeof(o->stages_text), "%s", c->stages);
+	}
+	if (!rps_options_given(o, "map")) {
+		/* The workers are every lcore of any queue's map. */
+		int any = c->has_default_map;
+		struct rps_lcoreset u = c->default_map;
+
+		for (unsigned int q = 0; q < RPS_CONFIG_MAX_QUEUES; q++) {
+			if (!c->has_queue_map[q])
+				continue;
+			any = 1;
+			for (unsigned int i = 0; i < RPS_LCORESET_WORDS; i++)
+				u.bits[i] |= c->queue_map[q].bits[i];
+		}
+		if (any) {
+			o->map = u;
+			o->map_given = 1;
+			rps_lcoreset_format(&u, o->map_text, sizeof(o->map_text));
+		}
+	}
+	app->start_cfg = c;
+	return 0;
+}
+
+/* Keys the file changed that only a restart applies. */
+static void
+restart_keys(const struct rps_app *app, const struct rps_config *c, char *out, size_t len)
+{
+	const struct rps_options *o = &app->opt;
+	size_t pos = 0;
+
+	out[0] = '\0';
+#define CHANGED(cond, name) \
+	if (cond) pos += (size_t)snprintf(out + pos, pos < len ? len - pos : 0, "%s%s", \
+					  pos ? ", " : "", name)
+	CHANGED(c->has_rx_port && c->rx_port != o->rx_port, "rx_port");
+	CHANGED(c->has_hash && c->hash_mode != o->hash_mode, "hash");
+	CHANGED(c->has_hash_seed && c->hash_seed != app->seed, "hash_seed");
+	CHANGED(c->has_backlog && c->backlog != o->backlog, "backlog");
+	CHANGED(c->has_burst && c->burst != o->burst, "burst");
+	CHANGED(c->has_stages && strcmp(c->stages, o->stages_text) != 0, "stages");
+	CHANGED(c->has_flow_table_size && c->flow_table_size != o->flow_table_size,
+		"flow_table_size");
+#undef CHANGED
+}
+
+int
+rps_control_reload(struct rps_app *app, const char *why)
+{
+	struct rps_config *c = calloc(1, sizeof(*c));
+	struct rps_map **maps = calloc(app->nb_rxq, sizeof(*maps));
+	struct rps_lcoreset *sets = calloc(app->nb_rxq, sizeof(*sets));
+	struct rps_lcoreset enabled;
+	char err[256] = "", restart[160];
+	unsigned int lcore, bad;
+	uint32_t gen = app->generation + 1;
+	int rc = -EINVAL;
+
+	if (c == NULL || maps == NULL || sets == NULL) {
+		snprintf(err, sizeof(err), "out of memory");
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (rps_config_load(app->opt.config_path, c, err, sizeof(err)) < 0)
+		goto out;
+	memset(&enabled, 0, sizeof(enabled));
+	RTE_LCORE_FOREACH(lcore)
+		rps_lcoreset_add(&enabled, lcore);
+	for (unsigned int q = RTE_MIN(app->nb_rxq, RPS_CONFIG_MAX_QUEUES);
+	     q < RPS_CONFIG_MAX_QUEUES; q++)
+		if (c->has_queue_map[q]) {
+			snprintf(err, sizeof(err), "%s: queue%u: port %u has %u RX queue(s)",
+				 app->opt.config_path, q, app->opt.rx_port, app->nb_rxq);
+			goto out;
+		}
+	for (uint16_t q = 0; q < app->nb_rxq; q++) {
+		const char *text = NULL;
+		const struct rps_lcoreset *s = rps_config_queue_map(c, q, &text);
+		char merr[160];
+
+		sets[q] = s != NULL ? *s : app->map_sets[q]; /* no line: the map stays */
+		if (s != NULL) {
+			int r = rps_lcoreset_check(s, &enabled, app->rx_lcore, &bad);
+
+			if (r < 0) {
+				snprintf(err, sizeof(err), "%s: map of queue %u (%s): lcore %u %s",
+					 app->opt.config_path, q, text ? text : "?", bad,
+					 r == -EBUSY ? "is the RX lcore" : "is not enabled in EAL");
+				goto out;
+			}
+		}
+		maps[q] = rps_app_map_build(app, &sets[q], gen, merr, sizeof(merr));
+		if (maps[q] == NULL) {
+			snprintf(err, sizeof(err), "%s: map of queue %u: %s", app->opt.config_path, q,
+				 merr);
+			goto out;
+		}
+	}
+	/* Everything checked: apply. */
+	restart_keys(app, c, restart, sizeof(restart));
+	rc = rps_app_maps_publish(app, maps, sets);
+	if (rc < 0) {
+		snprintf(err, sizeof(err), "cannot publish the new maps: %s", strerror(-rc));
+		goto out;
+	}
+	memset(maps, 0, app->nb_rxq * sizeof(*maps)); /* owned by the app now */
+	if (c->has_reorder_safe)
+		__atomic_store_n(&app->reorder_safe, c->reorder_safe, __ATOMIC_RELAXED);
+	if (c->has_stats_interval)
+		__atomic_store_n(&app->opt.stats_interval, c->stats_interval, __ATOMIC_RELAXED);
+	__atomic_store_n(&app->generation, gen, __ATOMIC_RELEASE);
+	app->reloads_ok++;
+	if (restart[0] != '\0') {
+		snprintf(app->last_reload_result, sizeof(app->last_reload_result),
+			 "ok; needs a restart for: %s", restart);
+		RPS_LOG(WARNING, "config %s (%s): generation %u applied; these keys changed but "
+			"need a restart: %s", app->opt.config_path, why, gen, restart);
+	} else {
+		snprintf(app->last_reload_result, sizeof(app->last_reload_result), "ok");
+		RPS_LOG(INFO, "config %s (%s): generation %u applied", app->opt.config_path, why,
+			gen);
+	}
+	rc = 0;
+out:
+	if (rc < 0) {
+		app->reloads_failed++;
+		snprintf(app->last_reload_result, sizeof(app->last_reload_result),
+			 "refused: %s", err);
+		RPS_LOG(ERR, "config reload (%s) refused, generation %u keeps running: %s", why,
+			app->generation, err);
+	}
+	app->last_reload_tsc = rte_rdtsc();
+	for (uint16_t q = 0; maps != NULL && q < app->nb_rxq; q++)
+		rps_map_free(maps[q]);
+	free(maps);
+	free(sets);
+	free(c);
+	return rc;
+}
+
+/* Per-second rates for telemetry: processed/s per worker, rx/s of the RX lcore. */
+static void
+update_rates(struct rps_app *app, uint64_t *prev, double dt)
+{
+	uint16_t nw = app->nb_workers ? app->nb_workers : 1;
+
+	for (uint16_t i = 0; i <= nw; i++) {
+		uint64_t v;
+
+		if (i == nw)
+			v = RPS_CTR_READ(app->self.stats.rx_packets);
+		else if (app->nb_workers == 0)
+			v = RPS_CTR_READ(app->self.stats.processed);
+		else
+			v = RPS_CTR_READ(app->workers[i].stats.processed);
+		__atomic_store_n(&app->pps[i], (uint64_t)((double)(v - prev[i]) / dt),
+				 __ATOMIC_RELAXED);
+		prev[i] = v;
+	}
+}
+
+static int
+watch_config(const struct rps_app *app, char *name, size_t len)
+{
+	char dir[PATH_MAX], base[PATH_MAX];
+	int fd;
+
+	if (app->opt.config_path == NULL)
+		return -1;
+	snprintf(dir, sizeof(dir), "%s", app->opt.config_path);
+	snprintf(base, sizeof(base), "%s", app->opt.config_path);
+	snprintf(name, len, "%s", basename(base));
+	fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (inotify_add_watch(fd, dirname(dir), IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Whether the inotify events waiting on @p fd touch the file @p name. */
+static int
+config_changed(int fd, const char *name)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	int hit = 0;
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *ev = (const struct inotify_event *)p;
+
+			if (ev->len > 0 && strcmp(ev->name, name) == 0)
+				hit = 1;
+			p += sizeof(*ev) + ev->len;
+		}
+	}
+	return hit;
+}
+
+static void *
+control_thread(void *arg)
+{
+	struct rps_app *app = arg;
+	uint16_t nw = app->nb_workers ? app->nb_workers : 1;
+	uint64_t *prev = calloc(nw + 1u, sizeof(*prev));
+	uint64_t last = rte_rdtsc(), hz = rte_get_tsc_hz();
+	char name[NAME_MAX + 1];
+	int fd = watch_config(app, name, sizeof(name));
+
+	while (prev != NULL && !__atomic_load_n(&app->control_stop, __ATOMIC_ACQUIRE)) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		uint64_t now;
+
+		if (fd >= 0)
+			(void)poll(&p, 1, 100);
+		else
+			usleep(100 * 1000);
+		if (__atomic_exchange_n(&app->reload_requested, 0, __ATOMIC_ACQ_REL))
+			rps_control_reload(app, "SIGHUP");
+		if (fd >= 0 && (p.revents & POLLIN) && config_changed(fd, name)) {
+			usleep(20 * 1000); /* let a writer finish its burst of events */
+			config_changed(fd, name);
+			rps_control_reload(app, "file changed");
+		}
+		now = rte_rdtsc();
+		if (now - last >= hz) {
+			update_rates(app, prev, (double)(now - last) / (double)hz);
+			last = now;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	free(prev);
+	return NULL;
+}
+
+int
+rps_control_start(struct rps_app *app)
+{
+	uint16_t nw = app->nb_workers ? app->nb_workers : 1;
+	int rc;
+
+	app->pps = calloc(nw + 1u, sizeof(*app->pps));
+	if (app->pps == NULL)
+		return -ENOMEM;
+	snprintf(app->last_reload_result, sizeof(app->last_reload_result), "none");
+	rc = rte_ctrl_thread_create(&app->control_thread, "rps-control", NULL, control_thread,
+				    app);
+	if (rc == 0)
+		app->control_running = 1;
+	return rc;
+}
+
+void
+rps_control_stop(struct rps_app *app)
+{
+	if (app->control_running) {
+		__atomic_store_n(&app->control_stop, 1, __ATOMIC_RELEASE);
+		pthread_join(app->control_thread, NULL);
+		app->control_running = 0;
+	}
+}

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * maps.c: the per-RX-queue maps. Built off the fast path from lcore sets, published with one
+ * atomic pointer store each, and freed only after the RX lcore has reported a quiescent
+ * state (rte_rcu_qsbr), so the data path never waits and never reads a freed map.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "app.h"
+
+#define BUCKETS_PER_QUEUE 4096 /* reorder-safe table size, like rps_flow_cnt */
+
+struct rps_map *
+rps_app_map_build(const struct rps_app *app, const struct rps_lcoreset *set, uint32_t generation,
+		  char *err, size_t err_len)
+{
+	uint16_t idx[RTE_MAX_LCORE];
+	uint32_t n = 0;
+	struct rps_map *m;
+
+	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++) {
+		if (!rps_lcoreset_has(set, l))
+			continue;
+		if (app->lcore_worker[l] < 0) {
+			snprintf(err, err_len, "lcore %u is not a worker of this run (workers are "
+				 "fixed at start: a new one needs a restart)", l);
+			rte_errno = EINVAL;
+			return NULL;
+		}
+		idx[n++] = (uint16_t)app->lcore_worker[l];
+	}
+	if (n == 0 && app->nb_workers > 0) {
+		snprintf(err, err_len, "an empty map (no steering) needs a restart");
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	m = rps_map_create(idx, n, generation, (int)rte_socket_id());
+	if (m == NULL)
+		snprintf(err, err_len, "out of memory");
+	return m;
+}
+
+int
+rps_app_maps_init(struct rps_app *app)
+{
+	char err[160];
+	size_t sz;
+
+	app->maps = calloc(app->nb_rxq, sizeof(*app->maps));
+	app->map_sets = calloc(app->nb_rxq, sizeof(*app->map_sets));
+	app->buckets = calloc(app->nb_rxq, sizeof(*app->buckets));
+	if (app->maps == NULL || app->map_sets == NULL || app->buckets == NULL)
+		return -ENOMEM;
+	sz = rte_rcu_qsbr_get_memsize(1);
+	app->qsbr = rte_zmalloc("rps_qsbr", sz, RTE_CACHE_LINE_SIZE);
+	if (app->qsbr == NULL || rte_rcu_qsbr_init(app->qsbr, 1) != 0 ||
+	    rte_rcu_qsbr_thread_register(app->qsbr, 0) != 0)
+		return -ENOMEM;
+	app->generation = 1;
+	pthread_mutex_init(&app->ctl_lock, NULL);
+	app->reorder_safe = app->opt.reorder_safe;
+	for (uint16_t q = 0; q < app->nb_rxq; q++) {
+		const struct rps_lcoreset *s = NULL;
+
+		/* --map sets every queue; otherwise the file's line for the queue, if any */
+		if (app->start_cfg != NULL && !rps_options_given(&app->opt, "map"))
+			s = rps_config_queue_map(app->start_cfg, q, NULL);
+		app->map_sets[q] = s != NULL ? *s : app->opt.map;
+		app->maps[q] = rps_app_map_build(app, &app->map_sets[q], app->generation, err,
+						 sizeof(err));
+		if (app->maps[q] == NULL) {
+			RPS_LOG(ERR, "map of RX queue %u: %s", q, err);
+			return -EINVAL;
+		}
+		if (app->nb_workers > 0) {
+			app->buckets[q] = rps_buckets_create(BUCKETS_PER_QUEUE,
+							     (int)rte_socket_id());
+			if (app->buckets[q] == NULL)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+int
+rps_app_maps_publish(struct rps_app *app, struct rps_map **maps, const struct rps_lcoreset *sets)
+{
+	struct rps_map **old = calloc(app->nb_rxq, sizeof(*old));
+
+	if (old == NULL)
+		return -ENOMEM;
+	pthread_mutex_lock(&app->ctl_lock);
+	for (uint16_t q = 0; q < app->nb_rxq; q++) {
+		old[q] = app->maps[q];
+		app->map_sets[q] = sets[q];
+		__atomic_store_n(&app->maps[q], maps[q], __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&app->ctl_lock);
+	/* Blocks this (control) thread only, until the RX lcore has finished the loop
+	 * iteration that may still hold an old map. An offline RX lcore (stopped) passes. */
+	rte_rcu_qsbr_synchronize(app->qsbr, RTE_QSBR_THRID_INVALID);
+	for (uint16_t q = 0; q < app->nb_rxq; q++)
+		rps_map_free(old[q]);
+	free(old);
+	return 0;
+}
+
+void
+rps_app_maps_fini(struct rps_app *app)
+{
+	for (uint16_t q = 0; app->maps != NULL && q < app->nb_rxq; q++) {
+		rps_map_free(app->maps[q]);
+		if (app->buckets != NULL)
+			rps_buckets_free(app->buckets[q]);
+	}
+	free(app->maps);
+	free(app->map_sets);
+	free(app->buckets);
+	rte_free(app->qsbr);
+	app->maps = NULL;
+	app->map_sets = NULL;
+	app->buckets = NULL;
+	app->qsbr = NULL;
+}

@@ -1,0 +1,381 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * telemetry.c: the /rps/ commands on DPDK's telemetry socket (query them with
+ * dpdk-telemetry.py). Callbacks run on DPDK's telemetry thread and read only counters
+ * (atomic 64-bit loads), the lcore sets behind the maps (under ctl_lock, never the maps the
+ * RX lcore uses), and snapshots. DPDK 22.11's callbacks take no user pointer, so the one
+ * application context is kept in a file-level pointer set once at registration.
+ */
+#include <arpa/inet.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+#include <rte_telemetry.h>
+
+#include "app.h"
+
+static const struct rps_app *tel_app;
+
+static double
+uptime_s(const struct rps_app *app)
+{
+	return (double)(rte_rdtsc() - app->start_tsc) / (double)rte_get_tsc_hz();
+}
+
+static void
+lcore_list(const struct rps_lcoreset *s, char *buf, size_t len)
+{
+	size_t pos = 0;
+
+	buf[0] = '\0';
+	for (unsigned int l = 0; l < RTE_MAX_LCORE && pos < len; l++)
+		if (rps_lcoreset_has(s, l))
+			pos += (size_t)snprintf(buf + pos, len - pos, "%s%u", pos ? "," : "", l);
+}
+
+static int
+tel_info(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct rps_app *app = tel_app;
+	struct rte_tel_data *w = rte_tel_data_alloc();
+
+	(void)cmd;
+	(void)params;
+	if (w == NULL)
+		return -ENOMEM;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "version", RPS_VERSION);
+	rte_tel_data_add_dict_int(d, "rx_lcore", (int)app->rx_lcore);
+	rte_tel_data_start_array(w, RTE_TEL_INT_VAL);
+	for (uint16_t i = 0; i < app->nb_workers; i++)
+		rte_tel_data_add_array_int(w, (int)app->workers[i].lcore);
+	rte_tel_data_add_dict_container(d, "worker_lcores", w, 0);
+	rte_tel_data_add_dict_int(d, "rx_port", app->opt.rx_port);
+	rte_tel_data_add_dict_string(d, "driver", app->rx_driver);
+	rte_tel_data_add_dict_int(d, "rx_queues", app->nb_rxq);
+	rte_tel_data_add_dict_int(d, "tx_port", app->opt.tx_port);
+	rte_tel_data_add_dict_u64(d, "uptime_s", (uint64_t)uptime_s(app));
+	rte_tel_data_add_dict_u64(d, "config_generation",
+				  __atomic_load_n(&app->generation, __ATOMIC_ACQUIRE));
+	rte_tel_data_add_dict_string(d, "hash", rps_hash_mode_name(app->opt.hash_mode));
+	rte_tel_data_add_dict_string(d, "stages", app->opt.stages_text);
+	return 0;
+}
+
+/* The counters of one lcore as a dict (drop reasons as dropped_<reason>). */
+static struct rte_tel_data *
+stats_dict(const struct rps_lcore_stats *st, uint64_t depth, uint64_t hwm, uint64_t pps)
+{
+	struct rte_tel_data *c = rte_tel_data_alloc();
+	char name[64];
+
+	if (c == NULL)
+		return NULL;
+	rte_tel_data_start_dict(c);
+#define RPS_X_TEL(f, desc) rte_tel_data_add_dict_u64(c, #f, st->f);
+	RPS_LCORE_COUNTERS(RPS_X_TEL)
+#undef RPS_X_TEL
+	for (unsigned int r = 0; r < RPS_DROP_MAX; r++) {
+		snprintf(name, sizeof(name), "dropped_%s", rps_drop_name(r));
+		rte_tel_data_add_dict_u64(c, name, st->dropped[r]);
+	}
+	rte_tel_data_add_dict_u64(c, "dropped_total", rps_stats_dropped_total(st));
+	rte_tel_data_add_dict_u64(c, "backlog_depth", depth);
+	rte_tel_data_add_dict_u64(c, "backlog_hwm", hwm);
+	rte_tel_data_add_dict_u64(c, "pps", pps);
+	return c;
+}
+
+static uint64_t
+pps_of(const struct rps_app *app, unsigned int i)
+{
+	return app->pps != NULL ? __atomic_load_n(&app->pps[i], __ATOMIC_RELAXED) : 0;
+}
+
+static int
+tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct rps_app *app = tel_app;
+	struct rps_snapshot *s = rps_snapshot_alloc();
+	uint16_t nw = app->nb_workers ? app->nb_workers : 1;
+	char name[32];
+
+	(void)cmd;
+	(void)params;
+	if (s == NULL)
+		return -ENOMEM;
+	rps_snapshot_take(app, s);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "rx_packets", s->rx.rx_packets);
+	rte_tel_data_add_dict_u64(d, "enqueued", s->rx.enqueued);
+	rte_tel_data_add_dict_u64(d, "processed", s->total.processed);
+	rte_tel_data_add_dict_u64(d, "tx_packets", s->total.tx_packets);
+	rte_tel_data_add_dict_u64(d, "rx_pps", pps_of(app, nw));
+	for (unsigned int r = 0; r < RPS_DROP_MAX; r++) {
+		char dn[64];
+
+		snprintf(dn, sizeof(dn), "dropped_%s", rps_drop_name(r));
+		rte_tel_data_add_dict_u64(d, dn, s->total.dropped[r]);
+	}
+	rte_tel_data_add_dict_u64(d, "dropped_total", rps_stats_dropped_total(&s->total));
+	rte_tel_data_add_dict_u64(d, "time_squeeze", s->total.time_squeeze);
+	rte_tel_data_add_dict_u64(d, "out_of_order", s->total.out_of_order);
+	rte_tel_data_add_dict_u64(d, "flows_migrated", s->rx.flows_migrated);
+	rte_tel_data_add_dict_u64(d, "migrations_deferred", s->rx.migrations_deferred);
+	for (uint16_t i = 0; i < s->nb; i++) {
+		struct rte_tel_data *c = stats_dict(&s->w[i].st, s->w[i].depth, s->w[i].hwm,
+						    pps_of(app, i));
+
+		snprintf(name, sizeof(name), "worker_%u", s->w[i].lcore);
+		if (c != NULL)
+			rte_tel_data_add_dict_container(d, name, c, 0);
+	}
+	free(s);
+	return 0;
+}
+
+static int
+tel_workers(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct rps_app *app = tel_app;
+	struct rps_snapshot *s = rps_snapshot_alloc();
+
+	(void)cmd;
+	(void)params;
+	if (s == NULL)
+		return -ENOMEM;
+	rps_snapshot_take(app, s);
+	rte_tel_data_start_dict(d);
+	for (uint16_t i = 0; i < s->nb; i++) {
+		struct rte_tel_data *c = rte_tel_data_alloc();
+		const struct rps_lcore_stats *st = &s->w[i].st;
+		char name[32];
+
+		if (c == NULL)
+			break;
+		rte_tel_data_start_dict(c);
+		rte_tel_data_add_dict_int(c, "index", i);
+		rte_tel_data_add_dict_int(c, "socket", (int)rte_lcore_to_socket_id(s->w[i].lcore));
+		rte_tel_data_add_dict_u64(c, "backlog_capacity",
+					  app->nb_workers ? app->backlogs[i].capacity : 0);
+		rte_tel_data_add_dict_u64(c, "backlog_depth", s->w[i].depth);
+		rte_tel_data_add_dict_u64(c, "backlog_hwm", s->w[i].hwm);
+		rte_tel_data_add_dict_u64(c, "received_rps", st->received_rps);
+		rte_tel_data_add_dict_u64(c, "processed", st->processed);
+		rte_tel_data_add_dict_u64(c, "pps", pps_of(app, i));
+		rte_tel_data_add_dict_u64(c, "time_squeeze", st->time_squeeze);
+		rte_tel_data_add_dict_u64(c, "busy_percent",
+					  st->polls ? st->busy_polls * 100 / st->polls : 0);
+		rte_tel_data_add_dict_u64(c, "flows_active", st->flows_active);
+		rte_tel_data_add_dict_u64(c, "dropped_total", rps_stats_dropped_total(st));
+		snprintf(name, sizeof(name), "%u", s->w[i].lcore);
+		rte_tel_data_add_dict_container(d, name, c, 0);
+	}
+	free(s);
+	return 0;
+}
+
+static int
+tel_map(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct rps_app *app = (struct rps_app *)(uintptr_t)tel_app;
+
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "generation",
+				  __atomic_load_n(&app->generation, __ATOMIC_ACQUIRE));
+	rte_tel_data_add_dict_int(d, "reorder_safe",
+				  __atomic_load_n(&app->reorder_safe, __ATOMIC_RELAXED));
+	rte_tel_data_add_dict_int(d, "rx_port", app->opt.rx_port);
+	pthread_mutex_lock(&app->ctl_lock);
+	for (uint16_t q = 0; q < app->nb_rxq; q++) {
+		struct rte_tel_data *c = rte_tel_data_alloc();
+		char name[32], mask[128], list[512];
+
+		if (c == NULL)
+			break;
+		rps_lcoreset_format(&app->map_sets[q], mask, sizeof(mask));
+		lcore_list(&app->map_sets[q], list, sizeof(list));
+		rte_tel_data_start_dict(c);
+		rte_tel_data_add_dict_string(c, "mask", mask);
+		rte_tel_data_add_dict_string(c, "lcores", list);
+		rte_tel_data_add_dict_int(c, "nb_lcores",
+					  (int)rps_lcoreset_count(&app->map_sets[q]));
+		snprintf(name, sizeof(name), "queue%u", q);
+		rte_tel_data_add_dict_container(d, name, c, 0);
+	}
+	pthread_mutex_unlock(&app->ctl_lock);
+	return 0;
+}
+
+static int
+tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct rps_app *app = (struct rps_app *)(uintptr_t)tel_app;
+	const struct rps_options *o = &app->opt;
+
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "config_file", o->config_path ? o->config_path : "");
+	rte_tel_data_add_dict_u64(d, "generation",
+				  __atomic_load_n(&app->generation, __ATOMIC_ACQUIRE));
+	pthread_mutex_lock(&app->ctl_lock);
+	rte_tel_data_add_dict_string(d, "last_reload_result", app->last_reload_result);
+	rte_tel_data_add_dict_u64(d, "last_reload_age_s", app->last_reload_tsc == 0 ? 0 :
+				  (rte_rdtsc() - app->last_reload_tsc) / rte_get_tsc_hz());
+	rte_tel_data_add_dict_u64(d, "reloads_ok", app->reloads_ok);
+	rte_tel_data_add_dict_u64(d, "reloads_failed", app->reloads_failed);
+	pthread_mutex_unlock(&app->ctl_lock);
+	rte_tel_data_add_dict_int(d, "rx_port", o->rx_port);
+	rte_tel_data_add_dict_int(d, "tx_port", o->tx_port);
+	rte_tel_data_add_dict_string(d, "hash", rps_hash_mode_name(o->hash_mode));
+	rte_tel_data_add_dict_u64(d, "hash_seed", app->seed);
+	rte_tel_data_add_dict_u64(d, "backlog", o->backlog);
+	rte_tel_data_add_dict_u64(d, "burst", o->burst);
+	rte_tel_data_add_dict_string(d, "stages", o->stages_text);
+	rte_tel_data_add_dict_u64(d, "flow_table_size", o->flow_table_size);
+	rte_tel_data_add_dict_int(d, "reorder_safe",
+				  __atomic_load_n(&app->reorder_safe, __ATOMIC_RELAXED));
+	rte_tel_data_add_dict_u64(d, "stats_interval",
+				  __atomic_load_n(&app->opt.stats_interval, __ATOMIC_RELAXED));
+	return 0;
+}
+
+/* One worker's snapshot, copied consistently (retried while the worker writes it). */
+static uint32_t
+read_snap(const struct rps_flow_snap *s, struct rps_flow_summary *out)
+{
+	uint32_t n, sn;
+
+	do {
+		sn = rte_seqcount_read_begin(&s->sc);
+		n = RTE_MIN(s->n, (uint32_t)RPS_TOP_FLOWS);
+		memcpy(out, s->f, n * sizeof(*out));
+	} while (rte_seqcount_read_retry(&s->sc, sn));
+	return n;
+}
+
+struct tel_flow {
+	struct rps_flow_summary f;
+	unsigned int lcore;
+};
+
+static int
+cmp_flow(const void *a, const void *b)
+{
+	const struct tel_flow *x = a, *y = b;
+
+	return x->f.packets < y->f.packets ? 1 : x->f.packets > y->f.packets ? -1 : 0;
+}
+
+static int
+tel_flows(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct rps_app *app = tel_app;
+	const struct rps_worker *ws = app->nb_workers ? app->workers : &app->self;
+	uint16_t nw = app->nb_workers ? app->nb_workers : 1;
+	struct tel_flow *all = calloc((size_t)nw * RPS_TOP_FLOWS, sizeof(*all));
+	unsigned long want = 10;
+	uint32_t total = 0;
+
+	(void)cmd;
+	if (all == NULL)
+		return -ENOMEM;
+	if (params != NULL && *params != '\0') {
+		char *end;
+
+		want = strtoul(params, &end, 10);
+		if (*end != '\0' || want == 0 || want > 64) {
+			free(all);
+			return -EINVAL; /* N must be 1..64 */
+		}
+	}
+	{
+		/* Ask the workers for a snapshot and wait (this thread only) until each has one
+		 * taken after the request, at most 1.5 s. */
+		struct rps_app *mut = (struct rps_app *)(uintptr_t)app;
+		uint64_t t0 = rte_rdtsc(), hz = rte_get_tsc_hz();
+		int fresh = 0;
+
+		__atomic_store_n(&mut->flows_wanted_tsc, t0, __ATOMIC_RELAXED);
+		while (!fresh && rte_rdtsc() - t0 < hz * 3 / 2 &&
+		       !__atomic_load_n(&app->rx_done, __ATOMIC_ACQUIRE)) {
+			fresh = 1;
+			for (uint16_t i = 0; i < nw; i++)
+				if (ws[i].flow_snap != NULL &&
+				    __atomic_load_n(&ws[i].flow_snap->tsc, __ATOMIC_RELAXED) < t0)
+					fresh = 0;
+			if (!fresh)
+				rte_delay_us_sleep(10 * 1000);
+		}
+	}
+	for (uint16_t i = 0; i < nw; i++) {
+		struct rps_flow_summary tmp[RPS_TOP_FLOWS];
+		uint32_t n;
+
+		if (ws[i].flow_snap == NULL)
+			continue;
+		n = read_snap(ws[i].flow_snap, tmp);
+		for (uint32_t k = 0; k < n; k++) {
+			all[total].f = tmp[k];
+			all[total++].lcore = ws[i].lcore;
+		}
+	}
+	qsort(all, total, sizeof(*all), cmp_flow);
+	rte_tel_data_start_dict(d);
+	for (uint32_t k = 0; k < total && k < want; k++) {
+		const struct rps_flow_summary *f = &all[k].f;
+		struct rte_tel_data *c = rte_tel_data_alloc();
+		char name[16], src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+		int af = f->family == 6 ? AF_INET6 : AF_INET;
+
+		if (c == NULL)
+			break;
+		inet_ntop(af, f->src, src, sizeof(src));
+		inet_ntop(af, f->dst, dst, sizeof(dst));
+		rte_tel_data_start_dict(c);
+		rte_tel_data_add_dict_int(c, "lcore", (int)all[k].lcore);
+		rte_tel_data_add_dict_string(c, "src", src);
+		rte_tel_data_add_dict_string(c, "dst", dst);
+		rte_tel_data_add_dict_int(c, "sport", f->sport);
+		rte_tel_data_add_dict_int(c, "dport", f->dport);
+		rte_tel_data_add_dict_int(c, "proto", f->proto);
+		rte_tel_data_add_dict_u64(c, "packets", f->packets);
+		rte_tel_data_add_dict_u64(c, "bytes", f->bytes);
+		rte_tel_data_add_dict_string(c, "state", rps_flow_state_name(f->state));
+		rte_tel_data_add_dict_u64(c, "out_of_order", f->out_of_order);
+		rte_tel_data_add_dict_u64(c, "retransmit", f->retransmit);
+		snprintf(name, sizeof(name), "%u", k);
+		rte_tel_data_add_dict_container(d, name, c, 0);
+	}
+	free(all);
+	return 0;
+}
+
+int
+rps_telemetry_register(struct rps_app *app)
+{
+	int rc = 0;
+
+	tel_app = app;
+	rc |= rte_telemetry_register_cmd("/rps/info", tel_info,
+		"Version, lcores, ports, uptime, config generation. No parameters");
+	rc |= rte_telemetry_register_cmd("/rps/stats", tel_stats,
+		"Global and per-worker counters, drops by reason, backlog depth/hwm, pps. No parameters");
+	rc |= rte_telemetry_register_cmd("/rps/workers", tel_workers,
+		"Per-worker backlog, load and rates. No parameters");
+	rc |= rte_telemetry_register_cmd("/rps/map", tel_map,
+		"Per RX queue: mask and lcores of its map; generation, reorder_safe. No parameters");
+	rc |= rte_telemetry_register_cmd("/rps/flows", tel_flows,
+		"Top N flows by packets across workers (from per-worker snapshots, 1 s old at most). "
+		"Parameters: int N (1..64, default 10)");
+	rc |= rte_telemetry_register_cmd("/rps/config", tel_config,
+		"Active settings, generation, last reload time and result. No parameters");
+	return rc ? -1 : 0;
+}
