@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* config.c: parse the INI configuration file (libinih) into a struct rps_config. */
+#include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,33 +12,160 @@
 #include <ini.h>
 
 #include "rps_config.h"
+#include "rps_counters.h"
 
-struct parse_ctx {
-	struct rps_config *cfg;
-	char msg[200];      /* the first error, without "FILE:LINE: " */
-	int failed;
+/* A configuration file larger than this is refused (it is a few hundred bytes normally). */
+#define CONFIG_MAX_SIZE (1u << 20)
+
+/* Every key, so that a duplicate can name the line that set it first. */
+enum key_id {
+	K_RX_PORT, K_HASH, K_HASH_SEED, K_BACKLOG, K_BURST, K_STAGES, K_FLOW_TABLE_SIZE,
+	K_REORDER_SAFE, K_STATS_INTERVAL, K_DEFAULT, K_QUEUE0,
+	K_NB = K_QUEUE0 + RPS_CONFIG_MAX_QUEUES
 };
 
-static int
-fail(struct parse_ctx *p, const char *fmt, const char *a, const char *b)
+struct parser {
+	struct rps_config *cfg;
+	const char *text;        /* the whole file */
+	size_t len;
+	size_t pos;              /* start of the next line */
+	int line;                /* lines handed to inih so far: inih's own line number */
+	int err_line;            /* line of the first error found here, 0 = none */
+	char msg[384];           /* that error, without "FILE:LINE: " */
+	int first_line[K_NB];    /* line that set each key, 0 = not set */
+};
+
+/* Record the first error (at the current line); returns 0, which is inih's "failed". */
+static int __attribute__((format(printf, 2, 3)))
+fail(struct parser *p, const char *fmt, ...)
 {
-	if (!p->failed) {
-		snprintf(p->msg, sizeof(p->msg), fmt, a, b);
-		p->failed = 1;
-	}
-	return 0; /* inih: stop counting this line as good */
+	va_list ap;
+
+	if (p->err_line != 0)
+		return 0;
+	p->err_line = p->line;
+	va_start(ap, fmt);
+	vsnprintf(p->msg, sizeof(p->msg), fmt, ap);
+	va_end(ap);
+	return 0;
 }
 
-static int
-parse_uint(const char *v, unsigned long long lo, unsigned long long hi, unsigned long long *out)
+/*
+ * An ini_reader over the text: hands inih one line at a time, cleaned so that inih's rules
+ * cannot surprise: indentation removed (so there are no continuation lines), an inline
+ * comment (';' or '#' after whitespace) and trailing whitespace (CR included) cut. It checks
+ * what inih would accept silently or report without a reason: section lines (known name,
+ * nothing after ']'), lines that are not "key = value", over-long lines, NUL bytes. It stops
+ * the parse (NULL) at the first error, found here or by the handler.
+ */
+static char *
+reader(char *str, int num, void *stream)
 {
-	char *end;
+	struct parser *p = stream;
+	const char *s, *e, *eol;
+	size_t n;
 
-	if (*v < '0' || *v > '9')
-		return -1;
-	errno = 0;
-	*out = strtoull(v, &end, 0);
-	return (errno != 0 || *end != '\0' || *out < lo || *out > hi) ? -1 : 0;
+	if (p->err_line != 0 || p->pos >= p->len)
+		return NULL;
+	s = p->text + p->pos;
+	eol = memchr(s, '\n', p->len - p->pos);
+	e = eol != NULL ? eol : p->text + p->len;
+	p->pos = (size_t)(e - p->text) + (eol != NULL);
+	p->line++;
+	if (p->line == 1 && e - s >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0)
+		s += 3; /* UTF-8 byte order mark */
+	if (memchr(s, '\0', (size_t)(e - s)) != NULL) {
+		fail(p, "NUL character in the line");
+		return NULL;
+	}
+	while (s < e && isspace((unsigned char)*s))
+		s++;
+	if (s < e && (*s == ';' || *s == '#')) {
+		e = s; /* a comment line */
+	} else {
+		for (const char *c = s + 1; c < e; c++)
+			if ((*c == ';' || *c == '#') && isspace((unsigned char)c[-1])) {
+				e = c;
+				break;
+			}
+	}
+	while (e > s && isspace((unsigned char)e[-1]))
+		e--;
+	n = (size_t)(e - s);
+	/* n characters, '\n' and NUL must fit; the '\n' tells inih the line is complete. */
+	if (num < 3 || n > (size_t)num - 2) {
+		fail(p, "line too long (at most %d characters without indentation and comment)",
+		     num - 2);
+		return NULL;
+	}
+	if (n > 0 && *s == '[') {
+		const char *close = memchr(s, ']', n);
+		int len = close != NULL ? (int)(close - s - 1) : 0;
+
+		if (close == NULL) {
+			fail(p, "'%.*s': section header without ']'", (int)n, s);
+			return NULL;
+		}
+		if (close + 1 != e) {
+			fail(p, "unexpected '%.*s' after [%.*s]", (int)(e - close - 1), close + 1, len,
+			     s + 1);
+			return NULL;
+		}
+		if (!((len == 9 && memcmp(s + 1, "dataplane", 9) == 0) ||
+		      (len == 3 && memcmp(s + 1, "map", 3) == 0))) {
+			fail(p, "unknown section [%.*s] (expected [dataplane] or [map])", len, s + 1);
+			return NULL;
+		}
+	} else if (n > 0) {
+		/* inih takes the first '=' or ':' as the separator; only '=' is ours. */
+		const char *sep = s;
+
+		while (sep < e && *sep != '=' && *sep != ':')
+			sep++;
+		if (sep == e || *sep != '=') {
+			fail(p, "'%.*s': expected 'key = value', a [section] or a comment", (int)n, s);
+			return NULL;
+		}
+	}
+	memcpy(str, s, n);
+	str[n] = '\n';
+	str[n + 1] = '\0';
+	return str;
+}
+
+/* Decimal without a leading zero (which the command line would read as octal), or 0x hex. */
+static int
+parse_number(const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	unsigned int base = 10;
+	uint64_t x = 0;
+	const char *s = v;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	} else if (s[0] == '0' && s[1] != '\0') {
+		return -EINVAL;
+	}
+	if (*s == '\0')
+		return -EINVAL;
+	for (; *s != '\0'; s++) {
+		unsigned int d;
+
+		if (*s >= '0' && *s <= '9')
+			d = (unsigned int)(*s - '0');
+		else if (base == 16 && isxdigit((unsigned char)*s))
+			d = (unsigned int)(tolower((unsigned char)*s) - 'a' + 10);
+		else
+			return -EINVAL;
+		x = x * base + d;
+		if (x > hi) /* hi < 2^60: x never overflows */
+			return -ERANGE;
+	}
+	if (x < lo)
+		return -ERANGE;
+	*out = x;
+	return 0;
 }
 
 static int
@@ -44,181 +174,322 @@ parse_bool(const char *v, int *out)
 	static const char *const yes[] = { "on", "yes", "true", "1" };
 	static const char *const no[] = { "off", "no", "false", "0" };
 
-	for (unsigned int i = 0; i < 4; i++) {
-		if (strcasecmp(v, yes[i]) == 0)
-			return *out = 1, 0;
-		if (strcasecmp(v, no[i]) == 0)
-			return *out = 0, 0;
+	for (unsigned int i = 0; i < RTE_DIM(yes); i++) {
+		if (strcasecmp(v, yes[i]) == 0) {
+			*out = 1;
+			return 0;
+		}
+		if (strcasecmp(v, no[i]) == 0) {
+			*out = 0;
+			return 0;
+		}
 	}
-	return -1;
+	return -EINVAL;
 }
 
+/*
+ * The same rules as the application's --stages (rps_pipeline_parse), checked here by name so
+ * that a mistake gets its FILE:LINE: known stages, in pipeline order, each at most once,
+ * every one but output after parse, empty items ignored, at least one stage.
+ */
 static int
-stages_ok(const char *v)
+check_stages(struct parser *p, const char *name, const char *v)
 {
-	static const char *const names[] = { "parse", "validate", "reassemble", "flow",
-					     "respond", "output" };
-	char buf[128];
+	static const char *const stage[] = {
+#define RPS_X_NAME(e, n) #n,
+		RPS_STAGE_LIST(RPS_X_NAME)
+#undef RPS_X_NAME
+	};
+	char buf[sizeof(p->cfg->stages)];
 	char *save = NULL;
+	int last = -1, nb = 0, has_parse = 0;
 
 	if (strlen(v) >= sizeof(buf))
-		return 0;
+		return fail(p, "%s: longer than %zu characters", name, sizeof(buf) - 1);
 	strcpy(buf, v);
 	for (char *t = strtok_r(buf, ",", &save); t != NULL; t = strtok_r(NULL, ",", &save)) {
-		int found = 0;
+		int id = -1;
 
-		for (unsigned int i = 0; i < 6; i++)
-			found |= strcmp(t, names[i]) == 0;
-		if (!found)
-			return 0;
+		for (int i = 0; i < (int)RTE_DIM(stage); i++)
+			if (strcmp(t, stage[i]) == 0)
+				id = i;
+		if (id < 0)
+			return fail(p, "%s: unknown stage '%s' (expected parse,validate,reassemble,"
+				    "flow,respond,output: any of them, in this order)", name, t);
+		if (id <= last)
+			return fail(p, "%s: '%s' is repeated or out of order (order: parse,validate,"
+				    "reassemble,flow,respond,output)", name, t);
+		if (id != RPS_STAGE_PARSE && id != RPS_STAGE_OUTPUT && !has_parse)
+			return fail(p, "%s: '%s' needs parse before it", name, t);
+		has_parse |= id == RPS_STAGE_PARSE;
+		last = id;
+		nb++;
 	}
+	if (nb == 0)
+		return fail(p, "%s: no stage in '%s'", name, v);
 	return 1;
 }
 
-#define UINT_KEY(key, field, type, lo, hi, what)                                         \
-	if (strcmp(name, key) == 0) {                                                    \
-		unsigned long long x;                                                    \
-		if (c->has_##field)                                                      \
-			return fail(p, "%s: set twice%s", key, "");                      \
-		if (parse_uint(value, lo, hi, &x) < 0)                                   \
-			return fail(p, "%s: expected %s", key, what);                    \
-		c->field = (type)x;                                                      \
-		c->has_##field = 1;                                                      \
-		return 1;                                                                \
-	}
-
 static int
-dataplane_key(struct parse_ctx *p, const char *name, const char *value)
-{
-	struct rps_config *c = p->cfg;
-
-	UINT_KEY("rx_port", rx_port, uint16_t, 0, 31, "a port id 0..31")
-	UINT_KEY("hash_seed", hash_seed, uint32_t, 0, UINT32_MAX, "a 32-bit number")
-	UINT_KEY("backlog", backlog, uint32_t, 1, 1u << 24, "1..16777216 packets")
-	UINT_KEY("burst", burst, uint16_t, 1, 512, "1..512 packets")
-	UINT_KEY("flow_table_size", flow_table_size, uint32_t, 64, 1u << 24, "64..16777216 flows")
-	UINT_KEY("stats_interval", stats_interval, unsigned int, 0, 86400, "0..86400 seconds")
-	if (strcmp(name, "hash") == 0) {
-		if (c->has_hash)
-			return fail(p, "%s: set twice%s", name, "");
-		if (rps_hash_mode_parse(value, &c->hash_mode) < 0)
-			return fail(p, "%s: expected auto, rss or jhash, not '%s'", name, value);
-		return c->has_hash = 1;
-	}
-	if (strcmp(name, "reorder_safe") == 0) {
-		if (c->has_reorder_safe)
-			return fail(p, "%s: set twice%s", name, "");
-		if (parse_bool(value, &c->reorder_safe) < 0)
-			return fail(p, "%s: expected on or off, not '%s'", name, value);
-		return c->has_reorder_safe = 1;
-	}
-	if (strcmp(name, "stages") == 0) {
-		if (c->has_stages)
-			return fail(p, "%s: set twice%s", name, "");
-		if (!stages_ok(value))
-			return fail(p, "%s: '%s' is not a list of parse, validate, reassemble, flow, "
-				    "respond, output", name, value);
-		snprintf(c->stages, sizeof(c->stages), "%s", value);
-		return c->has_stages = 1;
-	}
-	return fail(p, "unknown key '%s' in [%s]", name, "dataplane");
-}
-
-static int
-map_value(struct parse_ctx *p, const char *name, const char *value, struct rps_lcoreset *set,
+map_value(struct parser *p, const char *name, const char *value, struct rps_lcoreset *set,
 	  char *text, size_t text_len)
 {
 	unsigned int bad = 0;
 	int rc = rps_lcoreset_parse(value, set, &bad);
-	char tmp[32];
 
-	if (rc == -ERANGE) {
-		snprintf(tmp, sizeof(tmp), "%u", bad);
-		return fail(p, "%s: lcore %s is out of range", name, tmp);
-	}
+	if (rc == -ERANGE)
+		return fail(p, "%s: lcore %u out of range (lcores 0..%u)", name, bad,
+			    RTE_MAX_LCORE - 1);
 	if (rc < 0)
-		return fail(p, "%s: '%s' is not a hex mask (fe, 0xfe, ff,ffffffff) or a list (1-3,5)",
-			    name, value);
+		return fail(p, "%s: expected a hex mask (fe, 0xfe, ff,ffffffff) or a list (1-3,5), "
+			    "not '%s'", name, value);
+	if (strlen(value) >= text_len)
+		return fail(p, "%s: longer than %zu characters", name, text_len - 1);
 	snprintf(text, text_len, "%s", value);
 	return 1;
 }
 
+/* Every key: its section and name, and for numbers the command line's range. */
+static const struct key {
+	const char *section, *name;
+	uint64_t lo, hi;
+	const char *what, *unit; /* "expected <what>lo..hi<unit>" */
+} keys[K_QUEUE0] = {
+	[K_RX_PORT] = { "dataplane", "rx_port", 0, RTE_MAX_ETHPORTS - 1, "a port id ", "" },
+	[K_HASH] = { "dataplane", "hash", 0, 0, NULL, NULL },
+	[K_HASH_SEED] = { "dataplane", "hash_seed", 0, UINT32_MAX, "a 32-bit number ", "" },
+	[K_BACKLOG] = { "dataplane", "backlog", 1, 1u << 24, "", " packets" },
+	[K_BURST] = { "dataplane", "burst", 1, 512, "", " packets" },
+	[K_STAGES] = { "dataplane", "stages", 0, 0, NULL, NULL },
+	[K_FLOW_TABLE_SIZE] = { "dataplane", "flow_table_size", 64, 1u << 24, "", " flows" },
+	[K_REORDER_SAFE] = { "dataplane", "reorder_safe", 0, 0, NULL, NULL },
+	[K_STATS_INTERVAL] = { "dataplane", "stats_interval", 0, 86400, "", " seconds" },
+	[K_DEFAULT] = { "map", "default", 0, 0, NULL, NULL },
+};
+
+/* The key @p name of @p section, or -1 after recording the error. */
 static int
-map_key(struct parse_ctx *p, const char *name, const char *value)
+key_lookup(struct parser *p, const char *section, const char *name)
+{
+	uint64_t q;
+
+	for (int i = 0; i < K_QUEUE0; i++)
+		if (strcmp(section, keys[i].section) == 0 && strcmp(name, keys[i].name) == 0)
+			return i;
+	if (strcmp(section, "map") == 0) {
+		/* queueN: N decimal without a leading zero, so that a queue has one spelling */
+		if (strncmp(name, "queue", 5) == 0 && isdigit((unsigned char)name[5]) &&
+		    name[6] != 'x' && name[6] != 'X' &&
+		    parse_number(name + 5, 0, UINT32_MAX, &q) != -EINVAL) {
+			if (parse_number(name + 5, 0, RPS_CONFIG_MAX_QUEUES - 1, &q) < 0) {
+				fail(p, "%s: RX queue out of range (queue0..queue%u)", name,
+				     RPS_CONFIG_MAX_QUEUES - 1);
+				return -1;
+			}
+			return K_QUEUE0 + (int)q;
+		}
+		fail(p, "unknown key '%s' in [map] (expected default or queue0..queue%u)", name,
+		     RPS_CONFIG_MAX_QUEUES - 1);
+		return -1;
+	}
+	if (strcmp(section, "dataplane") == 0) {
+		fail(p, "unknown key '%s' in [dataplane] (expected rx_port, hash, hash_seed, "
+		     "backlog, burst, stages, flow_table_size, reorder_safe or stats_interval)", name);
+		return -1;
+	}
+	if (*section == '\0')
+		fail(p, "key '%s' outside any section (put it under [dataplane] or [map])", name);
+	else /* the reader refuses unknown sections first */
+		fail(p, "unknown section [%s] (expected [dataplane] or [map])", section);
+	return -1;
+}
+
+/* Parse @p value of key @p id into the configuration. @return 1, or 0 after fail(). */
+static int
+set_value(struct parser *p, int id, const char *name, const char *value)
 {
 	struct rps_config *c = p->cfg;
-	unsigned long long q;
+	uint64_t x = 0;
 
-	if (strcmp(name, "default") == 0) {
-		if (c->has_default_map)
-			return fail(p, "%s: set twice%s", name, "");
-		if (!map_value(p, name, value, &c->default_map, c->default_map_text,
-			       sizeof(c->default_map_text)))
-			return 0;
-		return c->has_default_map = 1;
-	}
-	if (strncmp(name, "queue", 5) == 0 && parse_uint(name + 5, 0, RPS_CONFIG_MAX_QUEUES - 1,
-							 &q) == 0 && name[5] != '\0') {
-		if (c->has_queue_map[q])
-			return fail(p, "%s: set twice%s", name, "");
+	if (id >= K_QUEUE0) {
+		unsigned int q = (unsigned int)(id - K_QUEUE0);
+
 		if (!map_value(p, name, value, &c->queue_map[q], c->queue_map_text[q],
 			       sizeof(c->queue_map_text[q])))
 			return 0;
-		return c->has_queue_map[q] = 1;
+		c->has_queue_map[q] = 1;
+		return 1;
 	}
-	return fail(p, "unknown key '%s' in [map] (default, queue0..queue63)%s", name, "");
+	if (keys[id].what != NULL && parse_number(value, keys[id].lo, keys[id].hi, &x) < 0)
+		return fail(p, "%s: expected %s%" PRIu64 "..%" PRIu64 "%s, not '%s'", name,
+			    keys[id].what, keys[id].lo, keys[id].hi, keys[id].unit, value);
+	switch ((enum key_id)id) {
+	case K_RX_PORT:
+		c->rx_port = (uint16_t)x;
+		c->has_rx_port = 1;
+		break;
+	case K_HASH:
+		if (rps_hash_mode_parse(value, &c->hash_mode) < 0)
+			return fail(p, "%s: expected auto, rss or jhash, not '%s'", name, value);
+		c->has_hash = 1;
+		break;
+	case K_HASH_SEED:
+		c->hash_seed = (uint32_t)x;
+		c->has_hash_seed = 1;
+		break;
+	case K_BACKLOG:
+		c->backlog = (uint32_t)x;
+		c->has_backlog = 1;
+		break;
+	case K_BURST:
+		c->burst = (uint16_t)x;
+		c->has_burst = 1;
+		break;
+	case K_STAGES:
+		if (!check_stages(p, name, value))
+			return 0;
+		snprintf(c->stages, sizeof(c->stages), "%s", value);
+		c->has_stages = 1;
+		break;
+	case K_FLOW_TABLE_SIZE:
+		c->flow_table_size = (uint32_t)x;
+		c->has_flow_table_size = 1;
+		break;
+	case K_REORDER_SAFE:
+		if (parse_bool(value, &c->reorder_safe) < 0)
+			return fail(p, "%s: expected on or off (or yes/no, true/false, 1/0), not '%s'",
+				    name, value);
+		c->has_reorder_safe = 1;
+		break;
+	case K_STATS_INTERVAL:
+		c->stats_interval = (unsigned int)x;
+		c->has_stats_interval = 1;
+		break;
+	case K_DEFAULT:
+		if (!map_value(p, name, value, &c->default_map, c->default_map_text,
+			       sizeof(c->default_map_text)))
+			return 0;
+		c->has_default_map = 1;
+		break;
+	default:
+		return fail(p, "%s: internal error", name);
+	}
+	return 1;
 }
 
+#if INI_HANDLER_LINENO
+static int
+handler(void *user, const char *section, const char *name, const char *value, int lineno)
+#else
 static int
 handler(void *user, const char *section, const char *name, const char *value)
+#endif
 {
-	struct parse_ctx *p = user;
+	struct parser *p = user;
+	int id;
 
-	if (p->failed)
+#if INI_HANDLER_LINENO
+	(void)lineno; /* the same as p->line */
+#endif
+	if (p->err_line != 0)
+		return 0;
+	if (*name == '\0')
+		return fail(p, "missing key name before '='");
+	id = key_lookup(p, section, name);
+	if (id < 0)
 		return 0;
 	if (value == NULL || *value == '\0')
-		return fail(p, "%s: empty value%s", name, "");
-	if (*section == '\0')
-		return fail(p, "%s: key outside a section ([dataplane] or [map])%s", name, "");
-	if (strcmp(section, "dataplane") == 0)
-		return dataplane_key(p, name, value);
-	if (strcmp(section, "map") == 0)
-		return map_key(p, name, value);
-	return fail(p, "unknown section [%s]%s", section, "");
+		return fail(p, "%s: empty value", name);
+	if (p->first_line[id] != 0)
+		return fail(p, "%s: set twice (first on line %d)", name, p->first_line[id]);
+	if (!set_value(p, id, name, value))
+		return 0;
+	p->first_line[id] = p->line;
+	return 1;
 }
 
 static int
-finish(int line, const char *name, struct parse_ctx *p, char *err, size_t err_len)
+parse_text(const char *text, size_t len, const char *name, struct rps_config *cfg, char *err,
+	   size_t err_len)
 {
-	if (line == 0 && !p->failed)
-		return 0;
-	if (line < 0) {
-		snprintf(err, err_len, "%s: cannot open: %s", name, strerror(errno ? errno : ENOENT));
-		return errno == EACCES ? -EACCES : -ENOENT;
+	struct parser *p = calloc(1, sizeof(*p));
+	int rc;
+
+	memset(cfg, 0, sizeof(*cfg));
+	if (p == NULL) {
+		if (err != NULL && err_len > 0)
+			snprintf(err, err_len, "%s: out of memory", name);
+		return -ENOMEM;
 	}
-	snprintf(err, err_len, "%s:%d: %s", name, line, p->failed ? p->msg : "syntax error "
-		 "(expected [section] or key = value)");
+	p->cfg = cfg;
+	p->text = text;
+	p->len = len;
+	rc = ini_parse_stream(reader, p, handler, p);
+	if (rc == 0 && p->err_line == 0) {
+		free(p);
+		return 0;
+	}
+	if (err != NULL && err_len > 0) {
+		if (rc > 0 && (p->err_line == 0 || rc < p->err_line))
+			/* inih refused a line the reader let through (should not happen) */
+			snprintf(err, err_len, "%s:%d: syntax error", name, rc);
+		else if (p->err_line != 0)
+			snprintf(err, err_len, "%s:%d: %s", name, p->err_line, p->msg);
+		else
+			snprintf(err, err_len, "%s: inih failed (%d)", name, rc);
+	}
+	free(p);
+	memset(cfg, 0, sizeof(*cfg));
 	return -EINVAL;
 }
 
 int
 rps_config_load(const char *path, struct rps_config *cfg, char *err, size_t err_len)
 {
-	struct parse_ctx p = { .cfg = cfg };
+	FILE *f;
+	char *buf;
+	size_t len;
+	int rc;
 
 	memset(cfg, 0, sizeof(*cfg));
+	f = fopen(path, "r");
+	if (f == NULL) {
+		rc = errno != 0 ? errno : ENOENT;
+		if (err != NULL && err_len > 0)
+			snprintf(err, err_len, "%s: cannot open: %s", path, strerror(rc));
+		return -rc;
+	}
+	buf = malloc(CONFIG_MAX_SIZE + 1);
+	if (buf == NULL) {
+		fclose(f);
+		if (err != NULL && err_len > 0)
+			snprintf(err, err_len, "%s: out of memory", path);
+		return -ENOMEM;
+	}
 	errno = 0;
-	return finish(ini_parse(path, handler, &p), path, &p, err, err_len);
+	len = fread(buf, 1, CONFIG_MAX_SIZE + 1, f);
+	if (ferror(f)) {
+		rc = errno != 0 ? errno : EIO;
+		if (err != NULL && err_len > 0)
+			snprintf(err, err_len, "%s: cannot read: %s", path, strerror(rc));
+		rc = -rc;
+	} else if (len > CONFIG_MAX_SIZE) {
+		if (err != NULL && err_len > 0)
+			snprintf(err, err_len, "%s: larger than %u bytes", path, CONFIG_MAX_SIZE);
+		rc = -EFBIG;
+	} else {
+		rc = parse_text(buf, len, path, cfg, err, err_len);
+	}
+	fclose(f);
+	free(buf);
+	return rc;
 }
 
 int
-rps_config_parse_string(const char *text, const char *name, struct rps_config *cfg, char *err,
-			size_t err_len)
+rps_config_parse_string(const char *text, const char *name, struct rps_config *cfg,
+			char *err, size_t err_len)
 {
-	struct parse_ctx p = { .cfg = cfg };
-
-	memset(cfg, 0, sizeof(*cfg));
-	return finish(ini_parse_string(text, handler, &p), name, &p, err, err_len);
+	return parse_text(text, strlen(text), name, cfg, err, err_len);
 }
 
 const struct rps_lcoreset *

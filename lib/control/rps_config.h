@@ -3,25 +3,46 @@
  * rps_config.h: the dpdk-rps configuration file (INI, parsed with libinih).
  *
  * A file is parsed into a plain struct rps_config; nothing is applied here. Every error is
- * reported as "FILE:LINE: message" and the whole file is refused. Each value records whether
- * the file set it, so the application can let the command line win at start, apply the keys
- * that can change live on reload, and report the others as needing a restart.
+ * reported as "FILE:LINE: message" naming the key (or section) and what was expected, and
+ * the whole file is refused. Each value records whether the file set it, so the application
+ * can let the command line win at start, apply the keys that can change live on reload, and
+ * report the others as needing a restart. Example with every key: config/dpdk-rps.conf.
  *
  *   [dataplane]
- *   rx_port = 0                 ; restart
- *   hash = auto|rss|jhash       ; restart
- *   hash_seed = 7               ; restart
- *   backlog = 1000              ; restart
- *   burst = 32                  ; restart
- *   stages = parse,validate,... ; restart
- *   flow_table_size = 65536     ; restart
- *   reorder_safe = on|off       ; live
- *   stats_interval = 1          ; live (seconds, 0 = off)
+ *   rx_port = 0                 ; restart (0..RTE_MAX_ETHPORTS-1, i.e. 0..31)
+ *   hash = auto|rss|jhash       ; restart (case-insensitive, as --hash)
+ *   hash_seed = 7               ; restart (0..4294967295)
+ *   backlog = 1000              ; restart (1..16777216)
+ *   burst = 32                  ; restart (1..512)
+ *   stages = parse,validate,... ; restart (at most 127 characters; --stages' rules)
+ *   flow_table_size = 65536     ; restart (64..16777216)
+ *   reorder_safe = on|off       ; live (also yes/no, true/false, 1/0, case-insensitive)
+ *   stats_interval = 1          ; live (seconds, 0..86400, 0 = off)
  *
  *   [map]
  *   default = 0xfe              ; every RX queue without a line of its own (like --map); live
  *   queue0 = 0x6                ; RX queue 0 (rps_cpus syntax or a list); live
  *   queue1 = 1-3
+ *
+ * Syntax (stricter than libinih alone; the parser feeds inih cleaned lines):
+ * - Sections [dataplane] and [map] only, in any order, each may appear more than once; a
+ *   key outside any section, an unknown section, an unknown key are errors. Section and
+ *   key names are case-sensitive (lowercase). Nothing but a comment may follow "[name]".
+ * - Each key at most once in the whole file ("KEY: set twice (first on line N)"); an empty
+ *   value is an error. Lines are "key = value"; "key: value" (which inih would take) and a
+ *   line without '=' are errors.
+ * - Comments: a line whose first non-blank character is ';' or '#', and inline, ';' or '#'
+ *   after a blank ("backlog = 1000   ; packets"); "8#x" is a value, not 8.
+ * - Indentation is ignored (there are no continuation lines). CRLF line endings, a UTF-8
+ *   byte order mark and a last line without a newline are accepted. A line may hold at most
+ *   198 characters once indentation, comment and trailing blanks are cut; NUL bytes are
+ *   refused; a file is at most 1 MiB.
+ * - Numbers: decimal, or hexadecimal with 0x. A leading zero ("010", which the command line
+ *   would read as octal) is refused as ambiguous; so are signs and blanks inside.
+ * - Maps: rps_lcoreset_parse() (see rps_map.h): hex unless the value contains '-' ("5,7" is
+ *   hex groups; "5-5,7" is the list of lcores 5 and 7); "0" is the empty set; at most 127
+ *   characters. queueN: N in 0..RPS_CONFIG_MAX_QUEUES-1, decimal without a leading zero
+ *   ("queue01" is an unknown key, "queue64" is out of range).
  *
  * Thread-safety: the functions are pure (no globals); call from any one thread at a time.
  */
@@ -55,15 +76,22 @@ struct rps_config {
 };
 
 /**
- * Parse @p path into @p cfg (zeroed first).
- * @param err receives "FILE:LINE: message" on failure (e.g. "rps.conf:7: backlog: expected
- *   1..16777216 packets", "rps.conf:3: unknown key 'bakclog' in [dataplane]",
- *   "rps.conf:9: unknown section [mapp]", "rps.conf: cannot open: No such file or directory").
- * @return 0, or -EINVAL (syntax or value error), -ENOENT/-EACCES (cannot open).
+ * Parse @p path into @p cfg (zeroed first, and zeroed again on any failure).
+ * @param err receives "FILE:LINE: message" on failure, only the first error of the file
+ *   (e.g. "rps.conf:7: backlog: expected 1..16777216 packets, not '0'",
+ *   "rps.conf:3: unknown key 'bakclog' in [dataplane] (expected ...)",
+ *   "rps.conf:9: unknown section [mapp] (expected [dataplane] or [map])",
+ *   "rps.conf: cannot open: No such file or directory"); may be NULL; truncated to
+ *   @p err_len.
+ * @return 0, or -EINVAL (syntax or value error), -errno when the file cannot be opened or
+ *   read (-ENOENT, -EACCES, -EISDIR, ...), -EFBIG (over 1 MiB), -ENOMEM.
  */
 int rps_config_load(const char *path, struct rps_config *cfg, char *err, size_t err_len);
 
-/** Same as rps_config_load on an in-memory text (for tests); @p name is used in messages. */
+/**
+ * Same as rps_config_load on an in-memory NUL-terminated text (for tests); @p name stands
+ * for FILE in messages. @return 0, -EINVAL or -ENOMEM.
+ */
 int rps_config_parse_string(const char *text, const char *name, struct rps_config *cfg,
 			    char *err, size_t err_len);
 

@@ -474,16 +474,18 @@ def worker_table(summary, lcores):
     return [by.get(l) for l in lcores]
 
 
-def check_workers_vs_files(summary, lcores, files_counts):
-    """workers[lcore i].processed == packets in file i, for worker index i."""
+def check_workers_vs_files(summary, lcores, files_counts, field='processed'):
+    """workers[lcore i].<field> == packets in file i, for worker index i. 'processed' when
+    every processed packet is transmitted; 'tx_packets' when stages also finish packets
+    (reassembly absorbs fragments, respond answers)."""
     errs = []
     for i, (l, w) in enumerate(zip(lcores, worker_table(summary, lcores))):
         if w is None:
             errs.append('summary has no worker entry for lcore %d' % l)
             continue
-        if w.get('processed') != files_counts[i]:
-            errs.append('worker %d (lcore %d): processed %s but its TX file holds %d packets'
-                        % (i, l, w.get('processed'), files_counts[i]))
+        if w.get(field) != files_counts[i]:
+            errs.append('worker %d (lcore %d): %s %s but its TX file holds %d packets'
+                        % (i, l, field, w.get(field), files_counts[i]))
     return errs
 
 
