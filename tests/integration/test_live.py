@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""test_live.py: live control of the real binary under traffic.
+
+dpdk-rps runs on a looping capture (net_pcap infinite_rx) with three workers and --config.
+Every /rps/ command is queried through dpdk-telemetry.py and its JSON checked. Then:
+a valid config (new map) applied by SIGHUP shows up in /rps/map with a new generation and
+the traffic follows it (the dropped worker stops processing); an invalid config written by
+replacing the file (inotify) is refused with FILE:LINE in /rps/config, generation and map
+unchanged; a good file replaced again applies; a restart-only key is reported; then a storm
+of 200 reloads alternating maps under traffic. SIGINT: exit 0, accounting exact, no mbuf
+leaked, flows_migrated > 0.
+
+usage: test_live.py PATH/TO/dpdk-rps
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rpstest  # noqa: E402
+
+TELEMETRY = 'dpdk-telemetry.py'
+
+
+def tel(prefix, *cmds):
+    """Run commands through dpdk-telemetry.py; returns their replies (dicts), in order."""
+    p = subprocess.run([TELEMETRY, '-f', prefix], input='\n'.join(cmds) + '\n',
+                       capture_output=True, text=True, timeout=30)
+    out = [json.loads(line) for line in p.stdout.splitlines() if line.startswith('{')]
+    return out[-len(cmds):] if len(out) >= len(cmds) else out
+
+
+def one(prefix, cmd):
+    r = tel(prefix, cmd)
+    key = cmd.split(',')[0]
+    return r[0].get(key) if r else None
+
+
+def write_conf(path, body, replace=False):
+    if replace:
+        tmp = path + '.new'
+        with open(tmp, 'w') as f:
+            f.write(body)
+        os.rename(tmp, path)
+    else:
+        with open(path, 'w') as f:
+            f.write(body)
+
+
+def conf(mask, extra=''):
+    return '[dataplane]\nreorder_safe = on\n%s\n[map]\ndefault = %s\n' % (extra, mask)
+
+
+def wait_for(pred, timeout=10.0):
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        v = pred()
+        if v:
+            return v
+        time.sleep(0.1)
+    return None
+
+
+def main():
+    binary = rpstest.binary_from_argv()
+    F = rpstest.Failures('test_live')
+    with rpstest.TempDir('live') as tmp:
+        inp = os.path.join(tmp, 'in.pcap')
+        rpstest.write_pcap(inp, rpstest.gen_traffic.generate_frames(
+            flows=200, packets_per_flow=4, seed=3, frag_datagrams=4, non_ip=4))
+        cfg = os.path.join(tmp, 'rps.conf')
+        write_conf(cfg, conf('0xe'))
+        prefix = rpstest.unique_prefix()
+        summary = os.path.join(tmp, 'summary.json')
+        eal = rpstest.eal_args(prefix, lcores='0@0,(1-3)@1',
+                               vdevs=[rpstest.pcap_vdev(rx=inp, infinite_rx=True)])
+        cmd = [binary] + eal + ['--', '--config', cfg, '--summary-json', summary,
+                                '--backlog', '4096']
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+        try:
+            info = wait_for(lambda: one(prefix, '/rps/info'), 15)
+            if not F.check(info is not None, 'no /rps/info reply (telemetry socket?)'):
+                raise RuntimeError('no telemetry')
+            F.check(info['worker_lcores'] == [1, 2, 3], '/rps/info workers %s' %
+                    info['worker_lcores'])
+            F.check(info['config_generation'] == 1 and info['driver'] == 'net_pcap',
+                    '/rps/info %s' % info)
+            replies = tel(prefix, '/rps/stats', '/rps/workers', '/rps/map', '/rps/flows,5',
+                          '/rps/config')
+            F.check(len(replies) == 5, 'expected 5 telemetry replies, got %d' % len(replies))
+            if len(replies) == 5:
+                st, wk, mp, fl, cf = (r[k] for r, k in zip(replies, (
+                    '/rps/stats', '/rps/workers', '/rps/map', '/rps/flows', '/rps/config')))
+                F.check(st['rx_packets'] > 0 and 'dropped_backlog_full' in st and
+                        'worker_1' in st and 'backlog_hwm' in st['worker_1'],
+                        '/rps/stats: %s' % list(st)[:12])
+                F.check(sorted(wk) == ['1', '2', '3'] and 'pps' in wk['1'],
+                        '/rps/workers: %s' % wk)
+                F.check(mp['queue0']['lcores'] == '1,2,3' and mp['queue0']['mask'] == 'e' and
+                        mp['generation'] == 1 and mp['reorder_safe'] == 1, '/rps/map: %s' % mp)
+                F.check(isinstance(fl, dict) and 1 <= len(fl) <= 5 and
+                        all('packets' in v and 'src' in v for v in fl.values()),
+                        '/rps/flows,5: %s' % fl)
+                F.check(cf['generation'] == 1 and cf['config_file'] == cfg and
+                        cf['backlog'] == 4096, '/rps/config: %s' % cf)
+
+            # a valid config by SIGHUP: map 0x6 (lcores 1,2), generation 2
+            write_conf(cfg, conf('0x6'))
+            os.kill(proc.pid, signal.SIGHUP)
+            mp = wait_for(lambda: (lambda m: m if m and m['generation'] >= 2 else None)(
+                one(prefix, '/rps/map')))
+            F.check(mp is not None and mp['queue0']['lcores'] == '1,2',
+                    'after SIGHUP /rps/map: %s' % mp)
+            time.sleep(1.5)  # lcore 3 drains what it had
+            w3a = one(prefix, '/rps/workers')['3']['processed']
+            time.sleep(1.0)
+            w3b = one(prefix, '/rps/workers')['3']['processed']
+            w1 = one(prefix, '/rps/workers')['1']['pps']
+            F.check(w3a == w3b and w1 > 0, 'traffic does not follow the map: lcore 3 '
+                    'processed %d -> %d, lcore 1 pps %d' % (w3a, w3b, w1))
+
+            # an invalid file, by replacing it (inotify): refused, nothing changes. (The
+            # SIGHUP above may have been followed by a reload for the file write itself.)
+            time.sleep(0.5)
+            gen = one(prefix, '/rps/config')['generation']
+            write_conf(cfg, '[dataplane]\nreorder_safe = on\nbacklog = lots\n[map]\n'
+                       'default = 0x2\n', replace=True)
+            cf = wait_for(lambda: (lambda c: c if c and 'refused' in c['last_reload_result']
+                                   else None)(one(prefix, '/rps/config')))
+            F.check(cf is not None and (cfg + ':3:') in cf['last_reload_result'] and
+                    cf['generation'] == gen, 'invalid config: /rps/config %s' % cf)
+            mp = one(prefix, '/rps/map')
+            F.check(mp['generation'] == gen and mp['queue0']['lcores'] == '1,2',
+                    'invalid config changed the map: %s' % mp)
+            # a map naming an lcore that is no worker is refused too
+            write_conf(cfg, conf('0x10'), replace=True)
+            cf = wait_for(lambda: (lambda c: c if c and 'lcore 4' in c['last_reload_result']
+                                   else None)(one(prefix, '/rps/config')))
+            F.check(cf is not None and cf['generation'] == gen,
+                    'map with a non-worker lcore: /rps/config %s' % cf)
+
+            # a good file by replacement, with a restart-only key changed
+            write_conf(cfg, conf('0xe', 'burst = 64'), replace=True)
+            cf = wait_for(lambda: (lambda c: c if c and c['generation'] > gen else None)(
+                one(prefix, '/rps/config')))
+            F.check(cf is not None and 'needs a restart for: burst' in
+                    cf['last_reload_result'], 'restart-only key: /rps/config %s' % cf)
+
+            # a reload storm under traffic
+            before = one(prefix, '/rps/config')['generation']
+            masks = ['0x6', '0xe', '0xa', '0xc', '0x2']
+            for i in range(200):
+                write_conf(cfg, conf(masks[i % len(masks)]))
+                os.kill(proc.pid, signal.SIGHUP)
+                time.sleep(0.02)
+            cf = wait_for(lambda: (lambda c: c if c and c['generation'] > before + 20 else None)(
+                one(prefix, '/rps/config')))
+            F.check(cf is not None and cf['reloads_failed'] == 2,
+                    'storm: %s' % cf)
+        except (RuntimeError, KeyError, TypeError, subprocess.TimeoutExpired) as e:
+            F.fail('live control: %r' % e)
+        finally:
+            proc.send_signal(signal.SIGINT)
+            try:
+                out, err = proc.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                out, err = proc.communicate()
+            rpstest.remove_runtime_dir(prefix)
+        F.check(proc.returncode == 0, 'exit code %s; stderr: %s' % (
+            proc.returncode, err.decode(errors='replace')[-2000:]))
+        try:
+            with open(summary) as f:
+                s = json.load(f)
+            F.extend(rpstest.check_accounting(s), 'after the storm')
+            F.check(s['mempool']['in_use_at_exit'] == 0, 'mbufs leaked: %s' % s['mempool'])
+            F.check(s['rx_lcore']['flows_migrated'] > 0, 'no bucket ever migrated: %s' %
+                    s['rx_lcore']['flows_migrated'])
+            print('after the storm: rx %d processed %d dropped %s flows_migrated %d '
+                  'migrations_deferred %d' % (s['rx_packets'], s['processed'],
+                                              {k: v for k, v in s['dropped'].items() if v},
+                                              s['rx_lcore']['flows_migrated'],
+                                              s['rx_lcore']['migrations_deferred']))
+        except (OSError, ValueError, KeyError) as e:
+            F.fail('summary: %r' % e)
+    return F.report()
+
+
+if __name__ == '__main__':
+    sys.exit(main())
