@@ -77,6 +77,8 @@ struct rps_app {
 	struct rps_worker self;        /* the RX lcore: its own counters, and the
 					* processing context when the map is empty */
 	struct rps_steer_ctx steer;
+	struct rps_order order;        /* --check-order stamps and checks */
+	int order_on;
 	struct rps_map **maps;         /* [nb_rxq], one per RX queue, read by the RX lcore,
 					* replaced only by rps_app_maps_publish() */
 	struct rps_lcoreset *map_sets; /* [nb_rxq], the lcores of each queue's map (control) */

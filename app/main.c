@@ -167,9 +167,17 @@ setup_workers(struct rps_app *app)
 		return -ENOMEM;
 	if (n == 0)
 		return 0; /* no steering: the RX lcore processes */
-	return rps_steer_init(&app->steer, o->hash_mode, app->seed,
-			      o->hash_mode == RPS_HASH_JHASH || !app->rss_hash, app->backlogs, n,
-			      o->burst, &app->self.stats, socket);
+	if (rps_steer_init(&app->steer, o->hash_mode, app->seed,
+			   o->hash_mode == RPS_HASH_JHASH || !app->rss_hash, app->backlogs, n,
+			   o->burst, &app->self.stats, socket) < 0)
+		return -ENOMEM;
+	if (o->check_order) {
+		if (rps_order_init(&app->order, socket) < 0)
+			return -ENOMEM;
+		app->order_on = 1;
+		app->steer.order = &app->order;
+	}
+	return 0;
 }
 
 static int
@@ -339,6 +347,7 @@ release(struct rps_app *app)
 {
 	rps_steer_fini(&app->steer);
 	rps_app_maps_fini(app);
+	rps_order_fini(&app->order);
 	free(app->start_cfg);
 	free(app->pps);
 	rte_free(app->workers);

@@ -236,6 +236,15 @@ h_reorder(struct rps_options *o, const char *arg, const char **why)
 }
 
 static int
+h_check_order(struct rps_options *o, const char *arg, const char **why)
+{
+	(void)arg;
+	(void)why;
+	o->check_order = 1;
+	return 0;
+}
+
+static int
 h_help(struct rps_options *o, const char *arg, const char **why)
 {
 	(void)arg;
@@ -273,6 +282,9 @@ static const struct opt_def opts[] = {
 			    "when it changes; the command line wins at start", h_config },
 	{ "reorder-safe", "on|off", "a remap never reorders a flow: buckets move only once their old "
 				    "worker drained them (default on; off = the seed's behaviour)", h_reorder },
+	{ "check-order", NULL, "count packets that reach their worker after a later packet of their "
+			       "flow (counter reordered; costs two table accesses per packet)",
+	  h_check_order },
 	{ "help", NULL, "show this help and exit", h_help },
 };
 

@@ -46,6 +46,7 @@ struct rps_options {
 	int help;
 	const char *config_path;      /* --config FILE */
 	int reorder_safe;             /* remaps never reorder a flow (default on) */
+	int check_order;              /* measure reordering at the steering point */
 	uint64_t given;               /* bit i: the i-th option of the table was on the command line */
 };
 

@@ -154,6 +154,8 @@ rps_worker_main(void *arg)
 		}
 		RPS_CTR_ADD(st->busy_polls, 1);
 		RPS_CTR_ADD(st->received_rps, n);
+		if (w->app->order_on)
+			RPS_CTR_ADD(st->reordered, rps_order_check(&w->app->order, pkts, (uint16_t)n));
 		if (left != 0)
 			RPS_CTR_ADD(st->time_squeeze, 1);
 		rps_process_burst(w, pkts, (uint16_t)n);

@@ -91,14 +91,16 @@ rps_backlog_complete(struct rps_backlog *b, uint32_t n)
 
 /**
  * Whether the worker has processed everything up to position @p pos of its backlog (RX lcore
- * only: it owns tail). A position past tail (packets that were then refused) counts as tail.
- * This is RFS's in-order rule: (int)(head - last_qtail) >= 0.
+ * only: it owns tail). @p pending: packets the RX lcore has grouped for this backlog in the
+ * current burst but not enqueued yet (their positions follow tail). A position past
+ * tail + pending (packets that were then refused) counts as that end. This is RFS's in-order
+ * rule: (int)(head - last_qtail) >= 0.
  */
 static inline int
-rps_backlog_passed(const struct rps_backlog *b, uint64_t pos)
+rps_backlog_passed(const struct rps_backlog *b, uint64_t pos, uint32_t pending)
 {
 	uint64_t head = __atomic_load_n(&b->cons.head, __ATOMIC_ACQUIRE);
-	uint64_t tail = b->prod.tail;
+	uint64_t tail = b->prod.tail + pending;
 
 	if ((int64_t)(pos - tail) > 0)
 		pos = tail;

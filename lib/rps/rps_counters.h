@@ -74,6 +74,7 @@ enum rps_drop_reason {
 	X(flows_active, "flows in the table now (gauge)")                                    \
 	X(out_of_order, "TCP segments that arrived ahead of the next expected sequence number") \
 	X(retransmit, "TCP segments that repeat already-seen sequence space")                \
+	X(reordered, "packets that reached their worker after a later packet of their flow (--check-order)") \
 	X(arp_replies, "ARP requests answered by the respond stage")                         \
 	X(icmp_echo_replies, "ICMP echo requests answered")                                  \
 	X(icmp6_echo_replies, "ICMPv6 echo requests answered")                               \

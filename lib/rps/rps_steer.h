@@ -20,6 +20,7 @@
 #include "rps_counters.h"
 #include "rps_hash.h"
 #include "rps_map.h"
+#include "rps_order.h"
 
 /** Packets looked ahead when prefetching headers for the software hash. */
 #define RPS_STEER_PREFETCH 4
@@ -30,6 +31,7 @@ struct rps_steer_ctx {
 	uint16_t nb_workers;
 	uint16_t burst_max;          /**< largest burst rps_steer_burst() accepts */
 	int prefetch;                /**< prefetch headers: set when hashes are mostly computed */
+	struct rps_order *order;     /**< stamp packets for --check-order, or NULL */
 	struct rps_backlog *backlogs; /**< [nb_workers] */
 	struct rps_lcore_stats *stats; /**< the RX lcore's counters */
 	/* scratch, [nb_workers][burst_max] and [nb_workers] */

@@ -87,7 +87,7 @@ bucket_worker(struct rps_steer_ctx *ctx, const struct rps_map *map, struct rps_b
 
 	if (unlikely(cur != want)) {
 		if (cur != RPS_BUCKET_NONE && cur < ctx->nb_workers &&
-		    !rps_backlog_passed(&ctx->backlogs[cur], b->last_tail)) {
+		    !rps_backlog_passed(&ctx->backlogs[cur], b->last_tail, ctx->group_len[cur])) {
 			w = (uint16_t)cur;
 			(*deferred)++;
 		} else {
@@ -126,6 +126,8 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 
 		w = buckets == NULL ? rps_map_worker(map, h) :
 			bucket_worker(ctx, map, buckets, h, &moved, &deferred);
+		if (ctx->order != NULL)
+			rps_order_stamp(ctx->order, m, h);
 		if (glen[w] == 0)
 			ctx->touched[nb_touched++] = w;
 		groups[(uint32_t)w * ctx->burst_max + glen[w]++] = m;
