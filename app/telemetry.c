@@ -8,11 +8,14 @@
  */
 #include <arpa/inet.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_eal.h>
 #include <rte_lcore.h>
 #include <rte_telemetry.h>
 
@@ -364,6 +367,13 @@ rps_telemetry_register(struct rps_app *app)
 	int rc = 0;
 
 	tel_app = app;
+	{
+		/* DPDK's runtime directory is already owner-only; make the socket so too */
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s/dpdk_telemetry.v2", rte_eal_get_runtime_dir());
+		(void)chmod(path, 0600);
+	}
 	rc |= rte_telemetry_register_cmd("/rps/info", tel_info,
 		"Version, lcores, ports, uptime, config generation. No parameters");
 	rc |= rte_telemetry_register_cmd("/rps/stats", tel_stats,
