@@ -47,6 +47,8 @@ rps_control_apply_start_config(struct rps_app *app, char *err, size_t err_len)
 	FROM_FILE("reorder-safe", has_reorder_safe, reorder_safe, o->reorder_safe);
 	FROM_FILE("stats-interval", has_stats_interval, stats_interval, o->stats_interval);
 #undef FROM_FILE
+	if (c->has_tx_port && !rps_options_given(o, "tx-port"))
+		o->tx_port = c->tx_port;
 	if (c->has_hash_seed && !rps_options_given(o, "hash-seed")) {
 		o->seed = c->hash_seed;
 		o->seed_given = 1;
@@ -96,6 +98,7 @@ restart_keys(const struct rps_app *app, const struct rps_config *c, char *out, s
 	if (cond) pos += (size_t)snprintf(out + pos, pos < len ? len - pos : 0, "%s%s", \
 					  pos ? ", " : "", name)
 	CHANGED(c->has_rx_port && c->rx_port != o->rx_port, "rx_port");
+	CHANGED(c->has_tx_port && c->tx_port != o->tx_port, "tx_port");
 	CHANGED(c->has_hash && c->hash_mode != o->hash_mode, "hash");
 	CHANGED(c->has_hash_seed && c->hash_seed != app->seed, "hash_seed");
 	CHANGED(c->has_backlog && c->backlog != o->backlog, "backlog");

@@ -147,7 +147,7 @@ rps_report_summary(const struct rps_app *app, FILE *out)
 		"  dropped %" PRIu64 "\n", s->rx.rx_packets, s->total.processed,
 		s->total.tx_packets, rps_stats_dropped_total(&s->total));
 	for (unsigned int r = 0; r < RPS_DROP_MAX; r++)
-		fprintf(out, "    %-14s %" PRIu64 "\n", rps_drop_name(r), s->total.dropped[r]);
+		fprintf(out, "    %-16s %" PRIu64 "\n", rps_drop_name(r), s->total.dropped[r]);
 	fprintf(out, "  %5s %14s %14s %8s %12s %12s\n", "lcore", "received_rps", "processed",
 		"hwm", "time_squeeze", "dropped");
 	for (uint16_t i = 0; i < s->nb; i++)

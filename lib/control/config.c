@@ -19,7 +19,7 @@
 
 /* Every key, so that a duplicate can name the line that set it first. */
 enum key_id {
-	K_RX_PORT, K_HASH, K_HASH_SEED, K_BACKLOG, K_BURST, K_STAGES, K_FLOW_TABLE_SIZE,
+	K_RX_PORT, K_TX_PORT, K_HASH, K_HASH_SEED, K_BACKLOG, K_BURST, K_STAGES, K_FLOW_TABLE_SIZE,
 	K_REORDER_SAFE, K_STATS_INTERVAL, K_DEFAULT, K_QUEUE0,
 	K_NB = K_QUEUE0 + RPS_CONFIG_MAX_QUEUES
 };
@@ -256,6 +256,7 @@ static const struct key {
 	const char *what, *unit; /* "expected <what>lo..hi<unit>" */
 } keys[K_QUEUE0] = {
 	[K_RX_PORT] = { "dataplane", "rx_port", 0, RTE_MAX_ETHPORTS - 1, "a port id ", "" },
+	[K_TX_PORT] = { "dataplane", "tx_port", 0, 0, NULL, NULL }, /* a port id or none */
 	[K_HASH] = { "dataplane", "hash", 0, 0, NULL, NULL },
 	[K_HASH_SEED] = { "dataplane", "hash_seed", 0, UINT32_MAX, "a 32-bit number ", "" },
 	[K_BACKLOG] = { "dataplane", "backlog", 1, 1u << 24, "", " packets" },
@@ -293,7 +294,7 @@ key_lookup(struct parser *p, const char *section, const char *name)
 		return -1;
 	}
 	if (strcmp(section, "dataplane") == 0) {
-		fail(p, "unknown key '%s' in [dataplane] (expected rx_port, hash, hash_seed, "
+		fail(p, "unknown key '%s' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
 		     "backlog, burst, stages, flow_table_size, reorder_safe or stats_interval)", name);
 		return -1;
 	}
@@ -327,6 +328,17 @@ set_value(struct parser *p, int id, const char *name, const char *value)
 	case K_RX_PORT:
 		c->rx_port = (uint16_t)x;
 		c->has_rx_port = 1;
+		break;
+	case K_TX_PORT:
+		if (strcmp(value, "none") == 0) {
+			c->tx_port = -1;
+		} else if (parse_number(value, 0, RTE_MAX_ETHPORTS - 1, &x) == 0) {
+			c->tx_port = (int)x;
+		} else {
+			return fail(p, "%s: expected a port id 0..%u or none, not '%s'", name,
+				    (unsigned int)(RTE_MAX_ETHPORTS - 1), value);
+		}
+		c->has_tx_port = 1;
 		break;
 	case K_HASH:
 		if (rps_hash_mode_parse(value, &c->hash_mode) < 0)

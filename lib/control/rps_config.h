@@ -10,6 +10,9 @@
  *
  *   [dataplane]
  *   rx_port = 0                 ; restart (0..RTE_MAX_ETHPORTS-1, i.e. 0..31)
+ *   tx_port = none              ; restart (a port id 0..31, or none: as --tx-port P; each
+ *                               ;   worker transmits on its own TX queue of P; none, the
+ *                               ;   default, consumes the packets; lowercase "none")
  *   hash = auto|rss|jhash       ; restart (case-insensitive, as --hash)
  *   hash_seed = 7               ; restart (0..4294967295)
  *   backlog = 1000              ; restart (1..16777216)
@@ -60,6 +63,7 @@
 struct rps_config {
 	/* [dataplane] */
 	int has_rx_port;       uint16_t rx_port;
+	int has_tx_port;       int tx_port;          /* -1: none (no transmit) */
 	int has_hash;          enum rps_hash_mode hash_mode;
 	int has_hash_seed;     uint32_t hash_seed;
 	int has_backlog;       uint32_t backlog;

@@ -205,6 +205,36 @@ test_queue_map_precedence(void)
 	CU_ASSERT(set_eq(&cfg.default_map, &own));
 }
 
+/* tx_port: a port id 0..31, or none (-1); absent: not set. */
+static void
+test_tx_port(void)
+{
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\ntx_port = 3\n"), 0);
+	CU_ASSERT_STRING_EQUAL(err, "");
+	CU_ASSERT_EQUAL(cfg.has_tx_port, 1);
+	CU_ASSERT_EQUAL(cfg.tx_port, 3);
+	CU_ASSERT_EQUAL(cfg.has_rx_port, 0);
+
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\ntx_port = none   ; no transmit\n"), 0);
+	CU_ASSERT_EQUAL(cfg.has_tx_port, 1);
+	CU_ASSERT_EQUAL(cfg.tx_port, -1);
+
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\ntx_port = 0\n"), 0);
+	CU_ASSERT(cfg.has_tx_port == 1 && cfg.tx_port == 0);
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\ntx_port = 31\n"), 0);
+	CU_ASSERT(cfg.has_tx_port == 1 && cfg.tx_port == 31);
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\ntx_port = 0x1f\n"), 0);
+	CU_ASSERT(cfg.has_tx_port == 1 && cfg.tx_port == 31);
+
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\nburst = 8\n"), 0);
+	CU_ASSERT_EQUAL(cfg.has_tx_port, 0);
+	CU_ASSERT_EQUAL(cfg.tx_port, 0);
+
+	CU_ASSERT_EQUAL(parse("[map]\ntx_port = 1\n"), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "t.conf:2: unknown key 'tx_port' in [map] "
+			       "(expected default or queue0..queue63)");
+}
+
 /* Each bad file: refused with exactly this message. */
 static void
 test_errors(void)
@@ -215,15 +245,15 @@ test_errors(void)
 	} bad[] = {
 		/* unknown key, section */
 		{ "[dataplane]\nbakclog = 5\n",
-		  "t.conf:2: unknown key 'bakclog' in [dataplane] (expected rx_port, hash, hash_seed, "
+		  "t.conf:2: unknown key 'bakclog' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
 		  "backlog, burst, stages, flow_table_size, reorder_safe or stats_interval)" },
 		{ "[dataplane]\nBacklog = 5\n",
-		  "t.conf:2: unknown key 'Backlog' in [dataplane] (expected rx_port, hash, hash_seed, "
+		  "t.conf:2: unknown key 'Backlog' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
 		  "backlog, burst, stages, flow_table_size, reorder_safe or stats_interval)" },
 		{ "[map]\nbacklog = 5\n",
 		  "t.conf:2: unknown key 'backlog' in [map] (expected default or queue0..queue63)" },
 		{ "[dataplane]\ndefault = 5\n",
-		  "t.conf:2: unknown key 'default' in [dataplane] (expected rx_port, hash, hash_seed, "
+		  "t.conf:2: unknown key 'default' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
 		  "backlog, burst, stages, flow_table_size, reorder_safe or stats_interval)" },
 		{ "[dataplane]\nburst = 1\n[mapp]\nqueue0 = 1\n",
 		  "t.conf:3: unknown section [mapp] (expected [dataplane] or [map])" },
@@ -260,6 +290,19 @@ test_errors(void)
 		{ "[dataplane]\nburst = 0\n", "t.conf:2: burst: expected 1..512 packets, not '0'" },
 		{ "[dataplane]\nrx_port = 32\n",
 		  "t.conf:2: rx_port: expected a port id 0..31, not '32'" },
+		{ "[dataplane]\ntx_port = 32\n",
+		  "t.conf:2: tx_port: expected a port id 0..31 or none, not '32'" },
+		{ "[dataplane]\n\ntx_port = -1\n",
+		  "t.conf:3: tx_port: expected a port id 0..31 or none, not '-1'" },
+		{ "[dataplane]\ntx_port = x\n",
+		  "t.conf:2: tx_port: expected a port id 0..31 or none, not 'x'" },
+		{ "[dataplane]\ntx_port = None\n",
+		  "t.conf:2: tx_port: expected a port id 0..31 or none, not 'None'" },
+		{ "[dataplane]\ntx_port = 03\n",
+		  "t.conf:2: tx_port: expected a port id 0..31 or none, not '03'" },
+		{ "[dataplane]\ntx_port = none\ntx_port = 1\n",
+		  "t.conf:3: tx_port: set twice (first on line 2)" },
+		{ "[dataplane]\ntx_port =\n", "t.conf:2: tx_port: empty value" },
 		{ "[dataplane]\nhash_seed = 4294967296\n",
 		  "t.conf:2: hash_seed: expected a 32-bit number 0..4294967295, not '4294967296'" },
 		{ "[dataplane]\nhash_seed = 0x100000000\n",
@@ -331,7 +374,7 @@ test_errors(void)
 		{ "[map]\nqueue1 =\n", "t.conf:2: queue1: empty value" },
 		{ "[map]\nqueue64 =\n", "t.conf:2: queue64: RX queue out of range (queue0..queue63)" },
 		{ "[dataplane]\nbogus =\n",
-		  "t.conf:2: unknown key 'bogus' in [dataplane] (expected rx_port, hash, hash_seed, "
+		  "t.conf:2: unknown key 'bogus' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
 		  "backlog, burst, stages, flow_table_size, reorder_safe or stats_interval)" },
 		/* structure */
 		{ "backlog = 1\n[dataplane]\n",
@@ -557,7 +600,7 @@ static void
 test_example_file(void)
 {
 	static const char *const keys[] = {
-		"rx_port", "hash", "hash_seed", "backlog", "burst", "stages", "flow_table_size",
+		"rx_port", "tx_port", "hash", "hash_seed", "backlog", "burst", "stages", "flow_table_size",
 		"reorder_safe", "stats_interval", "default", "queue0", "queue1",
 	};
 	static const int l1_2[] = { 1, 2, -1 };
@@ -573,6 +616,7 @@ test_example_file(void)
 		printf("\n%s\n", err);
 	/* the built-in defaults */
 	CU_ASSERT(cfg.has_rx_port == 1 && cfg.rx_port == 0);
+	CU_ASSERT_EQUAL(cfg.has_tx_port, 0); /* commented out: none */
 	CU_ASSERT(cfg.has_hash == 1 && cfg.hash_mode == RPS_HASH_AUTO);
 	CU_ASSERT_EQUAL(cfg.has_hash_seed, 0); /* random unless set */
 	CU_ASSERT(cfg.has_backlog == 1 && cfg.backlog == 1000);
@@ -610,6 +654,7 @@ main(int argc, char **argv)
 {
 	static CU_TestInfo tests[] = {
 		{ "full_file", test_full },
+		{ "tx_port", test_tx_port },
 		{ "queue_map_precedence", test_queue_map_precedence },
 		{ "errors_exact_file_line_message", test_errors },
 		{ "errors_long_line_nul_short_buffer", test_errors_special },
