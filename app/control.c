@@ -286,7 +286,7 @@ control_thread(void *arg)
 		if (__atomic_exchange_n(&app->reload_requested, 0, __ATOMIC_ACQ_REL))
 			rps_control_reload(app, "SIGHUP");
 		if (fd >= 0 && (p.revents & POLLIN) && config_changed(fd, name)) {
-			usleep(20 * 1000); /* let a writer finish its burst of events */
+			usleep(5 * 1000); /* let a writer finish its burst of events */
 			config_changed(fd, name);
 			rps_control_reload(app, "file changed");
 		}
