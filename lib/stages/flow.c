@@ -17,13 +17,7 @@
 #include <rte_tcp.h>
 
 #include "rps_flow.h"
-
-#ifndef IPPROTO_DCCP
-#define IPPROTO_DCCP 33
-#endif
-#ifndef IPPROTO_UDPLITE
-#define IPPROTO_UDPLITE 136
-#endif
+#include "rps_hash.h" /* IPPROTO_DCCP, IPPROTO_UDPLITE where libc lacks them */
 
 /* Packets looked up in one rte_hash bulk call. */
 #define FLOW_CHUNK RTE_HASH_LOOKUP_BULK_MAX
