@@ -90,23 +90,13 @@ rps_app_maps_init(struct rps_app *app)
 int
 rps_app_maps_publish(struct rps_app *app, struct rps_map **maps, const struct rps_lcoreset *sets)
 {
-	struct rps_map **old = calloc(app->nb_rxq, sizeof(*old));
-
-	if (old == NULL)
-		return -ENOMEM;
 	pthread_mutex_lock(&app->ctl_lock);
-	for (uint16_t q = 0; q < app->nb_rxq; q++) {
-		old[q] = app->maps[q];
+	for (uint16_t q = 0; q < app->nb_rxq; q++)
 		app->map_sets[q] = sets[q];
-		__atomic_store_n(&app->maps[q], maps[q], __ATOMIC_RELEASE);
-	}
 	pthread_mutex_unlock(&app->ctl_lock);
 	/* Blocks this (control) thread only, until the RX lcore has finished the loop
-	 * iteration that may still hold an old map. An offline RX lcore (stopped) passes. */
-	rte_rcu_qsbr_synchronize(app->qsbr, RTE_QSBR_THRID_INVALID);
-	for (uint16_t q = 0; q < app->nb_rxq; q++)
-		rps_map_free(old[q]);
-	free(old);
+	 * iteration that may still hold an old map. */
+	rps_map_publish(app->maps, maps, app->nb_rxq, app->qsbr);
 	return 0;
 }
 

@@ -207,6 +207,19 @@ tel_map(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_start_dict(c);
 		rte_tel_data_add_dict_string(c, "mask", mask);
 		rte_tel_data_add_dict_string(c, "lcores", list);
+		{
+			/* lcore:share of the map's entries (each lcore one entry until weighted
+			 * tables exist) */
+			char weights[768];
+			size_t pos = 0;
+
+			weights[0] = '\0';
+			for (unsigned int l = 0; l < RTE_MAX_LCORE && pos < sizeof(weights); l++)
+				if (rps_lcoreset_has(&app->map_sets[q], l))
+					pos += (size_t)snprintf(weights + pos, sizeof(weights) - pos,
+								"%s%u:1", pos ? "," : "", l);
+			rte_tel_data_add_dict_string(c, "weights", weights);
+		}
 		rte_tel_data_add_dict_int(c, "nb_lcores",
 					  (int)rps_lcoreset_count(&app->map_sets[q]));
 		snprintf(name, sizeof(name), "queue%u", q);

@@ -8,6 +8,7 @@
 
 #include <rte_errno.h>
 #include <rte_malloc.h>
+#include <rte_rcu_qsbr.h>
 
 #include "rps_map.h"
 
@@ -190,4 +191,24 @@ void
 rps_map_free(struct rps_map *map)
 {
 	rte_free(map);
+}
+
+void
+rps_map_publish(struct rps_map **slots, struct rps_map *const *next, unsigned int nb,
+		struct rte_rcu_qsbr *qs)
+{
+	struct rps_map *old[64];
+
+	for (unsigned int base = 0; base < nb; base += RTE_DIM(old)) {
+		unsigned int n = RTE_MIN(nb - base, (unsigned int)RTE_DIM(old));
+
+		for (unsigned int i = 0; i < n; i++) {
+			old[i] = slots[base + i];
+			__atomic_store_n(&slots[base + i], next[base + i], __ATOMIC_RELEASE);
+		}
+		/* An offline reader (stopped) does not hold this up. */
+		rte_rcu_qsbr_synchronize(qs, RTE_QSBR_THRID_INVALID);
+		for (unsigned int i = 0; i < n; i++)
+			rps_map_free(old[i]);
+	}
 }

@@ -75,6 +75,18 @@ struct rps_map *rps_map_create(const uint16_t *workers, uint32_t len, uint32_t g
 /** Free a map (NULL is fine). Only once no reader can still hold it. */
 void rps_map_free(struct rps_map *map);
 
+struct rte_rcu_qsbr;
+
+/**
+ * Replace the maps behind @p nb pointers (one per RX queue) with @p next, each with one
+ * atomic release store, then wait (this thread only) until every reader registered with @p qs
+ * has reported a quiescent state, and free the old maps. Readers load a slot with acquire
+ * order, use the map, and report quiescent once they hold no map pointer. Control plane only;
+ * one publisher at a time.
+ */
+void rps_map_publish(struct rps_map **slots, struct rps_map *const *next, unsigned int nb,
+		     struct rte_rcu_qsbr *qs);
+
 /** The fast-path lookup: which worker gets @p hash. @p map must have len > 0. */
 static inline uint16_t
 rps_map_worker(const struct rps_map *map, uint32_t hash)

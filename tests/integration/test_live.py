@@ -102,6 +102,7 @@ def main():
                 F.check(sorted(wk) == ['1', '2', '3'] and 'pps' in wk['1'],
                         '/rps/workers: %s' % wk)
                 F.check(mp['queue0']['lcores'] == '1,2,3' and mp['queue0']['mask'] == 'e' and
+                        mp['queue0']['weights'] == '1:1,2:1,3:1' and
                         mp['generation'] == 1 and mp['reorder_safe'] == 1, '/rps/map: %s' % mp)
                 F.check(isinstance(fl, dict) and 1 <= len(fl) <= 5 and
                         all('packets' in v and 'src' in v for v in fl.values()),
