@@ -113,6 +113,8 @@ struct rps_app {
 	int report_running;
 };
 
+/* maps.c: the lcores EAL enabled (-l / --lcores). */
+void rps_app_enabled_lcores(struct rps_lcoreset *set);
 /* maps.c: building maps from lcore sets and publishing them under RCU. */
 int rps_app_maps_init(struct rps_app *app);
 struct rps_map *rps_app_map_build(const struct rps_app *app, const struct rps_lcoreset *set,

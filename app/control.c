@@ -117,7 +117,7 @@ rps_control_reload(struct rps_app *app, const char *why)
 	struct rps_lcoreset *sets = calloc(app->nb_rxq, sizeof(*sets));
 	struct rps_lcoreset enabled;
 	char err[256] = "", restart[160];
-	unsigned int lcore, bad;
+	unsigned int bad;
 	uint32_t gen = app->generation + 1;
 	int rc = -EINVAL;
 
@@ -128,9 +128,7 @@ rps_control_reload(struct rps_app *app, const char *why)
 	}
 	if (rps_config_load(app->opt.config_path, c, err, sizeof(err)) < 0)
 		goto out;
-	memset(&enabled, 0, sizeof(enabled));
-	RTE_LCORE_FOREACH(lcore)
-		rps_lcoreset_add(&enabled, lcore);
+	rps_app_enabled_lcores(&enabled);
 	for (unsigned int q = RTE_MIN(app->nb_rxq, RPS_CONFIG_MAX_QUEUES);
 	     q < RPS_CONFIG_MAX_QUEUES; q++)
 		if (c->has_queue_map[q]) {

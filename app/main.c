@@ -69,12 +69,10 @@ check_map(struct rps_app *app)
 {
 	struct rps_options *o = &app->opt;
 	struct rps_lcoreset enabled;
-	unsigned int lcore, bad = 0;
+	unsigned int bad = 0;
 	int rc;
 
-	memset(&enabled, 0, sizeof(enabled));
-	RTE_LCORE_FOREACH(lcore)
-		rps_lcoreset_add(&enabled, lcore);
+	rps_app_enabled_lcores(&enabled);
 	if (!o->map_given) {
 		/* Default: every enabled lcore but the RX lcore. */
 		o->map = enabled;

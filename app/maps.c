@@ -7,6 +7,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include <rte_lcore.h>
 
 #include <rte_errno.h>
 #include <rte_malloc.h>
@@ -14,6 +17,16 @@
 #include "app.h"
 
 #define BUCKETS_PER_QUEUE 4096 /* reorder-safe table size, like rps_flow_cnt */
+
+void
+rps_app_enabled_lcores(struct rps_lcoreset *set)
+{
+	unsigned int lcore;
+
+	memset(set, 0, sizeof(*set));
+	RTE_LCORE_FOREACH(lcore)
+		rps_lcoreset_add(set, lcore);
+}
 
 struct rps_map *
 rps_app_map_build(const struct rps_app *app, const struct rps_lcoreset *set, uint32_t generation,

@@ -29,15 +29,30 @@ uptime_s(const struct rps_app *app)
 	return (double)(rte_rdtsc() - app->start_tsc) / (double)rte_get_tsc_hz();
 }
 
+/* "1,2,3", each lcore followed by @p suffix ("1:1,2:1" with ":1"). */
 static void
-lcore_list(const struct rps_lcoreset *s, char *buf, size_t len)
+lcore_list(const struct rps_lcoreset *s, const char *suffix, char *buf, size_t len)
 {
 	size_t pos = 0;
 
 	buf[0] = '\0';
 	for (unsigned int l = 0; l < RTE_MAX_LCORE && pos < len; l++)
 		if (rps_lcoreset_has(s, l))
-			pos += (size_t)snprintf(buf + pos, len - pos, "%s%u", pos ? "," : "", l);
+			pos += (size_t)snprintf(buf + pos, len - pos, "%s%u%s", pos ? "," : "", l,
+						suffix);
+}
+
+/* dropped_<reason> for every reason, and dropped_total. */
+static void
+add_drops(struct rte_tel_data *d, const struct rps_lcore_stats *st)
+{
+	char name[64];
+
+	for (unsigned int r = 0; r < RPS_DROP_MAX; r++) {
+		snprintf(name, sizeof(name), "dropped_%s", rps_drop_name(r));
+		rte_tel_data_add_dict_u64(d, name, st->dropped[r]);
+	}
+	rte_tel_data_add_dict_u64(d, "dropped_total", rps_stats_dropped_total(st));
 }
 
 static int
@@ -74,7 +89,6 @@ static struct rte_tel_data *
 stats_dict(const struct rps_lcore_stats *st, uint64_t depth, uint64_t hwm, uint64_t pps)
 {
 	struct rte_tel_data *c = rte_tel_data_alloc();
-	char name[64];
 
 	if (c == NULL)
 		return NULL;
@@ -82,11 +96,7 @@ stats_dict(const struct rps_lcore_stats *st, uint64_t depth, uint64_t hwm, uint6
 #define RPS_X_TEL(f, desc) rte_tel_data_add_dict_u64(c, #f, st->f);
 	RPS_LCORE_COUNTERS(RPS_X_TEL)
 #undef RPS_X_TEL
-	for (unsigned int r = 0; r < RPS_DROP_MAX; r++) {
-		snprintf(name, sizeof(name), "dropped_%s", rps_drop_name(r));
-		rte_tel_data_add_dict_u64(c, name, st->dropped[r]);
-	}
-	rte_tel_data_add_dict_u64(c, "dropped_total", rps_stats_dropped_total(st));
+	add_drops(c, st);
 	rte_tel_data_add_dict_u64(c, "backlog_depth", depth);
 	rte_tel_data_add_dict_u64(c, "backlog_hwm", hwm);
 	rte_tel_data_add_dict_u64(c, "pps", pps);
@@ -118,13 +128,7 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "processed", s->total.processed);
 	rte_tel_data_add_dict_u64(d, "tx_packets", s->total.tx_packets);
 	rte_tel_data_add_dict_u64(d, "rx_pps", pps_of(app, nw));
-	for (unsigned int r = 0; r < RPS_DROP_MAX; r++) {
-		char dn[64];
-
-		snprintf(dn, sizeof(dn), "dropped_%s", rps_drop_name(r));
-		rte_tel_data_add_dict_u64(d, dn, s->total.dropped[r]);
-	}
-	rte_tel_data_add_dict_u64(d, "dropped_total", rps_stats_dropped_total(&s->total));
+	add_drops(d, &s->total);
 	rte_tel_data_add_dict_u64(d, "time_squeeze", s->total.time_squeeze);
 	rte_tel_data_add_dict_u64(d, "out_of_order", s->total.out_of_order);
 	rte_tel_data_add_dict_u64(d, "flows_migrated", s->rx.flows_migrated);
@@ -198,28 +202,18 @@ tel_map(const char *cmd, const char *params, struct rte_tel_data *d)
 	pthread_mutex_lock(&app->ctl_lock);
 	for (uint16_t q = 0; q < app->nb_rxq; q++) {
 		struct rte_tel_data *c = rte_tel_data_alloc();
-		char name[32], mask[128], list[512];
+		char name[32], mask[128], list[512], weights[768];
 
 		if (c == NULL)
 			break;
 		rps_lcoreset_format(&app->map_sets[q], mask, sizeof(mask));
-		lcore_list(&app->map_sets[q], list, sizeof(list));
+		lcore_list(&app->map_sets[q], "", list, sizeof(list));
+		/* lcore:entries of the map (one each until weighted tables exist) */
+		lcore_list(&app->map_sets[q], ":1", weights, sizeof(weights));
 		rte_tel_data_start_dict(c);
 		rte_tel_data_add_dict_string(c, "mask", mask);
 		rte_tel_data_add_dict_string(c, "lcores", list);
-		{
-			/* lcore:share of the map's entries (each lcore one entry until weighted
-			 * tables exist) */
-			char weights[768];
-			size_t pos = 0;
-
-			weights[0] = '\0';
-			for (unsigned int l = 0; l < RTE_MAX_LCORE && pos < sizeof(weights); l++)
-				if (rps_lcoreset_has(&app->map_sets[q], l))
-					pos += (size_t)snprintf(weights + pos, sizeof(weights) - pos,
-								"%s%u:1", pos ? "," : "", l);
-			rte_tel_data_add_dict_string(c, "weights", weights);
-		}
+		rte_tel_data_add_dict_string(c, "weights", weights);
 		rte_tel_data_add_dict_int(c, "nb_lcores",
 					  (int)rps_lcoreset_count(&app->map_sets[q]));
 		snprintf(name, sizeof(name), "queue%u", q);
