@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <rte_rcu_qsbr.h>
 #include <rte_malloc.h>
+#include <rte_pause.h>
 
 #include "rps_map.h"
 #include "test_common.h"
@@ -469,7 +470,7 @@ reader_main(void *arg)
 			if (rps_map_worker(m, (uint32_t)r->reads * 2654435761u) != (uint16_t)gen ||
 			    m->generation != gen)
 				r->torn++;
-			r->reads++;
+			__atomic_store_n(&r->reads, r->reads + 1, __ATOMIC_RELAXED);
 		}
 		rte_rcu_qsbr_quiescent(r->qs, 0);
 	}
@@ -503,6 +504,10 @@ test_publish_stress(void)
 	for (unsigned int q = 0; q < NQ; q++)
 		slots[q] = gen_map(1);
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, reader_main, &r), 0);
+	/* swap only while the reader is online and reading (a loaded machine may start it
+	 * late; an offline reader would not be waited for) */
+	while (__atomic_load_n(&r.reads, __ATOMIC_RELAXED) == 0)
+		rte_pause();
 	for (uint32_t g = 2; g < 2 + SWAPS; g++) {
 		for (unsigned int q = 0; q < NQ; q++) {
 			next[q] = gen_map(g);
