@@ -55,6 +55,9 @@ struct rps_worker {
 	struct rps_txq reply_txq;      /* respond: the RX port, this lcore's queue */
 	struct rps_flow_snap *flow_snap; /* NULL without the flow stage */
 	uint64_t next_snap_tsc;
+	int socket;                    /* where this lcore's state is allocated: its socket, or
+					* SOCKET_ID_ANY when it has none (CPUs on several) or EAL
+					* has no memory there */
 } __rte_cache_aligned;
 
 struct rps_app {
@@ -72,6 +75,9 @@ struct rps_app {
 	struct rte_eth_stats port_stats; /* RX port's own counters, read at exit */
 
 	uint16_t nb_workers;
+	/* Both arrays are contiguous because others index them (reports and telemetry
+	 * app->workers[i], the RX lcore's steer context ctx->backlogs[w]); every element is
+	 * its own cache lines. Where they live and why: setup_workers() in main.c. */
 	struct rps_worker *workers;    /* [nb_workers] */
 	struct rps_backlog *backlogs;  /* [nb_workers] */
 	struct rps_worker self;        /* the RX lcore: its own counters, and the
@@ -87,6 +93,9 @@ struct rps_app {
 	struct rte_rcu_qsbr *qsbr;     /* the RX lcore (thread 0) reports once per loop */
 	pthread_mutex_t ctl_lock;      /* map_sets and reload results: control vs telemetry */
 	int16_t lcore_worker[RTE_MAX_LCORE]; /* worker index of an lcore, -1 if none */
+	int lcore_socket[RTE_MAX_LCORE]; /* EAL's socket of each enabled lcore; SOCKET_ID_ANY
+					  * for none, or for CPUs on several sockets */
+	int rx_port_socket;            /* the RX port's socket, SOCKET_ID_ANY if unknown */
 	uint32_t generation;           /* configuration generation, bumped by each apply */
 
 	/* live control (control.c): reloads, rates; written by the control thread only */
@@ -122,6 +131,14 @@ struct rps_map *rps_app_map_build(const struct rps_app *app, const struct rps_lc
 int rps_app_maps_publish(struct rps_app *app, struct rps_map **maps,
 			 const struct rps_lcoreset *sets);
 void rps_app_maps_fini(struct rps_app *app);
+/* maps.c: the sockets @p set's lcores are on (rps_numa_map_sockets() over the app's socket
+ * table and RX port); returns how many, @p desc says which lcores are where. */
+int rps_app_map_sockets(const struct rps_app *app, const struct rps_lcoreset *set,
+			unsigned int *off_port, char *desc, size_t len);
+/* maps.c: warn about each RX queue's map (sets[nb_rxq]) whose workers are on more than one
+ * socket or on another socket than the RX port; @p when names the occasion in the log. */
+void rps_app_maps_check_numa(const struct rps_app *app, const struct rps_lcoreset *sets,
+			     const char *when);
 
 /* control.c: the control thread (SIGHUP / inotify reloads, per-second rates). */
 int rps_control_start(struct rps_app *app);

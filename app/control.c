@@ -116,7 +116,7 @@ rps_control_reload(struct rps_app *app, const char *why)
 	struct rps_map **maps = calloc(app->nb_rxq, sizeof(*maps));
 	struct rps_lcoreset *sets = calloc(app->nb_rxq, sizeof(*sets));
 	struct rps_lcoreset enabled;
-	char err[256] = "", restart[160];
+	char err[256] = "", restart[160], when[64];
 	unsigned int bad;
 	uint32_t gen = app->generation + 1;
 	int rc = -EINVAL;
@@ -183,6 +183,8 @@ rps_control_reload(struct rps_app *app, const char *why)
 		RPS_LOG(INFO, "config %s (%s): generation %u applied", app->opt.config_path, why,
 			gen);
 	}
+	snprintf(when, sizeof(when), "generation %u, %s", gen, why);
+	rps_app_maps_check_numa(app, sets, when); /* the new maps may span sockets */
 	rc = 0;
 out:
 	if (rc < 0) {

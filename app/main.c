@@ -20,6 +20,7 @@
 
 #include "app.h"
 #include "rps_flow.h"
+#include "rps_numa.h"
 #include "rps_port.h"
 
 RTE_LOG_REGISTER(rps_logtype, rps, INFO);
@@ -119,24 +120,57 @@ check_respond(struct rps_app *app)
 	return 0;
 }
 
+/* The socket most of the map's workers are on (all of them, when the map is sound), as an
+ * allocation socket. */
+static int
+workers_socket(const struct rps_app *app)
+{
+	unsigned int count[RTE_MAX_NUMA_NODES] = { 0 };
+	int best = SOCKET_ID_ANY;
+
+	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++) {
+		int s = app->lcore_socket[l];
+
+		if (!rps_lcoreset_has(&app->opt.map, l) || s < 0 || s >= RTE_MAX_NUMA_NODES)
+			continue;
+		if (++count[s] > (best < 0 ? 0 : count[best]))
+			best = s;
+	}
+	return rps_numa_mem_socket(best);
+}
+
 static int
 setup_workers(struct rps_app *app)
 {
 	const struct rps_options *o = &app->opt;
 	uint16_t n = (uint16_t)rps_lcoreset_count(&o->map), i = 0;
-	int socket = (int)rte_socket_id();
+	unsigned int lcore;
 
+	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++) {
+		app->lcore_worker[l] = -1;
+		app->lcore_socket[l] = SOCKET_ID_ANY;
+	}
+	RTE_LCORE_FOREACH(lcore)
+		app->lcore_socket[lcore] = (int)rte_lcore_to_socket_id(lcore);
 	app->self.app = app;
 	app->self.lcore = app->rx_lcore;
 	app->self.txq = 0;
+	app->self.socket = rps_numa_mem_socket(app->lcore_socket[app->rx_lcore]);
 	app->nb_workers = n;
-	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++)
-		app->lcore_worker[l] = -1;
 	if (n > 0) {
-		app->workers = rte_zmalloc("rps_workers", sizeof(*app->workers) * n,
-					   RTE_CACHE_LINE_SIZE);
-		app->backlogs = rte_zmalloc("rps_backlogs", sizeof(*app->backlogs) * n,
-					    RTE_CACHE_LINE_SIZE);
+		/* One array, because the reports and telemetry index it. Each element is
+		 * cache-line aligned and written by its worker only, so its lines stay in that
+		 * worker's cache wherever the array is; the array goes where most workers are.
+		 * What is large or read per packet (backlog ring, flow table, reassembly table,
+		 * TX buffers, flow snapshot) is on each worker's own socket, w->socket. */
+		app->workers = rte_zmalloc_socket("rps_workers", sizeof(*app->workers) * n,
+						  RTE_CACHE_LINE_SIZE, workers_socket(app));
+		/* One array, because the RX lcore's steer context indexes it (ctx->backlogs[w]).
+		 * The RX lcore writes the producer side of every element on every burst, a worker
+		 * only its own consumer line once per burst: the array is on the RX lcore's
+		 * socket, each ring on its worker's. */
+		app->backlogs = rte_zmalloc_socket("rps_backlogs", sizeof(*app->backlogs) * n,
+						   RTE_CACHE_LINE_SIZE, app->self.socket);
 		if (app->workers == NULL || app->backlogs == NULL)
 			return -ENOMEM;
 	}
@@ -152,10 +186,10 @@ setup_workers(struct rps_app *app)
 		w->lcore = l;
 		w->index = i;
 		w->txq = i;
+		w->socket = rps_numa_mem_socket(app->lcore_socket[l]);
 		w->backlog = &app->backlogs[i];
 		snprintf(name, sizeof(name), "%u", l);
-		rc = rps_backlog_init(w->backlog, name, o->backlog,
-				      (int)rte_lcore_to_socket_id(l));
+		rc = rps_backlog_init(w->backlog, name, o->backlog, w->socket);
 		if (rc < 0)
 			return rc;
 		app->lcore_worker[l] = (int16_t)i;
@@ -167,10 +201,10 @@ setup_workers(struct rps_app *app)
 		return 0; /* no steering: the RX lcore processes */
 	if (rps_steer_init(&app->steer, o->hash_mode, app->seed,
 			   o->hash_mode == RPS_HASH_JHASH || !app->rss_hash, app->backlogs, n,
-			   o->burst, &app->self.stats, socket) < 0)
+			   o->burst, &app->self.stats, app->self.socket) < 0)
 		return -ENOMEM;
 	if (o->check_order) {
-		if (rps_order_init(&app->order, socket) < 0)
+		if (rps_order_init(&app->order, app->self.socket) < 0)
 			return -ENOMEM;
 		app->order_on = 1;
 		app->steer.order = &app->order;
@@ -212,6 +246,7 @@ setup_ports(struct rps_app *app)
 			return -EXIT_USAGE;
 		}
 	}
+	app->rx_port_socket = rxi.socket;
 	socket = rxi.socket >= 0 ? rxi.socket : (int)rte_socket_id();
 	app->nb_rxq = o->rx_queues ? o->rx_queues :
 		RTE_MIN(rxi.max_rxq, (uint16_t)RPS_PORT_DEFAULT_MAX_RXQ);
@@ -277,10 +312,69 @@ setup_ports(struct rps_app *app)
 	if (o->hash_mode == RPS_HASH_RSS && !app->rss_hash)
 		RPS_LOG(WARNING, "--hash rss: port %u (%s) does not deliver an RSS hash; "
 			"packets without one are hashed in software", o->rx_port, rxi.driver);
-	RPS_LOG(INFO, "port %u (%s): %u RX queue(s), RSS hash in mbuf: %s; NUMA nodes: %d",
-		o->rx_port, rxi.driver, app->nb_rxq, app->rss_hash ? "yes" : "no",
-		numa_available() < 0 ? 1 : numa_num_configured_nodes());
+	RPS_LOG(INFO, "port %u (%s): %u RX queue(s), RSS hash in mbuf: %s", o->rx_port,
+		rxi.driver, app->nb_rxq, app->rss_hash ? "yes" : "no");
 	return 0;
+}
+
+/* One processing lcore as EAL and libnuma see it (debug), and what is wrong with it.
+ * @p sample: a piece of its own state, to ask the kernel where that really is. */
+static void
+check_lcore_numa(const struct rps_app *app, const struct rps_worker *w, const char *role,
+		 const void *sample)
+{
+	char cpus[64];
+	int eal = app->lcore_socket[w->lcore];
+	int node = rps_numa_lcore_node(w->lcore, cpus, sizeof(cpus));
+	int mem = sample != NULL ? rps_numa_addr_node(sample) : -ENOENT;
+	int here = node >= 0 ? node : eal;
+
+	RPS_LOG(DEBUG, "NUMA: %s lcore %u: cpus %s, EAL socket %d, libnuma node %d; state "
+		"asked on socket %d, is on node %d", role, w->lcore, cpus, eal, node, w->socket,
+		mem);
+	if (node == -EXDEV)
+		RPS_LOG(WARNING, "NUMA: %s lcore %u runs on cpus %s of more than one node, so its "
+			"memory cannot be local to it: give it the CPUs of one node (--lcores)",
+			role, w->lcore, cpus);
+	else if (node >= 0 && eal >= 0 && node != eal)
+		RPS_LOG(WARNING, "NUMA: %s lcore %u: EAL puts it on socket %d but libnuma puts its "
+			"cpus %s on node %d; its state follows EAL", role, w->lcore, eal, cpus,
+			node);
+	else if (eal >= 0 && w->socket < 0)
+		RPS_LOG(WARNING, "NUMA: %s lcore %u is on socket %d, where EAL has no memory "
+			"(see --socket-mem): its state lives on another socket", role, w->lcore,
+			eal);
+	else if (here >= 0 && mem >= 0 && mem != here)
+		RPS_LOG(WARNING, "NUMA: %s lcore %u is on node %d but its state is on node %d%s",
+			role, w->lcore, here, mem, rte_eal_has_hugepages() ? "" :
+			" (without hugepages DPDK cannot place memory by socket: the first thread "
+			"to touch a page decides)");
+}
+
+/* Where the RX lcore, the port and the workers are, once at start; warnings for every
+ * placement that makes packets or backlogs cross sockets. */
+static void
+report_numa(const struct rps_app *app)
+{
+	char desc[256], where[32] = "an unknown socket";
+	int rx = app->lcore_socket[app->rx_lcore], port = app->rx_port_socket;
+
+	check_lcore_numa(app, &app->self, "RX", app->nb_workers > 0 ?
+			 (const void *)app->steer.groups : (const void *)app->self.ctx.flows);
+	for (uint16_t i = 0; i < app->nb_workers; i++)
+		check_lcore_numa(app, &app->workers[i], "worker", app->workers[i].backlog->ring);
+	(void)rps_app_map_sockets(app, &app->opt.map, NULL, desc, sizeof(desc));
+	if (port >= 0)
+		snprintf(where, sizeof(where), "socket %d", port);
+	RPS_LOG(INFO, "NUMA: %d node(s); RX lcore %u on socket %d, port %u on %s; workers: %s",
+		numa_available() < 0 ? 1 : numa_num_configured_nodes(), app->rx_lcore, rx,
+		app->opt.rx_port, where, app->nb_workers > 0 ? desc : "none");
+	if (rx >= 0 && port >= 0 && rx != port)
+		RPS_LOG(WARNING, "NUMA: RX lcore %u is on socket %d, its port %u on socket %d: "
+			"every packet it steers crosses the interconnect; keep the RX lcore, its "
+			"port and each map's workers on one socket", app->rx_lcore, rx,
+			app->opt.rx_port, port);
+	rps_app_maps_check_numa(app, app->map_sets, "start");
 }
 
 /* Stage state of every processing lcore, after the port is up (TX queues exist). */
@@ -424,6 +518,7 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return -rc;
 	}
+	report_numa(app);
 
 	signal_app = app;
 	signal(SIGINT, on_signal);

@@ -2,7 +2,8 @@
 /*
  * maps.c: the per-RX-queue maps. Built off the fast path from lcore sets, published with one
  * atomic pointer store each, and freed only after the RX lcore has reported a quiescent
- * state (rte_rcu_qsbr), so the data path never waits and never reads a freed map.
+ * state (rte_rcu_qsbr), so the data path never waits and never reads a freed map. Each new
+ * set of maps is checked for workers spread over sockets.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <rte_malloc.h>
 
 #include "app.h"
+#include "rps_numa.h"
 
 #define BUCKETS_PER_QUEUE 4096 /* reorder-safe table size, like rps_flow_cnt */
 
@@ -52,7 +54,8 @@ rps_app_map_build(const struct rps_app *app, const struct rps_lcoreset *set, uin
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	m = rps_map_create(idx, n, generation, (int)rte_socket_id());
+	/* on the RX lcore's socket, the one reader (reloads build it on the control thread) */
+	m = rps_map_create(idx, n, generation, app->self.socket);
 	if (m == NULL)
 		snprintf(err, err_len, "out of memory");
 	return m;
@@ -92,7 +95,7 @@ rps_app_maps_init(struct rps_app *app)
 		}
 		if (app->nb_workers > 0) {
 			app->buckets[q] = rps_buckets_create(BUCKETS_PER_QUEUE,
-							     (int)rte_socket_id());
+							     app->self.socket);
 			if (app->buckets[q] == NULL)
 				return -ENOMEM;
 		}
@@ -111,6 +114,61 @@ rps_app_maps_publish(struct rps_app *app, struct rps_map **maps, const struct rp
 	 * iteration that may still hold an old map. */
 	rps_map_publish(app->maps, maps, app->nb_rxq, app->qsbr);
 	return 0;
+}
+
+int
+rps_app_map_sockets(const struct rps_app *app, const struct rps_lcoreset *set,
+		    unsigned int *off_port, char *desc, size_t len)
+{
+	return rps_numa_map_sockets(set, app->lcore_socket, app->rx_port_socket, off_port, desc,
+				    len);
+}
+
+static int
+lcoreset_equal(const struct rps_lcoreset *a, const struct rps_lcoreset *b)
+{
+	return memcmp(a, b, sizeof(*a)) == 0;
+}
+
+void
+rps_app_maps_check_numa(const struct rps_app *app, const struct rps_lcoreset *sets,
+			const char *when)
+{
+	for (uint16_t q = 0; q < app->nb_rxq; q++) {
+		char desc[256], what[64], port[48], also[48] = "";
+		unsigned int off, same = 0;
+		uint16_t p;
+		int nb;
+
+		/* one warning per distinct map, not sixteen for the default one */
+		for (p = 0; p < q && !lcoreset_equal(&sets[p], &sets[q]); p++)
+			;
+		if (p < q || rps_lcoreset_count(&sets[q]) == 0)
+			continue;
+		nb = rps_app_map_sockets(app, &sets[q], &off, desc, sizeof(desc));
+		for (p = q + 1; p < app->nb_rxq; p++)
+			same += lcoreset_equal(&sets[p], &sets[q]);
+		if (same > 0)
+			snprintf(also, sizeof(also), " (and %u more with the same map)", same);
+		if (nb <= 1 && off == 0) {
+			RPS_LOG(DEBUG, "NUMA (%s): the map of RX queue %u%s: %s", when, q, also,
+				desc);
+			continue;
+		}
+		if (nb > 1)
+			snprintf(what, sizeof(what), "spans %d sockets", nb);
+		else
+			snprintf(what, sizeof(what), "has %u worker(s) off the RX port's socket", off);
+		if (app->rx_port_socket >= 0)
+			snprintf(port, sizeof(port), "RX port %u on socket %d", app->opt.rx_port,
+				 app->rx_port_socket);
+		else
+			snprintf(port, sizeof(port), "RX port %u on an unknown socket",
+				 app->opt.rx_port);
+		RPS_LOG(WARNING, "NUMA (%s): the map of RX queue %u%s %s (%s; %s): packets and "
+			"backlogs cross the interconnect on every burst; keep the RX lcore, its port "
+			"and each map's workers on one socket", when, q, also, what, desc, port);
+	}
 }
 
 void

@@ -21,7 +21,7 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 {
 	const struct rps_options *o = &app->opt;
 	struct rps_stage_ctx *c = &w->ctx;
-	int socket = (int)rte_lcore_to_socket_id(w->lcore);
+	int socket = w->socket; /* the lcore's own, when EAL has memory there (main.c) */
 	char name[32];
 
 	memset(c, 0, sizeof(*c));
