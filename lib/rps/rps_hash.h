@@ -96,15 +96,76 @@ rps_hash_key(const struct rps_flow_key *k, uint32_t seed)
 	return h ? h : 1;
 }
 
-/** Software flow hash of a packet: 0 for non-IP, otherwise a non-zero jhash. */
+/** Reference software flow hash: rps_flow_key_extract() + rps_hash_key(); handles every
+ * layout (VLAN tags, IPv4 options, IPv6 extension headers, segmented mbufs). */
 static inline uint32_t
-rps_hash_sw(const struct rte_mbuf *m, uint32_t seed)
+rps_hash_sw_ref(const struct rte_mbuf *m, uint32_t seed)
 {
 	struct rps_flow_key k;
 
 	if (rps_flow_key_extract(m, &k) < 0)
 		return 0;
 	return rps_hash_key(&k, seed);
+}
+
+/**
+ * The common case of rps_hash_sw(), read straight from the first segment: untagged
+ * Ethernet, IPv4 without options and not a fragment, or IPv6 without extension headers,
+ * carrying TCP or UDP. @return 1 and the hash in *h, or 0 when the packet needs the
+ * reference path (which gives the same hash for the packets this one accepts).
+ */
+static inline int
+rps_hash_sw_fast(const struct rte_mbuf *m, uint32_t seed, uint32_t *h)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint16_t dlen = m->data_len;
+	uint16_t type;
+	uint32_t x;
+
+	if (unlikely(dlen < RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr) + 4))
+		return 0;
+	memcpy(&type, p + 12, 2);
+	if (type == RTE_BE16(RTE_ETHER_TYPE_IPV4)) {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(p + RTE_ETHER_HDR_LEN);
+		uint32_t src, dst, ports;
+
+		if (ip->version_ihl != RTE_IPV4_VHL_DEF ||
+		    (ip->next_proto_id != IPPROTO_TCP && ip->next_proto_id != IPPROTO_UDP) ||
+		    (ip->fragment_offset &
+		     RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) != 0)
+			return 0;
+		memcpy(&src, &ip->src_addr, 4);
+		memcpy(&dst, &ip->dst_addr, 4);
+		memcpy(&ports, ip + 1, 4);
+		x = rte_jhash_3words(src, dst, ports, seed);
+	} else if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(p + RTE_ETHER_HDR_LEN);
+		uint32_t w[9];
+
+		if (dlen < RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr) + 4 ||
+		    (ip->proto != IPPROTO_TCP && ip->proto != IPPROTO_UDP) ||
+		    (ip->vtc_flow & RTE_BE32(0xf0000000)) != RTE_BE32(0x60000000))
+			return 0;
+		memcpy(w, ip->src_addr, 16);
+		memcpy(w + 4, ip->dst_addr, 16);
+		memcpy(w + 8, ip + 1, 4);
+		x = rte_jhash_32b(w, 9, seed);
+	} else {
+		return 0;
+	}
+	*h = x ? x : 1;
+	return 1;
+}
+
+/** Software flow hash of a packet: 0 for non-IP, otherwise a non-zero jhash. */
+static inline uint32_t
+rps_hash_sw(const struct rte_mbuf *m, uint32_t seed)
+{
+	uint32_t h;
+
+	if (likely(rps_hash_sw_fast(m, seed, &h)))
+		return h;
+	return rps_hash_sw_ref(m, seed);
 }
 
 /** Whether the PMD stored an RSS hash in the mbuf. */

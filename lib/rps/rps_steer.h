@@ -22,8 +22,9 @@
 #include "rps_map.h"
 #include "rps_order.h"
 
-/** Packets looked ahead when prefetching headers for the software hash. */
-#define RPS_STEER_PREFETCH 4
+/** Headers prefetched ahead of the one being hashed in software (cold headers come from
+ * DRAM or the LLC: enough misses in flight to cover that latency, see docs/benchmarks.md). */
+#define RPS_STEER_PREFETCH 32
 
 struct rps_steer_ctx {
 	enum rps_hash_mode mode;
@@ -34,10 +35,12 @@ struct rps_steer_ctx {
 	struct rps_order *order;     /**< stamp packets for --check-order, or NULL */
 	struct rps_backlog *backlogs; /**< [nb_workers] */
 	struct rps_lcore_stats *stats; /**< the RX lcore's counters */
-	/* scratch, [nb_workers][burst_max] and [nb_workers] */
+	/* scratch, [nb_workers][burst_max], [nb_workers] and [burst_max] */
 	struct rte_mbuf **groups;
 	uint16_t *group_len;
 	uint16_t *touched;
+	uint32_t *hashes;
+	uint16_t *target;
 };
 
 /** "No worker yet" in a bucket. */
@@ -47,7 +50,7 @@ struct rps_steer_ctx {
  * in that worker's backlog right after the last one (RFS's {cpu, last_qtail}). */
 struct rps_bucket {
 	uint32_t worker;
-	uint32_t reserved;
+	uint32_t used;                /**< 1 once a packet went through the bucket */
 	uint64_t last_tail;
 };
 
@@ -55,13 +58,37 @@ struct rps_bucket {
  * The reorder-safe table of one RX queue (RX lcore only). A bucket whose map entry now names
  * another worker keeps going to its old worker until that worker has processed past
  * last_tail; only then does it move. So a remap never reorders a flow.
+ *
+ * The table costs nothing while the map is unchanged: once every bucket agrees with the
+ * current map (a background scan of RPS_SETTLE_SCAN buckets per burst moves the ones whose
+ * old worker has drained them), the map is "settled" and a burst goes straight through the
+ * map after one comparison. A new map (a new pointer or generation) switches back to the
+ * per-packet path, whose first burst re-reads every bucket's last_tail conservatively as its
+ * worker's current tail (the fast path does not keep last_tail).
  */
 struct rps_buckets {
 	uint32_t mask;                /**< nb buckets - 1 (power of two) */
 	uint32_t shift;               /**< bucket = hash >> shift (the top bits) */
 	uint32_t low_mask;            /**< hash bits below the bucket index */
+	uint32_t scan;                /**< next bucket the settle scan examines */
+	uint32_t clean;               /**< consecutive buckets the scan found settled... */
+	uint32_t scan_gen;            /**< ...against this map (generation and pointer) */
+	const struct rps_map *scan_map;
+	uint32_t settled_gen;         /**< generation of the settled map */
+	const struct rps_map *settled; /**< map every bucket agrees with, or NULL */
+	int tails_stale;              /**< last_tail not kept since the map settled */
 	struct rps_bucket b[];
 };
+
+/** Buckets the settle scan examines per burst while a map is new. */
+#define RPS_SETTLE_SCAN 64
+
+/** Whether @p map is the one the table has settled on (the per-burst fast-path check). */
+static inline int
+rps_buckets_settled(const struct rps_buckets *t, const struct rps_map *map)
+{
+	return map == t->settled && map->generation == t->settled_gen;
+}
 
 /**
  * Allocate a table of @p nb (power of two, 2..2^24) buckets, all empty. NULL on failure.
@@ -125,7 +152,13 @@ rps_steer_sanitize(struct rte_mbuf **pkts, uint16_t n, struct rps_lcore_stats *s
  * Steer a burst through @p map (len > 0) onto the workers' backlogs. Every packet is either
  * enqueued or freed and counted as backlog_full. With @p buckets (the queue's reorder-safe
  * table) a flow moves to a new worker only once its old worker has drained it; NULL gives
- * the seed's behaviour (a new map applies at once and may reorder).
+ * the seed's behaviour (a new map applies at once and may reorder). Every map published for
+ * a queue must carry a new generation (the settled check compares pointer and generation,
+ * so a new map that reuses a freed one's address is still seen as new).
+ *
+ * The burst goes in three passes: hashes (headers prefetched RPS_STEER_PREFETCH ahead when
+ * they are hashed in software), targets (one comparison per burst when the map is settled),
+ * then grouping and one rps_backlog_enqueue() per worker touched.
  * @return packets enqueued.
  */
 uint32_t rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,

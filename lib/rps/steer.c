@@ -28,7 +28,12 @@ rps_steer_init(struct rps_steer_ctx *ctx, enum rps_hash_mode mode, uint32_t seed
 					    RTE_CACHE_LINE_SIZE, socket);
 	ctx->touched = rte_zmalloc_socket("rps_steer", sizeof(uint16_t) * nb_workers,
 					  RTE_CACHE_LINE_SIZE, socket);
-	if (ctx->groups == NULL || ctx->group_len == NULL || ctx->touched == NULL) {
+	ctx->hashes = rte_zmalloc_socket("rps_steer", sizeof(uint32_t) * burst_max,
+					 RTE_CACHE_LINE_SIZE, socket);
+	ctx->target = rte_zmalloc_socket("rps_steer", sizeof(uint16_t) * burst_max,
+					 RTE_CACHE_LINE_SIZE, socket);
+	if (ctx->groups == NULL || ctx->group_len == NULL || ctx->touched == NULL ||
+	    ctx->hashes == NULL || ctx->target == NULL) {
 		rps_steer_fini(ctx);
 		return -ENOMEM;
 	}
@@ -41,9 +46,13 @@ rps_steer_fini(struct rps_steer_ctx *ctx)
 	rte_free(ctx->groups);
 	rte_free(ctx->group_len);
 	rte_free(ctx->touched);
+	rte_free(ctx->hashes);
+	rte_free(ctx->target);
 	ctx->groups = NULL;
 	ctx->group_len = NULL;
 	ctx->touched = NULL;
+	ctx->hashes = NULL;
+	ctx->target = NULL;
 }
 
 struct rps_buckets *
@@ -91,13 +100,66 @@ bucket_worker(struct rps_steer_ctx *ctx, const struct rps_map *map, struct rps_b
 			w = (uint16_t)cur;
 			(*deferred)++;
 		} else {
-			*moved += cur != RPS_BUCKET_NONE;
+			*moved += cur != RPS_BUCKET_NONE && b->used;
 			b->worker = want;
 		}
 	}
+	b->used = 1;
 	/* position right after this packet once its group is enqueued */
 	b->last_tail = ctx->backlogs[w].prod.tail + ctx->group_len[w] + 1;
 	return w;
+}
+
+/* First per-packet burst after a settled period: the fast path kept no last_tail, so take
+ * each bucket's worker's current tail (no packet of the bucket can sit past it). */
+static void
+refresh_tails(const struct rps_steer_ctx *ctx, struct rps_buckets *t)
+{
+	for (uint32_t i = 0; i <= t->mask; i++) {
+		struct rps_bucket *b = &t->b[i];
+
+		if (b->worker < ctx->nb_workers)
+			b->last_tail = ctx->backlogs[b->worker].prod.tail;
+	}
+	t->tails_stale = 0;
+}
+
+/* Background step while a map is new: move buckets that want another worker and whose old
+ * worker has drained them; once a whole turn finds every bucket agreeing, the map is settled. */
+static void
+settle_scan(const struct rps_steer_ctx *ctx, const struct rps_map *map, struct rps_buckets *t,
+	    uint32_t *moved)
+{
+	/* a count of agreeing buckets only holds for the map it was counted against */
+	if (map != t->scan_map || map->generation != t->scan_gen) {
+		t->scan_map = map;
+		t->scan_gen = map->generation;
+		t->clean = 0;
+	}
+	for (unsigned int k = 0; k < RPS_SETTLE_SCAN; k++) {
+		uint32_t i = t->scan;
+		struct rps_bucket *b = &t->b[i];
+		uint16_t want = rps_map_worker(map, i << t->shift);
+		uint32_t cur = b->worker;
+
+		t->scan = (i + 1) & t->mask;
+		if (cur != want) {
+			if (cur != RPS_BUCKET_NONE && cur < ctx->nb_workers &&
+			    !rps_backlog_passed(&ctx->backlogs[cur], b->last_tail, 0)) {
+				t->clean = 0;
+				continue;
+			}
+			*moved += cur != RPS_BUCKET_NONE && b->used;
+			b->worker = want;
+		}
+		if (++t->clean > t->mask) {
+			t->settled = map;
+			t->settled_gen = map->generation;
+			t->tails_stale = 1;
+			t->clean = 0;
+			return;
+		}
+	}
 }
 
 uint32_t
@@ -106,46 +168,76 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 {
 	struct rte_mbuf **groups = ctx->groups;
 	uint16_t *glen = ctx->group_len;
+	uint32_t *hv = ctx->hashes;
+	uint16_t *tv = ctx->target;
+	const uint32_t bmax = ctx->burst_max;
 	uint16_t nb_touched = 0;
 	uint32_t sent = 0, computed = 0, moved = 0, deferred = 0;
-	const int prefetch = ctx->prefetch;
 
 	RTE_ASSERT(n <= ctx->burst_max);
 
-	if (prefetch)
-		for (uint16_t i = 0; i < RTE_MIN(n, (uint16_t)RPS_STEER_PREFETCH); i++)
+	/* 1. hashes */
+	if (ctx->mode == RPS_HASH_JHASH || ctx->prefetch) {
+		const uint16_t ahead = RTE_MIN(n, (uint16_t)RPS_STEER_PREFETCH);
+
+		for (uint16_t i = 0; i < ahead; i++)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+		for (uint16_t i = 0; i < n; i++) {
+			if (i + RPS_STEER_PREFETCH < n)
+				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + RPS_STEER_PREFETCH], void *));
+			hv[i] = rps_steer_hash(ctx, pkts[i], &computed);
+		}
+	} else {
+		for (uint16_t i = 0; i < n; i++)
+			hv[i] = rps_steer_hash(ctx, pkts[i], &computed);
+	}
+	if (ctx->order != NULL)
+		for (uint16_t i = 0; i < n; i++)
+			rps_order_stamp(ctx->order, pkts[i], hv[i]);
 
-	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		uint16_t w;
+	/* 2. targets, and 3. groups */
+	if (buckets == NULL || rps_buckets_settled(buckets, map)) {
+		const uint32_t keep = buckets == NULL ? UINT32_MAX : ~buckets->low_mask;
 
-		if (prefetch && i + RPS_STEER_PREFETCH < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + RPS_STEER_PREFETCH], void *));
-		uint32_t h = rps_steer_hash(ctx, m, &computed);
+		for (uint16_t i = 0; i < n; i++)
+			tv[i] = rps_map_worker(map, hv[i] & keep);
+		for (uint16_t i = 0; i < n; i++) {
+			uint16_t w = tv[i];
 
-		w = buckets == NULL ? rps_map_worker(map, h) :
-			bucket_worker(ctx, map, buckets, h, &moved, &deferred);
-		if (ctx->order != NULL)
-			rps_order_stamp(ctx->order, m, h);
-		if (glen[w] == 0)
-			ctx->touched[nb_touched++] = w;
-		groups[(uint32_t)w * ctx->burst_max + glen[w]++] = m;
+			if (glen[w] == 0)
+				ctx->touched[nb_touched++] = w;
+			groups[(uint32_t)w * bmax + glen[w]++] = pkts[i];
+		}
+	} else {
+		/* a new map: per packet, a bucket moves only once its old worker drained it;
+		 * targets depend on the groups built so far, so both passes go together */
+		if (buckets->tails_stale)
+			refresh_tails(ctx, buckets);
+		for (uint16_t i = 0; i < n; i++) {
+			uint16_t w = bucket_worker(ctx, map, buckets, hv[i], &moved, &deferred);
+
+			if (glen[w] == 0)
+				ctx->touched[nb_touched++] = w;
+			groups[(uint32_t)w * bmax + glen[w]++] = pkts[i];
+		}
 	}
 
+	/* 4. one enqueue per worker touched */
 	for (uint16_t t = 0; t < nb_touched; t++) {
 		uint16_t w = ctx->touched[t];
-		uint32_t ok = rps_backlog_enqueue(&ctx->backlogs[w],
-						  &groups[(uint32_t)w * ctx->burst_max], glen[w]);
+		uint32_t ok = rps_backlog_enqueue(&ctx->backlogs[w], &groups[(uint32_t)w * bmax],
+						  glen[w]);
 
 		RPS_CTR_ADD(ctx->stats->dropped[RPS_DROP_BACKLOG_FULL], glen[w] - ok);
 		sent += ok;
 		glen[w] = 0;
 	}
+	if (buckets != NULL && !rps_buckets_settled(buckets, map))
+		settle_scan(ctx, map, buckets, &moved);
 	RPS_CTR_ADD(ctx->stats->enqueued, sent);
 	RPS_CTR_ADD(ctx->stats->hash_computed, computed);
 	RPS_CTR_ADD(ctx->stats->hash_from_nic, n - computed);
-	if (buckets != NULL) {
+	if (moved != 0 || deferred != 0) {
 		RPS_CTR_ADD(ctx->stats->flows_migrated, moved);
 		RPS_CTR_ADD(ctx->stats->migrations_deferred, deferred);
 	}

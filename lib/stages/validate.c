@@ -6,6 +6,7 @@
 #include <rte_ip.h>
 #include <rte_mbuf_ptype.h>
 
+#include "rps_cksum.h"
 #include "rps_l4.h"
 #include "rps_stage.h"
 
@@ -101,7 +102,7 @@ cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len)
 	uint32_t sum = 0, done = 0;
 
 	if (off + len <= rte_pktmbuf_data_len(m))
-		return rte_raw_cksum(rte_pktmbuf_mtod_offset(m, const void *, off), len);
+		return rps_raw_cksum(rte_pktmbuf_mtod_offset(m, const void *, off), len);
 	if (off + len > rte_pktmbuf_pkt_len(m))
 		return -1;
 	while (seg != NULL && off >= seg->data_len) {
@@ -115,7 +116,7 @@ cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len)
 		if (seg == NULL)
 			return -1; /* segments shorter than pkt_len */
 		n = RTE_MIN((uint32_t)seg->data_len - off, len - done);
-		part = rte_raw_cksum(rte_pktmbuf_mtod_offset(seg, const void *, off), n);
+		part = rps_raw_cksum(rte_pktmbuf_mtod_offset(seg, const void *, off), n);
 		/* a part that starts at an odd position has its bytes in the other lanes */
 		sum += (done & 1) ? rte_bswap16(part) : part;
 		done += n;

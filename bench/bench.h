@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * bench.h: dpdk-rps-bench, the side-by-side benchmark of steering dispatchers.
+ *
+ * Every mode runs on the same traffic source and the same lcores: the main lcore is the
+ * dispatcher (the RX lcore), the other EAL lcores are workers. The source is an ideal NIC:
+ * a pool of pre-built mbufs (real Ethernet/IPv4/IPv6/TCP/UDP headers, the NIC's Toeplitz
+ * hash in mbuf->hash.rss) in a mempool with per-lcore caches; "rx burst" gets mbufs from
+ * the pool and re-arms them as a PMD does (a write to the mbuf's first cache line), "free"
+ * puts them back with rte_mempool_put_bulk(). Workers make each header cold again before
+ * putting it back (clflushopt, or cldemote to the LLC), so a dispatcher that reads headers
+ * pays what it would on a real NIC. Workers return mbufs without reading them so that what
+ * a worker's rte_pktmbuf_free() costs on its own core (cache-line traffic that depends on the
+ * worker, not on the dispatcher) does not throttle the dispatcher on a box with one worker
+ * core; the stage modes and the binary mode (tools/bench_binary.py) pay the full costs.
+ */
+#ifndef RPS_BENCH_H
+#define RPS_BENCH_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_common.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "rps_backlog.h"
+#include "rps_counters.h"
+#include "rps_map.h"
+#include "rps_stage.h"
+#include "rps_steer.h"
+
+#define BENCH_BURST_MAX 256
+#define BENCH_MAX_LIST 16
+#define BENCH_MAX_RUNS 64
+/* latency histogram: 16 ns buckets up to 64 us, then one overflow bucket */
+#define BENCH_HIST_SHIFT 4
+#define BENCH_HIST_BUCKETS 4096
+
+/* X(ENUM, name, what it measures) */
+#define BENCH_MODES(X) \
+	X(IO_LIMIT, io_limit, "source alone: rx burst and free on the dispatcher lcore") \
+	X(RSS, rss, "dpdk-rps dispatcher, hash from the mbuf (NIC RSS)") \
+	X(JHASH, jhash, "dpdk-rps dispatcher, jhash computed from cold headers") \
+	X(DISTRIBUTOR, distributor, "rte_distributor burst mode, tag = the mbuf's hash") \
+	X(SINGLE_CORE, single_core, "no steering: the stages run on the dispatcher lcore") \
+	X(E2E, e2e_stages, "dpdk-rps dispatcher (NIC hash) + workers running the stages")
+
+enum bench_mode {
+#define X(e, n, d) BENCH_##e,
+	BENCH_MODES(X)
+#undef X
+	BENCH_MODE_MAX
+};
+
+enum bench_cold { BENCH_COLD_NONE, BENCH_COLD_FLUSH, BENCH_COLD_DEMOTE };
+
+struct bench_opts {
+	uint32_t modes;          /* bit per enum bench_mode */
+	uint32_t flows[BENCH_MAX_LIST];
+	unsigned int nb_flows;
+	uint32_t frames[BENCH_MAX_LIST];
+	unsigned int nb_frames;
+	unsigned int runs;
+	double duration;         /* seconds per run */
+	unsigned int burst;
+	unsigned int backlog;
+	unsigned int pool;       /* mbufs in the source pool */
+	enum bench_cold cold;
+	int latency;             /* measure latency at load_pct of the rss rate */
+	unsigned int load_pct;
+	uint32_t latency_flows;
+	uint32_t latency_frame;
+	const char *json;
+	int reorder_safe;
+};
+
+/* The traffic source (traffic.c). */
+struct bench_traffic {
+	struct rte_mempool *mp;
+	uint32_t flows;
+	uint32_t frame;
+	uint32_t hdr_off;          /* packet data = (char *)mbuf + hdr_off, for every mbuf */
+};
+
+int bench_traffic_build(struct bench_traffic *t, unsigned int pool, uint32_t flows,
+			uint32_t frame, int socket);
+void bench_traffic_free(struct bench_traffic *t);
+
+/* rx burst of the ideal NIC: take pre-built mbufs and re-arm them. */
+static inline uint16_t
+bench_rx(const struct bench_traffic *t, struct rte_mbuf **pkts, uint16_t n)
+{
+	if (rte_mempool_get_bulk(t->mp, (void **)pkts, n) != 0)
+		return 0;
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		m->data_off = RTE_PKTMBUF_HEADROOM;
+		rte_mbuf_refcnt_set(m, 1);
+		m->nb_segs = 1;
+		m->port = 0;
+	}
+	return n;
+}
+
+/* Give mbufs back to the source (any lcore), as the PMD's free would but without reading
+ * the mbufs: rte_mempool_put_bulk() into this lcore's cache. */
+static inline void
+bench_free(const struct bench_traffic *t, struct rte_mbuf **pkts, unsigned int n)
+{
+	rte_mempool_put_bulk(t->mp, (void **)pkts, n);
+}
+
+/* One measured run. */
+struct bench_run {
+	uint64_t rx;             /* packets taken from the source */
+	uint64_t delivered;      /* packets that reached a worker (or were processed) */
+	uint64_t throttled;      /* packets refused by full worker rings */
+	uint64_t processed;      /* packets the stages completed (stage modes) */
+	uint64_t cycles;         /* dispatcher TSC cycles in the measured loop */
+	uint64_t steer_cycles;   /* of which inside the steering call */
+	double seconds;
+};
+
+/* Per-worker state shared with the dispatcher. */
+struct bench_ctx;
+struct bench_worker {
+	struct bench_ctx *owner;
+	unsigned int lcore;
+	uint16_t id;
+	struct rps_backlog *backlog;
+	struct rps_lcore_stats stats;
+	struct rps_stage_ctx ctx;        /* stage modes */
+	uint64_t *hist;                  /* latency histogram, BENCH_HIST_BUCKETS + 1 */
+	uint64_t hist_max;
+} __rte_cache_aligned;
+
+/* Everything a run needs (modes.c). */
+struct bench_ctx {
+	const struct bench_opts *o;
+	enum bench_mode mode;
+	struct bench_traffic *t;
+	uint16_t nb_workers;
+	struct bench_worker *workers;      /* [nb_workers] */
+	struct rps_backlog *backlogs;      /* [nb_workers] */
+	struct rps_map *map;
+	struct rps_buckets *buckets;
+	struct rps_steer_ctx steer;
+	struct rps_lcore_stats rx_stats;
+	struct rte_distributor *dist;
+	struct rps_pipeline pipeline;
+	struct rps_stage_ctx self;         /* single_core */
+	int tsc_dynfield;                  /* offset of the latency stamp, or -1 */
+	double pace_mpps;                  /* > 0: dispatcher paced (latency runs) */
+	volatile int quit;
+	volatile int ready;
+};
+
+int bench_ctx_init(struct bench_ctx *c, const struct bench_opts *o);
+void bench_ctx_fini(struct bench_ctx *c);
+/* One run of @p mode over @p t; fills @p r. @return 0, or -1 with a message on stderr. */
+int bench_run_mode(struct bench_ctx *c, enum bench_mode mode, struct bench_traffic *t,
+		   struct bench_run *r);
+/* Stage state for a context (flow table, reassembly), freed by bench_stage_ctx_fini. */
+int bench_stage_ctx_init(struct rps_stage_ctx *sc, struct rps_lcore_stats *st,
+			 unsigned int lcore, uint16_t id, int socket);
+void bench_stage_ctx_fini(struct rps_stage_ctx *sc, struct rps_lcore_stats *st);
+
+const char *bench_mode_name(enum bench_mode m);
+
+/* Latency summary (stats.c). */
+struct bench_latency {
+	uint64_t samples;
+	double p50_ns, p99_ns, p999_ns, max_ns;
+};
+void bench_hist_merge(uint64_t *into, const uint64_t *from);
+void bench_latency_summary(const uint64_t *hist, uint64_t max_ns, struct bench_latency *l);
+double bench_median(double *v, unsigned int n);
+
+#endif /* RPS_BENCH_H */

@@ -1,0 +1,638 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dpdk-rps-bench: how many packets one dispatcher lcore steers, and what each costs, for
+ * dpdk-rps and its peers, side by side on the same traffic and lcores in one run.
+ *
+ *   dpdk-rps-bench [EAL options] -- [--modes LIST] [--flows LIST] [--frames LIST] [--runs N]
+ *                  [--duration S] [--json FILE] ...      (--help lists every option)
+ *
+ * The main lcore dispatches; every other EAL lcore is a worker.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_malloc.h>
+#include <rte_version.h>
+
+#include "bench.h"
+#include "rps_flow.h"
+#include "rps_reasm.h"
+
+struct row {
+	enum bench_mode mode;
+	uint32_t flows, frame;
+	unsigned int nb;
+	double mpps[BENCH_MAX_RUNS];
+	double median, min, max;
+	double cyc, steer_cyc, throttled_pct;
+	double ratio_io, ratio_dist;   /* < 0: n/a */
+};
+
+static const struct option long_opts[] = {
+	{"modes", required_argument, NULL, 'm'},
+	{"flows", required_argument, NULL, 'f'},
+	{"frames", required_argument, NULL, 's'},
+	{"runs", required_argument, NULL, 'r'},
+	{"duration", required_argument, NULL, 'd'},
+	{"burst", required_argument, NULL, 'b'},
+	{"backlog", required_argument, NULL, 'B'},
+	{"pool", required_argument, NULL, 'p'},
+	{"cold", required_argument, NULL, 'c'},
+	{"latency", required_argument, NULL, 'L'},
+	{"load", required_argument, NULL, 'l'},
+	{"reorder-safe", required_argument, NULL, 'R'},
+	{"json", required_argument, NULL, 'j'},
+	{"quick", no_argument, NULL, 'q'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: dpdk-rps-bench [EAL options] -- [options]\n"
+		"Side-by-side benchmark of steering dispatchers: the main lcore dispatches, the\n"
+		"other lcores are workers; same pre-built traffic and lcores for every mode.\n\n"
+		"Options:\n"
+		"  --modes LIST       modes to run (default all):");
+	for (int m = 0; m < BENCH_MODE_MAX; m++)
+		fprintf(f, "%s%s", m ? "," : " ", bench_mode_name((enum bench_mode)m));
+	fprintf(f, "\n");
+#define X(e, n, d) fprintf(f, "                       %-12s %s\n", #n, d);
+	BENCH_MODES(X)
+#undef X
+	fprintf(f,
+		"  --flows LIST       flow counts (default 1,64,1024,65536)\n"
+		"  --frames LIST      frame sizes in bytes with FCS, 64..2048 (default 64,512)\n"
+		"  --runs N           runs per cell, median and spread reported (default 5)\n"
+		"  --duration S       seconds per run (default 0.5)\n"
+		"  --burst N          RX / enqueue / dequeue burst, 1..%d (default 32)\n"
+		"  --backlog N        packets each worker's backlog holds (default 1024)\n"
+		"  --pool N           pre-built mbufs in the source pool (default 65536)\n"
+		"  --cold MODE        what workers do to a header before freeing it: flush\n"
+		"                     (clflushopt: the dispatcher reads it from DRAM), demote\n"
+		"                     (cldemote: from the LLC, like DDIO), none (default flush)\n"
+		"  --latency on|off   measure RX-to-worker latency at --load %% of the rss rate\n"
+		"                     (1024 flows, 64-byte frames; default on)\n"
+		"  --load PCT         load of the latency run (default 50)\n"
+		"  --reorder-safe on|off  the dispatcher's reorder-safe bucket table (default on,\n"
+		"                     as the binary)\n"
+		"  --json FILE        also write every figure as JSON\n"
+		"  --quick            a smoke run: 1 run of 0.05 s, 64 flows, 64-byte frames\n"
+		"  --help             show this help\n", BENCH_BURST_MAX);
+}
+
+static int
+parse_list(const char *s, uint32_t *out, unsigned int *nb, uint32_t lo, uint32_t hi)
+{
+	char buf[256], *save = NULL;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	*nb = 0;
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		unsigned long v = strtoul(tok, &end, 10);
+
+		if (*end != '\0' || v < lo || v > hi || *nb == BENCH_MAX_LIST)
+			return -1;
+		out[(*nb)++] = (uint32_t)v;
+	}
+	return *nb ? 0 : -1;
+}
+
+static int
+parse_modes(const char *s, uint32_t *modes)
+{
+	char buf[256], *save = NULL;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	*modes = 0;
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int found = 0;
+
+		for (int m = 0; m < BENCH_MODE_MAX; m++)
+			if (strcmp(tok, bench_mode_name((enum bench_mode)m)) == 0) {
+				*modes |= 1u << m;
+				found = 1;
+			}
+		if (!found)
+			return -1;
+	}
+	return *modes ? 0 : -1;
+}
+
+static int
+parse_uint(const char *s, unsigned int lo, unsigned int hi, unsigned int *v)
+{
+	char *end;
+	unsigned long x = strtoul(s, &end, 10);
+
+	if (*s == '\0' || *end != '\0' || x < lo || x > hi)
+		return -1;
+	*v = (unsigned int)x;
+	return 0;
+}
+
+static int
+parse_onoff(const char *s, int *v)
+{
+	if (strcmp(s, "on") == 0)
+		*v = 1;
+	else if (strcmp(s, "off") == 0)
+		*v = 0;
+	else
+		return -1;
+	return 0;
+}
+
+static int
+parse_args(int argc, char **argv, struct bench_opts *o)
+{
+	static const uint32_t def_flows[] = {1, 64, 1024, 65536}, def_frames[] = {64, 512};
+	int c, quick = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->modes = (1u << BENCH_MODE_MAX) - 1;
+	memcpy(o->flows, def_flows, sizeof(def_flows));
+	o->nb_flows = RTE_DIM(def_flows);
+	memcpy(o->frames, def_frames, sizeof(def_frames));
+	o->nb_frames = RTE_DIM(def_frames);
+	o->runs = 5;
+	o->duration = 0.5;
+	o->burst = 32;
+	o->backlog = 1024;
+	o->pool = 65536;
+	o->cold = BENCH_COLD_FLUSH;
+	o->latency = 1;
+	o->load_pct = 50;
+	o->latency_flows = 1024;
+	o->latency_frame = 64;
+	o->reorder_safe = 1;
+	optind = 1;
+	int idx = 0;
+
+	while ((c = getopt_long(argc, argv, "", long_opts, &idx)) != -1) {
+		int bad = 0;
+		char *end;
+
+		switch (c) {
+		case 'm': bad = parse_modes(optarg, &o->modes); break;
+		case 'f': bad = parse_list(optarg, o->flows, &o->nb_flows, 1, 1u << 24); break;
+		case 's': bad = parse_list(optarg, o->frames, &o->nb_frames, 64, 2048); break;
+		case 'r': bad = parse_uint(optarg, 1, BENCH_MAX_RUNS, &o->runs); break;
+		case 'd':
+			o->duration = strtod(optarg, &end);
+			bad = *end != '\0' || !(o->duration > 0 && o->duration <= 60);
+			break;
+		case 'b': bad = parse_uint(optarg, 1, BENCH_BURST_MAX, &o->burst); break;
+		case 'B': bad = parse_uint(optarg, 1, 1u << 24, &o->backlog); break;
+		case 'p': bad = parse_uint(optarg, 4096, 1u << 26, &o->pool); break;
+		case 'c':
+			if (strcmp(optarg, "flush") == 0)
+				o->cold = BENCH_COLD_FLUSH;
+			else if (strcmp(optarg, "demote") == 0)
+				o->cold = BENCH_COLD_DEMOTE;
+			else if (strcmp(optarg, "none") == 0)
+				o->cold = BENCH_COLD_NONE;
+			else
+				bad = 1;
+			break;
+		case 'L': bad = parse_onoff(optarg, &o->latency); break;
+		case 'l': bad = parse_uint(optarg, 1, 100, &o->load_pct); break;
+		case 'R': bad = parse_onoff(optarg, &o->reorder_safe); break;
+		case 'j': o->json = optarg; break;
+		case 'q': quick = 1; break;
+		case 'h': usage(stdout); exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+		if (bad) {
+			fprintf(stderr, "dpdk-rps-bench: bad value '%s' for --%s (see --help)\n", optarg,
+				long_opts[idx].name);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "dpdk-rps-bench: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (quick) {
+		o->runs = 1;
+		o->duration = 0.05;
+		o->flows[0] = 64;
+		o->nb_flows = 1;
+		o->frames[0] = 64;
+		o->nb_frames = 1;
+		o->pool = 8192;
+		o->latency_flows = 64;
+	}
+	if (o->pool < 4 * (o->backlog + o->burst) * (rte_lcore_count() - 1) + 2048) {
+		fprintf(stderr, "dpdk-rps-bench: --pool %u is too small for --backlog %u on %u "
+			"workers (the source must not run dry)\n", o->pool, o->backlog,
+			rte_lcore_count() - 1);
+		return -1;
+	}
+	return 0;
+}
+
+/* Lcores share CPUs when their cpusets together hold fewer CPUs than there are lcores. */
+static int
+oversubscribed(void)
+{
+	rte_cpuset_t all;
+	unsigned int lcore;
+
+	CPU_ZERO(&all);
+	RTE_LCORE_FOREACH(lcore) {
+		rte_cpuset_t s = rte_lcore_cpuset(lcore);
+
+		CPU_OR(&all, &all, &s);
+	}
+	return (unsigned int)CPU_COUNT(&all) < rte_lcore_count();
+}
+
+static void
+cpu_model(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[256];
+
+	snprintf(buf, len, "unknown");
+	if (f == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *colon = strchr(line, ':');
+
+		if (strncmp(line, "model name", 10) == 0 && colon != NULL) {
+			snprintf(buf, len, "%s", colon + 2);
+			buf[strcspn(buf, "\n")] = '\0';
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static int
+measure_cell(struct bench_ctx *c, const struct bench_opts *o, enum bench_mode mode,
+	     struct bench_traffic *t, struct row *row)
+{
+	double cyc[BENCH_MAX_RUNS], steer[BENCH_MAX_RUNS], thr[BENCH_MAX_RUNS], sorted[BENCH_MAX_RUNS];
+
+	memset(row, 0, sizeof(*row));
+	row->mode = mode;
+	row->flows = t->flows;
+	row->frame = t->frame;
+	row->ratio_io = row->ratio_dist = -1;
+	for (unsigned int i = 0; i < o->runs; i++) {
+		struct bench_run r;
+
+		if (bench_run_mode(c, mode, t, &r) < 0)
+			return -1;
+		row->mpps[i] = (double)r.delivered / r.seconds / 1e6;
+		cyc[i] = r.rx ? (double)r.cycles / (double)r.rx : 0;
+		steer[i] = r.rx ? (double)r.steer_cycles / (double)r.rx : 0;
+		thr[i] = r.rx ? 100.0 * (double)r.throttled / (double)r.rx : 0;
+	}
+	row->nb = o->runs;
+	memcpy(sorted, row->mpps, sizeof(double) * o->runs);
+	row->median = bench_median(sorted, o->runs);
+	row->min = sorted[0];
+	row->max = sorted[o->runs - 1];
+	row->cyc = bench_median(cyc, o->runs);
+	row->steer_cyc = bench_median(steer, o->runs);
+	row->throttled_pct = bench_median(thr, o->runs);
+	return 0;
+}
+
+static void
+print_row(const struct row *r, int over)
+{
+	char rio[16] = "-", rdist[16] = "-";
+
+	if (r->ratio_io >= 0)
+		snprintf(rio, sizeof(rio), "%.2f", r->ratio_io);
+	if (r->ratio_dist >= 0)
+		snprintf(rdist, sizeof(rdist), "%.2f", r->ratio_dist);
+	printf("%-12s %6u %5u %8.2f %8.2f-%-8.2f %7.1f %7.1f %6s %6s %8.3f%s\n",
+	       bench_mode_name(r->mode), r->flows, r->frame, r->median, r->min, r->max, r->cyc,
+	       r->steer_cyc, rio, rdist, r->throttled_pct, over ? "  (oversubscribed)" : "");
+	fflush(stdout);
+}
+
+/* Heap bytes a constructor takes on this socket. */
+static int64_t
+heap_used(void)
+{
+	struct rte_malloc_socket_stats s;
+
+	if (rte_malloc_get_socket_stats((int)rte_socket_id(), &s) < 0)
+		return 0;
+	return (int64_t)s.heap_allocsz_bytes;
+}
+
+struct memory {
+	int64_t ring, backlog, flow_table, reasm, scratch, buckets, per_flow, per_worker;
+};
+
+static void
+measure_memory(const struct bench_opts *o, struct memory *m)
+{
+	struct rps_backlog b;
+	struct rps_flow_conf fc = {.size = 65536, .idle_timeout_ms = 30000,
+				   .closed_timeout_ms = 1000};
+	struct rps_flow_table *ft;
+	struct rps_reasm *ra;
+	struct rps_buckets *bk;
+	struct rps_lcore_stats st;
+	int64_t before, small;
+
+	memset(m, 0, sizeof(*m));
+	memset(&st, 0, sizeof(st));
+	before = heap_used();
+	if (rps_backlog_init(&b, "bench_mem", o->backlog, (int)rte_socket_id()) == 0) {
+		m->ring = heap_used() - before;
+		rps_backlog_fini(&b);
+	}
+	m->backlog = (int64_t)sizeof(struct rps_backlog) + (int64_t)sizeof(struct rps_lcore_stats);
+	before = heap_used();
+	ft = rps_flow_table_create(&fc, "bench_mem_a", (int)rte_socket_id());
+	small = heap_used() - before;
+	m->flow_table = small;
+	rps_flow_table_free(ft);
+	fc.size = 131072;
+	before = heap_used();
+	ft = rps_flow_table_create(&fc, "bench_mem_b", (int)rte_socket_id());
+	m->per_flow = (heap_used() - before - small) / 65536;
+	rps_flow_table_free(ft);
+	before = heap_used();
+	ra = rps_reasm_create(4096, 2000, (int)rte_socket_id());
+	m->reasm = heap_used() - before;
+	rps_reasm_destroy(ra, &st);
+	m->scratch = (int64_t)(sizeof(struct rte_mbuf *) * o->burst + 2 * sizeof(uint16_t));
+	before = heap_used();
+	bk = rps_buckets_create(4096, (int)rte_socket_id());
+	m->buckets = heap_used() - before;
+	rps_buckets_free(bk);
+	m->per_worker = m->ring + m->backlog + m->flow_table + m->reasm + m->scratch;
+}
+
+static void
+write_json(FILE *f, const char *cmd, const struct bench_opts *o, const struct row *rows,
+	   unsigned int nb, int over, const struct bench_latency *lat, double lat_rate,
+	   const uint64_t *hist, const struct memory *mem)
+{
+	char cpu[128];
+	static const char *const cold[] = {"none", "flush", "demote"};
+
+	char date[32];
+	time_t now = time(NULL);
+
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	cpu_model(cpu, sizeof(cpu));
+	fprintf(f, "{\n \"command\": \"%s\",\n \"date\": \"%s\",\n", cmd, date);
+	fprintf(f, " \"machine\": {\"cpu\": \"%s\", \"lcores\": %u, \"tsc_hz\": %" PRIu64 "},\n",
+		cpu, rte_lcore_count(), rte_get_tsc_hz());
+	fprintf(f, " \"dpdk\": \"%s\",\n", rte_version());
+	fprintf(f, " \"config\": {\"runs\": %u, \"duration_s\": %g, \"workers\": %u, "
+		"\"oversubscribed\": %s, \"burst\": %u, \"backlog\": %u, \"pool_mbufs\": %u, "
+		"\"cold\": \"%s\", \"reorder_safe\": %s},\n", o->runs, o->duration,
+		rte_lcore_count() - 1, over ? "true" : "false", o->burst, o->backlog, o->pool,
+		cold[o->cold], o->reorder_safe ? "true" : "false");
+	fprintf(f, " \"results\": [\n");
+	for (unsigned int i = 0; i < nb; i++) {
+		const struct row *r = &rows[i];
+
+		fprintf(f, "  {\"mode\": \"%s\", \"flows\": %u, \"frame\": %u, \"workers\": %u, "
+			"\"oversubscribed\": %s, \"runs_mpps\": [", bench_mode_name(r->mode),
+			r->flows, r->frame, rte_lcore_count() - 1, over ? "true" : "false");
+		for (unsigned int k = 0; k < r->nb; k++)
+			fprintf(f, "%s%.3f", k ? ", " : "", r->mpps[k]);
+		fprintf(f, "], \"median_mpps\": %.3f, \"min_mpps\": %.3f, \"max_mpps\": %.3f, "
+			"\"cycles_per_pkt\": %.2f, \"steer_cycles_per_pkt\": %.2f, "
+			"\"throttled_pct\": %.4f, ", r->median, r->min, r->max, r->cyc, r->steer_cyc,
+			r->throttled_pct);
+		if (r->ratio_io >= 0)
+			fprintf(f, "\"ratio_io_limit\": %.3f, ", r->ratio_io);
+		else
+			fprintf(f, "\"ratio_io_limit\": null, ");
+		if (r->ratio_dist >= 0)
+			fprintf(f, "\"ratio_distributor\": %.3f}", r->ratio_dist);
+		else
+			fprintf(f, "\"ratio_distributor\": null}");
+		fprintf(f, "%s\n", i + 1 < nb ? "," : "");
+	}
+	fprintf(f, " ],\n");
+	if (lat != NULL) {
+		int first = 1;
+
+		fprintf(f, " \"latency\": {\"mode\": \"rss\", \"flows\": %u, \"frame\": %u, "
+			"\"load_pct\": %u, \"rate_mpps\": %.3f, \"samples\": %" PRIu64 ", "
+			"\"p50_ns\": %.0f, \"p99_ns\": %.0f, \"p999_ns\": %.0f, \"max_ns\": %.0f, "
+			"\"bucket_ns\": %u, \"overflow_ns\": %u, \"histogram\": [", o->latency_flows,
+			o->latency_frame, o->load_pct, lat_rate, lat->samples, lat->p50_ns, lat->p99_ns,
+			lat->p999_ns, lat->max_ns, 1u << BENCH_HIST_SHIFT,
+			BENCH_HIST_BUCKETS << BENCH_HIST_SHIFT);
+		for (unsigned int i = 0; i <= BENCH_HIST_BUCKETS; i++) {
+			if (hist[i] == 0)
+				continue;
+			fprintf(f, "%s[%.0f, %" PRIu64 "]", first ? "" : ", ",
+				i < BENCH_HIST_BUCKETS ? (double)((uint64_t)(i + 1) << BENCH_HIST_SHIFT) :
+				lat->max_ns, hist[i]);
+			first = 0;
+		}
+		fprintf(f, "]},\n");
+	}
+	fprintf(f, " \"memory\": {\"bytes_per_worker\": %" PRId64 ", \"worker_detail\": "
+		"{\"backlog_ring\": %" PRId64 ", \"backlog_and_counters\": %" PRId64 ", "
+		"\"flow_table_65536\": %" PRId64 ", \"reassembly_4096\": %" PRId64 ", "
+		"\"steer_scratch\": %" PRId64 "}, \"bytes_per_flow\": %" PRId64 ", "
+		"\"bucket_table_per_rx_queue\": %" PRId64 "}\n}\n", mem->per_worker, mem->ring,
+		mem->backlog, mem->flow_table, mem->reasm, mem->scratch, mem->per_flow,
+		mem->buckets);
+}
+
+static void
+join_args(int argc, char **argv, char *buf, size_t len)
+{
+	size_t pos = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < argc && pos + 1 < len; i++) {
+		int n = snprintf(buf + pos, len - pos, "%s%s", i ? " " : "", argv[i]);
+
+		if (n < 0)
+			break;
+		pos += (size_t)n;
+	}
+	for (char *p = buf; *p; p++)
+		if (*p == '"' || *p == '\\')
+			*p = '\'';
+}
+
+static struct row *
+find_row(struct row *rows, unsigned int nb, enum bench_mode m, uint32_t flows, uint32_t frame)
+{
+	for (unsigned int i = 0; i < nb; i++)
+		if (rows[i].mode == m && rows[i].flows == flows && rows[i].frame == frame)
+			return &rows[i];
+	return NULL;
+}
+
+static int
+run_latency(struct bench_ctx *c, const struct bench_opts *o, struct row *rows,
+	    unsigned int nb, struct bench_latency *lat, double *rate, uint64_t *hist)
+{
+	struct bench_traffic t;
+	struct row *base, tmp;
+	struct bench_run r;
+	uint64_t max_ns = 0;
+	int rc = -1;
+
+	if (bench_traffic_build(&t, o->pool, o->latency_flows, o->latency_frame,
+				(int)rte_socket_id()) < 0)
+		return -1;
+	base = find_row(rows, nb, BENCH_RSS, o->latency_flows, o->latency_frame);
+	if (base == NULL) {
+		if (measure_cell(c, o, BENCH_RSS, &t, &tmp) < 0)
+			goto out;
+		base = &tmp;
+	}
+	*rate = base->median * o->load_pct / 100.0;
+	for (uint16_t i = 0; i < c->nb_workers; i++) {
+		memset(c->workers[i].hist, 0, sizeof(uint64_t) * (BENCH_HIST_BUCKETS + 1));
+		c->workers[i].hist_max = 0;
+	}
+	c->pace_mpps = *rate;
+	rc = bench_run_mode(c, BENCH_RSS, &t, &r);
+	c->pace_mpps = 0;
+	memset(hist, 0, sizeof(uint64_t) * (BENCH_HIST_BUCKETS + 1));
+	for (uint16_t i = 0; i < c->nb_workers; i++) {
+		bench_hist_merge(hist, c->workers[i].hist);
+		max_ns = RTE_MAX(max_ns, c->workers[i].hist_max);
+	}
+	bench_latency_summary(hist, max_ns, lat);
+out:
+	bench_traffic_free(&t);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct bench_opts o;
+	struct bench_ctx c;
+	struct row *rows;
+	struct bench_latency lat;
+	struct memory mem;
+	uint64_t *hist = NULL;
+	double lat_rate = 0;
+	unsigned int nb = 0;
+	char cmd[1024];
+	int over, ret, have_lat = 0;
+
+	join_args(argc, argv, cmd, sizeof(cmd));
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0) {
+		fprintf(stderr, "dpdk-rps-bench: EAL initialisation failed: %s\n",
+			rte_strerror(rte_errno));
+		return 2;
+	}
+	argc -= ret;
+	argv += ret;
+	if (parse_args(argc, argv, &o) < 0)
+		return 2;
+	if (bench_ctx_init(&c, &o) < 0) {
+		fprintf(stderr, "dpdk-rps-bench: set-up failed (give EAL more memory with -m?)\n");
+		return 1;
+	}
+	over = oversubscribed();
+	rows = calloc((size_t)BENCH_MODE_MAX * o.nb_flows * o.nb_frames, sizeof(*rows));
+	hist = calloc(BENCH_HIST_BUCKETS + 1, sizeof(*hist));
+	if (rows == NULL || hist == NULL)
+		return 1;
+	printf("# %s\n# 1 dispatcher + %u worker(s)%s, %u run(s) x %.2f s, burst %u, backlog %u, "
+	       "pool %u, cold %s\n", cmd, c.nb_workers,
+	       over ? " (oversubscribed: lcores share CPUs)" : "", o.runs, o.duration, o.burst,
+	       o.backlog, o.pool,
+	       o.cold == BENCH_COLD_FLUSH ? "flush" : o.cold == BENCH_COLD_DEMOTE ? "demote" : "none");
+	printf("%-12s %6s %5s %8s %17s %7s %7s %6s %6s %8s\n", "mode", "flows", "frame", "Mpps",
+	       "min-max", "cyc/pkt", "steer", "x_io", "x_dist", "thrtl%");
+	for (unsigned int fi = 0; fi < o.nb_frames; fi++) {
+		for (unsigned int ni = 0; ni < o.nb_flows; ni++) {
+			struct bench_traffic t;
+			unsigned int first = nb;
+
+			if (bench_traffic_build(&t, o.pool, o.flows[ni], o.frames[fi],
+						(int)rte_socket_id()) < 0) {
+				fprintf(stderr, "dpdk-rps-bench: cannot build a pool of %u mbufs "
+					"(give EAL more memory with -m)\n", o.pool);
+				return 1;
+			}
+			for (int m = 0; m < BENCH_MODE_MAX; m++) {
+				if (!(o.modes & (1u << m)))
+					continue;
+				if (measure_cell(&c, &o, (enum bench_mode)m, &t, &rows[nb]) < 0)
+					return 1;
+				nb++;
+			}
+			for (unsigned int i = first; i < nb; i++) {
+				struct row *io = find_row(rows + first, nb - first, BENCH_IO_LIMIT,
+							  t.flows, t.frame);
+				struct row *d = find_row(rows + first, nb - first,
+							 BENCH_DISTRIBUTOR, t.flows, t.frame);
+				enum bench_mode m = rows[i].mode;
+
+				if (io != NULL && io->median > 0 && m != BENCH_IO_LIMIT)
+					rows[i].ratio_io = rows[i].median / io->median;
+				if (d != NULL && d->median > 0 &&
+				    (m == BENCH_RSS || m == BENCH_JHASH))
+					rows[i].ratio_dist = rows[i].median / d->median;
+				print_row(&rows[i], over);
+			}
+			bench_traffic_free(&t);
+		}
+	}
+	if (o.latency) {
+		if (run_latency(&c, &o, rows, nb, &lat, &lat_rate, hist) < 0)
+			return 1;
+		have_lat = 1;
+		printf("# latency RX -> worker dequeue, rss, %u flows, %u-byte frames, %u%% load "
+		       "(%.2f Mpps): p50 %.0f ns, p99 %.0f ns, p99.9 %.0f ns, max %.0f ns "
+		       "(%" PRIu64 " samples)\n", o.latency_flows, o.latency_frame, o.load_pct,
+		       lat_rate, lat.p50_ns, lat.p99_ns, lat.p999_ns, lat.max_ns, lat.samples);
+	}
+	measure_memory(&o, &mem);
+	printf("# memory: %" PRId64 " bytes per worker (backlog ring %" PRId64 ", flow table of "
+	       "65536 %" PRId64 ", reassembly %" PRId64 "), %" PRId64 " bytes per tracked flow\n",
+	       mem.per_worker, mem.ring, mem.flow_table, mem.reasm, mem.per_flow);
+	if (o.json != NULL) {
+		FILE *f = fopen(o.json, "w");
+
+		if (f == NULL) {
+			fprintf(stderr, "dpdk-rps-bench: --json %s: %s\n", o.json, strerror(errno));
+			return 1;
+		}
+		write_json(f, cmd, &o, rows, nb, over, have_lat ? &lat : NULL, lat_rate, hist, &mem);
+		if (fclose(f) != 0) {
+			fprintf(stderr, "dpdk-rps-bench: --json %s: %s\n", o.json, strerror(errno));
+			return 1;
+		}
+	}
+	bench_ctx_fini(&c);
+	free(rows);
+	free(hist);
+	rte_eal_cleanup();
+	return 0;
+}

@@ -1,0 +1,464 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * modes.c: the dispatcher and worker loops of each benchmark mode. The dpdk-rps modes call
+ * the library's own rps_steer_burst() / rps_backlog_*() / rps_pipeline_run(), so what is
+ * measured is what the dpdk-rps binary runs.
+ *
+ * Every worker does the same per-packet work whatever feeds it: prefetch the burst's headers,
+ * read one header word, make the header cold again (the --cold action), free the burst.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_distributor.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_mbuf_dyn.h>
+#include <rte_pause.h>
+#include <rte_prefetch.h>
+
+#include "bench.h"
+#include "rps_flow.h"
+#include "rps_reasm.h"
+
+#define BENCH_BUCKETS 4096      /* the binary's reorder-safe table size per queue */
+#define BENCH_FLOW_TABLE 65536  /* the binary's default flow table size */
+#define BENCH_FRAG_MAX 4096
+#define BENCH_AGE_BUDGET 64
+
+const char *
+bench_mode_name(enum bench_mode m)
+{
+	static const char *const names[] = {
+#define X(e, n, d) #n,
+		BENCH_MODES(X)
+#undef X
+	};
+	return m < BENCH_MODE_MAX ? names[m] : "?";
+}
+
+static inline void
+make_cold(enum bench_cold cold, const void *p)
+{
+	if (cold == BENCH_COLD_FLUSH)
+		__builtin_ia32_clflushopt(p);
+	else if (cold == BENCH_COLD_DEMOTE)
+		__builtin_ia32_cldemote(p);
+}
+
+static inline uint64_t *
+stamp_of(const struct bench_ctx *c, struct rte_mbuf *m)
+{
+	return RTE_MBUF_DYNFIELD(m, c->tsc_dynfield, uint64_t *);
+}
+
+static void
+record_latency(const struct bench_ctx *c, struct bench_worker *w, struct rte_mbuf **pkts,
+	       unsigned int n)
+{
+	const uint64_t now = rte_rdtsc();
+	const double ns_per_tick = 1e9 / (double)rte_get_tsc_hz();
+
+	for (unsigned int i = 0; i < n; i++) {
+		uint64_t ns = (uint64_t)((double)(now - *stamp_of(c, pkts[i])) * ns_per_tick);
+		uint64_t b = ns >> BENCH_HIST_SHIFT;
+
+		w->hist[b < BENCH_HIST_BUCKETS ? b : BENCH_HIST_BUCKETS]++;
+		if (ns > w->hist_max)
+			w->hist_max = ns;
+	}
+}
+
+/*
+ * The worker's work on a burst in the dispatcher comparisons: make the headers cold again
+ * and recycle the mbufs. The header address comes from the pool's fixed layout, so the
+ * worker never reads the mbuf and the dispatcher alone pays for what it touches.
+ */
+static inline void
+consume(const struct bench_ctx *c, struct bench_worker *w, struct rte_mbuf **pkts,
+	unsigned int n)
+{
+	const enum bench_cold cold = c->o->cold;
+	const uint32_t off = c->t->hdr_off;
+
+	if (c->pace_mpps > 0 && c->tsc_dynfield >= 0)
+		record_latency(c, w, pkts, n);
+	for (unsigned int i = 0; i < n; i++)
+		make_cold(cold, (const char *)pkts[i] + off);
+	RPS_CTR_ADD(w->stats.processed, n);
+	bench_free(c->t, pkts, n);
+}
+
+/* What stage_sink needs (a stage function has no user pointer): set before each run. */
+static enum bench_cold sink_cold;
+static const struct bench_traffic *sink_traffic;
+
+/* The pipeline's last stage in the stage modes: cold action, count, free. */
+static uint16_t
+stage_sink(struct rps_stage_ctx *sc, struct rte_mbuf **pkts, uint16_t n)
+{
+	for (uint16_t i = 0; i < n; i++)
+		make_cold(sink_cold, rte_pktmbuf_mtod(pkts[i], void *));
+	RPS_CTR_ADD(sc->st->processed, n);
+	bench_free(sink_traffic, pkts, n);
+	return 0;
+}
+
+int
+bench_stage_ctx_init(struct rps_stage_ctx *sc, struct rps_lcore_stats *st, unsigned int lcore,
+		     uint16_t id, int socket)
+{
+	static unsigned int seq;
+	struct rps_flow_conf fc = {
+		.size = BENCH_FLOW_TABLE, .idle_timeout_ms = 30000, .closed_timeout_ms = 1000,
+	};
+	char name[24];
+
+	memset(sc, 0, sizeof(*sc));
+	sc->st = st;
+	sc->hz = rte_get_tsc_hz();
+	sc->lcore = lcore;
+	sc->worker = id;
+	snprintf(name, sizeof(name), "bench_fl%u", seq++);
+	sc->flows = rps_flow_table_create(&fc, name, socket);
+	sc->reasm = rps_reasm_create(BENCH_FRAG_MAX, 2000, socket);
+	return sc->flows != NULL && sc->reasm != NULL ? 0 : -ENOMEM;
+}
+
+void
+bench_stage_ctx_fini(struct rps_stage_ctx *sc, struct rps_lcore_stats *st)
+{
+	rps_flow_table_free(sc->flows);
+	if (sc->reasm != NULL)
+		rps_reasm_destroy(sc->reasm, st);
+	sc->flows = NULL;
+	sc->reasm = NULL;
+}
+
+static inline void
+stages_run(const struct bench_ctx *c, struct rps_stage_ctx *sc, struct rte_mbuf **pkts,
+	   uint16_t n)
+{
+	sc->now = rte_rdtsc();
+	rps_pipeline_run(&c->pipeline, sc, pkts, n);
+}
+
+static inline void
+stages_idle(struct rps_stage_ctx *sc)
+{
+	sc->now = rte_rdtsc();
+	rps_reasm_tick(sc);
+	rps_flow_table_age_paced(sc, BENCH_AGE_BUDGET);
+}
+
+/* ---- workers ---- */
+
+static int
+ring_worker(struct bench_ctx *c, struct bench_worker *w, int stages)
+{
+	struct rte_mbuf *pkts[BENCH_BURST_MAX];
+	const unsigned int burst = c->o->burst;
+	int draining = 0;
+
+	__atomic_fetch_add(&c->ready, 1, __ATOMIC_RELEASE);
+	for (;;) {
+		uint32_t left, n = rps_backlog_dequeue(w->backlog, pkts, burst, &left);
+
+		if (stages)
+			stages_idle(&w->ctx);
+		if (n == 0) {
+			if (draining)
+				break;
+			draining = __atomic_load_n(&c->quit, __ATOMIC_ACQUIRE);
+			rte_pause();
+			continue;
+		}
+		RPS_CTR_ADD(w->stats.received_rps, n);
+		if (stages)
+			stages_run(c, &w->ctx, pkts, (uint16_t)n);
+		else
+			consume(c, w, pkts, n);
+		rps_backlog_complete(w->backlog, n);
+	}
+	return 0;
+}
+
+static int
+distributor_worker(struct bench_ctx *c, struct bench_worker *w)
+{
+	struct rte_mbuf *pkts[8];
+
+	rte_distributor_request_pkt(c->dist, w->id, NULL, 0);
+	__atomic_fetch_add(&c->ready, 1, __ATOMIC_RELEASE);
+	for (;;) {
+		int n = rte_distributor_poll_pkt(c->dist, w->id, pkts);
+
+		if (n < 0) {
+			if (__atomic_load_n(&c->quit, __ATOMIC_ACQUIRE))
+				break;
+			rte_pause();
+			continue;
+		}
+		if (n > 0) {
+			RPS_CTR_ADD(w->stats.received_rps, (unsigned int)n);
+			consume(c, w, pkts, (unsigned int)n);
+		}
+		rte_distributor_request_pkt(c->dist, w->id, NULL, 0);
+	}
+	rte_distributor_return_pkt(c->dist, w->id, NULL, 0);
+	__atomic_fetch_sub(&c->ready, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int
+worker_main(void *arg)
+{
+	struct bench_worker *w = arg;
+	struct bench_ctx *c = w->owner;
+
+	switch (c->mode) {
+	case BENCH_DISTRIBUTOR:
+		return distributor_worker(c, w);
+	case BENCH_E2E:
+		return ring_worker(c, w, 1);
+	default:
+		return ring_worker(c, w, 0);
+	}
+}
+
+/* ---- the dispatcher ---- */
+
+/* Packets the dispatcher may take now: a burst, or what the pace allows. */
+static inline uint16_t
+allowance(const struct bench_ctx *c, uint64_t now, uint64_t start, uint64_t rx, double per_tick)
+{
+	double due;
+
+	if (c->pace_mpps <= 0)
+		return (uint16_t)c->o->burst;
+	due = (double)(now - start) * per_tick - (double)rx;
+	return due <= 0 ? 0 : (uint16_t)RTE_MIN((double)c->o->burst, due);
+}
+
+static void
+stamp(const struct bench_ctx *c, struct rte_mbuf **pkts, uint16_t n, uint64_t now)
+{
+	if (c->tsc_dynfield < 0)
+		return;
+	for (uint16_t i = 0; i < n; i++)
+		*stamp_of(c, pkts[i]) = now;
+}
+
+static void
+dispatch(struct bench_ctx *c, struct bench_run *r)
+{
+	struct rte_mbuf *pkts[BENCH_BURST_MAX];
+	const uint64_t hz = rte_get_tsc_hz();
+	const double per_tick = c->pace_mpps * 1e6 / (double)hz;
+	const enum bench_mode mode = c->mode;
+	const struct bench_traffic *t = c->t;
+	uint64_t rx = 0, steer = 0, start, end, now;
+
+	start = rte_rdtsc();
+	end = start + (uint64_t)(c->o->duration * (double)hz);
+	while ((now = rte_rdtsc()) < end) {
+		uint16_t want = allowance(c, now, start, rx, per_tick);
+		uint16_t n = want ? bench_rx(t, pkts, want) : 0;
+		uint64_t t0;
+
+		if (mode == BENCH_SINGLE_CORE)
+			stages_idle(&c->self);
+		if (n == 0)
+			continue;
+		rx += n;
+		if (c->pace_mpps > 0)
+			stamp(c, pkts, n, now);
+		t0 = rte_rdtsc();
+		switch (mode) {
+		case BENCH_IO_LIMIT:
+			bench_free(t, pkts, n);
+			break;
+		case BENCH_RSS:
+		case BENCH_JHASH:
+		case BENCH_E2E:
+			rps_steer_burst(&c->steer, c->map, c->buckets, pkts, n);
+			break;
+		case BENCH_DISTRIBUTOR:
+			rte_distributor_process(c->dist, pkts, n);
+			break;
+		case BENCH_SINGLE_CORE:
+			stages_run(c, &c->self, pkts, n);
+			break;
+		default:
+			break;
+		}
+		steer += rte_rdtsc() - t0;
+	}
+	r->cycles = rte_rdtsc() - start;
+	r->seconds = (double)r->cycles / (double)hz;
+	r->rx = rx;
+	r->steer_cycles = steer;
+}
+
+static int
+steer_setup(struct bench_ctx *c, enum bench_mode mode)
+{
+	enum rps_hash_mode hm = mode == BENCH_JHASH ? RPS_HASH_JHASH : RPS_HASH_AUTO;
+
+	rps_steer_fini(&c->steer);
+	return rps_steer_init(&c->steer, hm, 0x5eed, mode == BENCH_JHASH, c->backlogs,
+			      c->nb_workers, (uint16_t)c->o->burst, &c->rx_stats,
+			      (int)rte_socket_id());
+}
+
+int
+bench_run_mode(struct bench_ctx *c, enum bench_mode mode, struct bench_traffic *t,
+	       struct bench_run *r)
+{
+	uint64_t tail0 = 0, full0 = 0, processed0 = 0, processed = 0, tail = 0, full = 0;
+	int need_workers = mode != BENCH_IO_LIMIT && mode != BENCH_SINGLE_CORE;
+
+	memset(r, 0, sizeof(*r));
+	c->mode = mode;
+	c->t = t;
+	sink_traffic = t;
+	c->quit = 0;
+	c->ready = 0;
+	if ((mode == BENCH_RSS || mode == BENCH_JHASH || mode == BENCH_E2E) &&
+	    steer_setup(c, mode) < 0) {
+		fprintf(stderr, "dpdk-rps-bench: cannot set up the steering context\n");
+		return -1;
+	}
+	for (uint16_t i = 0; i < c->nb_workers; i++) {
+		tail0 += c->backlogs[i].prod.tail;
+		full0 += c->backlogs[i].prod.full_drops;
+		processed0 += c->workers[i].stats.processed;
+	}
+	processed0 += c->self.st->processed;
+	if (need_workers) {
+		for (uint16_t i = 0; i < c->nb_workers; i++)
+			if (rte_eal_remote_launch(worker_main, &c->workers[i],
+						  c->workers[i].lcore) != 0) {
+				fprintf(stderr, "dpdk-rps-bench: lcore %u is busy\n",
+					c->workers[i].lcore);
+				return -1;
+			}
+		while (__atomic_load_n(&c->ready, __ATOMIC_ACQUIRE) < c->nb_workers)
+			rte_pause();
+	}
+	dispatch(c, r);
+	if (mode == BENCH_DISTRIBUTOR) {
+		rte_distributor_flush(c->dist);
+		__atomic_store_n(&c->quit, 1, __ATOMIC_RELEASE);
+		/* workers leave through rte_distributor_return_pkt(), which needs us polling */
+		while (__atomic_load_n(&c->ready, __ATOMIC_ACQUIRE) > 0)
+			rte_distributor_process(c->dist, NULL, 0);
+		rte_distributor_clear_returns(c->dist);
+	} else {
+		__atomic_store_n(&c->quit, 1, __ATOMIC_RELEASE);
+	}
+	rte_eal_mp_wait_lcore();
+	for (uint16_t i = 0; i < c->nb_workers; i++) {
+		tail += c->backlogs[i].prod.tail;
+		full += c->backlogs[i].prod.full_drops;
+		processed += c->workers[i].stats.processed;
+	}
+	processed += c->self.st->processed;
+	r->throttled = full - full0;
+	r->processed = processed - processed0;
+	switch (mode) {
+	case BENCH_IO_LIMIT:
+		r->delivered = r->rx;
+		break;
+	case BENCH_DISTRIBUTOR:
+	case BENCH_SINGLE_CORE:
+	case BENCH_E2E:
+		r->delivered = r->processed;
+		break;
+	default:
+		r->delivered = tail - tail0;
+		break;
+	}
+	return 0;
+}
+
+int
+bench_ctx_init(struct bench_ctx *c, const struct bench_opts *o)
+{
+	static const struct rte_mbuf_dynfield stamp_desc = {
+		.name = "rps_bench_rx_tsc", .size = sizeof(uint64_t), .align = __alignof__(uint64_t),
+	};
+	int socket = (int)rte_socket_id();
+	uint16_t idx[RTE_MAX_LCORE];
+	unsigned int lcore, n = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->o = o;
+	c->nb_workers = (uint16_t)(rte_lcore_count() - 1);
+	if (c->nb_workers == 0) {
+		fprintf(stderr, "dpdk-rps-bench: give EAL at least 2 lcores (dispatcher + worker)\n");
+		return -1;
+	}
+	c->workers = rte_zmalloc("bench_workers", sizeof(*c->workers) * c->nb_workers,
+				 RTE_CACHE_LINE_SIZE);
+	c->backlogs = rte_zmalloc("bench_backlogs", sizeof(*c->backlogs) * c->nb_workers,
+				  RTE_CACHE_LINE_SIZE);
+	if (c->workers == NULL || c->backlogs == NULL)
+		return -1;
+	c->tsc_dynfield = rte_mbuf_dynfield_register(&stamp_desc);
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		struct bench_worker *w = &c->workers[n];
+		char name[16];
+		int wsock = (int)rte_lcore_to_socket_id(lcore);
+
+		w->owner = c;
+		w->lcore = lcore;
+		w->id = (uint16_t)n;
+		w->backlog = &c->backlogs[n];
+		w->hist = rte_zmalloc_socket("bench_hist", sizeof(uint64_t) *
+					     (BENCH_HIST_BUCKETS + 1), RTE_CACHE_LINE_SIZE, wsock);
+		snprintf(name, sizeof(name), "bench%u", n);
+		if (w->hist == NULL || rps_backlog_init(w->backlog, name, o->backlog, wsock) < 0 ||
+		    bench_stage_ctx_init(&w->ctx, &w->stats, lcore, w->id, wsock) < 0)
+			return -1;
+		idx[n] = (uint16_t)n;
+		n++;
+	}
+	c->map = rps_map_create(idx, n, 1, socket);
+	c->buckets = o->reorder_safe ? rps_buckets_create(BENCH_BUCKETS, socket) : NULL;
+	c->dist = rte_distributor_create("bench_dist", (unsigned int)socket, n,
+					 RTE_DIST_ALG_BURST);
+	if (c->map == NULL || (o->reorder_safe && c->buckets == NULL) || c->dist == NULL) {
+		fprintf(stderr, "dpdk-rps-bench: set-up failed: %s\n", rte_strerror(rte_errno));
+		return -1;
+	}
+	if (bench_stage_ctx_init(&c->self, &c->rx_stats, rte_lcore_id(), 0, socket) < 0)
+		return -1;
+	sink_cold = o->cold;
+	/* parse, validate, reassemble, flow: the binary's default pipeline, then our sink */
+	rps_pipeline_default(&c->pipeline);
+	c->pipeline.nb--;
+	c->pipeline.ids[c->pipeline.nb] = RPS_STAGE_OUTPUT;
+	c->pipeline.fns[c->pipeline.nb] = stage_sink;
+	c->pipeline.nb++;
+	return 0;
+}
+
+void
+bench_ctx_fini(struct bench_ctx *c)
+{
+	for (uint16_t i = 0; c->workers != NULL && i < c->nb_workers; i++) {
+		bench_stage_ctx_fini(&c->workers[i].ctx, &c->workers[i].stats);
+		rps_backlog_fini(&c->backlogs[i]);
+		rte_free(c->workers[i].hist);
+	}
+	bench_stage_ctx_fini(&c->self, &c->rx_stats);
+	rps_steer_fini(&c->steer);
+	rps_map_free(c->map);
+	rps_buckets_free(c->buckets);
+	rte_free(c->workers);
+	rte_free(c->backlogs);
+	c->workers = NULL;
+}

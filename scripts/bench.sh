@@ -1,0 +1,63 @@
+#!/bin/sh
+# bench.sh [dpdk-rps-bench options...]: regenerate every benchmark figure and table: build,
+# run dpdk-rps-bench (the steering modes side by side) and tools/bench_binary.py (the real
+# binary), then draw docs/img/*.png and rewrite the generated part of docs/benchmarks.md.
+# Arguments go to dpdk-rps-bench after its --json option. Environment:
+#   BUILD_DIR    build directory (default build)
+#   DOCS         where data/, img/ and benchmarks.md live (default docs)
+#   BINARY_ARGS  options for bench_binary.py (default "--runs 5 --duration 3")
+# Busy-polling runs: nothing else heavy should run on the machine meanwhile.
+set -eu
+cd "$(dirname "$0")/.."
+BUILD_DIR=${BUILD_DIR:-build}
+DOCS=${DOCS:-docs}
+BINARY_ARGS=${BINARY_ARGS:---runs 5 --duration 3}
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+
+# matplotlib for the figures: Debian's, for /usr/bin/python3.
+if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+	echo "bench: installing python3-matplotlib" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	$SUDO apt-get install -y -qq python3-matplotlib >/dev/null ||
+		{ $SUDO apt-get update -qq && $SUDO apt-get install -y -qq python3-matplotlib >/dev/null; }
+fi
+
+sh scripts/bootstrap.sh
+sh scripts/build.sh "$BUILD_DIR"
+bench="$BUILD_DIR/bench/dpdk-rps-bench"
+if [ ! -x "$bench" ]; then
+	echo "bench: $bench was not built (is bench/ in the tree and in meson.build?)" >&2
+	exit 1
+fi
+mkdir -p "$DOCS/data" "$DOCS/img"
+
+# 2 MiB hugepages when we can have them (a NIC dataplane runs on them: with 4 KiB pages
+# every mbuf of a large pool costs a TLB miss); otherwise --no-huge, recorded in the JSON.
+EAL_MEM="--no-huge -m 2048"
+HUGE_FLAG=""
+hp=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
+if [ "$(id -u)" -eq 0 ] && [ -w "$hp" ]; then
+	[ "$(cat "$hp")" -ge 1024 ] || echo 1024 > "$hp" || true
+	mkdir -p /dev/hugepages
+	mount | grep -q ' /dev/hugepages ' || mount -t hugetlbfs nodev /dev/hugepages || true
+	if [ "$(cat "$hp")" -ge 1024 ] && mount | grep -q ' /dev/hugepages '; then
+		EAL_MEM="-m 1536"
+		HUGE_FLAG="--hugepages"
+	fi
+fi
+
+echo "bench: $bench (steering modes side by side; EAL memory: $EAL_MEM)" >&2
+# shellcheck disable=SC2086
+"$bench" $EAL_MEM --no-pci --file-prefix rpsbench --lcores 0@0,1@1 \
+	--log-level=lib.eal:error -- --json "$DOCS/data/bench.json" "$@"
+rm -rf /var/run/dpdk/rpsbench
+
+echo "bench: tools/bench_binary.py (the dpdk-rps binary)" >&2
+# shellcheck disable=SC2086
+python3 tools/bench_binary.py --rps "$BUILD_DIR/app/dpdk-rps" \
+	--pcap "$BUILD_DIR/tools/default.pcap" $HUGE_FLAG $BINARY_ARGS --json "$DOCS/data/bench_binary.json"
+
+/usr/bin/python3 tools/bench_plot.py --bench "$DOCS/data/bench.json" \
+	--binary "$DOCS/data/bench_binary.json" --img-dir "$DOCS/img" \
+	--doc "$DOCS/benchmarks.md" --generator "sh scripts/bench.sh${*:+ $*}"

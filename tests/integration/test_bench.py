@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""test_bench.py BENCH RPS PCAP: smoke run of both benchmark modes (no thresholds).
+
+1. dpdk-rps-bench --quick: every mode runs and reports figures, the JSON is complete and
+   consistent (median within min..max, ratios agree with the medians), the latency run took
+   samples, and the memory figures are there. Bad options exit 2 naming the option.
+2. tools/bench_binary.py --quick: the real binary on the looped capture, through its own
+   summary; every run accounted for.
+Performance is never asserted here: figures on a shared 2-core box prove nothing.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rpstest  # noqa: E402
+
+MODES = ['io_limit', 'rss', 'jhash', 'distributor', 'single_core', 'e2e_stages']
+
+
+def run_bench(bench, args, timeout=120):
+    prefix = rpstest.unique_prefix()
+    eal = rpstest.eal_args(prefix, lcores='0@0,1@1', mem_mb=1024)
+    try:
+        return subprocess.run([bench] + eal + ['--'] + args, capture_output=True, text=True,
+                              timeout=timeout)
+    finally:
+        rpstest.remove_runtime_dir(prefix)
+
+
+def check_bench(bench, tmp):
+    problems = []
+    out = os.path.join(tmp, 'bench.json')
+    p = run_bench(bench, ['--quick', '--json', out])
+    if p.returncode != 0:
+        return ['dpdk-rps-bench --quick exited %d: %s' % (p.returncode, p.stderr[-2000:])]
+    d = json.load(open(out))
+    for key in ('command', 'date', 'machine', 'dpdk', 'config', 'results', 'latency',
+                'memory'):
+        if key not in d:
+            problems.append('bench JSON lacks %r' % key)
+    rows = {r['mode']: r for r in d.get('results', [])}
+    for m in MODES:
+        r = rows.get(m)
+        if r is None:
+            problems.append('mode %s missing' % m)
+            continue
+        if m not in p.stdout:
+            problems.append('mode %s not in the printed table' % m)
+        if not r['median_mpps'] > 0 or not r['cycles_per_pkt'] > 0:
+            problems.append('%s: no figures: %r' % (m, r))
+        if not r['min_mpps'] <= r['median_mpps'] <= r['max_mpps']:
+            problems.append('%s: median outside min..max: %r' % (m, r))
+        if m != 'io_limit' and r['ratio_io_limit'] is not None:
+            want = r['median_mpps'] / rows['io_limit']['median_mpps']
+            if abs(r['ratio_io_limit'] - want) > 0.01:
+                problems.append('%s: ratio_io_limit %r, medians say %.3f'
+                                % (m, r['ratio_io_limit'], want))
+    for m in ('rss', 'jhash'):
+        if m in rows and rows[m]['ratio_distributor'] is None:
+            problems.append('%s has no ratio to distributor' % m)
+    lat = d.get('latency', {})
+    if not lat.get('samples', 0) > 0 or not lat['p50_ns'] <= lat['p99_ns'] <= lat['p999_ns']:
+        problems.append('latency run: %r' % {k: lat.get(k) for k in
+                                             ('samples', 'p50_ns', 'p99_ns', 'p999_ns')})
+    if sum(c for _, c in lat.get('histogram', [])) != lat.get('samples'):
+        problems.append('latency histogram does not add up to its samples')
+    mem = d.get('memory', {})
+    if not mem.get('bytes_per_worker', 0) > 0 or not mem.get('bytes_per_flow', 0) > 0:
+        problems.append('memory figures missing: %r' % mem)
+    # bad input: exit 2, the option named, nothing run
+    for bad, name in ((['--modes', 'warp'], '--modes'), (['--runs', '0'], '--runs'),
+                      (['--cold', 'tepid'], '--cold'), (['--frames', '32'], '--frames')):
+        q = run_bench(bench, bad, timeout=60)
+        if q.returncode != 2 or name not in q.stderr:
+            problems.append('%s: exit %d, stderr %r' % (' '.join(bad), q.returncode,
+                                                         q.stderr[-300:]))
+    return problems
+
+
+def check_binary(rps, pcap, tmp):
+    out = os.path.join(tmp, 'binary.json')
+    tool = Path(__file__).resolve().parents[2] / 'tools' / 'bench_binary.py'
+    p = subprocess.run([sys.executable, str(tool), '--rps', rps, '--pcap', pcap, '--quick',
+                        '--json', out], capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        return ['bench_binary.py --quick exited %d: %s' % (p.returncode,
+                                                           (p.stdout + p.stderr)[-2000:])]
+    d = json.load(open(out))
+    problems = []
+    if len(d.get('results', [])) < 2:
+        problems.append('bench_binary: %d results' % len(d.get('results', [])))
+    for r in d.get('results', []):
+        if not r.get('median_mpps', 0) > 0:
+            problems.append('bench_binary %s: no figure' % r.get('config'))
+    return problems
+
+
+def main():
+    bench, rps, pcap = sys.argv[1:4]
+    with tempfile.TemporaryDirectory() as tmp:
+        problems = check_bench(bench, tmp) + check_binary(rps, pcap, tmp)
+    for p in problems:
+        print('FAIL:', p)
+    print('bench smoke: %s' % ('ok' if not problems else '%d problems' % len(problems)))
+    return 1 if problems else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
