@@ -261,7 +261,7 @@ static const struct opt_def opts[] = {
 	{ "hash", "MODE", "auto (NIC RSS hash when the mbuf has one, else jhash), rss, jhash (default auto)", h_hash },
 	{ "hash-seed", "N", "jhash seed (default: random at start)", h_seed },
 	{ "backlog", "N", "packets a worker's backlog holds; the rest are dropped as backlog_full (default 1000)", h_backlog },
-	{ "burst", "N", "packets per RX/dequeue/TX burst, 1..512 (default 32)", h_burst },
+	{ "burst", "N", "packets per RX/dequeue/TX burst, 1..512 (default 64)", h_burst },
 	{ "tx-port", "P", "each worker transmits what it processed on its own TX queue of P (default: none, packets are consumed)", h_tx_port },
 	{ "mbufs", "N", "mbufs in the packet pool (default: enough for all rings and backlogs)", h_mbufs },
 	{ "stats-interval", "S", "print the live per-worker table every S seconds (default 0 = off)", h_stats },
@@ -326,7 +326,7 @@ rps_options_parse(int argc, char **argv, struct rps_options *o, FILE *err)
 	o->tx_port = -1;
 	o->hash_mode = RPS_HASH_AUTO;
 	o->backlog = 1000;
-	o->burst = 32;
+	o->burst = 64;
 	o->reorder_safe = 1;
 	o->flow_table_size = 65536;
 	o->flow_timeout_ms = 30000;

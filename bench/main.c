@@ -170,7 +170,7 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 	o->nb_frames = RTE_DIM(def_frames);
 	o->runs = 5;
 	o->duration = 0.5;
-	o->burst = 32;
+	o->burst = 64;
 	o->backlog = 1024;
 	o->pool = 65536;
 	o->cold = BENCH_COLD_FLUSH;

@@ -62,7 +62,9 @@ record_latency(const struct bench_ctx *c, struct bench_worker *w, struct rte_mbu
 	const double ns_per_tick = 1e9 / (double)rte_get_tsc_hz();
 
 	for (unsigned int i = 0; i < n; i++) {
-		uint64_t ns = (uint64_t)((double)(now - *stamp_of(c, pkts[i])) * ns_per_tick);
+		/* TSCs of two CPUs may disagree by a few cycles: a "negative" delay counts as 0 */
+		int64_t d = (int64_t)(now - *stamp_of(c, pkts[i]));
+		uint64_t ns = d > 0 ? (uint64_t)((double)d * ns_per_tick) : 0;
 		uint64_t b = ns >> BENCH_HIST_SHIFT;
 
 		w->hist[b < BENCH_HIST_BUCKETS ? b : BENCH_HIST_BUCKETS]++;

@@ -5,13 +5,13 @@
 # Arguments go to dpdk-rps-bench after its --json option. Environment:
 #   BUILD_DIR    build directory (default build)
 #   DOCS         where data/, img/ and benchmarks.md live (default docs)
-#   BINARY_ARGS  options for bench_binary.py (default "--runs 5 --duration 3")
+#   BINARY_ARGS  options for bench_binary.py (default "--runs 5 --duration 2")
 # Busy-polling runs: nothing else heavy should run on the machine meanwhile.
 set -eu
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
 DOCS=${DOCS:-docs}
-BINARY_ARGS=${BINARY_ARGS:---runs 5 --duration 3}
+BINARY_ARGS=${BINARY_ARGS:---runs 5 --duration 2}
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 
@@ -52,6 +52,16 @@ echo "bench: $bench (steering modes side by side; EAL memory: $EAL_MEM)" >&2
 "$bench" $EAL_MEM --no-pci --file-prefix rpsbench --lcores 0@0,1@1 \
 	--log-level=lib.eal:error -- --json "$DOCS/data/bench.json" "$@"
 rm -rf /var/run/dpdk/rpsbench
+
+# Burst size sweep of the dispatchers (docs/benchmarks.md, "Burst and ring sizes").
+: > "$DOCS/data/burst_sweep.txt"
+for b in 16 32 64 128; do
+	# shellcheck disable=SC2086
+	"$bench" $EAL_MEM --no-pci --file-prefix rpsbench --lcores 0@0,1@1 \
+		--log-level=lib.eal:error -- --modes io_limit,rss,jhash,distributor --flows 1024 \
+		--frames 64 --burst "$b" --backlog 2048 --latency off >> "$DOCS/data/burst_sweep.txt"
+	rm -rf /var/run/dpdk/rpsbench
+done
 
 echo "bench: tools/bench_binary.py (the dpdk-rps binary)" >&2
 # shellcheck disable=SC2086

@@ -146,7 +146,7 @@ def main():
                     'map with a non-worker lcore: /rps/config %s' % cf)
 
             # a good file by replacement, with a restart-only key changed
-            write_conf(cfg, conf('0xe', 'burst = 64'), replace=True)
+            write_conf(cfg, conf('0xe', 'burst = 32'), replace=True)
             cf = wait_for(lambda: (lambda c: c if c and c['generation'] > gen else None)(
                 one(prefix, '/rps/config')))
             F.check(cf is not None and 'needs a restart for: burst' in

@@ -620,7 +620,7 @@ test_example_file(void)
 	CU_ASSERT(cfg.has_hash == 1 && cfg.hash_mode == RPS_HASH_AUTO);
 	CU_ASSERT_EQUAL(cfg.has_hash_seed, 0); /* random unless set */
 	CU_ASSERT(cfg.has_backlog == 1 && cfg.backlog == 1000);
-	CU_ASSERT(cfg.has_burst == 1 && cfg.burst == 32);
+	CU_ASSERT(cfg.has_burst == 1 && cfg.burst == 64);
 	CU_ASSERT(cfg.has_stages == 1);
 	CU_ASSERT_STRING_EQUAL(cfg.stages, "parse,validate,reassemble,flow,output");
 	CU_ASSERT(cfg.has_flow_table_size == 1 && cfg.flow_table_size == 65536);
