@@ -16,6 +16,7 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 #include <rte_mbuf_dyn.h>
+#include <rte_memzone.h>
 #include <rte_pause.h>
 #include <rte_prefetch.h>
 
@@ -207,9 +208,11 @@ distributor_worker(struct bench_ctx *c, struct bench_worker *w)
 			RPS_CTR_ADD(w->stats.received_rps, (unsigned int)n);
 			consume(c, w, pkts, (unsigned int)n);
 		}
+		/* request_pkt() may wait for the distributor: it keeps polling until we left */
 		rte_distributor_request_pkt(c->dist, w->id, NULL, 0);
 	}
-	rte_distributor_return_pkt(c->dist, w->id, NULL, 0);
+	/* No rte_distributor_return_pkt(): the instance is used for one run only (reusing one
+	 * across runs hung in rte_distributor_process() after workers had returned). */
 	__atomic_fetch_sub(&c->ready, 1, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -328,6 +331,20 @@ bench_run_mode(struct bench_ctx *c, enum bench_mode mode, struct bench_traffic *
 	sink_traffic = t;
 	c->quit = 0;
 	c->ready = 0;
+	if (mode == BENCH_DISTRIBUTOR) {
+		/* a fresh instance per run (DPDK has no rte_distributor_free(): its memzone stays) */
+		static unsigned int nb_dist;
+		char name[RTE_MEMZONE_NAMESIZE];
+
+		snprintf(name, sizeof(name), "bench_dist%u", nb_dist++);
+		c->dist = rte_distributor_create(name, rte_socket_id(), c->nb_workers,
+						 RTE_DIST_ALG_BURST);
+		if (c->dist == NULL) {
+			fprintf(stderr, "dpdk-rps-bench: rte_distributor_create: %s\n",
+				rte_strerror(rte_errno));
+			return -1;
+		}
+	}
 	if ((mode == BENCH_RSS || mode == BENCH_JHASH || mode == BENCH_E2E) &&
 	    steer_setup(c, mode) < 0) {
 		fprintf(stderr, "dpdk-rps-bench: cannot set up the steering context\n");
@@ -354,10 +371,8 @@ bench_run_mode(struct bench_ctx *c, enum bench_mode mode, struct bench_traffic *
 	if (mode == BENCH_DISTRIBUTOR) {
 		rte_distributor_flush(c->dist);
 		__atomic_store_n(&c->quit, 1, __ATOMIC_RELEASE);
-		/* workers leave through rte_distributor_return_pkt(), which needs us polling */
 		while (__atomic_load_n(&c->ready, __ATOMIC_ACQUIRE) > 0)
 			rte_distributor_process(c->dist, NULL, 0);
-		rte_distributor_clear_returns(c->dist);
 	} else {
 		__atomic_store_n(&c->quit, 1, __ATOMIC_RELEASE);
 	}
@@ -430,9 +445,7 @@ bench_ctx_init(struct bench_ctx *c, const struct bench_opts *o)
 	}
 	c->map = rps_map_create(idx, n, 1, socket);
 	c->buckets = o->reorder_safe ? rps_buckets_create(BENCH_BUCKETS, socket) : NULL;
-	c->dist = rte_distributor_create("bench_dist", (unsigned int)socket, n,
-					 RTE_DIST_ALG_BURST);
-	if (c->map == NULL || (o->reorder_safe && c->buckets == NULL) || c->dist == NULL) {
+	if (c->map == NULL || (o->reorder_safe && c->buckets == NULL)) {
 		fprintf(stderr, "dpdk-rps-bench: set-up failed: %s\n", rte_strerror(rte_errno));
 		return -1;
 	}
