@@ -236,6 +236,32 @@ h_reorder(struct rps_options *o, const char *arg, const char **why)
 }
 
 static int
+h_idle_sleep(struct rps_options *o, const char *arg, const char **why)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, 0, 100000, &v) < 0) {
+		*why = "expected 0..100000 microseconds (0 = always poll)";
+		return -1;
+	}
+	o->idle_sleep_us = (uint32_t)v;
+	return 0;
+}
+
+static int
+h_idle_spin(struct rps_options *o, const char *arg, const char **why)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, 0, 10000000, &v) < 0) {
+		*why = "expected 0..10000000 microseconds";
+		return -1;
+	}
+	o->idle_spin_us = (uint32_t)v;
+	return 0;
+}
+
+static int
 h_check_order(struct rps_options *o, const char *arg, const char **why)
 {
 	(void)arg;
@@ -285,6 +311,10 @@ static const struct opt_def opts[] = {
 	{ "check-order", NULL, "count packets that reach their worker after a later packet of their "
 			       "flow (counter reordered; costs two table accesses per packet)",
 	  h_check_order },
+	{ "idle-sleep", "US", "an idle lcore (nothing to poll for --idle-spin) sleeps between polls, "
+			      "1 us doubling up to US; 0 = always busy-poll (default 50)", h_idle_sleep },
+	{ "idle-spin", "US", "busy-poll this long after the last packet before sleeping (default 100)",
+	  h_idle_spin },
 	{ "help", NULL, "show this help and exit", h_help },
 };
 
@@ -328,6 +358,8 @@ rps_options_parse(int argc, char **argv, struct rps_options *o, FILE *err)
 	o->backlog = 1000;
 	o->burst = 64;
 	o->reorder_safe = 1;
+	o->idle_sleep_us = 50;
+	o->idle_spin_us = 100;
 	o->flow_table_size = 65536;
 	o->flow_timeout_ms = 30000;
 	o->flow_closed_timeout_ms = 1000;

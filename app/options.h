@@ -47,6 +47,8 @@ struct rps_options {
 	const char *config_path;      /* --config FILE */
 	int reorder_safe;             /* remaps never reorder a flow (default on) */
 	int check_order;              /* measure reordering at the steering point */
+	uint32_t idle_sleep_us;       /* longest sleep of an idle lcore between polls, 0 = poll */
+	uint32_t idle_spin_us;        /* empty polls before an idle lcore starts sleeping */
 	uint64_t given;               /* bit i: the i-th option of the table was on the command line */
 };
 

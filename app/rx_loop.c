@@ -9,6 +9,7 @@
 #include <rte_pause.h>
 
 #include "app.h"
+#include "rps_idle.h"
 
 /* True once every backlog has been processed up to what was enqueued. */
 static int
@@ -31,7 +32,10 @@ rps_rx_main(struct rps_app *app)
 	const uint64_t deadline = app->opt.duration > 0 ?
 		app->start_tsc + (uint64_t)(app->opt.duration * (double)hz) : UINT64_MAX;
 	uint64_t idle_since = 0;
+	struct rps_idle backoff;
 
+	rps_idle_init(&backoff, app->opt.idle_spin_us, app->opt.idle_sleep_us, hz);
+	rps_idle_thread_init();
 	rte_rcu_qsbr_thread_online(app->qsbr, 0);
 	while (!__atomic_load_n(&app->quit, __ATOMIC_RELAXED)) {
 		uint32_t got = 0;
@@ -71,6 +75,9 @@ rps_rx_main(struct rps_app *app)
 		}
 		if (now >= deadline)
 			break;
+		/* An idle port: sleep between polls (no map pointer is held here). */
+		if (rps_idle_poll(&backoff, got != 0, now, NULL, hz))
+			RPS_CTR_ADD(st->idle_sleeps, 1);
 	}
 	rte_rcu_qsbr_thread_offline(app->qsbr, 0);
 	app->stop_tsc = rte_rdtsc();

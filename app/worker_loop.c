@@ -11,6 +11,7 @@
 #include <rte_prefetch.h>
 
 #include "app.h"
+#include "rps_idle.h"
 #include "rps_flow.h"
 #include "rps_reasm.h"
 
@@ -140,8 +141,14 @@ rps_worker_main(void *arg)
 	struct rps_lcore_stats *st = &w->stats;
 	struct rte_mbuf *pkts[RPS_BURST_MAX];
 	const uint16_t burst = w->app->opt.burst;
+	const uint64_t hz = rte_get_tsc_hz();
+	/* the backlog's producer tail: the RX lcore writes it when it enqueues */
+	const volatile uint32_t *watch = &w->backlog->ring->prod.tail;
+	struct rps_idle idle;
 	int draining = 0;
 
+	rps_idle_init(&idle, w->app->opt.idle_spin_us, w->app->opt.idle_sleep_us, hz);
+	rps_idle_thread_init();
 	for (;;) {
 		uint32_t left;
 		uint32_t n = rps_backlog_dequeue(w->backlog, pkts, burst, &left);
@@ -153,9 +160,11 @@ rps_worker_main(void *arg)
 			if (draining)
 				break;
 			draining = __atomic_load_n(&w->app->rx_done, __ATOMIC_ACQUIRE);
-			rte_pause();
+			if (!draining && rps_idle_poll(&idle, 0, w->ctx.now, watch, hz))
+				RPS_CTR_ADD(st->idle_sleeps, 1);
 			continue;
 		}
+		rps_idle_next(&idle, 1, 0);
 		/* The RX lcore wrote these mbufs (and a copying PMD their data) a moment ago:
 		 * start every cross-core transfer of the burst before the stages wait on one. */
 		for (uint32_t i = 0; i < n; i++)

@@ -69,7 +69,8 @@ struct bench_opts {
 	unsigned int pool;       /* mbufs in the source pool */
 	enum bench_cold cold;
 	int latency;             /* measure latency at load_pct of the rss rate */
-	unsigned int load_pct;
+	double load_pct;
+	unsigned int idle_sleep_us; /* workers' idle backoff (rps_idle.h), 0 = busy-poll */
 	uint32_t latency_flows;
 	uint32_t latency_frame;
 	const char *json;

@@ -47,6 +47,7 @@ static const struct option long_opts[] = {
 	{"latency", required_argument, NULL, 'L'},
 	{"load", required_argument, NULL, 'l'},
 	{"reorder-safe", required_argument, NULL, 'R'},
+	{"idle-sleep", required_argument, NULL, 'I'},
 	{"json", required_argument, NULL, 'j'},
 	{"quick", no_argument, NULL, 'q'},
 	{"help", no_argument, NULL, 'h'},
@@ -81,7 +82,9 @@ usage(FILE *f)
 		"                     (cldemote: from the LLC, like DDIO), none (default flush)\n"
 		"  --latency on|off   measure RX-to-worker latency at --load %% of the rss rate\n"
 		"                     (1024 flows, 64-byte frames; default on)\n"
-		"  --load PCT         load of the latency run (default 50)\n"
+		"  --load PCT         load of the latency run, 0.0001..100 (default 50)\n"
+		"  --idle-sleep US    workers sleep between polls once idle for 100 us, up to US\n"
+		"                     (the binary's --idle-sleep; default 0 here = busy-poll)\n"
 		"  --reorder-safe on|off  the dispatcher's reorder-safe bucket table (default on,\n"
 		"                     as the binary)\n"
 		"  --json FILE        also write every figure as JSON\n"
@@ -209,7 +212,11 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 				bad = 1;
 			break;
 		case 'L': bad = parse_onoff(optarg, &o->latency); break;
-		case 'l': bad = parse_uint(optarg, 1, 100, &o->load_pct); break;
+		case 'l':
+			o->load_pct = strtod(optarg, &end);
+			bad = *end != '\0' || !(o->load_pct >= 0.0001 && o->load_pct <= 100);
+			break;
+		case 'I': bad = parse_uint(optarg, 0, 100000, &o->idle_sleep_us); break;
 		case 'R': bad = parse_onoff(optarg, &o->reorder_safe); break;
 		case 'j': o->json = optarg; break;
 		case 'q': quick = 1; break;
@@ -438,10 +445,12 @@ write_json(FILE *f, const char *cmd, const struct bench_opts *o, const struct ro
 		int first = 1;
 
 		fprintf(f, " \"latency\": {\"mode\": \"rss\", \"flows\": %u, \"frame\": %u, "
-			"\"load_pct\": %u, \"rate_mpps\": %.3f, \"samples\": %" PRIu64 ", "
+			"\"load_pct\": %g, \"idle_sleep_us\": %u, \"rate_mpps\": %.3f, "
+			"\"samples\": %" PRIu64 ", "
 			"\"p50_ns\": %.0f, \"p99_ns\": %.0f, \"p999_ns\": %.0f, \"max_ns\": %.0f, "
 			"\"bucket_ns\": %u, \"overflow_ns\": %u, \"histogram\": [", o->latency_flows,
-			o->latency_frame, o->load_pct, lat_rate, lat->samples, lat->p50_ns, lat->p99_ns,
+			o->latency_frame, o->load_pct, o->idle_sleep_us, lat_rate, lat->samples,
+			lat->p50_ns, lat->p99_ns,
 			lat->p999_ns, lat->max_ns, 1u << BENCH_HIST_SHIFT,
 			BENCH_HIST_BUCKETS << BENCH_HIST_SHIFT);
 		for (unsigned int i = 0; i <= BENCH_HIST_BUCKETS; i++) {
@@ -608,10 +617,10 @@ main(int argc, char **argv)
 		if (run_latency(&c, &o, rows, nb, &lat, &lat_rate, hist) < 0)
 			return 1;
 		have_lat = 1;
-		printf("# latency RX -> worker dequeue, rss, %u flows, %u-byte frames, %u%% load "
-		       "(%.2f Mpps): p50 %.0f ns, p99 %.0f ns, p99.9 %.0f ns, max %.0f ns "
+		printf("# latency RX -> worker dequeue, rss, %u flows, %u-byte frames, %g%% load "
+		       "(%.4f Mpps, idle-sleep %u us): p50 %.0f ns, p99 %.0f ns, p99.9 %.0f ns, max %.0f ns "
 		       "(%" PRIu64 " samples)\n", o.latency_flows, o.latency_frame, o.load_pct,
-		       lat_rate, lat.p50_ns, lat.p99_ns, lat.p999_ns, lat.max_ns, lat.samples);
+		       lat_rate, o.idle_sleep_us, lat.p50_ns, lat.p99_ns, lat.p999_ns, lat.max_ns, lat.samples);
 	}
 	measure_memory(&o, &mem);
 	printf("# memory: %" PRId64 " bytes per worker (backlog ring %" PRId64 ", flow table of "

@@ -22,6 +22,7 @@
 
 #include "bench.h"
 #include "rps_flow.h"
+#include "rps_idle.h"
 #include "rps_reasm.h"
 
 #define BENCH_BUCKETS 4096      /* the binary's reorder-safe table size per queue */
@@ -163,8 +164,12 @@ ring_worker(struct bench_ctx *c, struct bench_worker *w, int stages)
 {
 	struct rte_mbuf *pkts[BENCH_BURST_MAX];
 	const unsigned int burst = c->o->burst;
+	const uint64_t hz = rte_get_tsc_hz();
+	struct rps_idle idle;
 	int draining = 0;
 
+	rps_idle_init(&idle, 100, c->o->idle_sleep_us, hz);
+	rps_idle_thread_init();
 	__atomic_fetch_add(&c->ready, 1, __ATOMIC_RELEASE);
 	for (;;) {
 		uint32_t left, n = rps_backlog_dequeue(w->backlog, pkts, burst, &left);
@@ -175,9 +180,12 @@ ring_worker(struct bench_ctx *c, struct bench_worker *w, int stages)
 			if (draining)
 				break;
 			draining = __atomic_load_n(&c->quit, __ATOMIC_ACQUIRE);
-			rte_pause();
+			if (!draining && rps_idle_poll(&idle, 0, rte_rdtsc(),
+						       &w->backlog->ring->prod.tail, hz))
+				RPS_CTR_ADD(w->stats.idle_sleeps, 1);
 			continue;
 		}
+		rps_idle_next(&idle, 1, 0);
 		RPS_CTR_ADD(w->stats.received_rps, n);
 		if (stages)
 			stages_run(c, &w->ctx, pkts, (uint16_t)n);

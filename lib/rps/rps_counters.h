@@ -52,6 +52,7 @@ enum rps_drop_reason {
 	X(time_squeeze, "polls that stopped with packets still waiting in the backlog")      \
 	X(polls, "loop iterations")                                                          \
 	X(busy_polls, "loop iterations that found packets")                                  \
+	X(idle_sleeps, "sleeps taken between polls of an idle loop (--idle-sleep)")          \
 	X(hash_computed, "packets whose hash was computed in software (RX lcore)")           \
 	X(hash_from_nic, "packets whose hash came from the NIC's RSS (RX lcore)")            \
 	X(flows_migrated, "hash buckets moved to their new worker after a remap (RX lcore)")  \
