@@ -103,6 +103,9 @@ restart_keys(const struct rps_app *app, const struct rps_config *c, char *out, s
 	CHANGED(c->has_hash_seed && c->hash_seed != app->seed, "hash_seed");
 	CHANGED(c->has_backlog && c->backlog != o->backlog, "backlog");
 	CHANGED(c->has_burst && c->burst != o->burst, "burst");
+	CHANGED(c->has_symmetric && c->symmetric != o->symmetric, "symmetric");
+	CHANGED(c->has_rss_key && (c->rss_key_len != o->rss_key_len ||
+				   memcmp(c->rss_key, o->rss_key, c->rss_key_len) != 0), "rss_key");
 	CHANGED(c->has_stages && strcmp(c->stages, o->stages_text) != 0, "stages");
 	CHANGED(c->has_flow_table_size && c->flow_table_size != o->flow_table_size,
 		"flow_table_size");

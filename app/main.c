@@ -4,6 +4,7 @@
  * RX loop, signals, and the exit summary. Policy and messages live here; mechanism in lib/.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,41 @@ want_help(int argc, char **argv)
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
 			return 1;
+	return 0;
+}
+
+/* The hash options once the file is merged: its symmetric and rss_key where the command
+ * line did not say, the pair checked (a key from the file against --symmetric, and the
+ * reverse), and the Toeplitz key completed: 6d5a x 20 with --symmetric, else Microsoft's. */
+static int
+apply_hash_options(struct rps_app *app)
+{
+	struct rps_options *o = &app->opt;
+	const struct rps_config *c = app->start_cfg;
+	int key_from_file = 0;
+
+	if (c != NULL && c->has_symmetric && !rps_options_given(o, "symmetric"))
+		o->symmetric = c->symmetric;
+	if (c != NULL && c->has_rss_key && !rps_options_given(o, "rss-key")) {
+		memcpy(o->rss_key, c->rss_key, c->rss_key_len);
+		o->rss_key_len = c->rss_key_len;
+		key_from_file = 1;
+	}
+	if (o->rss_key_len == 0) {
+		memcpy(o->rss_key, o->symmetric ? rps_toeplitz_symmetric_key :
+		       rps_toeplitz_default_key, RPS_TOEPLITZ_KEY_LEN);
+		o->rss_key_len = RPS_TOEPLITZ_KEY_LEN;
+	} else if (o->symmetric && !rps_toeplitz_key_is_symmetric(o->rss_key, o->rss_key_len)) {
+		fprintf(stderr, "dpdk-rps: %s%s: the key is not symmetric but %s asks for a "
+			"symmetric hash: the key must repeat one 16-bit pattern (6d5a6d5a...), or "
+			"leave it out to get 6d5a x 20\n",
+			key_from_file ? "rss_key in " : "--rss-key", key_from_file ? o->config_path : "",
+			rps_options_given(o, "symmetric") ? "--symmetric" : "symmetric = on");
+		return -1;
+	}
+	if (o->hash_mode == RPS_HASH_JHASH && (rps_options_given(o, "rss-key") || key_from_file))
+		RPS_LOG(WARNING, "--rss-key/rss_key has no effect with --hash jhash (no RSS, no "
+			"Toeplitz hash)");
 	return 0;
 }
 
@@ -200,9 +236,18 @@ setup_workers(struct rps_app *app)
 	if (n == 0)
 		return 0; /* no steering: the RX lcore processes */
 	if (rps_steer_init(&app->steer, o->hash_mode, app->seed,
-			   o->hash_mode == RPS_HASH_JHASH || !app->rss_hash, app->backlogs, n,
+			   o->hash_mode == RPS_HASH_JHASH || o->hash_mode == RPS_HASH_TOEPLITZ ||
+			   !app->rss_hash, app->backlogs, n,
 			   o->burst, &app->self.stats, app->self.socket) < 0)
 		return -ENOMEM;
+	app->steer.symmetric = o->symmetric;
+	if (rps_toeplitz_init(&app->steer.toeplitz, o->rss_key, o->rss_key_len,
+			      RPS_TOEPLITZ_AUTO) < 0)
+		return -EINVAL;
+	if (o->hash_mode == RPS_HASH_TOEPLITZ)
+		RPS_LOG(INFO, "Toeplitz hash in software (%s)%s",
+			app->steer.toeplitz.gfni ? "GFNI" : "rte_softrss_be",
+			o->symmetric ? ", symmetric key" : "");
 	if (o->check_order) {
 		if (rps_order_init(&app->order, app->self.socket) < 0)
 			return -ENOMEM;
@@ -210,6 +255,37 @@ setup_workers(struct rps_app *app)
 		app->steer.order = &app->order;
 	}
 	return 0;
+}
+
+/* What the RX port's RSS got: the key and hash types of dpdk-rps's Toeplitz hash, or
+ * nothing (a port without RSS, net_pcap: then only the software hash exists). */
+static void
+report_rss(const struct rps_app *app, const struct rps_port_info *rxi)
+{
+	const struct rps_options *o = &app->opt;
+	char hex[2 * RPS_TOEPLITZ_KEY_MAX + 1];
+
+	if (o->hash_mode == RPS_HASH_JHASH)
+		return;
+	if (rxi->rss_hf == 0) {
+		RPS_LOG(DEBUG, "port %u (%s) has no RSS: no RSS key or hash types to program",
+			o->rx_port, rxi->driver);
+		return;
+	}
+	rps_toeplitz_key_format(o->rss_key, o->rss_key_len, hex, sizeof(hex));
+	if (rxi->rss_key_set) {
+		RPS_LOG(INFO, "port %u (%s): RSS key %s (%u bytes) and hash types 0x%" PRIx64
+			" programmed%s: the NIC hashes as --hash toeplitz does", o->rx_port,
+			rxi->driver, hex, rxi->rss_key_size, rxi->rss_hf, rxi->rss_key_read_back ?
+			" and read back" : " (the PMD cannot read them back)");
+		return;
+	}
+	/* the NIC keeps its own key: its hash is not dpdk-rps's Toeplitz hash */
+	rte_log(o->symmetric || o->hash_mode == RPS_HASH_TOEPLITZ ||
+		rps_options_given(o, "rss-key") ? RTE_LOG_WARNING : RTE_LOG_DEBUG, rps_logtype,
+		"RPS: port %u (%s) did not take the RSS key %s (its key size: %u bytes): its "
+		"RSS hash%s differs from dpdk-rps's Toeplitz hash\n", o->rx_port, rxi->driver,
+		hex, rxi->rss_key_size, o->symmetric ? " is not symmetric and" : "");
 }
 
 static int
@@ -285,6 +361,8 @@ setup_ports(struct rps_app *app)
 	req.nb_rxd = RX_DESC;
 	req.nb_txd = TX_DESC;
 	req.want_rss = o->hash_mode != RPS_HASH_JHASH;
+	req.rss_key = o->rss_key;
+	req.rss_key_len = o->rss_key_len;
 	req.pool = app->pool;
 	rc = rps_port_setup(&req, &rxi);
 	if (rc < 0) {
@@ -312,6 +390,7 @@ setup_ports(struct rps_app *app)
 	if (o->hash_mode == RPS_HASH_RSS && !app->rss_hash)
 		RPS_LOG(WARNING, "--hash rss: port %u (%s) does not deliver an RSS hash; "
 			"packets without one are hashed in software", o->rx_port, rxi.driver);
+	report_rss(app, &rxi);
 	RPS_LOG(INFO, "port %u (%s): %u RX queue(s), RSS hash in mbuf: %s", o->rx_port,
 		rxi.driver, app->nb_rxq, app->rss_hash ? "yes" : "no");
 	return 0;
@@ -491,7 +570,8 @@ main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (rps_pipeline_parse(app->opt.stages_text, &app->pipeline, NULL, 0) < 0 ||
+	if (apply_hash_options(app) < 0 ||
+	    rps_pipeline_parse(app->opt.stages_text, &app->pipeline, NULL, 0) < 0 ||
 	    check_map(app) < 0 || check_respond(app) < 0) {
 		rte_eal_cleanup();
 		return EXIT_USAGE;

@@ -108,9 +108,40 @@ static int
 h_hash(struct rps_options *o, const char *arg, const char **why)
 {
 	if (rps_hash_mode_parse(arg, &o->hash_mode) < 0) {
-		*why = "expected auto, rss or jhash";
+		*why = "expected auto, rss, jhash or toeplitz";
 		return -1;
 	}
+	return 0;
+}
+
+static int
+h_symmetric(struct rps_options *o, const char *arg, const char **why)
+{
+	(void)arg;
+	(void)why;
+	o->symmetric = 1;
+	return 0;
+}
+
+static int
+h_rss_key(struct rps_options *o, const char *arg, const char **why)
+{
+	static char msg[128];
+	size_t len = 0;
+	int rc = rps_toeplitz_key_parse(arg, o->rss_key, &len);
+
+	if (rc == -ERANGE) {
+		snprintf(msg, sizeof(msg), "%zu bytes: expected %u or %u (%u or %u hex digits)",
+			 len, RPS_TOEPLITZ_KEY_LEN, RPS_TOEPLITZ_KEY_MAX, 2 * RPS_TOEPLITZ_KEY_LEN,
+			 2 * RPS_TOEPLITZ_KEY_MAX);
+		*why = msg;
+		return -1;
+	}
+	if (rc < 0) {
+		*why = "expected a key in hex (6d5a56da... or 6d:5a:56:da:...), 40 or 52 bytes";
+		return -1;
+	}
+	o->rss_key_len = (uint8_t)len;
 	return 0;
 }
 
@@ -284,8 +315,16 @@ static const struct opt_def opts[] = {
 	{ "rx-queues", "N", "RX queues to set up and poll (default: all the port has, at most 16)", h_rx_queues },
 	{ "map", "M", "worker lcores: hex mask as rps_cpus (fe, 0xfe, ff,ffffffff) or list (1-3,5); "
 		      "0 = no steering, the RX lcore processes (default: every EAL lcore but the main one)", h_map },
-	{ "hash", "MODE", "auto (NIC RSS hash when the mbuf has one, else jhash), rss, jhash (default auto)", h_hash },
+	{ "hash", "MODE", "auto (NIC RSS hash when the mbuf has one, else jhash), rss, jhash, "
+			  "toeplitz (software RSS from the headers, as the NIC with --rss-key) "
+			  "(default auto)", h_hash },
 	{ "hash-seed", "N", "jhash seed (default: random at start)", h_seed },
+	{ "symmetric", NULL, "both directions of a connection go to one worker: jhash of the "
+			     "sorted tuple; Toeplitz (software and NIC) with the key 6d5a x 20",
+	  h_symmetric },
+	{ "rss-key", "HEX", "Toeplitz key for --hash toeplitz and the NIC, 40 or 52 bytes in hex "
+			    "(default: Microsoft's 6d5a56da...01fa); with --symmetric it must repeat "
+			    "one 16-bit pattern", h_rss_key },
 	{ "backlog", "N", "packets a worker's backlog holds; the rest are dropped as backlog_full (default 1000)", h_backlog },
 	{ "burst", "N", "packets per RX/dequeue/TX burst, 1..512 (default 64)", h_burst },
 	{ "tx-port", "P", "each worker transmits what it processed on its own TX queue of P (default: none, packets are consumed)", h_tx_port },
@@ -403,6 +442,16 @@ rps_options_parse(int argc, char **argv, struct rps_options *o, FILE *err)
 	}
 	if (optind < argc) {
 		fprintf(err, "dpdk-rps: %s: unexpected argument (see --help)\n", argv[optind]);
+		return -1;
+	}
+	if (o->symmetric && o->rss_key_len != 0 &&
+	    !rps_toeplitz_key_is_symmetric(o->rss_key, o->rss_key_len)) {
+		char hex[2 * RPS_TOEPLITZ_KEY_MAX + 1];
+
+		rps_toeplitz_key_format(o->rss_key, o->rss_key_len, hex, sizeof(hex));
+		fprintf(err, "dpdk-rps: --rss-key %s: not symmetric: with --symmetric the key must "
+			"repeat one 16-bit pattern (6d5a6d5a...); leave --rss-key out to get 6d5a "
+			"x 20\n", hex);
 		return -1;
 	}
 	return 0;

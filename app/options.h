@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "rps_hash.h"
+#include "rps_toeplitz.h"
 #include "rps_map.h"
 #include "rps_stage.h"
 
@@ -24,6 +25,9 @@ struct rps_options {
 	enum rps_hash_mode hash_mode;
 	int seed_given;
 	uint32_t seed;
+	int symmetric;                /* --symmetric: both directions of a connection hash alike */
+	uint8_t rss_key[RPS_TOEPLITZ_KEY_MAX]; /* Toeplitz key (--rss-key, the file's rss_key) */
+	uint8_t rss_key_len;          /* 0 until given; main.c then fills in the default key */
 	uint32_t backlog;
 	uint16_t burst;
 	uint16_t rx_queues;           /* 0 = all the port has (capped) */

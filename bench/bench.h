@@ -43,6 +43,7 @@
 	X(IO_LIMIT, io_limit, "source alone: rx burst and free on the dispatcher lcore") \
 	X(RSS, rss, "dpdk-rps dispatcher, hash from the mbuf (NIC RSS)") \
 	X(JHASH, jhash, "dpdk-rps dispatcher, jhash computed from cold headers") \
+	X(TOEPLITZ, toeplitz, "dpdk-rps dispatcher, Toeplitz (RSS) hash computed from cold headers") \
 	X(DISTRIBUTOR, distributor, "rte_distributor burst mode, tag = the mbuf's hash") \
 	X(SINGLE_CORE, single_core, "no steering: the stages run on the dispatcher lcore") \
 	X(E2E, e2e_stages, "dpdk-rps dispatcher (NIC hash) + workers running the stages")

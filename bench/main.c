@@ -606,7 +606,7 @@ main(int argc, char **argv)
 				if (io != NULL && io->median > 0 && m != BENCH_IO_LIMIT)
 					rows[i].ratio_io = rows[i].median / io->median;
 				if (d != NULL && d->median > 0 &&
-				    (m == BENCH_RSS || m == BENCH_JHASH))
+				    (m == BENCH_RSS || m == BENCH_JHASH || m == BENCH_TOEPLITZ))
 					rows[i].ratio_dist = rows[i].median / d->median;
 				print_row(&rows[i], over);
 			}

@@ -295,6 +295,7 @@ dispatch(struct bench_ctx *c, struct bench_run *r)
 			break;
 		case BENCH_RSS:
 		case BENCH_JHASH:
+		case BENCH_TOEPLITZ:
 		case BENCH_E2E:
 			rps_steer_burst(&c->steer, c->map, c->buckets, pkts, n);
 			break;
@@ -318,12 +319,19 @@ dispatch(struct bench_ctx *c, struct bench_run *r)
 static int
 steer_setup(struct bench_ctx *c, enum bench_mode mode)
 {
-	enum rps_hash_mode hm = mode == BENCH_JHASH ? RPS_HASH_JHASH : RPS_HASH_AUTO;
+	enum rps_hash_mode hm = mode == BENCH_JHASH ? RPS_HASH_JHASH :
+				mode == BENCH_TOEPLITZ ? RPS_HASH_TOEPLITZ : RPS_HASH_AUTO;
+	int rc;
 
 	rps_steer_fini(&c->steer);
-	return rps_steer_init(&c->steer, hm, 0x5eed, mode == BENCH_JHASH, c->backlogs,
-			      c->nb_workers, (uint16_t)c->o->burst, &c->rx_stats,
-			      (int)rte_socket_id());
+	rc = rps_steer_init(&c->steer, hm, 0x5eed, mode == BENCH_JHASH || mode == BENCH_TOEPLITZ,
+			    c->backlogs, c->nb_workers, (uint16_t)c->o->burst, &c->rx_stats,
+			    (int)rte_socket_id());
+	if (rc < 0)
+		return rc;
+	/* the key the traffic's "NIC" hashed with (traffic.c), so both hashes agree */
+	return rps_toeplitz_init(&c->steer.toeplitz, rps_toeplitz_default_key,
+				 RPS_TOEPLITZ_KEY_LEN, RPS_TOEPLITZ_AUTO);
 }
 
 int
@@ -353,7 +361,8 @@ bench_run_mode(struct bench_ctx *c, enum bench_mode mode, struct bench_traffic *
 			return -1;
 		}
 	}
-	if ((mode == BENCH_RSS || mode == BENCH_JHASH || mode == BENCH_E2E) &&
+	if ((mode == BENCH_RSS || mode == BENCH_JHASH || mode == BENCH_TOEPLITZ ||
+	     mode == BENCH_E2E) &&
 	    steer_setup(c, mode) < 0) {
 		fprintf(stderr, "dpdk-rps-bench: cannot set up the steering context\n");
 		return -1;

@@ -29,22 +29,49 @@ rps_port_query(uint16_t port_id, struct rps_port_info *info)
 	return 0;
 }
 
+/* RSS with the caller's key in @p key (RPS_PORT_RSS_KEY_MAX bytes, filled here) when the
+ * port has RSS; nothing for a port without (net_pcap...). */
 static void
-rss_conf(const struct rte_eth_dev_info *dev, struct rte_eth_conf *conf, struct rps_port_info *info)
+rss_conf(const struct rps_port_req *req, const struct rte_eth_dev_info *dev,
+	 struct rte_eth_conf *conf, uint8_t *key, struct rps_port_info *info)
 {
-	uint64_t hf = dev->flow_type_rss_offloads &
-		      (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_SCTP);
+	uint64_t hf = dev->flow_type_rss_offloads & RPS_PORT_RSS_HF;
 
+	info->rss_key_size = dev->hash_key_size;
 	if (hf == 0)
 		return;
 	/* RSS spreads over the queues; with one queue it still computes the hash. */
 	conf->rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 	conf->rx_adv_conf.rss_conf.rss_key = NULL; /* the PMD's default key */
 	conf->rx_adv_conf.rss_conf.rss_hf = hf;
+	info->rss_hf = hf;
+	/* The key at the port's size: a Toeplitz hash of n bytes reads the first n + 4 bytes
+	 * of the key, so repeating it (a 16-bit pattern stays one) or cutting it past the
+	 * 40 bytes an IPv6 4-tuple reads changes no hash. */
+	if (req->rss_key != NULL && req->rss_key_len > 0 && dev->hash_key_size >= RPS_PORT_RSS_KEY_MIN &&
+	    dev->hash_key_size <= RPS_PORT_RSS_KEY_MAX) {
+		for (unsigned int i = 0; i < dev->hash_key_size; i++)
+			key[i] = req->rss_key[i % req->rss_key_len];
+		conf->rx_adv_conf.rss_conf.rss_key = key;
+		conf->rx_adv_conf.rss_conf.rss_key_len = dev->hash_key_size;
+		info->rss_key_set = 1;
+	}
 	if (dev->rx_offload_capa & RTE_ETH_RX_OFFLOAD_RSS_HASH) {
 		conf->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_RSS_HASH;
 		info->rss_hash = 1;
 	}
+}
+
+/* Whether the started port holds @p key: 1 yes, 0 no, -1 it cannot say. */
+static int
+rss_key_check(uint16_t port_id, const uint8_t *key, uint8_t len)
+{
+	uint8_t got[RPS_PORT_RSS_KEY_MAX];
+	struct rte_eth_rss_conf rc = { .rss_key = got, .rss_key_len = len };
+
+	if (rte_eth_dev_rss_hash_conf_get(port_id, &rc) != 0)
+		return -1;
+	return memcmp(got, key, len) == 0;
 }
 
 int
@@ -52,6 +79,7 @@ rps_port_setup(const struct rps_port_req *req, struct rps_port_info *info)
 {
 	struct rte_eth_conf conf;
 	struct rte_eth_dev_info dev;
+	uint8_t key[RPS_PORT_RSS_KEY_MAX];
 	uint16_t nb_rxd = req->nb_rxd, nb_txd = req->nb_txd;
 	uint16_t nb_rxq;
 	int rc;
@@ -70,13 +98,20 @@ rps_port_setup(const struct rps_port_req *req, struct rps_port_info *info)
 
 	memset(&conf, 0, sizeof(conf));
 	if (req->want_rss && nb_rxq > 0)
-		rss_conf(&dev, &conf, info);
+		rss_conf(req, &dev, &conf, key, info);
 	if (dev.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE)
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
 	if (nb_rxq > 0 && (dev.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER))
 		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
 
 	rc = rte_eth_dev_configure(req->port_id, nb_rxq, req->nb_txq, &conf);
+	if (rc != 0 && info->rss_key_set) {
+		/* a PMD that refuses the key keeps its own: RSS still spreads the queues */
+		conf.rx_adv_conf.rss_conf.rss_key = NULL;
+		conf.rx_adv_conf.rss_conf.rss_key_len = 0;
+		info->rss_key_set = 0;
+		rc = rte_eth_dev_configure(req->port_id, nb_rxq, req->nb_txq, &conf);
+	}
 	if (rc != 0)
 		return rc;
 	rc = rte_eth_dev_adjust_nb_rx_tx_desc(req->port_id, &nb_rxd, &nb_txd);
@@ -95,6 +130,12 @@ rps_port_setup(const struct rps_port_req *req, struct rps_port_info *info)
 	rc = rte_eth_dev_start(req->port_id);
 	if (rc != 0)
 		return rc;
+	if (info->rss_key_set) {
+		rc = rss_key_check(req->port_id, key, dev.hash_key_size);
+		info->rss_key_set = rc != 0;
+		info->rss_key_read_back = rc == 1;
+		rc = 0;
+	}
 	if (nb_rxq > 0)
 		(void)rte_eth_promiscuous_enable(req->port_id); /* not every PMD has it */
 	info->nb_rxq = nb_rxq;

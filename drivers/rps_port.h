@@ -4,16 +4,32 @@
  * queue counts, descriptor rings, RSS set-up and whether the PMD delivers an RSS hash in
  * the mbuf (RTE_ETH_RX_OFFLOAD_RSS_HASH), mbuf pools on the port's NUMA socket.
  *
+ * RSS, when the port has it: the hash types RPS_PORT_RSS_HF (what dpdk-rps's software
+ * Toeplitz hash computes: 4-tuple for TCP and UDP, addresses for other IP packets and
+ * fragments) and the caller's Toeplitz key, repeated to the port's key size, so that the
+ * NIC's hash of a packet is the one --hash toeplitz computes. A port without RSS (net_pcap,
+ * net_ring, net_null) gets neither: rps_port_info says what was programmed.
+ *
  * Slow path only; call from the main lcore before launching workers and after they stop.
  */
 #ifndef RPS_PORT_H
 #define RPS_PORT_H
 
 #include <stdint.h>
+#include <rte_ethdev.h>
 #include <rte_mempool.h>
 
 /** Cap on the RX queues polled when the user does not say (--rx-queues). */
 #define RPS_PORT_DEFAULT_MAX_RXQ 16
+
+/** RSS hash types asked of a port (masked by what it offers). SCTP is left out: a NIC
+ * would hash its ports, dpdk-rps's software hashes do not. */
+#define RPS_PORT_RSS_HF (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP)
+
+/** Key sizes programmed: at least what a Toeplitz hash of an IPv6 4-tuple reads (a port
+ * with a shorter key, or one that does not say, keeps its own); at most this buffer. */
+#define RPS_PORT_RSS_KEY_MIN 40
+#define RPS_PORT_RSS_KEY_MAX 128
 
 /** What the caller asks of a port. A count of 0 means "none" (TX) or "all" (RX, capped). */
 struct rps_port_req {
@@ -23,6 +39,8 @@ struct rps_port_req {
 	uint16_t nb_rxd;       /**< RX descriptors per queue (adjusted to the PMD's limits) */
 	uint16_t nb_txd;
 	int want_rss;          /**< ask for RSS and for the hash in the mbuf when supported */
+	const uint8_t *rss_key; /**< Toeplitz key to program with RSS, or NULL (the PMD's) */
+	uint8_t rss_key_len;   /**< its length (repeated or cut to the port's key size) */
 	struct rte_mempool *pool; /**< RX mbufs (required when nb_rxq > 0) */
 };
 
@@ -31,6 +49,11 @@ struct rps_port_info {
 	uint16_t nb_rxq;
 	uint16_t nb_txq;
 	int rss_hash;          /**< the PMD was asked to deliver the RSS hash in mbufs */
+	uint64_t rss_hf;       /**< RSS hash types programmed; 0 = no RSS (the port has none) */
+	int rss_key_set;       /**< the port took the caller's key (configure accepted it, and
+				* reading it back did not show another) */
+	int rss_key_read_back; /**< ... and reading it back showed it (the PMD can say) */
+	uint8_t rss_key_size;  /**< the port's key size in bytes (0 = it does not say) */
 	int socket;            /**< NUMA socket of the port, or SOCKET_ID_ANY */
 	uint16_t max_rxq;
 	uint16_t max_txq;

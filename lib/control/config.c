@@ -20,7 +20,7 @@
 /* Every key, so that a duplicate can name the line that set it first. */
 enum key_id {
 	K_RX_PORT, K_TX_PORT, K_HASH, K_HASH_SEED, K_BACKLOG, K_BURST, K_STAGES, K_FLOW_TABLE_SIZE,
-	K_REORDER_SAFE, K_STATS_INTERVAL, K_DEFAULT, K_QUEUE0,
+	K_REORDER_SAFE, K_STATS_INTERVAL, K_SYMMETRIC, K_RSS_KEY, K_DEFAULT, K_QUEUE0,
 	K_NB = K_QUEUE0 + RPS_CONFIG_MAX_QUEUES
 };
 
@@ -249,6 +249,27 @@ map_value(struct parser *p, const char *name, const char *value, struct rps_lcor
 	return 1;
 }
 
+/* A Toeplitz key in hex, as --rss-key. @return 1, or 0 after fail(). */
+static int
+rss_key_value(struct parser *p, const char *name, const char *value)
+{
+	struct rps_config *c = p->cfg;
+	size_t len = 0;
+	int rc = rps_toeplitz_key_parse(value, c->rss_key, &len);
+
+	if (rc == -ERANGE)
+		return fail(p, "%s: %zu bytes, expected %u or %u (%u or %u hex digits)", name, len,
+			    RPS_TOEPLITZ_KEY_LEN, RPS_TOEPLITZ_KEY_MAX, 2 * RPS_TOEPLITZ_KEY_LEN,
+			    2 * RPS_TOEPLITZ_KEY_MAX);
+	if (rc < 0)
+		return fail(p, "%s: expected a key in hex (6d5a56da... or 6d:5a:56:da:...), "
+			    "40 or 52 bytes, not '%.40s%s'", name, value,
+			    strlen(value) > 40 ? "..." : "");
+	c->rss_key_len = (uint8_t)len;
+	c->has_rss_key = 1;
+	return 1;
+}
+
 /* Every key: its section and name, and for numbers the command line's range. */
 static const struct key {
 	const char *section, *name;
@@ -265,6 +286,8 @@ static const struct key {
 	[K_FLOW_TABLE_SIZE] = { "dataplane", "flow_table_size", 64, 1u << 24, "", " flows" },
 	[K_REORDER_SAFE] = { "dataplane", "reorder_safe", 0, 0, NULL, NULL },
 	[K_STATS_INTERVAL] = { "dataplane", "stats_interval", 0, 86400, "", " seconds" },
+	[K_SYMMETRIC] = { "dataplane", "symmetric", 0, 0, NULL, NULL },
+	[K_RSS_KEY] = { "dataplane", "rss_key", 0, 0, NULL, NULL },
 	[K_DEFAULT] = { "map", "default", 0, 0, NULL, NULL },
 };
 
@@ -295,7 +318,8 @@ key_lookup(struct parser *p, const char *section, const char *name)
 	}
 	if (strcmp(section, "dataplane") == 0) {
 		fail(p, "unknown key '%s' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
-		     "backlog, burst, stages, flow_table_size, reorder_safe or stats_interval)", name);
+		     "symmetric, rss_key, backlog, burst, stages, flow_table_size, reorder_safe or "
+		     "stats_interval)", name);
 		return -1;
 	}
 	if (*section == '\0')
@@ -342,7 +366,8 @@ set_value(struct parser *p, int id, const char *name, const char *value)
 		break;
 	case K_HASH:
 		if (rps_hash_mode_parse(value, &c->hash_mode) < 0)
-			return fail(p, "%s: expected auto, rss or jhash, not '%s'", name, value);
+			return fail(p, "%s: expected auto, rss, jhash or toeplitz, not '%s'", name,
+				    value);
 		c->has_hash = 1;
 		break;
 	case K_HASH_SEED:
@@ -376,6 +401,16 @@ set_value(struct parser *p, int id, const char *name, const char *value)
 	case K_STATS_INTERVAL:
 		c->stats_interval = (unsigned int)x;
 		c->has_stats_interval = 1;
+		break;
+	case K_SYMMETRIC:
+		if (parse_bool(value, &c->symmetric) < 0)
+			return fail(p, "%s: expected on or off (or yes/no, true/false, 1/0), not '%s'",
+				    name, value);
+		c->has_symmetric = 1;
+		break;
+	case K_RSS_KEY:
+		if (!rss_key_value(p, name, value))
+			return 0;
 		break;
 	case K_DEFAULT:
 		if (!map_value(p, name, value, &c->default_map, c->default_map_text,
@@ -417,6 +452,13 @@ handler(void *user, const char *section, const char *name, const char *value)
 	if (!set_value(p, id, name, value))
 		return 0;
 	p->first_line[id] = p->line;
+	if ((id == K_SYMMETRIC || id == K_RSS_KEY) && p->cfg->has_symmetric &&
+	    p->cfg->symmetric && p->cfg->has_rss_key &&
+	    !rps_toeplitz_key_is_symmetric(p->cfg->rss_key, p->cfg->rss_key_len))
+		return fail(p, "rss_key (line %d) is not symmetric but symmetric = on (line %d): "
+			    "the key must repeat one 16-bit pattern (6d5a6d5a...), or leave rss_key "
+			    "out to get 6d5a x 20", p->first_line[K_RSS_KEY],
+			    p->first_line[K_SYMMETRIC]);
 	return 1;
 }
 

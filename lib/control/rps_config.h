@@ -13,8 +13,12 @@
  *   tx_port = none              ; restart (a port id 0..31, or none: as --tx-port P; each
  *                               ;   worker transmits on its own TX queue of P; none, the
  *                               ;   default, consumes the packets; lowercase "none")
- *   hash = auto|rss|jhash       ; restart (case-insensitive, as --hash)
+ *   hash = auto|rss|jhash|toeplitz ; restart (case-insensitive, as --hash)
  *   hash_seed = 7               ; restart (0..4294967295)
+ *   symmetric = on|off          ; restart (as --symmetric; the booleans of reorder_safe)
+ *   rss_key = 6d5a56da...       ; restart (as --rss-key: 40 or 52 bytes in hex, "6d:5a:..."
+ *                               ;   too; with symmetric = on in the same file it must repeat
+ *                               ;   one 16-bit pattern, or the file is refused)
  *   backlog = 1000              ; restart (1..16777216)
  *   burst = 32                  ; restart (1..512)
  *   stages = parse,validate,... ; restart (at most 127 characters; --stages' rules)
@@ -57,6 +61,7 @@
 
 #include "rps_hash.h"
 #include "rps_map.h"
+#include "rps_toeplitz.h"
 
 #define RPS_CONFIG_MAX_QUEUES 64
 
@@ -66,6 +71,8 @@ struct rps_config {
 	int has_tx_port;       int tx_port;          /* -1: none (no transmit) */
 	int has_hash;          enum rps_hash_mode hash_mode;
 	int has_hash_seed;     uint32_t hash_seed;
+	int has_symmetric;     int symmetric;
+	int has_rss_key;       uint8_t rss_key[RPS_TOEPLITZ_KEY_MAX]; uint8_t rss_key_len;
 	int has_backlog;       uint32_t backlog;
 	int has_burst;         uint16_t burst;
 	int has_stages;        char stages[128];

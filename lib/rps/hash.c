@@ -146,6 +146,8 @@ rps_hash_mode_parse(const char *s, enum rps_hash_mode *mode)
 		*mode = RPS_HASH_RSS;
 	else if (strcasecmp(s, "jhash") == 0)
 		*mode = RPS_HASH_JHASH;
+	else if (strcasecmp(s, "toeplitz") == 0)
+		*mode = RPS_HASH_TOEPLITZ;
 	else
 		return -EINVAL;
 	return 0;
@@ -158,6 +160,7 @@ rps_hash_mode_name(enum rps_hash_mode mode)
 	case RPS_HASH_AUTO: return "auto";
 	case RPS_HASH_RSS: return "rss";
 	case RPS_HASH_JHASH: return "jhash";
+	case RPS_HASH_TOEPLITZ: return "toeplitz";
 	}
 	return "?";
 }

@@ -13,6 +13,11 @@
  * whose hash computes to 0 gets 1, as in the kernel. The map sends hash 0 to its first
  * worker, so every non-IP packet goes to one fixed worker.
  *
+ * Symmetric hashing (--symmetric): rps_flow_key_symmetric() puts a key in a canonical order
+ * (the endpoint with the lower address first, then the lower port), so both directions of
+ * a connection hash alike; rps_hash_sw_sym() is rps_hash_sw() on such keys. The Toeplitz
+ * hash (RPS_HASH_TOEPLITZ) lives in rps_toeplitz.h.
+ *
  * Nothing is read past the packet: every access goes through rte_pktmbuf_read(), which also
  * handles headers split across segments. The functions are pure and thread-safe.
  */
@@ -32,6 +37,8 @@ enum rps_hash_mode {
 	RPS_HASH_AUTO = 0, /**< NIC RSS hash when the mbuf carries one, else jhash */
 	RPS_HASH_RSS,      /**< NIC RSS hash; jhash only for packets without one */
 	RPS_HASH_JHASH,    /**< always compute jhash from the headers */
+	RPS_HASH_TOEPLITZ, /**< always compute the Toeplitz (RSS) hash from the headers, as a NIC
+			    *   would with the same key (rps_toeplitz.h) */
 };
 
 /** Flow fields extracted from a packet (host-independent: raw network-order words). */
@@ -96,6 +103,91 @@ rps_hash_key(const struct rps_flow_key *k, uint32_t seed)
 	return h ? h : 1;
 }
 
+/** Whether the 4 bytes after the IP header of @p proto are its source and destination ports
+ * (ESP and AH carry an SPI there, which differs per direction). */
+static inline int
+rps_hash_proto_has_port_pair(uint8_t proto)
+{
+	return proto == IPPROTO_TCP || proto == IPPROTO_UDP || proto == IPPROTO_UDPLITE ||
+	       proto == IPPROTO_DCCP || proto == IPPROTO_SCTP;
+}
+
+/* Swap the two 16-bit halves of raw ports (source <-> destination), whatever the byte order. */
+static inline uint32_t
+rps_hash_ports_swap(uint32_t ports)
+{
+	return (ports >> 16) | (ports << 16);
+}
+
+/* Whether the raw (network order) ports have source > destination. */
+static inline int
+rps_hash_ports_descending(uint32_t ports)
+{
+	uint32_t p = rte_be_to_cpu_32(ports);
+
+	return (p >> 16) > (p & 0xffff);
+}
+
+/* Canonical order of an IPv4 tuple (raw words): lower address first, then lower port. */
+static inline void
+rps_hash_sym_v4(uint32_t *src, uint32_t *dst, uint32_t *ports)
+{
+	uint32_t s = rte_be_to_cpu_32(*src), d = rte_be_to_cpu_32(*dst);
+
+	if (s > d || (s == d && rps_hash_ports_descending(*ports))) {
+		uint32_t t = *src;
+
+		*src = *dst;
+		*dst = t;
+		*ports = rps_hash_ports_swap(*ports);
+	}
+}
+
+/* Canonical order of an IPv6 tuple: w[0..3] source, w[4..7] destination, w[8] ports. */
+static inline void
+rps_hash_sym_v6(uint32_t *w)
+{
+	int c = memcmp(w, w + 4, 16);
+
+	if (c > 0 || (c == 0 && rps_hash_ports_descending(w[8]))) {
+		uint32_t t[4];
+
+		memcpy(t, w, 16);
+		memcpy(w, w + 4, 16);
+		memcpy(w + 4, t, 16);
+		w[8] = rps_hash_ports_swap(w[8]);
+	}
+}
+
+/**
+ * Make @p k direction-free for a symmetric hash: the endpoint with the lower address (in
+ * network order), or with equal addresses the lower port, comes first, so A->B and B->A give
+ * the same key. The 4 bytes after the IP header are kept only when they are a port pair
+ * (rps_hash_proto_has_port_pair()): ESP and AH hash on addresses alone, so both directions
+ * of an IPsec tunnel meet too.
+ */
+static inline void
+rps_flow_key_symmetric(struct rps_flow_key *k)
+{
+	if (k->has_ports && !rps_hash_proto_has_port_pair(k->proto)) {
+		k->has_ports = 0;
+		k->ports = 0;
+	}
+	if (k->family == 4) {
+		rps_hash_sym_v4(&k->src[0], &k->dst[0], &k->ports);
+	} else if (k->family == 6) {
+		uint32_t w[9];
+
+		memcpy(w, k->src, 16);
+		memcpy(w + 4, k->dst, 16);
+		w[8] = k->ports;
+		rps_hash_sym_v6(w);
+		memcpy(k->src, w, 16);
+		memcpy(k->dst, w + 4, 16);
+		k->ports = w[8];
+	}
+}
+
 /** Reference software flow hash: rps_flow_key_extract() + rps_hash_key(); handles every
  * layout (VLAN tags, IPv4 options, IPv6 extension headers, segmented mbufs). */
 static inline uint32_t
@@ -108,14 +200,27 @@ rps_hash_sw_ref(const struct rte_mbuf *m, uint32_t seed)
 	return rps_hash_key(&k, seed);
 }
 
+/** Symmetric reference: rps_flow_key_extract() + rps_flow_key_symmetric() + rps_hash_key(). */
+static inline uint32_t
+rps_hash_sw_sym_ref(const struct rte_mbuf *m, uint32_t seed)
+{
+	struct rps_flow_key k;
+
+	if (rps_flow_key_extract(m, &k) < 0)
+		return 0;
+	rps_flow_key_symmetric(&k);
+	return rps_hash_key(&k, seed);
+}
+
 /**
  * The common case of rps_hash_sw(), read straight from the first segment: untagged
  * Ethernet, IPv4 without options and not a fragment, or IPv6 without extension headers,
- * carrying TCP or UDP. @return 1 and the hash in *h, or 0 when the packet needs the
- * reference path (which gives the same hash for the packets this one accepts).
+ * carrying TCP or UDP. @p sym (a constant where inlined) canonicalises the tuple as
+ * rps_flow_key_symmetric() does. @return 1 and the hash in *h, or 0 when the packet needs
+ * the reference path (which gives the same hash for the packets this one accepts).
  */
 static inline int
-rps_hash_sw_fast(const struct rte_mbuf *m, uint32_t seed, uint32_t *h)
+rps_hash_sw_fast_x(const struct rte_mbuf *m, uint32_t seed, int sym, uint32_t *h)
 {
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 	const uint16_t dlen = m->data_len;
@@ -137,6 +242,8 @@ rps_hash_sw_fast(const struct rte_mbuf *m, uint32_t seed, uint32_t *h)
 		memcpy(&src, &ip->src_addr, 4);
 		memcpy(&dst, &ip->dst_addr, 4);
 		memcpy(&ports, ip + 1, 4);
+		if (sym)
+			rps_hash_sym_v4(&src, &dst, &ports);
 		x = rte_jhash_3words(src, dst, ports, seed);
 	} else if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
 		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(p + RTE_ETHER_HDR_LEN);
@@ -149,6 +256,8 @@ rps_hash_sw_fast(const struct rte_mbuf *m, uint32_t seed, uint32_t *h)
 		memcpy(w, ip->src_addr, 16);
 		memcpy(w + 4, ip->dst_addr, 16);
 		memcpy(w + 8, ip + 1, 4);
+		if (sym)
+			rps_hash_sym_v6(w);
 		x = rte_jhash_32b(w, 9, seed);
 	} else {
 		return 0;
@@ -157,15 +266,34 @@ rps_hash_sw_fast(const struct rte_mbuf *m, uint32_t seed, uint32_t *h)
 	return 1;
 }
 
+/** rps_hash_sw_fast_x() without symmetry: the plain jhash fast path. */
+static inline int
+rps_hash_sw_fast(const struct rte_mbuf *m, uint32_t seed, uint32_t *h)
+{
+	return rps_hash_sw_fast_x(m, seed, 0, h);
+}
+
 /** Software flow hash of a packet: 0 for non-IP, otherwise a non-zero jhash. */
 static inline uint32_t
 rps_hash_sw(const struct rte_mbuf *m, uint32_t seed)
 {
 	uint32_t h;
 
-	if (likely(rps_hash_sw_fast(m, seed, &h)))
+	if (likely(rps_hash_sw_fast_x(m, seed, 0, &h)))
 		return h;
 	return rps_hash_sw_ref(m, seed);
+}
+
+/** Symmetric software flow hash (--symmetric with jhash): rps_hash_sw() over the
+ * canonical tuple, so both directions of a connection get the same non-zero hash. */
+static inline uint32_t
+rps_hash_sw_sym(const struct rte_mbuf *m, uint32_t seed)
+{
+	uint32_t h;
+
+	if (likely(rps_hash_sw_fast_x(m, seed, 1, &h)))
+		return h;
+	return rps_hash_sw_sym_ref(m, seed);
 }
 
 /** Whether the PMD stored an RSS hash in the mbuf. */
@@ -182,7 +310,7 @@ rps_hash_rss(const struct rte_mbuf *m)
 	return m->hash.rss ? m->hash.rss : 1;
 }
 
-/** Parse "auto", "rss" or "jhash". @return 0, or -EINVAL. */
+/** Parse "auto", "rss", "jhash" or "toeplitz" (case-insensitive). @return 0, or -EINVAL. */
 int rps_hash_mode_parse(const char *s, enum rps_hash_mode *mode);
 /** Name of a hash mode. */
 const char *rps_hash_mode_name(enum rps_hash_mode mode);

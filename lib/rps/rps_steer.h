@@ -4,8 +4,9 @@
  * burst.
  *
  * For each packet: take the NIC's RSS hash when the mode allows and the mbuf has one,
- * otherwise compute jhash from the headers (prefetching a few packets ahead); look the hash
- * up in the queue's map; append the packet to that worker's group. Then one
+ * otherwise compute jhash (symmetric with ctx->symmetric) or, in RPS_HASH_TOEPLITZ mode,
+ * the Toeplitz hash with ctx->toeplitz, from the headers (prefetching a few packets ahead);
+ * look the hash up in the queue's map; append the packet to that worker's group. Then one
  * rps_backlog_enqueue() per worker touched, so each ring sees one burst per RX burst.
  *
  * Concurrency: a context belongs to one RX lcore. The map is read-only here.
@@ -21,6 +22,7 @@
 #include "rps_hash.h"
 #include "rps_map.h"
 #include "rps_order.h"
+#include "rps_toeplitz.h"
 
 /** Headers prefetched ahead of the one being hashed in software (cold headers come from
  * DRAM or the LLC: enough misses in flight to cover that latency, see docs/benchmarks.md). */
@@ -32,6 +34,8 @@ struct rps_steer_ctx {
 	uint16_t nb_workers;
 	uint16_t burst_max;          /**< largest burst rps_steer_burst() accepts */
 	int prefetch;                /**< prefetch headers: set when hashes are mostly computed */
+	int symmetric;               /**< jhash over the canonical tuple (rps_hash_sw_sym());
+				      * zeroed by rps_steer_init(), set by the caller after it */
 	struct rps_order *order;     /**< stamp packets for --check-order, or NULL */
 	struct rps_backlog *backlogs; /**< [nb_workers] */
 	struct rps_lcore_stats *stats; /**< the RX lcore's counters */
@@ -41,6 +45,10 @@ struct rps_steer_ctx {
 	uint16_t *touched;
 	uint32_t *hashes;
 	uint16_t *target;
+	/** The key of RPS_HASH_TOEPLITZ: zeroed by rps_steer_init(); the caller prepares it
+	 * with rps_toeplitz_init() before the first burst. Last: it is large and read only
+	 * in that mode. */
+	struct rps_toeplitz toeplitz;
 };
 
 /** "No worker yet" in a bucket. */
@@ -110,15 +118,21 @@ int rps_steer_init(struct rps_steer_ctx *ctx, enum rps_hash_mode mode, uint32_t 
 void rps_steer_fini(struct rps_steer_ctx *ctx);
 
 /**
- * The hash the RX lcore steers @p m by (0 = not a flow: the map's first worker).
- * Adds 1 to *computed when the hash had to be computed in software.
+ * The hash the RX lcore steers @p m by (0 = not a flow: the map's first worker): the NIC's
+ * in auto and rss modes when the mbuf has one; otherwise Toeplitz in toeplitz mode (which
+ * never takes the NIC's), jhash in the others, symmetric when ctx->symmetric (Toeplitz is
+ * symmetric through its key). Adds 1 to *computed when the hash was computed in software.
  */
 static inline uint32_t
 rps_steer_hash(const struct rps_steer_ctx *ctx, const struct rte_mbuf *m, uint32_t *computed)
 {
-	if (ctx->mode != RPS_HASH_JHASH && rps_hash_has_rss(m))
+	if ((ctx->mode == RPS_HASH_AUTO || ctx->mode == RPS_HASH_RSS) && rps_hash_has_rss(m))
 		return rps_hash_rss(m);
 	(*computed)++;
+	if (ctx->mode == RPS_HASH_TOEPLITZ)
+		return rps_toeplitz_sw(&ctx->toeplitz, m);
+	if (ctx->symmetric)
+		return rps_hash_sw_sym(m, ctx->seed);
 	return rps_hash_sw(m, ctx->seed);
 }
 

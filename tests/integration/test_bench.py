@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rpstest  # noqa: E402
 
-MODES = ['io_limit', 'rss', 'jhash', 'distributor', 'single_core', 'e2e_stages']
+MODES = ['io_limit', 'rss', 'jhash', 'toeplitz', 'distributor', 'single_core', 'e2e_stages']
 
 
 def run_bench(bench, args, timeout=120):
@@ -60,7 +60,7 @@ def check_bench(bench, tmp):
             if abs(r['ratio_io_limit'] - want) > 0.01:
                 problems.append('%s: ratio_io_limit %r, medians say %.3f'
                                 % (m, r['ratio_io_limit'], want))
-    for m in ('rss', 'jhash'):
+    for m in ('rss', 'jhash', 'toeplitz'):
         if m in rows and rows[m]['ratio_distributor'] is None:
             problems.append('%s has no ratio to distributor' % m)
     lat = d.get('latency', {})

@@ -86,6 +86,34 @@ static const char full_text[] =
 	"queue63 = 5-5,7\n"
 	"queue10 = ff,00000000\n";
 
+#define TZ_MS_KEY "6d5a56da255b0ec24167253d43a38fb0d0ca2bcbae7b30b477cb2da38030f20c6a42b73bbeac01fa"
+
+/* hash = toeplitz, symmetric, rss_key (the same rules as --symmetric and --rss-key). */
+static void
+test_toeplitz_keys(void)
+{
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\nhash = Toeplitz\nsymmetric = off\n"
+				    "rss_key = " TZ_MS_KEY "\n"), 0);
+	CU_ASSERT(cfg.has_hash == 1 && cfg.hash_mode == RPS_HASH_TOEPLITZ);
+	CU_ASSERT(cfg.has_symmetric == 1 && cfg.symmetric == 0);
+	CU_ASSERT(cfg.has_rss_key == 1 && cfg.rss_key_len == 40);
+	CU_ASSERT_EQUAL(memcmp(cfg.rss_key, rps_toeplitz_default_key, 40), 0);
+	/* a symmetric key with symmetric = on, in ethtool's spelling, 52 bytes */
+	{
+		char text[512] = "[dataplane]\nsymmetric = on\nrss_key = ";
+
+		for (int i = 0; i < 52; i++)
+			strcat(text, i % 2 ? "5a:" : "6d:");
+		text[strlen(text) - 1] = '\n';
+		CU_ASSERT_EQUAL_FATAL(parse(text), 0);
+		CU_ASSERT(cfg.has_symmetric == 1 && cfg.symmetric == 1);
+		CU_ASSERT(cfg.has_rss_key == 1 && cfg.rss_key_len == 52);
+		CU_ASSERT(rps_toeplitz_key_is_symmetric(cfg.rss_key, 52));
+	}
+	CU_ASSERT_EQUAL(parse("[dataplane]\nhash = jhash\n"), 0);
+	CU_ASSERT(cfg.has_symmetric == 0 && cfg.has_rss_key == 0);
+}
+
 static void
 test_full(void)
 {
@@ -246,15 +274,18 @@ test_errors(void)
 		/* unknown key, section */
 		{ "[dataplane]\nbakclog = 5\n",
 		  "t.conf:2: unknown key 'bakclog' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
-		  "backlog, burst, stages, flow_table_size, reorder_safe or stats_interval)" },
+		  "symmetric, rss_key, backlog, burst, stages, flow_table_size, reorder_safe or "
+		  "stats_interval)" },
 		{ "[dataplane]\nBacklog = 5\n",
 		  "t.conf:2: unknown key 'Backlog' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
-		  "backlog, burst, stages, flow_table_size, reorder_safe or stats_interval)" },
+		  "symmetric, rss_key, backlog, burst, stages, flow_table_size, reorder_safe or "
+		  "stats_interval)" },
 		{ "[map]\nbacklog = 5\n",
 		  "t.conf:2: unknown key 'backlog' in [map] (expected default or queue0..queue63)" },
 		{ "[dataplane]\ndefault = 5\n",
 		  "t.conf:2: unknown key 'default' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
-		  "backlog, burst, stages, flow_table_size, reorder_safe or stats_interval)" },
+		  "symmetric, rss_key, backlog, burst, stages, flow_table_size, reorder_safe or "
+		  "stats_interval)" },
 		{ "[dataplane]\nburst = 1\n[mapp]\nqueue0 = 1\n",
 		  "t.conf:3: unknown section [mapp] (expected [dataplane] or [map])" },
 		{ "[dataplane]\nburst = 1\n[Map]\n",
@@ -341,7 +372,21 @@ test_errors(void)
 		{ "[map]\nqueue-1 = 1\n",
 		  "t.conf:2: unknown key 'queue-1' in [map] (expected default or queue0..queue63)" },
 		/* hash, bool, stages */
-		{ "[dataplane]\nhash = crc\n", "t.conf:2: hash: expected auto, rss or jhash, not 'crc'" },
+		{ "[dataplane]\nhash = crc\n", "t.conf:2: hash: expected auto, rss, jhash or toeplitz, not 'crc'" },
+		/* the Toeplitz keys */
+		{ "[dataplane]\nsymmetric = maybe\n",
+		  "t.conf:2: symmetric: expected on or off (or yes/no, true/false, 1/0), not 'maybe'" },
+		{ "[dataplane]\nrss_key = zz\n",
+		  "t.conf:2: rss_key: expected a key in hex (6d5a56da... or 6d:5a:56:da:...), 40 or 52 "
+		  "bytes, not 'zz'" },
+		{ "[dataplane]\nrss_key = 6d5a\n",
+		  "t.conf:2: rss_key: 2 bytes, expected 40 or 52 (80 or 104 hex digits)" },
+		{ "[dataplane]\nsymmetric = on\nburst = 1\nrss_key = " TZ_MS_KEY "\n",
+		  "t.conf:4: rss_key (line 4) is not symmetric but symmetric = on (line 2): the key "
+		  "must repeat one 16-bit pattern (6d5a6d5a...), or leave rss_key out to get 6d5a x 20" },
+		{ "[dataplane]\nrss_key = " TZ_MS_KEY "\nsymmetric = yes\n",
+		  "t.conf:3: rss_key (line 2) is not symmetric but symmetric = on (line 3): the key "
+		  "must repeat one 16-bit pattern (6d5a6d5a...), or leave rss_key out to get 6d5a x 20" },
 		{ "[dataplane]\nreorder_safe = maybe\n",
 		  "t.conf:2: reorder_safe: expected on or off (or yes/no, true/false, 1/0), "
 		  "not 'maybe'" },
@@ -375,7 +420,8 @@ test_errors(void)
 		{ "[map]\nqueue64 =\n", "t.conf:2: queue64: RX queue out of range (queue0..queue63)" },
 		{ "[dataplane]\nbogus =\n",
 		  "t.conf:2: unknown key 'bogus' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
-		  "backlog, burst, stages, flow_table_size, reorder_safe or stats_interval)" },
+		  "symmetric, rss_key, backlog, burst, stages, flow_table_size, reorder_safe or "
+		  "stats_interval)" },
 		/* structure */
 		{ "backlog = 1\n[dataplane]\n",
 		  "t.conf:1: key 'backlog' outside any section (put it under [dataplane] or [map])" },
@@ -601,7 +647,7 @@ test_example_file(void)
 {
 	static const char *const keys[] = {
 		"rx_port", "tx_port", "hash", "hash_seed", "backlog", "burst", "stages", "flow_table_size",
-		"reorder_safe", "stats_interval", "default", "queue0", "queue1",
+		"reorder_safe", "stats_interval", "default", "queue0", "queue1", "symmetric", "rss_key",
 	};
 	static const int l1_2[] = { 1, 2, -1 };
 	const char *path = RPS_SOURCE_ROOT "/config/dpdk-rps.conf";
@@ -654,6 +700,7 @@ main(int argc, char **argv)
 {
 	static CU_TestInfo tests[] = {
 		{ "full_file", test_full },
+		{ "toeplitz_keys", test_toeplitz_keys },
 		{ "tx_port", test_tx_port },
 		{ "queue_map_precedence", test_queue_map_precedence },
 		{ "errors_exact_file_line_message", test_errors },

@@ -960,9 +960,10 @@ test_mode_parse(void)
 		{ "rss", RPS_HASH_RSS }, { "RSS", RPS_HASH_RSS }, { "rSs", RPS_HASH_RSS },
 		{ "jhash", RPS_HASH_JHASH }, { "JHASH", RPS_HASH_JHASH },
 		{ "JHash", RPS_HASH_JHASH },
+		{ "toeplitz", RPS_HASH_TOEPLITZ }, { "Toeplitz", RPS_HASH_TOEPLITZ },
 	};
 	static const char *const bad[] = {
-		"", "foo", "auto ", " rss", "jhash2", "rs", "autorss", "j",
+		"", "foo", "auto ", " rss", "jhash2", "rs", "autorss", "j", "toep", "toeplitz ",
 	};
 
 	for (unsigned int i = 0; i < RTE_DIM(good); i++) {
@@ -977,7 +978,7 @@ test_mode_parse(void)
 		CU_ASSERT_EQUAL(rps_hash_mode_parse(bad[i], &m), -EINVAL);
 	}
 	/* names round-trip */
-	for (int mode = RPS_HASH_AUTO; mode <= RPS_HASH_JHASH; mode++) {
+	for (int mode = RPS_HASH_AUTO; mode <= RPS_HASH_TOEPLITZ; mode++) {
 		enum rps_hash_mode m = (enum rps_hash_mode)99;
 
 		CU_ASSERT_EQUAL(rps_hash_mode_parse(rps_hash_mode_name((enum rps_hash_mode)mode),
@@ -987,6 +988,148 @@ test_mode_parse(void)
 	CU_ASSERT_STRING_EQUAL(rps_hash_mode_name(RPS_HASH_AUTO), "auto");
 	CU_ASSERT_STRING_EQUAL(rps_hash_mode_name(RPS_HASH_RSS), "rss");
 	CU_ASSERT_STRING_EQUAL(rps_hash_mode_name(RPS_HASH_JHASH), "jhash");
+	CU_ASSERT_STRING_EQUAL(rps_hash_mode_name(RPS_HASH_TOEPLITZ), "toeplitz");
+}
+
+/* A packet of @p proto from a:sp to b:dp (IPv4 addresses are a's first 4 bytes); @p frag
+ * makes it a first fragment, @p vlan adds a tag (the reference path). */
+static void
+sym_pkt(struct ut_pkt *p, int v6, uint8_t proto, int frag, int vlan, const uint8_t *a,
+	const uint8_t *b, uint16_t sp, uint16_t dp)
+{
+	uint16_t et = v6 ? RTE_ETHER_TYPE_IPV6 : RTE_ETHER_TYPE_IPV4;
+
+	ut_pkt_init(p);
+	if (vlan) {
+		ut_put_eth(p, RTE_ETHER_TYPE_VLAN);
+		ut_put_vlan(p, 3, et);
+	} else {
+		ut_put_eth(p, et);
+	}
+	if (v6 && frag) {
+		ut_put_ipv6(p, a, b, IP6_FRAGMENT);
+		ut_put_ipv6_frag(p, proto, 0, 1);
+	} else if (v6) {
+		ut_put_ipv6(p, a, b, proto);
+	} else {
+		ut_put_ipv4(p, rte_be_to_cpu_32(raw32(a)), rte_be_to_cpu_32(raw32(b)), proto, 0,
+			    frag ? RTE_IPV4_HDR_MF_FLAG : 0);
+	}
+	if (proto == IPPROTO_TCP)
+		ut_put_tcp(p, sp, dp);
+	else if (proto == IPPROTO_UDP)
+		ut_put_udp(p, sp, dp);
+	else
+		ut_put_l4_words(p, sp, dp);
+	ut_pkt_finish(p);
+}
+
+static uint32_t
+sym_hash(const struct ut_pkt *p, uint32_t *ref)
+{
+	struct rte_mbuf *m = ut_mbuf_exact(p->b, p->len);
+	uint32_t h;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	h = rps_hash_sw_sym(m, SEED);
+	*ref = rps_hash_sw_sym_ref(m, SEED);
+	rte_pktmbuf_free(m);
+	return h;
+}
+
+/*
+ * --symmetric with jhash: both directions of many random v4 and v6 connections (TCP, UDP,
+ * SCTP, ESP, ICMP; fragments; tagged frames on the reference path) hash alike, fast path and
+ * reference agree; without it nearly every connection splits.
+ */
+static void
+test_symmetric(void)
+{
+	static const uint8_t protos[] = { IPPROTO_TCP, IPPROTO_UDP, IPPROTO_TCP, IPPROTO_UDP,
+					  IPPROTO_SCTP, IPPROTO_ESP, IPPROTO_ICMP };
+	unsigned int asym = 0, ref_bad = 0, split = 0, n = 0;
+	uint64_t st = 0x51de;
+
+	for (unsigned int i = 0; i < 20000; i++) {
+		int v6 = i & 1, frag = i % 11 == 0, vlan = i % 7 == 0;
+		uint8_t proto = protos[(i >> 1) % RTE_DIM(protos)];
+		uint16_t sp = (uint16_t)ut_rand(&st), dp = (uint16_t)ut_rand(&st);
+		uint8_t a[16], b[16];
+		uint32_t fwd, rev, ref;
+		struct ut_pkt p, q;
+		struct rte_mbuf *m;
+
+		for (unsigned int j = 0; j < 16; j++) {
+			a[j] = (uint8_t)ut_rand(&st);
+			b[j] = (uint8_t)ut_rand(&st);
+		}
+		if (i % 13 == 0)
+			memcpy(b, a, 16); /* one host talking to itself: the ports decide */
+		if (i % 19 == 0)
+			dp = sp;
+		sym_pkt(&p, v6, proto, frag, vlan, a, b, sp, dp);
+		sym_pkt(&q, v6, proto, frag, vlan, b, a, dp, sp);
+		fwd = sym_hash(&p, &ref);
+		CU_ASSERT_NOT_EQUAL(fwd, 0);
+		ref_bad += ref != fwd;
+		rev = sym_hash(&q, &ref);
+		ref_bad += ref != rev;
+		asym += fwd != rev;
+		/* the plain hash of the same packets: direction-dependent */
+		m = ut_mbuf_exact(p.b, p.len);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+		fwd = rps_hash_sw(m, SEED);
+		rte_pktmbuf_free(m);
+		m = ut_mbuf_exact(q.b, q.len);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+		rev = rps_hash_sw(m, SEED);
+		rte_pktmbuf_free(m);
+		split += fwd != rev;
+		n++;
+	}
+	CU_ASSERT_EQUAL(asym, 0);
+	CU_ASSERT_EQUAL(ref_bad, 0);
+	CU_ASSERT(split > n * 9 / 10);
+}
+
+/* The canonical key: lower address first, then lower port; ESP/AH lose their SPI. */
+static void
+test_symmetric_key(void)
+{
+	struct rps_flow_key k, r;
+	struct ut_pkt p;
+
+	/* already in order: unchanged */
+	ut_pkt_v4(&p, UT_IP4(1), UT_IP4(2), IPPROTO_TCP, 5000, 80);
+	CU_ASSERT_EQUAL_FATAL(key_of(&p, p.len, &k), 0);
+	r = k;
+	rps_flow_key_symmetric(&r);
+	CU_ASSERT_EQUAL(memcmp(&r, &k, sizeof(k)), 0);
+	/* reversed: swapped back, ports too */
+	ut_pkt_v4(&p, UT_IP4(2), UT_IP4(1), IPPROTO_TCP, 80, 5000);
+	CU_ASSERT_EQUAL_FATAL(key_of(&p, p.len, &r), 0);
+	rps_flow_key_symmetric(&r);
+	CU_ASSERT_EQUAL(r.src[0], k.src[0]);
+	CU_ASSERT_EQUAL(r.dst[0], k.dst[0]);
+	CU_ASSERT_EQUAL(r.ports, k.ports);
+	/* addresses compare as numbers: 198.18.1.0 > 198.18.0.255 */
+	ut_pkt_v4(&p, UT_IP4(0x100), UT_IP4(0xff), IPPROTO_UDP, 1, 2);
+	CU_ASSERT_EQUAL_FATAL(key_of(&p, p.len, &r), 0);
+	rps_flow_key_symmetric(&r);
+	CU_ASSERT_EQUAL(r.src[0], rte_cpu_to_be_32(UT_IP4(0xff)));
+	CU_ASSERT_EQUAL(r.ports, rte_cpu_to_be_32(2u << 16 | 1));
+	/* equal addresses: the lower port first */
+	ut_pkt_v6(&p, 9, 9, IPPROTO_UDP, 4000, 53);
+	CU_ASSERT_EQUAL_FATAL(key_of(&p, p.len, &r), 0);
+	rps_flow_key_symmetric(&r);
+	CU_ASSERT_EQUAL(r.ports, rte_cpu_to_be_32(53u << 16 | 4000));
+	/* ESP: the SPI is not a port pair, so it leaves the key */
+	ut_pkt_v4(&p, UT_IP4(1), UT_IP4(2), IPPROTO_ESP, 0x1234, 0x5678);
+	CU_ASSERT_EQUAL_FATAL(key_of(&p, p.len, &r), 0);
+	CU_ASSERT_EQUAL(r.has_ports, 1);
+	rps_flow_key_symmetric(&r);
+	CU_ASSERT_EQUAL(r.has_ports, 0);
+	CU_ASSERT_EQUAL(r.ports, 0);
 }
 
 static void
@@ -1038,6 +1181,8 @@ main(int argc, char **argv)
 		{ "hash_never_zero", test_hash_never_zero },
 		{ "seeds", test_seeds },
 		{ "mode_parse", test_mode_parse },
+		{ "symmetric", test_symmetric },
+		{ "symmetric_key", test_symmetric_key },
 		{ "rss", test_rss },
 		CU_TEST_INFO_NULL,
 	};
