@@ -90,6 +90,7 @@ struct rps_app {
 	struct rps_lcoreset *map_sets; /* [nb_rxq], the lcores of each queue's map (control) */
 	struct rps_buckets **buckets;  /* [nb_rxq], reorder-safe tables, RX lcore only */
 	int reorder_safe;              /* read by the RX lcore once per burst */
+	int flow_limit;                /* --flow-limit, likewise */
 	struct rte_rcu_qsbr *qsbr;     /* the RX lcore (thread 0) reports once per loop */
 	pthread_mutex_t ctl_lock;      /* map_sets and reload results: control vs telemetry */
 	int16_t lcore_worker[RTE_MAX_LCORE]; /* worker index of an lcore, -1 if none */

@@ -45,6 +45,7 @@ rps_control_apply_start_config(struct rps_app *app, char *err, size_t err_len)
 	FROM_FILE("burst", has_burst, burst, o->burst);
 	FROM_FILE("flow-table-size", has_flow_table_size, flow_table_size, o->flow_table_size);
 	FROM_FILE("reorder-safe", has_reorder_safe, reorder_safe, o->reorder_safe);
+	FROM_FILE("flow-limit", has_flow_limit, flow_limit, o->flow_limit);
 	FROM_FILE("stats-interval", has_stats_interval, stats_interval, o->stats_interval);
 #undef FROM_FILE
 	if (c->has_tx_port && !rps_options_given(o, "tx-port"))
@@ -104,6 +105,9 @@ restart_keys(const struct rps_app *app, const struct rps_config *c, char *out, s
 	CHANGED(c->has_backlog && c->backlog != o->backlog, "backlog");
 	CHANGED(c->has_burst && c->burst != o->burst, "burst");
 	CHANGED(c->has_symmetric && c->symmetric != o->symmetric, "symmetric");
+	CHANGED(c->has_inner && c->inner != o->inner, "inner");
+	CHANGED(c->has_vxlan_port && memcmp(&c->tunnels, &o->tunnels, sizeof(c->tunnels)) != 0,
+		"vxlan_port");
 	CHANGED(c->has_rss_key && (c->rss_key_len != o->rss_key_len ||
 				   memcmp(c->rss_key, o->rss_key, c->rss_key_len) != 0), "rss_key");
 	CHANGED(c->has_stages && strcmp(c->stages, o->stages_text) != 0, "stages");
@@ -172,6 +176,8 @@ rps_control_reload(struct rps_app *app, const char *why)
 	memset(maps, 0, app->nb_rxq * sizeof(*maps)); /* owned by the app now */
 	if (c->has_reorder_safe)
 		__atomic_store_n(&app->reorder_safe, c->reorder_safe, __ATOMIC_RELAXED);
+	if (c->has_flow_limit)
+		__atomic_store_n(&app->flow_limit, c->flow_limit, __ATOMIC_RELAXED);
 	if (c->has_stats_interval)
 		__atomic_store_n(&app->opt.stats_interval, c->stats_interval, __ATOMIC_RELAXED);
 	__atomic_store_n(&app->generation, gen, __ATOMIC_RELEASE);

@@ -77,6 +77,10 @@ apply_hash_options(struct rps_app *app)
 
 	if (c != NULL && c->has_symmetric && !rps_options_given(o, "symmetric"))
 		o->symmetric = c->symmetric;
+	if (c != NULL && c->has_inner && !rps_options_given(o, "inner"))
+		o->inner = c->inner;
+	if (c != NULL && c->has_vxlan_port && !rps_options_given(o, "vxlan-port"))
+		o->tunnels = c->tunnels;
 	if (c != NULL && c->has_rss_key && !rps_options_given(o, "rss-key")) {
 		memcpy(o->rss_key, c->rss_key, c->rss_key_len);
 		o->rss_key_len = c->rss_key_len;
@@ -226,6 +230,10 @@ setup_workers(struct rps_app *app)
 		w->backlog = &app->backlogs[i];
 		snprintf(name, sizeof(name), "%u", l);
 		rc = rps_backlog_init(w->backlog, name, o->backlog, w->socket);
+		/* the RX lcore writes the flow-limit state: on its socket; always there, so
+		 * that a reload can turn the limit on */
+		if (rc == 0)
+			rc = rps_backlog_flow_limit_init(w->backlog, app->self.socket);
 		if (rc < 0)
 			return rc;
 		app->lcore_worker[l] = (int16_t)i;
@@ -237,10 +245,16 @@ setup_workers(struct rps_app *app)
 		return 0; /* no steering: the RX lcore processes */
 	if (rps_steer_init(&app->steer, o->hash_mode, app->seed,
 			   o->hash_mode == RPS_HASH_JHASH || o->hash_mode == RPS_HASH_TOEPLITZ ||
-			   !app->rss_hash, app->backlogs, n,
+			   o->inner || !app->rss_hash, app->backlogs, n,
 			   o->burst, &app->self.stats, app->self.socket) < 0)
 		return -ENOMEM;
 	app->steer.symmetric = o->symmetric;
+	app->steer.inner = o->inner;
+	app->steer.tunnels = o->tunnels;
+	if (o->inner)
+		RPS_LOG(INFO, "--inner: tunnels hashed on their inner header, every hash in "
+			"software (%u VXLAN port(s), first %u)", RTE_MAX(o->tunnels.nb_vxlan, 1),
+			o->tunnels.nb_vxlan ? o->tunnels.vxlan_port[0] : RPS_INNER_VXLAN_PORT);
 	if (rps_toeplitz_init(&app->steer.toeplitz, o->rss_key, o->rss_key_len,
 			      RPS_TOEPLITZ_AUTO) < 0)
 		return -EINVAL;

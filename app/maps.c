@@ -80,6 +80,7 @@ rps_app_maps_init(struct rps_app *app)
 	app->generation = 1;
 	pthread_mutex_init(&app->ctl_lock, NULL);
 	app->reorder_safe = app->opt.reorder_safe;
+	app->flow_limit = app->opt.flow_limit;
 	for (uint16_t q = 0; q < app->nb_rxq; q++) {
 		const struct rps_lcoreset *s = NULL;
 

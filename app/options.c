@@ -124,6 +124,32 @@ h_symmetric(struct rps_options *o, const char *arg, const char **why)
 }
 
 static int
+h_inner(struct rps_options *o, const char *arg, const char **why)
+{
+	(void)arg;
+	(void)why;
+	o->inner = 1;
+	return 0;
+}
+
+static int
+h_vxlan_port(struct rps_options *o, const char *arg, const char **why)
+{
+	int rc = rps_inner_vxlan_ports_parse(arg, &o->tunnels);
+
+	if (rc == -ENOSPC) {
+		*why = "at most 8 VXLAN ports";
+		return -1;
+	}
+	if (rc < 0) {
+		*why = "expected UDP ports 1..65535 (a list: 4789,8472), not GENEVE's 6081 or "
+		       "GTP-U's 2152";
+		return -1;
+	}
+	return 0;
+}
+
+static int
 h_rss_key(struct rps_options *o, const char *arg, const char **why)
 {
 	static char msg[128];
@@ -267,6 +293,20 @@ h_reorder(struct rps_options *o, const char *arg, const char **why)
 }
 
 static int
+h_flow_limit(struct rps_options *o, const char *arg, const char **why)
+{
+	if (strcmp(arg, "on") == 0) {
+		o->flow_limit = 1;
+	} else if (strcmp(arg, "off") == 0) {
+		o->flow_limit = 0;
+	} else {
+		*why = "expected on or off";
+		return -1;
+	}
+	return 0;
+}
+
+static int
 h_idle_sleep(struct rps_options *o, const char *arg, const char **why)
 {
 	uint64_t v;
@@ -322,6 +362,12 @@ static const struct opt_def opts[] = {
 	{ "symmetric", NULL, "both directions of a connection go to one worker: jhash of the "
 			     "sorted tuple; Toeplitz (software and NIC) with the key 6d5a x 20",
 	  h_symmetric },
+	{ "inner", NULL, "hash tunnelled packets (VXLAN, GENEVE, GTP-U, GRE, NVGRE, IP-in-IP) on "
+			 "their inner header, one level deep, always in software (a NIC's RSS "
+			 "hash is the outer one); unreadable tunnels hash on the outer header",
+	  h_inner },
+	{ "vxlan-port", "P", "UDP ports --inner reads as VXLAN, repeatable or a list (4789,8472) "
+			     "(default 4789)", h_vxlan_port },
 	{ "rss-key", "HEX", "Toeplitz key for --hash toeplitz and the NIC, 40 or 52 bytes in hex "
 			    "(default: Microsoft's 6d5a56da...01fa); with --symmetric it must repeat "
 			    "one 16-bit pattern", h_rss_key },
@@ -350,6 +396,9 @@ static const struct opt_def opts[] = {
 	{ "check-order", NULL, "count packets that reach their worker after a later packet of their "
 			       "flow (counter reordered; costs two table accesses per packet)",
 	  h_check_order },
+	{ "flow-limit", "on|off", "when a worker's backlog is over half full, drop first the packets of a "
+				  "flow holding more than half of its last 256 (the kernel's flow limit; "
+				  "default off)", h_flow_limit },
 	{ "idle-sleep", "US", "an idle lcore (nothing to poll for --idle-spin) sleeps between polls, "
 			      "1 us doubling up to US; 0 = always busy-poll (default 50)", h_idle_sleep },
 	{ "idle-spin", "US", "busy-poll this long after the last packet before sleeping (default 100)",

@@ -26,6 +26,8 @@ struct rps_options {
 	int seed_given;
 	uint32_t seed;
 	int symmetric;                /* --symmetric: both directions of a connection hash alike */
+	int inner;                    /* --inner: tunnelled packets hash on their inner header */
+	struct rps_inner_cfg tunnels; /* --vxlan-port (nb_vxlan 0: 4789) */
 	uint8_t rss_key[RPS_TOEPLITZ_KEY_MAX]; /* Toeplitz key (--rss-key, the file's rss_key) */
 	uint8_t rss_key_len;          /* 0 until given; main.c then fills in the default key */
 	uint32_t backlog;
@@ -51,6 +53,7 @@ struct rps_options {
 	const char *config_path;      /* --config FILE */
 	int reorder_safe;             /* remaps never reorder a flow (default on) */
 	int check_order;              /* measure reordering at the steering point */
+	int flow_limit;               /* --flow-limit: the kernel's per-backlog flow limit */
 	uint32_t idle_sleep_us;       /* longest sleep of an idle lcore between polls, 0 = poll */
 	uint32_t idle_spin_us;        /* empty polls before an idle lcore starts sleeping */
 	uint64_t given;               /* bit i: the i-th option of the table was on the command line */

@@ -46,6 +46,7 @@ rps_snapshot_take(const struct rps_app *app, struct rps_snapshot *s)
 		rps_stats_read(&app->workers[i].stats, &s->w[i].st);
 		rps_stats_accumulate(&s->total, &s->w[i].st);
 		s->w[i].st.dropped[RPS_DROP_BACKLOG_FULL] += RPS_CTR_READ(b->prod.full_drops);
+		s->w[i].st.dropped[RPS_DROP_FLOW_LIMIT] += RPS_CTR_READ(b->prod.fl_drops);
 		s->w[i].depth = rps_backlog_depth(b);
 		s->w[i].hwm = RPS_CTR_READ(b->prod.hwm);
 	}

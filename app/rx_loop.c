@@ -51,6 +51,7 @@ rps_rx_main(struct rps_app *app)
 			RPS_CTR_ADD(st->rx_packets, n);
 			n = rps_steer_sanitize(pkts, n, st);
 			map = __atomic_load_n(&app->maps[q], __ATOMIC_ACQUIRE);
+			app->steer.flow_limit = __atomic_load_n(&app->flow_limit, __ATOMIC_RELAXED);
 			if (map->len == 0)
 				rps_process_burst(&app->self, pkts, n);
 			else

@@ -179,6 +179,9 @@ tel_workers(const char *cmd, const char *params, struct rte_tel_data *d)
 					  st->polls ? st->busy_polls * 100 / st->polls : 0);
 		rte_tel_data_add_dict_u64(c, "flows_active", st->flows_active);
 		rte_tel_data_add_dict_u64(c, "dropped_total", rps_stats_dropped_total(st));
+		rte_tel_data_add_dict_u64(c, "dropped_backlog_full",
+					  st->dropped[RPS_DROP_BACKLOG_FULL]);
+		rte_tel_data_add_dict_u64(c, "dropped_flow_limit", st->dropped[RPS_DROP_FLOW_LIMIT]);
 		snprintf(name, sizeof(name), "%u", s->w[i].lcore);
 		rte_tel_data_add_dict_container(d, name, c, 0);
 	}
@@ -252,6 +255,8 @@ tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "flow_table_size", o->flow_table_size);
 	rte_tel_data_add_dict_int(d, "reorder_safe",
 				  __atomic_load_n(&app->reorder_safe, __ATOMIC_RELAXED));
+	rte_tel_data_add_dict_int(d, "flow_limit",
+				  __atomic_load_n(&app->flow_limit, __ATOMIC_RELAXED));
 	rte_tel_data_add_dict_u64(d, "stats_interval",
 				  __atomic_load_n(&app->opt.stats_interval, __ATOMIC_RELAXED));
 	return 0;

@@ -75,8 +75,11 @@ fill_packet(struct rte_mbuf *m, uint32_t flow, uint32_t nb_flows, uint32_t seq, 
 		ip->total_length = rte_cpu_to_be_16((uint16_t)(len - RTE_ETHER_HDR_LEN));
 		ip->time_to_live = 64;
 		ip->next_proto_id = udp ? IPPROTO_UDP : IPPROTO_TCP;
-		ip->src_addr = rte_cpu_to_be_32(RTE_IPV4(198, 18, (flow >> 8) & 0xff, flow & 0xff));
-		ip->dst_addr = rte_cpu_to_be_32(RTE_IPV4(198, 19, (flow >> 16) & 0xff, 1));
+		/* not RTE_IPV4(): it shifts an int, which UBSan rightly flags for 198 << 24 */
+		ip->src_addr = rte_cpu_to_be_32(UINT32_C(198) << 24 | 18u << 16 |
+						((flow >> 8) & 0xff) << 8 | (flow & 0xff));
+		ip->dst_addr = rte_cpu_to_be_32(UINT32_C(198) << 24 | 19u << 16 |
+						((flow >> 16) & 0xff) << 8 | 1u);
 		ip->hdr_checksum = rte_ipv4_cksum(ip);
 		if (udp)
 			((struct rte_udp_hdr *)l4h)->dgram_cksum = rte_ipv4_udptcp_cksum(ip, l4h);

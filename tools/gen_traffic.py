@@ -300,6 +300,91 @@ def _pad(frame: bytes) -> bytes:
     return frame + bytes(MIN_FRAME - len(frame)) if len(frame) < MIN_FRAME else frame
 
 
+# --------------------------------------------------------------------------- tunnels
+
+VXLAN_PORT = 4789
+GENEVE_PORT = 6081
+GTPU_PORT = 2152
+IPPROTO_IPIP = 4
+IPPROTO_IPV6 = 41
+IPPROTO_GRE = 47
+ETH_P_TEB = 0x6558             # transparent Ethernet bridging (GRE, NVGRE, GENEVE)
+
+
+def vxlan_header(vni: int) -> bytes:
+    """RFC 7348: flags (I), reserved, VNI, reserved."""
+    return struct.pack('!BxxxI', 0x08, (vni & 0xFFFFFF) << 8)
+
+
+def geneve_header(vni: int, proto: int = ETH_P_TEB, options: bytes = b'') -> bytes:
+    """RFC 8926, version 0; options is a multiple of 4 bytes."""
+    assert len(options) % 4 == 0 and len(options) <= 252
+    return struct.pack('!BBHI', len(options) // 4, 0, proto, (vni & 0xFFFFFF) << 8) + options
+
+
+def gtpu_header(teid: int, payload_len: int, seq=None) -> bytes:
+    """GTPv1-U G-PDU (type 255); with seq, the S flag and the optional word."""
+    if seq is None:
+        return struct.pack('!BBHI', 0x30, 255, payload_len, teid)
+    return struct.pack('!BBHIHBB', 0x32, 255, payload_len + 4, teid, seq & 0xFFFF, 0, 0)
+
+
+def gre_header(proto: int, key=None, csum=False, seq=None) -> bytes:
+    """RFC 2784/2890 version 0: checksum (zero here), key and sequence when given. NVGRE is
+    gre_header(ETH_P_TEB, key=VSID << 8)."""
+    flags = (0x8000 if csum else 0) | (0x2000 if key is not None else 0) | \
+        (0x1000 if seq is not None else 0)
+    h = struct.pack('!HH', flags, proto)
+    if csum:
+        h += bytes(4)
+    if key is not None:
+        h += struct.pack('!I', key & 0xFFFFFFFF)
+    if seq is not None:
+        h += struct.pack('!I', seq & 0xFFFFFFFF)
+    return h
+
+
+def encapsulate(inner: bytes, kind: str, outer_src: bytes, outer_dst: bytes,
+                sport: int = 49152, ident: int = 0, dport=None) -> bytes:
+    """Wrap an Ethernet frame in one tunnel over Ethernet + IPv4 (4-byte addresses) or IPv6
+    (16-byte). kind: 'vxlan', 'geneve', 'gtpu' (the inner IP packet), 'gre' (inner IP,
+    protocol 0x0800/0x86DD, with key and sequence), 'nvgre' (inner Ethernet), 'ipip'
+    (protocol 4 or 41 after the inner IP version). sport: the outer UDP source port (a
+    tunnel's flow entropy; keep it fixed for one outer flow). dport: the UDP port (VXLAN's
+    may differ). Outer IPv4 and UDP checksums are valid."""
+    v6 = len(outer_src) == 16
+    etype = struct.unpack_from('!H', inner, 12)[0]
+    ip = inner[14:]
+    inner_v6 = etype == ETH_P_IPV6
+    if kind in ('vxlan', 'geneve', 'gtpu'):
+        if kind == 'vxlan':
+            payload = vxlan_header(0x123) + inner
+        elif kind == 'geneve':
+            payload = geneve_header(0x456, ETH_P_TEB, b'\x01\x02\x03\x04' * 2) + inner
+        else:
+            payload = gtpu_header(0x789, len(ip), seq=ident) + ip
+        port = dport or {'vxlan': VXLAN_PORT, 'geneve': GENEVE_PORT, 'gtpu': GTPU_PORT}[kind]
+        proto = IPPROTO_UDP
+        body = udp_datagram(v6, outer_src, outer_dst, sport, port, payload)
+    elif kind == 'gre':
+        proto = IPPROTO_GRE
+        body = gre_header(ETH_P_IPV6 if inner_v6 else ETH_P_IPV4, key=0x1234, seq=ident) + ip
+    elif kind == 'nvgre':
+        proto = IPPROTO_GRE
+        body = gre_header(ETH_P_TEB, key=0x5678 << 8) + inner
+    elif kind == 'ipip':
+        proto = IPPROTO_IPV6 if inner_v6 else IPPROTO_IPIP
+        body = ip
+    else:
+        raise ValueError('unknown tunnel kind %r' % kind)
+    dmac, smac = b'\x02\0\0\0\0\x02', b'\x02\0\0\0\0\x01'
+    if v6:
+        return eth_header(dmac, smac, (), ETH_P_IPV6) + \
+            ipv6_header(outer_src, outer_dst, proto, len(body)) + body
+    return eth_header(dmac, smac, (), ETH_P_IPV4) + \
+        ipv4_header(outer_src, outer_dst, proto, len(body), ident) + body
+
+
 # --------------------------------------------------------------------------- API
 
 def generate_packets(flows=256, packets_per_flow=8, seed=1, frag_datagrams=8, non_ip=16,

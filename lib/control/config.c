@@ -20,7 +20,8 @@
 /* Every key, so that a duplicate can name the line that set it first. */
 enum key_id {
 	K_RX_PORT, K_TX_PORT, K_HASH, K_HASH_SEED, K_BACKLOG, K_BURST, K_STAGES, K_FLOW_TABLE_SIZE,
-	K_REORDER_SAFE, K_STATS_INTERVAL, K_SYMMETRIC, K_RSS_KEY, K_DEFAULT, K_QUEUE0,
+	K_REORDER_SAFE, K_STATS_INTERVAL, K_SYMMETRIC, K_RSS_KEY, K_FLOW_LIMIT, K_INNER,
+	K_VXLAN_PORT, K_DEFAULT, K_QUEUE0,
 	K_NB = K_QUEUE0 + RPS_CONFIG_MAX_QUEUES
 };
 
@@ -288,6 +289,9 @@ static const struct key {
 	[K_STATS_INTERVAL] = { "dataplane", "stats_interval", 0, 86400, "", " seconds" },
 	[K_SYMMETRIC] = { "dataplane", "symmetric", 0, 0, NULL, NULL },
 	[K_RSS_KEY] = { "dataplane", "rss_key", 0, 0, NULL, NULL },
+	[K_FLOW_LIMIT] = { "dataplane", "flow_limit", 0, 0, NULL, NULL },
+	[K_INNER] = { "dataplane", "inner", 0, 0, NULL, NULL },
+	[K_VXLAN_PORT] = { "dataplane", "vxlan_port", 0, 0, NULL, NULL },
 	[K_DEFAULT] = { "map", "default", 0, 0, NULL, NULL },
 };
 
@@ -318,8 +322,8 @@ key_lookup(struct parser *p, const char *section, const char *name)
 	}
 	if (strcmp(section, "dataplane") == 0) {
 		fail(p, "unknown key '%s' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
-		     "symmetric, rss_key, backlog, burst, stages, flow_table_size, reorder_safe or "
-		     "stats_interval)", name);
+		     "symmetric, rss_key, inner, vxlan_port, backlog, burst, stages, flow_table_size, reorder_safe, "
+		     "flow_limit or stats_interval)", name);
 		return -1;
 	}
 	if (*section == '\0')
@@ -397,6 +401,32 @@ set_value(struct parser *p, int id, const char *name, const char *value)
 			return fail(p, "%s: expected on or off (or yes/no, true/false, 1/0), not '%s'",
 				    name, value);
 		c->has_reorder_safe = 1;
+		break;
+	case K_FLOW_LIMIT:
+		if (parse_bool(value, &c->flow_limit) < 0)
+			return fail(p, "%s: expected on or off (or yes/no, true/false, 1/0), not '%s'",
+				    name, value);
+		c->has_flow_limit = 1;
+		break;
+	case K_INNER:
+		if (parse_bool(value, &c->inner) < 0)
+			return fail(p, "%s: expected on or off (or yes/no, true/false, 1/0), not '%s'",
+				    name, value);
+		c->has_inner = 1;
+		break;
+	case K_VXLAN_PORT:
+		switch (rps_inner_vxlan_ports_parse(value, &c->tunnels)) {
+		case 0:
+			break;
+		case -ENOSPC:
+			return fail(p, "%s: at most %u ports, not '%s'", name,
+				    RPS_INNER_VXLAN_PORTS_MAX, value);
+		default:
+			return fail(p, "%s: expected UDP ports 1..65535 other than 6081 (GENEVE) "
+				    "and 2152 (GTP-U), decimal, comma-separated, not '%s'", name,
+				    value);
+		}
+		c->has_vxlan_port = 1;
 		break;
 	case K_STATS_INTERVAL:
 		c->stats_interval = (unsigned int)x;

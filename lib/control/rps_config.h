@@ -19,11 +19,15 @@
  *   rss_key = 6d5a56da...       ; restart (as --rss-key: 40 or 52 bytes in hex, "6d:5a:..."
  *                               ;   too; with symmetric = on in the same file it must repeat
  *                               ;   one 16-bit pattern, or the file is refused)
+ *   inner = on|off              ; restart (as --inner: hash tunnels on the inner header)
+ *   vxlan_port = 4789,8472      ; restart (as --vxlan-port: UDP ports 1..65535 read as VXLAN,
+ *                               ;   decimal, at most 8, not 6081 or 2152; default 4789)
  *   backlog = 1000              ; restart (1..16777216)
  *   burst = 32                  ; restart (1..512)
  *   stages = parse,validate,... ; restart (at most 127 characters; --stages' rules)
  *   flow_table_size = 65536     ; restart (64..16777216)
  *   reorder_safe = on|off       ; live (also yes/no, true/false, 1/0, case-insensitive)
+ *   flow_limit = on|off         ; live (as --flow-limit)
  *   stats_interval = 1          ; live (seconds, 0..86400, 0 = off)
  *
  *   [map]
@@ -73,11 +77,14 @@ struct rps_config {
 	int has_hash_seed;     uint32_t hash_seed;
 	int has_symmetric;     int symmetric;
 	int has_rss_key;       uint8_t rss_key[RPS_TOEPLITZ_KEY_MAX]; uint8_t rss_key_len;
+	int has_inner;         int inner;
+	int has_vxlan_port;    struct rps_inner_cfg tunnels;  /* vxlan_port */
 	int has_backlog;       uint32_t backlog;
 	int has_burst;         uint16_t burst;
 	int has_stages;        char stages[128];
 	int has_flow_table_size; uint32_t flow_table_size;
 	int has_reorder_safe;  int reorder_safe;
+	int has_flow_limit;    int flow_limit;
 	int has_stats_interval; unsigned int stats_interval;
 	/* [map] */
 	int has_default_map;   struct rps_lcoreset default_map;   char default_map_text[128];

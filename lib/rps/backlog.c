@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <rte_errno.h>
+#include <rte_malloc.h>
 
 #include "rps_backlog.h"
 
@@ -39,4 +40,15 @@ rps_backlog_fini(struct rps_backlog *b)
 		rte_pktmbuf_free_bulk(m, n);
 	rte_ring_free(b->ring);
 	b->ring = NULL;
+	rte_free(b->fl);
+	b->fl = NULL;
+}
+
+int
+rps_backlog_flow_limit_init(struct rps_backlog *b, int socket)
+{
+	if (b->fl == NULL)
+		b->fl = rte_zmalloc_socket("rps_flow_limit", sizeof(*b->fl), RTE_CACHE_LINE_SIZE,
+					   socket);
+	return b->fl != NULL ? 0 : -ENOMEM;
 }

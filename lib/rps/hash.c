@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* hash.c: flow-key extraction for the software hash (bounds-checked, multi-segment safe). */
+/* hash.c: flow-key extraction for the software hash, outer and (--inner) through one level
+ * of encapsulation (bounds-checked, multi-segment safe). */
+#include <ctype.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include <rte_udp.h>
 
 #include "rps_hash.h"
 
@@ -11,20 +16,38 @@
 #define IP6_EXT_FRAGMENT 44
 #define IP6_EXT_DSTOPTS 60
 
-/* Skip Ethernet and any VLAN tags; returns the L3 offset and the inner ethertype (network
- * order), or -1 when the frame is cut short or carries too many tags. */
+#define IPPROTO_IPIP_ 4           /* IPv4 encapsulation */
+#define IPPROTO_IPV6_ 41          /* IPv6 encapsulation */
+#define IPPROTO_GRE_ 47
+#define ETHER_TYPE_TEB 0x6558     /* transparent Ethernet bridging: GRE, NVGRE, GENEVE */
+#define VXLAN_FLAG_I 0x08         /* RFC 7348: the VNI is valid; must be set */
+#define GRE_C 0x8000              /* checksum (and reserved1) present */
+#define GRE_K 0x2000              /* key present (RFC 2890; NVGRE's VSID) */
+#define GRE_S 0x1000              /* sequence number present (RFC 2890) */
+#define GRE_MUST_BE_ZERO 0x4fff   /* RFC 1701 routing, strict route, recursion, flags, version */
+#define GTPU_VERSION 1
+#define GTPU_GPDU 255             /* the message type that carries a user packet */
+#define GTPU_E 0x04               /* an extension header follows */
+#define GTPU_S 0x02
+#define GTPU_PN 0x01
+#define GTPU_MAX_EXT 8            /* extension headers walked before giving up */
+
+/* Skip Ethernet at @p base and any VLAN tags; returns the L3 offset and the inner ethertype
+ * (network order), or -1 when the frame is cut short or carries too many tags. */
 static int
-skip_l2(const struct rte_mbuf *m, uint16_t *ethertype)
+skip_l2(const struct rte_mbuf *m, uint32_t base, uint16_t *ethertype)
 {
-	struct rte_ether_hdr eh_buf;
-	const struct rte_ether_hdr *eh;
-	uint32_t off = sizeof(*eh);
+	/* bytes, not struct rte_ether_hdr (2-byte aligned): an inner frame may start at any
+	 * address of a segment */
+	uint8_t eh_buf[RTE_ETHER_HDR_LEN];
+	const uint8_t *eh;
+	uint32_t off = base + RTE_ETHER_HDR_LEN;
 	uint16_t type;
 
-	eh = rte_pktmbuf_read(m, 0, sizeof(*eh), &eh_buf);
+	eh = rte_pktmbuf_read(m, base, RTE_ETHER_HDR_LEN, eh_buf);
 	if (eh == NULL)
 		return -1;
-	type = eh->ether_type;
+	memcpy(&type, eh + 12, 2);
 	for (int tags = 0; type == RTE_BE16(RTE_ETHER_TYPE_VLAN) ||
 	     type == RTE_BE16(RTE_ETHER_TYPE_QINQ) || type == RTE_BE16(RTE_ETHER_TYPE_QINQ1);
 	     tags++) {
@@ -106,34 +129,257 @@ extract_ipv6(const struct rte_mbuf *m, uint32_t off, struct rps_flow_key *k)
 	return 0;
 }
 
-int
-rps_flow_key_extract(const struct rte_mbuf *m, struct rps_flow_key *k)
+/* The key of the IP packet at @p off, of ethertype @p type (network order); l2_len = off. */
+static int
+extract_l3(const struct rte_mbuf *m, uint32_t off, uint16_t type, struct rps_flow_key *k)
 {
-	uint16_t type;
-	int off, rc = -1;
+	int rc = -1;
 
 	memset(k, 0, sizeof(*k));
-	off = skip_l2(m, &type);
-	if (off < 0)
-		return -1;
-	k->l2_len = (uint16_t)off;
+	k->l2_len = (uint16_t)RTE_MIN(off, (uint32_t)UINT16_MAX);
 	if (type == RTE_BE16(RTE_ETHER_TYPE_IPV4))
-		rc = extract_ipv4(m, (uint32_t)off, k);
+		rc = extract_ipv4(m, off, k);
 	else if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6))
-		rc = extract_ipv6(m, (uint32_t)off, k);
+		rc = extract_ipv6(m, off, k);
 	if (rc < 0) {
 		k->family = 0;
 		return -1;
 	}
 	if (!k->is_frag && rps_hash_proto_has_ports(k->proto)) {
 		uint32_t p_buf;
-		const uint32_t *p = rte_pktmbuf_read(m, (uint32_t)off + k->l3_len, 4, &p_buf);
+		const uint32_t *p = rte_pktmbuf_read(m, off + k->l3_len, 4, &p_buf);
 
 		if (p != NULL) {
 			memcpy(&k->ports, p, 4);
 			k->has_ports = 1;
 		}
 	}
+	return 0;
+}
+
+int
+rps_flow_key_extract(const struct rte_mbuf *m, struct rps_flow_key *k)
+{
+	uint16_t type;
+	int off;
+
+	memset(k, 0, sizeof(*k));
+	off = skip_l2(m, 0, &type);
+	if (off < 0)
+		return -1;
+	return extract_l3(m, (uint32_t)off, type, k);
+}
+
+/* An inner Ethernet frame at @p off. */
+static int
+inner_eth(const struct rte_mbuf *m, uint32_t off, struct rps_flow_key *k)
+{
+	uint16_t type;
+	int l3 = skip_l2(m, off, &type);
+
+	if (l3 < 0)
+		return -1;
+	return extract_l3(m, (uint32_t)l3, type, k);
+}
+
+/* An inner IP packet at @p off: IP version @p version, or either when 0. */
+static int
+inner_ip(const struct rte_mbuf *m, uint32_t off, unsigned int version, struct rps_flow_key *k)
+{
+	uint8_t b_buf;
+	const uint8_t *b = rte_pktmbuf_read(m, off, 1, &b_buf);
+	unsigned int v;
+
+	if (b == NULL)
+		return -1;
+	v = *b >> 4;
+	if (version != 0 && v != version)
+		return -1;
+	if (v == 4)
+		return extract_l3(m, off, RTE_BE16(RTE_ETHER_TYPE_IPV4), k);
+	if (v == 6)
+		return extract_l3(m, off, RTE_BE16(RTE_ETHER_TYPE_IPV6), k);
+	return -1;
+}
+
+/* The inner packet named by an ethertype-like protocol field (GRE, GENEVE). */
+static int
+inner_by_proto(const struct rte_mbuf *m, uint32_t off, uint16_t proto, struct rps_flow_key *k)
+{
+	switch (proto) {
+	case RTE_ETHER_TYPE_IPV4:
+		return inner_ip(m, off, 4, k);
+	case RTE_ETHER_TYPE_IPV6:
+		return inner_ip(m, off, 6, k);
+	case ETHER_TYPE_TEB:
+		return inner_eth(m, off, k);
+	default:
+		return -1;
+	}
+}
+
+/* VXLAN header at @p off (RFC 7348): flags, reserved, VNI, reserved; then Ethernet. */
+static int
+inner_vxlan(const struct rte_mbuf *m, uint32_t off, struct rps_flow_key *k)
+{
+	uint8_t h_buf[8];
+	const uint8_t *h = rte_pktmbuf_read(m, off, 8, h_buf);
+
+	if (h == NULL || (h[0] & VXLAN_FLAG_I) == 0)
+		return -1;
+	return inner_eth(m, off + 8, k);
+}
+
+/* GENEVE header at @p off (RFC 8926): version, option length in 4-byte words, protocol. */
+static int
+inner_geneve(const struct rte_mbuf *m, uint32_t off, struct rps_flow_key *k)
+{
+	uint8_t h_buf[8];
+	const uint8_t *h = rte_pktmbuf_read(m, off, 8, h_buf);
+
+	if (h == NULL || (h[0] >> 6) != 0)
+		return -1;
+	return inner_by_proto(m, off + 8 + (h[0] & 0x3fu) * 4, (uint16_t)(h[2] << 8 | h[3]), k);
+}
+
+/* GTP-U header at @p off (3GPP TS 29.281): version 1, PT 1, a G-PDU; the optional word when
+ * E, S or PN is set, the extension headers when E is; then an IP packet. */
+static int
+inner_gtpu(const struct rte_mbuf *m, uint32_t off, struct rps_flow_key *k)
+{
+	uint8_t h_buf[12];
+	const uint8_t *h = rte_pktmbuf_read(m, off, 8, h_buf);
+	uint32_t len = 8;
+	uint8_t next;
+
+	if (h == NULL || (h[0] >> 5) != GTPU_VERSION || (h[0] & 0x10) == 0 || h[1] != GTPU_GPDU)
+		return -1;
+	if ((h[0] & (GTPU_E | GTPU_S | GTPU_PN)) != 0) {
+		const int ext = (h[0] & GTPU_E) != 0;
+
+		h = rte_pktmbuf_read(m, off, 12, h_buf);
+		if (h == NULL)
+			return -1;
+		next = ext ? h[11] : 0;
+		len = 12;
+		for (int i = 0; next != 0; i++) {
+			uint8_t b_buf;
+			const uint8_t *b;
+			uint32_t elen;
+
+			if (i == GTPU_MAX_EXT)
+				return -1;
+			/* length in 4-byte units, counting itself and the next-type byte */
+			b = rte_pktmbuf_read(m, off + len, 1, &b_buf);
+			if (b == NULL || *b == 0)
+				return -1;
+			elen = *b * 4u;
+			b = rte_pktmbuf_read(m, off + len + elen - 1, 1, &b_buf);
+			if (b == NULL)
+				return -1;
+			next = *b;
+			len += elen;
+		}
+	}
+	return inner_ip(m, off + len, 0, k);
+}
+
+/* GRE header at @p off (RFC 2784, 2890): version 0; checksum, key, sequence skipped. */
+static int
+inner_gre(const struct rte_mbuf *m, uint32_t off, struct rps_flow_key *k)
+{
+	uint8_t h_buf[4];
+	const uint8_t *h = rte_pktmbuf_read(m, off, 4, h_buf);
+	uint16_t flags;
+	uint32_t len = 4;
+
+	if (h == NULL)
+		return -1;
+	flags = (uint16_t)(h[0] << 8 | h[1]);
+	if ((flags & GRE_MUST_BE_ZERO) != 0)
+		return -1;
+	len += (flags & GRE_C) ? 4 : 0;
+	len += (flags & GRE_K) ? 4 : 0;
+	len += (flags & GRE_S) ? 4 : 0;
+	return inner_by_proto(m, off + len, (uint16_t)(h[2] << 8 | h[3]), k);
+}
+
+int
+rps_flow_key_extract_inner(const struct rte_mbuf *m, const struct rps_inner_cfg *cfg,
+			   struct rps_flow_key *k)
+{
+	struct rps_flow_key in;
+	uint32_t l4;
+	uint16_t dport;
+	int rc;
+
+	if (rps_flow_key_extract(m, k) < 0)
+		return RPS_INNER_NOT_IP;
+	l4 = (uint32_t)k->l2_len + k->l3_len;
+	switch (k->proto) {
+	case IPPROTO_UDP:
+		/* no ports: a fragment (all of the datagram's hash alike) or cut short */
+		if (!k->has_ports)
+			return RPS_INNER_PLAIN;
+		memcpy(&dport, (const uint8_t *)&k->ports + 2, 2);
+		if (!rps_inner_udp_port(cfg, dport))
+			return RPS_INNER_PLAIN;
+		l4 += sizeof(struct rte_udp_hdr);
+		if (dport == RTE_BE16(RPS_INNER_GENEVE_PORT))
+			rc = inner_geneve(m, l4, &in);
+		else if (dport == RTE_BE16(RPS_INNER_GTPU_PORT))
+			rc = inner_gtpu(m, l4, &in);
+		else
+			rc = inner_vxlan(m, l4, &in);
+		break;
+	case IPPROTO_GRE_:
+		rc = k->is_frag ? -1 : inner_gre(m, l4, &in);
+		break;
+	case IPPROTO_IPIP_:
+		rc = k->is_frag ? -1 : inner_ip(m, l4, 4, &in);
+		break;
+	case IPPROTO_IPV6_:
+		rc = k->is_frag ? -1 : inner_ip(m, l4, 6, &in);
+		break;
+	default:
+		return RPS_INNER_PLAIN;
+	}
+	if (rc < 0)
+		return RPS_INNER_FALLBACK;
+	*k = in;
+	return RPS_INNER_HASHED;
+}
+
+int
+rps_inner_vxlan_ports_parse(const char *s, struct rps_inner_cfg *cfg)
+{
+	struct rps_inner_cfg c = *cfg;
+	const char *p = s;
+
+	for (;;) {
+		unsigned long v;
+		unsigned int i;
+		char *end;
+
+		if (!isdigit((unsigned char)*p))
+			return -EINVAL;
+		errno = 0;
+		v = strtoul(p, &end, 10);
+		if (errno != 0 || v < 1 || v > UINT16_MAX || v == RPS_INNER_GENEVE_PORT ||
+		    v == RPS_INNER_GTPU_PORT || (*end != '\0' && *end != ','))
+			return -EINVAL;
+		for (i = 0; i < c.nb_vxlan && c.vxlan_port[i] != v; i++)
+			;
+		if (i == c.nb_vxlan) {
+			if (c.nb_vxlan == RPS_INNER_VXLAN_PORTS_MAX)
+				return -ENOSPC;
+			c.vxlan_port[c.nb_vxlan++] = (uint16_t)v;
+		}
+		if (*end == '\0')
+			break;
+		p = end + 1;
+	}
+	*cfg = c;
 	return 0;
 }
 

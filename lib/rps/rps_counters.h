@@ -21,6 +21,7 @@
 #define RPS_DROP_REASONS(X)                                                              \
 	X(BAD_MBUF, bad_mbuf, "the PMD delivered an inconsistent mbuf (pkt_len vs segments)") \
 	X(BACKLOG_FULL, backlog_full, "the target worker's backlog ring held --backlog packets") \
+	X(FLOW_LIMIT, flow_limit, "--flow-limit: the worker's backlog was over half full and the packet's flow held more than half of its last 256 packets") \
 	X(TRUNCATED, truncated, "a header is cut short by the end of the packet")             \
 	X(BAD_VERSION, bad_version, "IP version field does not match the ethertype")          \
 	X(BAD_IHL, bad_ihl, "IPv4 header length below 20 bytes")                              \
@@ -55,6 +56,8 @@ enum rps_drop_reason {
 	X(idle_sleeps, "sleeps taken between polls of an idle loop (--idle-sleep)")          \
 	X(hash_computed, "packets whose hash was computed in software (RX lcore)")           \
 	X(hash_from_nic, "packets whose hash came from the NIC's RSS (RX lcore)")            \
+	X(inner_hashed, "--inner: tunnelled packets hashed on their inner header (RX lcore)") \
+	X(inner_fallback, "--inner: tunnels that could not be read, hashed on the outer header (RX lcore)") \
 	X(flows_migrated, "hash buckets moved to their new worker after a remap (RX lcore)")  \
 	X(migrations_deferred, "packets kept on a bucket's old worker until it drained it (RX lcore)") \
 	X(pkts_ipv4, "IPv4 packets seen by the parse stage")                                 \

@@ -18,6 +18,12 @@
  * a connection hash alike; rps_hash_sw_sym() is rps_hash_sw() on such keys. The Toeplitz
  * hash (RPS_HASH_TOEPLITZ) lives in rps_toeplitz.h.
  *
+ * Inner hashing (--inner): rps_flow_key_extract_inner() looks through one level of
+ * encapsulation (VXLAN, GENEVE, GTP-U, GRE, NVGRE, IPv4/IPv6-in-IP) and returns the inner
+ * packet's key, which hashes exactly as the bare inner packet would; a tunnel it cannot read
+ * gives the outer key (RPS_INNER_FALLBACK). rps_inner_is_plain() is the cheap test that
+ * lets the fast paths keep the packets that are certainly not tunnels.
+ *
  * Nothing is read past the packet: every access goes through rte_pktmbuf_read(), which also
  * handles headers split across segments. The functions are pure and thread-safe.
  */
@@ -309,6 +315,125 @@ rps_hash_rss(const struct rte_mbuf *m)
 {
 	return m->hash.rss ? m->hash.rss : 1;
 }
+
+/* --- inner hashing (--inner) --- */
+
+#define RPS_INNER_VXLAN_PORT 4789   /**< IANA VXLAN port, the default of --vxlan-port */
+#define RPS_INNER_GENEVE_PORT 6081  /**< IANA GENEVE port */
+#define RPS_INNER_GTPU_PORT 2152    /**< GTP-U (3GPP TS 29.281) */
+#define RPS_INNER_VXLAN_PORTS_MAX 8 /**< VXLAN ports one configuration holds */
+
+/**
+ * The UDP destination ports that --inner reads as tunnels. GENEVE (6081) and GTP-U (2152)
+ * are fixed; VXLAN's are configurable. A zeroed struct means VXLAN on 4789 alone.
+ */
+struct rps_inner_cfg {
+	uint16_t vxlan_port[RPS_INNER_VXLAN_PORTS_MAX]; /**< host order */
+	uint8_t nb_vxlan;  /**< ports in vxlan_port; 0: RPS_INNER_VXLAN_PORT */
+};
+
+/** What rps_flow_key_extract_inner() found. */
+enum rps_inner_result {
+	RPS_INNER_NOT_IP = -1,  /**< no flow: non-IP or a truncated outer IP header (family 0) */
+	RPS_INNER_PLAIN = 0,    /**< not a tunnel: the key is the packet's own */
+	RPS_INNER_HASHED = 1,   /**< a tunnel: the key is the inner packet's */
+	RPS_INNER_FALLBACK = 2, /**< a tunnel that could not be read (cut short, bad version,
+				 *   unknown protocol, GTP-U other than G-PDU, non-IP inner
+				 *   frame, a fragment of GRE or IP-in-IP): the key is the outer
+				 *   one */
+};
+
+/** Whether UDP destination port @p dport (network order) is one of @p cfg's tunnels. */
+static inline int
+rps_inner_udp_port(const struct rps_inner_cfg *cfg, uint16_t dport)
+{
+	const uint16_t p = rte_be_to_cpu_16(dport);
+
+	if (p == RPS_INNER_GENEVE_PORT || p == RPS_INNER_GTPU_PORT)
+		return 1;
+	if (cfg->nb_vxlan == 0)
+		return p == RPS_INNER_VXLAN_PORT;
+	for (unsigned int i = 0; i < cfg->nb_vxlan; i++)
+		if (p == cfg->vxlan_port[i])
+			return 1;
+	return 0;
+}
+
+/**
+ * Extract the key --inner hashes: for a tunnel of one of these kinds, the inner packet's
+ * (only one level: a tunnel inside the tunnel is hashed as the inner packet it is):
+ * - UDP to a VXLAN port (RFC 7348; the I flag must be set): inner Ethernet;
+ * - UDP to 6081, GENEVE (RFC 8926; version 0, options skipped): inner Ethernet (0x6558),
+ *   IPv4 or IPv6;
+ * - UDP to 2152, GTP-U version 1 G-PDU (type 255; the sequence number / N-PDU / next
+ *   extension type word when E, S or PN is set, and the extension header chain): inner IPv4
+ *   or IPv6;
+ * - GRE (IP protocol 47, RFC 2784/2890, version 0; checksum, key and sequence fields
+ *   skipped): inner IPv4 (0x0800), IPv6 (0x86DD) or Ethernet (0x6558, which NVGRE is);
+ * - IP protocol 4 (IPv4 in IPv4/IPv6) and 41 (IPv6 in IPv4/IPv6).
+ * VLAN tags of an inner Ethernet frame are skipped; the inner IP header is read like an outer
+ * one (options, extension headers, fragments hashed on addresses). A fragment of an outer UDP
+ * datagram is not recognised (only the first one has the port): it is RPS_INNER_PLAIN, like
+ * every fragment of the datagram, so they stay together.
+ * @return an enum rps_inner_result; the key is filled for every result but RPS_INNER_NOT_IP.
+ *   For an inner key, l2_len is the offset of the inner IP header in the packet.
+ */
+int rps_flow_key_extract_inner(const struct rte_mbuf *m, const struct rps_inner_cfg *cfg,
+			       struct rps_flow_key *key);
+
+/**
+ * Whether @p m is certainly not a tunnel in a layout the fast paths read (untagged
+ * Ethernet, IPv4 without options and not a fragment or IPv6 without extension headers,
+ * carrying TCP, or UDP to a port that is not a tunnel's): then --inner hashes it as without
+ * --inner. 0 means "let rps_flow_key_extract_inner() decide".
+ */
+static inline int
+rps_inner_is_plain(const struct rps_inner_cfg *cfg, const struct rte_mbuf *m)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint16_t dlen = m->data_len;
+	const uint8_t *l4;
+	uint16_t type, dport;
+	uint8_t proto;
+
+	if (unlikely(dlen < RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr) + 4))
+		return 0;
+	memcpy(&type, p + 12, 2);
+	if (type == RTE_BE16(RTE_ETHER_TYPE_IPV4)) {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(p + RTE_ETHER_HDR_LEN);
+
+		if (ip->version_ihl != RTE_IPV4_VHL_DEF ||
+		    (ip->fragment_offset &
+		     RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) != 0)
+			return 0;
+		proto = ip->next_proto_id;
+		l4 = (const uint8_t *)(ip + 1);
+	} else if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(p + RTE_ETHER_HDR_LEN);
+
+		if (dlen < RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr) + 4 ||
+		    (ip->vtc_flow & RTE_BE32(0xf0000000)) != RTE_BE32(0x60000000))
+			return 0;
+		proto = ip->proto;
+		l4 = (const uint8_t *)(ip + 1);
+	} else {
+		return 0;
+	}
+	if (proto == IPPROTO_TCP)
+		return 1;
+	if (proto != IPPROTO_UDP)
+		return 0;
+	memcpy(&dport, l4 + 2, 2);
+	return !rps_inner_udp_port(cfg, dport);
+}
+
+/**
+ * Parse a list of VXLAN ports ("4789" or "4789,8472") into @p cfg, after the ports it
+ * already holds (a repeated --vxlan-port adds to the list; a port given twice is kept once).
+ * @return 0; -EINVAL when an item is not a port 1..65535 or is GENEVE's (6081) or GTP-U's
+ *   (2152); -ENOSPC beyond RPS_INNER_VXLAN_PORTS_MAX ports. @p cfg is unchanged on error.
+ */
+int rps_inner_vxlan_ports_parse(const char *s, struct rps_inner_cfg *cfg);
 
 /** Parse "auto", "rss", "jhash" or "toeplitz" (case-insensitive). @return 0, or -EINVAL. */
 int rps_hash_mode_parse(const char *s, enum rps_hash_mode *mode);

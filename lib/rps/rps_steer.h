@@ -6,6 +6,7 @@
  * For each packet: take the NIC's RSS hash when the mode allows and the mbuf has one,
  * otherwise compute jhash (symmetric with ctx->symmetric) or, in RPS_HASH_TOEPLITZ mode,
  * the Toeplitz hash with ctx->toeplitz, from the headers (prefetching a few packets ahead);
+ * with ctx->inner, always computed, from a tunnelled packet's inner header;
  * look the hash up in the queue's map; append the packet to that worker's group. Then one
  * rps_backlog_enqueue() per worker touched, so each ring sees one burst per RX burst.
  *
@@ -36,7 +37,15 @@ struct rps_steer_ctx {
 	int prefetch;                /**< prefetch headers: set when hashes are mostly computed */
 	int symmetric;               /**< jhash over the canonical tuple (rps_hash_sw_sym());
 				      * zeroed by rps_steer_init(), set by the caller after it */
+	int inner;                   /**< --inner: hash tunnelled packets on their inner header
+				      * (rps_flow_key_extract_inner()), every hash in software;
+				      * zeroed by rps_steer_init(), set by the caller after it */
+	struct rps_inner_cfg tunnels; /**< the VXLAN ports of ctx->inner; zeroed (4789) by
+				       * rps_steer_init(), set by the caller after it */
 	struct rps_order *order;     /**< stamp packets for --check-order, or NULL */
+	int flow_limit;              /**< apply each backlog's flow limit (--flow-limit): the
+				      * caller may change it between bursts; every backlog must
+				      * have rps_backlog_flow_limit_init() done */
 	struct rps_backlog *backlogs; /**< [nb_workers] */
 	struct rps_lcore_stats *stats; /**< the RX lcore's counters */
 	/* scratch, [nb_workers][burst_max], [nb_workers] and [burst_max] */
@@ -45,6 +54,7 @@ struct rps_steer_ctx {
 	uint16_t *touched;
 	uint32_t *hashes;
 	uint16_t *target;
+	uint64_t *head_snap;         /**< [nb_workers]: worker's head when first touched */
 	/** The key of RPS_HASH_TOEPLITZ: zeroed by rps_steer_init(); the caller prepares it
 	 * with rps_toeplitz_init() before the first burst. Last: it is large and read only
 	 * in that mode. */
@@ -118,14 +128,50 @@ int rps_steer_init(struct rps_steer_ctx *ctx, enum rps_hash_mode mode, uint32_t 
 void rps_steer_fini(struct rps_steer_ctx *ctx);
 
 /**
+ * rps_steer_hash() with ctx->inner: always in software (a NIC's RSS hash is the outer
+ * header's), Toeplitz in toeplitz mode, jhash in the others. A packet that is certainly not
+ * a tunnel takes the fast paths as without --inner; the others go through
+ * rps_flow_key_extract_inner(), counted in inner_hashed or inner_fallback.
+ */
+static inline uint32_t
+rps_steer_hash_inner(const struct rps_steer_ctx *ctx, const struct rte_mbuf *m)
+{
+	struct rps_flow_key k;
+	int rc;
+
+	if (likely(rps_inner_is_plain(&ctx->tunnels, m))) {
+		if (ctx->mode == RPS_HASH_TOEPLITZ)
+			return rps_toeplitz_sw(&ctx->toeplitz, m);
+		return ctx->symmetric ? rps_hash_sw_sym(m, ctx->seed) : rps_hash_sw(m, ctx->seed);
+	}
+	rc = rps_flow_key_extract_inner(m, &ctx->tunnels, &k);
+	if (rc == RPS_INNER_NOT_IP)
+		return 0;
+	if (rc == RPS_INNER_HASHED)
+		RPS_CTR_ADD(ctx->stats->inner_hashed, 1);
+	else if (rc == RPS_INNER_FALLBACK)
+		RPS_CTR_ADD(ctx->stats->inner_fallback, 1);
+	if (ctx->mode == RPS_HASH_TOEPLITZ)
+		return rps_toeplitz_flow_key(&ctx->toeplitz, &k);
+	if (ctx->symmetric)
+		rps_flow_key_symmetric(&k);
+	return rps_hash_key(&k, ctx->seed);
+}
+
+/**
  * The hash the RX lcore steers @p m by (0 = not a flow: the map's first worker): the NIC's
  * in auto and rss modes when the mbuf has one; otherwise Toeplitz in toeplitz mode (which
  * never takes the NIC's), jhash in the others, symmetric when ctx->symmetric (Toeplitz is
- * symmetric through its key). Adds 1 to *computed when the hash was computed in software.
+ * symmetric through its key). With ctx->inner, rps_steer_hash_inner(). Adds 1 to *computed
+ * when the hash was computed in software.
  */
 static inline uint32_t
 rps_steer_hash(const struct rps_steer_ctx *ctx, const struct rte_mbuf *m, uint32_t *computed)
 {
+	if (ctx->inner) {
+		(*computed)++;
+		return rps_steer_hash_inner(ctx, m);
+	}
 	if ((ctx->mode == RPS_HASH_AUTO || ctx->mode == RPS_HASH_RSS) && rps_hash_has_rss(m))
 		return rps_hash_rss(m);
 	(*computed)++;

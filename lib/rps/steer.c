@@ -32,8 +32,10 @@ rps_steer_init(struct rps_steer_ctx *ctx, enum rps_hash_mode mode, uint32_t seed
 					 RTE_CACHE_LINE_SIZE, socket);
 	ctx->target = rte_zmalloc_socket("rps_steer", sizeof(uint16_t) * burst_max,
 					 RTE_CACHE_LINE_SIZE, socket);
+	ctx->head_snap = rte_zmalloc_socket("rps_steer", sizeof(uint64_t) * nb_workers,
+					    RTE_CACHE_LINE_SIZE, socket);
 	if (ctx->groups == NULL || ctx->group_len == NULL || ctx->touched == NULL ||
-	    ctx->hashes == NULL || ctx->target == NULL) {
+	    ctx->hashes == NULL || ctx->target == NULL || ctx->head_snap == NULL) {
 		rps_steer_fini(ctx);
 		return -ENOMEM;
 	}
@@ -48,6 +50,8 @@ rps_steer_fini(struct rps_steer_ctx *ctx)
 	rte_free(ctx->touched);
 	rte_free(ctx->hashes);
 	rte_free(ctx->target);
+	rte_free(ctx->head_snap);
+	ctx->head_snap = NULL;
 	ctx->groups = NULL;
 	ctx->group_len = NULL;
 	ctx->touched = NULL;
@@ -162,6 +166,39 @@ settle_scan(const struct rps_steer_ctx *ctx, const struct rps_map *map, struct r
 	}
 }
 
+/* Append packet @p m (hash @p h) to worker @p w's group, unless the flow limit refuses it
+ * (then it is freed and counted). @return 1 when appended. */
+static inline int
+group_add(struct rps_steer_ctx *ctx, uint16_t w, struct rte_mbuf *m, uint32_t h,
+	  uint16_t *nb_touched, uint32_t *limited)
+{
+	uint16_t *glen = ctx->group_len;
+	const int fresh = glen[w] == 0;
+
+	if (fresh) {
+		ctx->touched[(*nb_touched)++] = w;
+		if (ctx->flow_limit)
+			ctx->head_snap[w] = __atomic_load_n(&ctx->backlogs[w].cons.head,
+							    __ATOMIC_ACQUIRE);
+	}
+	if (unlikely(ctx->flow_limit)) {
+		struct rps_backlog *b = &ctx->backlogs[w];
+		uint64_t qlen = b->prod.tail + glen[w] - ctx->head_snap[w];
+
+		/* as the kernel: only while the backlog is at least half full */
+		if (qlen >= b->capacity / 2 && rps_backlog_flow_limited(b, h)) {
+			rte_pktmbuf_free(m);
+			RPS_CTR_ADD(b->prod.fl_drops, 1);
+			(*limited)++;
+			if (fresh)
+				(*nb_touched)--; /* w is last in touched: each worker once */
+			return 0;
+		}
+	}
+	ctx->groups[(uint32_t)w * ctx->burst_max + glen[w]++] = m;
+	return 1;
+}
+
 uint32_t
 rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 		struct rps_buckets *buckets, struct rte_mbuf **pkts, uint16_t n)
@@ -172,7 +209,7 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 	uint16_t *tv = ctx->target;
 	const uint32_t bmax = ctx->burst_max;
 	uint16_t nb_touched = 0;
-	uint32_t sent = 0, computed = 0, moved = 0, deferred = 0;
+	uint32_t sent = 0, computed = 0, moved = 0, deferred = 0, limited = 0;
 
 	RTE_ASSERT(n <= ctx->burst_max);
 
@@ -201,13 +238,8 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 
 		for (uint16_t i = 0; i < n; i++)
 			tv[i] = rps_map_worker(map, hv[i] & keep);
-		for (uint16_t i = 0; i < n; i++) {
-			uint16_t w = tv[i];
-
-			if (glen[w] == 0)
-				ctx->touched[nb_touched++] = w;
-			groups[(uint32_t)w * bmax + glen[w]++] = pkts[i];
-		}
+		for (uint16_t i = 0; i < n; i++)
+			group_add(ctx, tv[i], pkts[i], hv[i], &nb_touched, &limited);
 	} else {
 		/* a new map: per packet, a bucket moves only once its old worker drained it;
 		 * targets depend on the groups built so far, so both passes go together */
@@ -216,9 +248,9 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 		for (uint16_t i = 0; i < n; i++) {
 			uint16_t w = bucket_worker(ctx, map, buckets, hv[i], &moved, &deferred);
 
-			if (glen[w] == 0)
-				ctx->touched[nb_touched++] = w;
-			groups[(uint32_t)w * bmax + glen[w]++] = pkts[i];
+			/* a refused packet leaves its bucket's last_tail one ahead: harmless,
+			 * the next packet of that worker takes the position */
+			group_add(ctx, w, pkts[i], hv[i], &nb_touched, &limited);
 		}
 	}
 
@@ -234,6 +266,8 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 	}
 	if (buckets != NULL && !rps_buckets_settled(buckets, map))
 		settle_scan(ctx, map, buckets, &moved);
+	if (limited != 0)
+		RPS_CTR_ADD(ctx->stats->dropped[RPS_DROP_FLOW_LIMIT], limited);
 	RPS_CTR_ADD(ctx->stats->enqueued, sent);
 	RPS_CTR_ADD(ctx->stats->hash_computed, computed);
 	RPS_CTR_ADD(ctx->stats->hash_from_nic, n - computed);

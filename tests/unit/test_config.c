@@ -114,6 +114,30 @@ test_toeplitz_keys(void)
 	CU_ASSERT(cfg.has_symmetric == 0 && cfg.has_rss_key == 0);
 }
 
+/* inner and vxlan_port (the same rules as --inner and --vxlan-port). */
+static void
+test_inner_keys(void)
+{
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\ninner = on\nvxlan_port = 4789,8472\n"), 0);
+	CU_ASSERT(cfg.has_inner == 1 && cfg.inner == 1);
+	CU_ASSERT(cfg.has_vxlan_port == 1 && cfg.tunnels.nb_vxlan == 2);
+	CU_ASSERT(cfg.tunnels.vxlan_port[0] == 4789 && cfg.tunnels.vxlan_port[1] == 8472);
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\ninner = no\n"), 0);
+	CU_ASSERT(cfg.has_inner == 1 && cfg.inner == 0 && cfg.has_vxlan_port == 0);
+	CU_ASSERT_EQUAL(parse("[dataplane]\ninner = maybe\n"), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "t.conf:2: inner: expected on or off (or yes/no, true/false, "
+			       "1/0), not 'maybe'");
+	CU_ASSERT_EQUAL(parse("[dataplane]\nvxlan_port = 4789,6081\n"), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "t.conf:2: vxlan_port: expected UDP ports 1..65535 other than "
+			       "6081 (GENEVE) and 2152 (GTP-U), decimal, comma-separated, not "
+			       "'4789,6081'");
+	CU_ASSERT_EQUAL(parse("[dataplane]\nvxlan_port = 0\n"), -EINVAL);
+	CU_ASSERT_EQUAL(parse("[dataplane]\nvxlan_port = 4789,\n"), -EINVAL);
+	CU_ASSERT_EQUAL(parse("[dataplane]\nvxlan_port = 65536\n"), -EINVAL);
+	CU_ASSERT_EQUAL(parse("[dataplane]\nvxlan_port = 1,2,3,4,5,6,7,8,9\n"), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "t.conf:2: vxlan_port: at most 8 ports, not '1,2,3,4,5,6,7,8,9'");
+}
+
 static void
 test_full(void)
 {
@@ -274,18 +298,18 @@ test_errors(void)
 		/* unknown key, section */
 		{ "[dataplane]\nbakclog = 5\n",
 		  "t.conf:2: unknown key 'bakclog' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
-		  "symmetric, rss_key, backlog, burst, stages, flow_table_size, reorder_safe or "
-		  "stats_interval)" },
+		  "symmetric, rss_key, inner, vxlan_port, backlog, burst, stages, flow_table_size, "
+		  "reorder_safe, flow_limit or stats_interval)" },
 		{ "[dataplane]\nBacklog = 5\n",
 		  "t.conf:2: unknown key 'Backlog' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
-		  "symmetric, rss_key, backlog, burst, stages, flow_table_size, reorder_safe or "
-		  "stats_interval)" },
+		  "symmetric, rss_key, inner, vxlan_port, backlog, burst, stages, flow_table_size, "
+		  "reorder_safe, flow_limit or stats_interval)" },
 		{ "[map]\nbacklog = 5\n",
 		  "t.conf:2: unknown key 'backlog' in [map] (expected default or queue0..queue63)" },
 		{ "[dataplane]\ndefault = 5\n",
 		  "t.conf:2: unknown key 'default' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
-		  "symmetric, rss_key, backlog, burst, stages, flow_table_size, reorder_safe or "
-		  "stats_interval)" },
+		  "symmetric, rss_key, inner, vxlan_port, backlog, burst, stages, flow_table_size, "
+		  "reorder_safe, flow_limit or stats_interval)" },
 		{ "[dataplane]\nburst = 1\n[mapp]\nqueue0 = 1\n",
 		  "t.conf:3: unknown section [mapp] (expected [dataplane] or [map])" },
 		{ "[dataplane]\nburst = 1\n[Map]\n",
@@ -420,8 +444,8 @@ test_errors(void)
 		{ "[map]\nqueue64 =\n", "t.conf:2: queue64: RX queue out of range (queue0..queue63)" },
 		{ "[dataplane]\nbogus =\n",
 		  "t.conf:2: unknown key 'bogus' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
-		  "symmetric, rss_key, backlog, burst, stages, flow_table_size, reorder_safe or "
-		  "stats_interval)" },
+		  "symmetric, rss_key, inner, vxlan_port, backlog, burst, stages, flow_table_size, "
+		  "reorder_safe, flow_limit or stats_interval)" },
 		/* structure */
 		{ "backlog = 1\n[dataplane]\n",
 		  "t.conf:1: key 'backlog' outside any section (put it under [dataplane] or [map])" },
@@ -648,6 +672,7 @@ test_example_file(void)
 	static const char *const keys[] = {
 		"rx_port", "tx_port", "hash", "hash_seed", "backlog", "burst", "stages", "flow_table_size",
 		"reorder_safe", "stats_interval", "default", "queue0", "queue1", "symmetric", "rss_key",
+		"inner", "vxlan_port",
 	};
 	static const int l1_2[] = { 1, 2, -1 };
 	const char *path = RPS_SOURCE_ROOT "/config/dpdk-rps.conf";
@@ -701,6 +726,7 @@ main(int argc, char **argv)
 	static CU_TestInfo tests[] = {
 		{ "full_file", test_full },
 		{ "toeplitz_keys", test_toeplitz_keys },
+		{ "inner_keys", test_inner_keys },
 		{ "tx_port", test_tx_port },
 		{ "queue_map_precedence", test_queue_map_precedence },
 		{ "errors_exact_file_line_message", test_errors },

@@ -633,12 +633,92 @@ test_reorder_safe_stress(void)
 	bed_fini(&t);
 }
 
+/* Offer @p k packets: pattern[i % plen] says elephant (flow 0) or the next mouse. */
+static void
+offer(struct bed *t, unsigned int k, const char *pattern, unsigned int *mouse, unsigned int *seq,
+      unsigned int *mice_sent)
+{
+	struct rte_mbuf *pkts[32];
+	unsigned int done = 0;
+
+	while (done < k) {
+		unsigned int n = RTE_MIN(32u, k - done);
+
+		for (unsigned int i = 0; i < n; i++) {
+			char c = pattern[(done + i) % strlen(pattern)];
+			/* mice: IPv4/TCP flows 8, 16, 24, ... (flow_pkt()'s case 0) */
+			unsigned int f = c == 'e' ? 0 : 8 * (1 + (*mouse)++ % 500);
+
+			*mice_sent += c != 'e';
+			pkts[i] = flow_pkt(f, (*seq)++);
+		}
+		rps_steer_burst(&t->ctx, t->map, NULL, pkts, (uint16_t)n);
+		done += n;
+	}
+}
+
+/* Mice in worker 0's ring (every packet that is not flow 0's). */
+static unsigned int
+mice_queued(struct bed *t)
+{
+	uint32_t h0, mice = 0, left;
+	struct rte_mbuf *m0 = flow_pkt(0, 0), *out[64];
+	unsigned int n;
+
+	h0 = rps_hash_sw(m0, SEED);
+	rte_pktmbuf_free(m0);
+	while ((n = rps_backlog_dequeue(&t->bl[0], out, 64, &left)) != 0) {
+		for (unsigned int i = 0; i < n; i++)
+			mice += rps_hash_sw(out[i], SEED) != h0;
+		rte_pktmbuf_free_bulk(out, n);
+		rps_backlog_complete(&t->bl[0], n);
+	}
+	return mice;
+}
+
+/*
+ * The flow limit: below half a backlog nothing is limited; above it an elephant holding more
+ * than half of the last 256 packets is dropped while every mouse gets through. Without the
+ * limit the backlog fills and mice are lost with the elephant.
+ */
+static void
+test_flow_limit(void)
+{
+	unsigned int mouse = 0, seq = 0, mice_sent = 0;
+	struct bed t;
+
+	bed_init(&t, 1, 512, 1, NULL, RPS_HASH_JHASH, 0);
+	CU_ASSERT_EQUAL_FATAL(rps_backlog_flow_limit_init(&t.bl[0], SOCKET_ID_ANY), 0);
+	t.ctx.flow_limit = 1;
+	offer(&t, 200, "e", &mouse, &seq, &mice_sent);           /* under half: all queued */
+	CU_ASSERT_EQUAL(t.bl[0].prod.fl_drops, 0);
+	CU_ASSERT_EQUAL(rps_backlog_depth(&t.bl[0]), 200);
+	offer(&t, 400, "eeem", &mouse, &seq, &mice_sent);        /* over half: 3 elephant : 1 */
+	CU_ASSERT(t.bl[0].prod.fl_drops > 0);
+	CU_ASSERT_EQUAL(t.stats.dropped[RPS_DROP_FLOW_LIMIT], t.bl[0].prod.fl_drops);
+	CU_ASSERT_EQUAL(t.stats.dropped[RPS_DROP_BACKLOG_FULL], 0);
+	CU_ASSERT_EQUAL(rps_backlog_depth(&t.bl[0]), 600 - t.bl[0].prod.fl_drops);
+	CU_ASSERT_EQUAL(mice_queued(&t), mice_sent);               /* no mouse lost */
+	bed_fini(&t);
+
+	/* the same offer without the limit: the backlog fills and mice are lost too */
+	mouse = seq = mice_sent = 0;
+	bed_init(&t, 1, 512, 1, NULL, RPS_HASH_JHASH, 0);
+	offer(&t, 200, "e", &mouse, &seq, &mice_sent);
+	offer(&t, 400, "eeem", &mouse, &seq, &mice_sent);
+	CU_ASSERT_EQUAL(t.stats.dropped[RPS_DROP_FLOW_LIMIT], 0);
+	CU_ASSERT_EQUAL(t.stats.dropped[RPS_DROP_BACKLOG_FULL], 88);
+	CU_ASSERT(mice_queued(&t) < mice_sent);
+	bed_fini(&t);
+}
+
 int
 main(int argc, char **argv)
 {
 	static CU_TestInfo tests[] = {
 		{ "init", test_init },
 		{ "reorder_safe_stress", test_reorder_safe_stress },
+		{ "flow_limit", test_flow_limit },
 		{ "steer_hash", test_steer_hash },
 		{ "steer_jhash", test_steer_jhash },
 		{ "steer_empty_burst", test_steer_empty_burst },
