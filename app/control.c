@@ -46,6 +46,8 @@ rps_control_apply_start_config(struct rps_app *app, char *err, size_t err_len)
 	FROM_FILE("flow-table-size", has_flow_table_size, flow_table_size, o->flow_table_size);
 	FROM_FILE("reorder-safe", has_reorder_safe, reorder_safe, o->reorder_safe);
 	FROM_FILE("flow-limit", has_flow_limit, flow_limit, o->flow_limit);
+	FROM_FILE("idle-sleep", has_idle_sleep_us, idle_sleep_us, o->idle_sleep_us);
+	FROM_FILE("idle-spin", has_idle_spin_us, idle_spin_us, o->idle_spin_us);
 	FROM_FILE("stats-interval", has_stats_interval, stats_interval, o->stats_interval);
 #undef FROM_FILE
 	if (c->has_tx_port && !rps_options_given(o, "tx-port"))
@@ -106,6 +108,8 @@ restart_keys(const struct rps_app *app, const struct rps_config *c, char *out, s
 	CHANGED(c->has_burst && c->burst != o->burst, "burst");
 	CHANGED(c->has_symmetric && c->symmetric != o->symmetric, "symmetric");
 	CHANGED(c->has_inner && c->inner != o->inner, "inner");
+	CHANGED(c->has_idle_sleep_us && c->idle_sleep_us != o->idle_sleep_us, "idle_sleep_us");
+	CHANGED(c->has_idle_spin_us && c->idle_spin_us != o->idle_spin_us, "idle_spin_us");
 	CHANGED(c->has_vxlan_port && memcmp(&c->tunnels, &o->tunnels, sizeof(c->tunnels)) != 0,
 		"vxlan_port");
 	CHANGED(c->has_rss_key && (c->rss_key_len != o->rss_key_len ||

@@ -209,10 +209,16 @@ rps_report_json(const struct rps_app *app, const char *path)
 	fprintf(f, "  \"config\": {\"rx_port\": %u, \"rx_queues\": %u, \"driver\": \"%s\", "
 		"\"tx_port\": %d, \"map\": \"%s\", \"rx_lcore\": %u, \"hash\": \"%s\", "
 		"\"rss_hash_from_port\": %s, \"hash_seed\": %u, \"backlog\": %u, \"burst\": %u, "
-		"\"stages\": \"%s\"},\n",
+		"\"stages\": \"%s\", \"symmetric\": %s, \"inner\": %s, \"reorder_safe\": %s, "
+		"\"flow_limit\": %s, \"idle_sleep_us\": %u, \"idle_spin_us\": %u},\n",
 		app->opt.rx_port, app->nb_rxq, app->rx_driver, app->opt.tx_port, app->opt.map_text,
 		app->rx_lcore, rps_hash_mode_name(app->opt.hash_mode),
-		app->rss_hash ? "true" : "false", app->seed, app->opt.backlog, app->opt.burst, app->opt.stages_text);
+		app->rss_hash ? "true" : "false", app->seed, app->opt.backlog, app->opt.burst,
+		app->opt.stages_text, app->opt.symmetric ? "true" : "false",
+		app->opt.inner ? "true" : "false",
+		__atomic_load_n(&app->reorder_safe, __ATOMIC_RELAXED) ? "true" : "false",
+		__atomic_load_n(&app->flow_limit, __ATOMIC_RELAXED) ? "true" : "false",
+		app->opt.idle_sleep_us, app->opt.idle_spin_us);
 	fprintf(f, "  \"rx_lcore\": {\n");
 	json_counters(f, &s->rx, "    ");
 	fprintf(f, "    \"lcore\": %u\n  },\n", app->rx_lcore);

@@ -21,7 +21,7 @@
 enum key_id {
 	K_RX_PORT, K_TX_PORT, K_HASH, K_HASH_SEED, K_BACKLOG, K_BURST, K_STAGES, K_FLOW_TABLE_SIZE,
 	K_REORDER_SAFE, K_STATS_INTERVAL, K_SYMMETRIC, K_RSS_KEY, K_FLOW_LIMIT, K_INNER,
-	K_VXLAN_PORT, K_DEFAULT, K_QUEUE0,
+	K_VXLAN_PORT, K_IDLE_SLEEP, K_IDLE_SPIN, K_DEFAULT, K_QUEUE0,
 	K_NB = K_QUEUE0 + RPS_CONFIG_MAX_QUEUES
 };
 
@@ -292,6 +292,8 @@ static const struct key {
 	[K_FLOW_LIMIT] = { "dataplane", "flow_limit", 0, 0, NULL, NULL },
 	[K_INNER] = { "dataplane", "inner", 0, 0, NULL, NULL },
 	[K_VXLAN_PORT] = { "dataplane", "vxlan_port", 0, 0, NULL, NULL },
+	[K_IDLE_SLEEP] = { "dataplane", "idle_sleep_us", 0, 100000, "", " microseconds" },
+	[K_IDLE_SPIN] = { "dataplane", "idle_spin_us", 0, 10000000, "", " microseconds" },
 	[K_DEFAULT] = { "map", "default", 0, 0, NULL, NULL },
 };
 
@@ -322,8 +324,8 @@ key_lookup(struct parser *p, const char *section, const char *name)
 	}
 	if (strcmp(section, "dataplane") == 0) {
 		fail(p, "unknown key '%s' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
-		     "symmetric, rss_key, inner, vxlan_port, backlog, burst, stages, flow_table_size, reorder_safe, "
-		     "flow_limit or stats_interval)", name);
+		     "symmetric, rss_key, inner, vxlan_port, backlog, burst, stages, flow_table_size, "
+		     "reorder_safe, flow_limit, idle_sleep_us, idle_spin_us or stats_interval)", name);
 		return -1;
 	}
 	if (*section == '\0')
@@ -395,6 +397,14 @@ set_value(struct parser *p, int id, const char *name, const char *value)
 	case K_FLOW_TABLE_SIZE:
 		c->flow_table_size = (uint32_t)x;
 		c->has_flow_table_size = 1;
+		break;
+	case K_IDLE_SLEEP:
+		c->idle_sleep_us = (uint32_t)x;
+		c->has_idle_sleep_us = 1;
+		break;
+	case K_IDLE_SPIN:
+		c->idle_spin_us = (uint32_t)x;
+		c->has_idle_spin_us = 1;
 		break;
 	case K_REORDER_SAFE:
 		if (parse_bool(value, &c->reorder_safe) < 0)

@@ -29,6 +29,8 @@
  *   reorder_safe = on|off       ; live (also yes/no, true/false, 1/0, case-insensitive)
  *   flow_limit = on|off         ; live (as --flow-limit)
  *   stats_interval = 1          ; live (seconds, 0..86400, 0 = off)
+ *   idle_sleep_us = 50          ; restart (as --idle-sleep, 0..100000)
+ *   idle_spin_us = 100          ; restart (as --idle-spin, 0..10000000)
  *
  *   [map]
  *   default = 0xfe              ; every RX queue without a line of its own (like --map); live
@@ -86,6 +88,8 @@ struct rps_config {
 	int has_reorder_safe;  int reorder_safe;
 	int has_flow_limit;    int flow_limit;
 	int has_stats_interval; unsigned int stats_interval;
+	int has_idle_sleep_us; uint32_t idle_sleep_us;
+	int has_idle_spin_us;  uint32_t idle_spin_us;
 	/* [map] */
 	int has_default_map;   struct rps_lcoreset default_map;   char default_map_text[128];
 	int has_queue_map[RPS_CONFIG_MAX_QUEUES];

@@ -138,6 +138,24 @@ test_inner_keys(void)
 	CU_ASSERT_STRING_EQUAL(err, "t.conf:2: vxlan_port: at most 8 ports, not '1,2,3,4,5,6,7,8,9'");
 }
 
+/* flow_limit (live boolean), idle_sleep_us and idle_spin_us (numbers with ranges). */
+static void
+test_flow_limit_idle_keys(void)
+{
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\nflow_limit = yes\nidle_sleep_us = 0\n"
+				    "idle_spin_us = 10000000\n"), 0);
+	CU_ASSERT(cfg.has_flow_limit == 1 && cfg.flow_limit == 1);
+	CU_ASSERT(cfg.has_idle_sleep_us == 1 && cfg.idle_sleep_us == 0);
+	CU_ASSERT(cfg.has_idle_spin_us == 1 && cfg.idle_spin_us == 10000000);
+	CU_ASSERT_EQUAL(parse("[dataplane]\nflow_limit = sometimes\n"), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "t.conf:2: flow_limit: expected on or off (or yes/no, "
+			       "true/false, 1/0), not 'sometimes'");
+	CU_ASSERT_EQUAL(parse("[dataplane]\nidle_sleep_us = 100001\n"), -EINVAL);
+	CU_ASSERT(strncmp(err, "t.conf:2: idle_sleep_us:", 24) == 0);
+	CU_ASSERT_EQUAL(parse("[dataplane]\nidle_spin_us = -1\n"), -EINVAL);
+	CU_ASSERT(strncmp(err, "t.conf:2: idle_spin_us:", 23) == 0);
+}
+
 static void
 test_full(void)
 {
@@ -299,17 +317,17 @@ test_errors(void)
 		{ "[dataplane]\nbakclog = 5\n",
 		  "t.conf:2: unknown key 'bakclog' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
 		  "symmetric, rss_key, inner, vxlan_port, backlog, burst, stages, flow_table_size, "
-		  "reorder_safe, flow_limit or stats_interval)" },
+		  "reorder_safe, flow_limit, idle_sleep_us, idle_spin_us or stats_interval)" },
 		{ "[dataplane]\nBacklog = 5\n",
 		  "t.conf:2: unknown key 'Backlog' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
 		  "symmetric, rss_key, inner, vxlan_port, backlog, burst, stages, flow_table_size, "
-		  "reorder_safe, flow_limit or stats_interval)" },
+		  "reorder_safe, flow_limit, idle_sleep_us, idle_spin_us or stats_interval)" },
 		{ "[map]\nbacklog = 5\n",
 		  "t.conf:2: unknown key 'backlog' in [map] (expected default or queue0..queue63)" },
 		{ "[dataplane]\ndefault = 5\n",
 		  "t.conf:2: unknown key 'default' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
 		  "symmetric, rss_key, inner, vxlan_port, backlog, burst, stages, flow_table_size, "
-		  "reorder_safe, flow_limit or stats_interval)" },
+		  "reorder_safe, flow_limit, idle_sleep_us, idle_spin_us or stats_interval)" },
 		{ "[dataplane]\nburst = 1\n[mapp]\nqueue0 = 1\n",
 		  "t.conf:3: unknown section [mapp] (expected [dataplane] or [map])" },
 		{ "[dataplane]\nburst = 1\n[Map]\n",
@@ -445,7 +463,7 @@ test_errors(void)
 		{ "[dataplane]\nbogus =\n",
 		  "t.conf:2: unknown key 'bogus' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
 		  "symmetric, rss_key, inner, vxlan_port, backlog, burst, stages, flow_table_size, "
-		  "reorder_safe, flow_limit or stats_interval)" },
+		  "reorder_safe, flow_limit, idle_sleep_us, idle_spin_us or stats_interval)" },
 		/* structure */
 		{ "backlog = 1\n[dataplane]\n",
 		  "t.conf:1: key 'backlog' outside any section (put it under [dataplane] or [map])" },
@@ -727,6 +745,7 @@ main(int argc, char **argv)
 		{ "full_file", test_full },
 		{ "toeplitz_keys", test_toeplitz_keys },
 		{ "inner_keys", test_inner_keys },
+		{ "flow_limit_idle_keys", test_flow_limit_idle_keys },
 		{ "tx_port", test_tx_port },
 		{ "queue_map_precedence", test_queue_map_precedence },
 		{ "errors_exact_file_line_message", test_errors },
