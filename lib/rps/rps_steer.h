@@ -127,6 +127,16 @@ int rps_steer_init(struct rps_steer_ctx *ctx, enum rps_hash_mode mode, uint32_t 
 /** Release the scratch space. */
 void rps_steer_fini(struct rps_steer_ctx *ctx);
 
+/** The software hash of the mode: Toeplitz in toeplitz mode, else jhash (symmetric when
+ * ctx->symmetric; Toeplitz is symmetric through its key). */
+static inline uint32_t
+rps_steer_sw_hash(const struct rps_steer_ctx *ctx, const struct rte_mbuf *m)
+{
+	if (ctx->mode == RPS_HASH_TOEPLITZ)
+		return rps_toeplitz_sw(&ctx->toeplitz, m);
+	return ctx->symmetric ? rps_hash_sw_sym(m, ctx->seed) : rps_hash_sw(m, ctx->seed);
+}
+
 /**
  * rps_steer_hash() with ctx->inner: always in software (a NIC's RSS hash is the outer
  * header's), Toeplitz in toeplitz mode, jhash in the others. A packet that is certainly not
@@ -139,11 +149,8 @@ rps_steer_hash_inner(const struct rps_steer_ctx *ctx, const struct rte_mbuf *m)
 	struct rps_flow_key k;
 	int rc;
 
-	if (likely(rps_inner_is_plain(&ctx->tunnels, m))) {
-		if (ctx->mode == RPS_HASH_TOEPLITZ)
-			return rps_toeplitz_sw(&ctx->toeplitz, m);
-		return ctx->symmetric ? rps_hash_sw_sym(m, ctx->seed) : rps_hash_sw(m, ctx->seed);
-	}
+	if (likely(rps_inner_is_plain(&ctx->tunnels, m)))
+		return rps_steer_sw_hash(ctx, m);
 	rc = rps_flow_key_extract_inner(m, &ctx->tunnels, &k);
 	if (rc == RPS_INNER_NOT_IP)
 		return 0;
@@ -175,11 +182,7 @@ rps_steer_hash(const struct rps_steer_ctx *ctx, const struct rte_mbuf *m, uint32
 	if ((ctx->mode == RPS_HASH_AUTO || ctx->mode == RPS_HASH_RSS) && rps_hash_has_rss(m))
 		return rps_hash_rss(m);
 	(*computed)++;
-	if (ctx->mode == RPS_HASH_TOEPLITZ)
-		return rps_toeplitz_sw(&ctx->toeplitz, m);
-	if (ctx->symmetric)
-		return rps_hash_sw_sym(m, ctx->seed);
-	return rps_hash_sw(m, ctx->seed);
+	return rps_steer_sw_hash(ctx, m);
 }
 
 /**
