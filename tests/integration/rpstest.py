@@ -525,6 +525,31 @@ class Failures:
         return 0
 
 
+def check_pcap_run(F, res, tx, nframes, ctx):
+    """The checks every run of a whole capture through net_pcap shares: exit 0, a summary,
+    exact accounting, every packet received and none dropped, every TX file written.
+
+    Returns (summary, {tx file name: frames}, [frames per TX file, in tx order]), or None
+    when the run cannot be checked further (the failures are recorded in F)."""
+    print('%s: exit %s in %.1f s' % (ctx, res.rc, res.elapsed), flush=True)
+    if not F.check(res.rc == 0, '%s: exit code %s, expected 0' % (ctx, res.rc), res):
+        return None
+    if not F.check(res.summary is not None, '%s: %s' % (ctx, res.summary_error), res):
+        return None
+    s = res.summary
+    if not F.extend(check_accounting(s), ctx, res):
+        return None
+    F.check(s['rx_packets'] == nframes, '%s: rx_packets %d != %d packets in the capture'
+            % (ctx, s['rx_packets'], nframes), res)
+    F.check(dropped_total(s) == 0, '%s: packets dropped: %s' % (ctx, s['dropped']), res)
+    outs = {}
+    for path in tx:
+        if not F.check(os.path.exists(path), '%s: TX file %s missing' % (ctx, path)):
+            return None
+        outs[os.path.basename(path)] = read_pcap(path).frames
+    return s, outs, [len(outs[os.path.basename(p)]) for p in tx]
+
+
 def binary_from_argv():
     if len(sys.argv) < 2:
         sys.exit('usage: %s PATH/TO/dpdk-rps [...]' % sys.argv[0])

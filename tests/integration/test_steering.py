@@ -38,24 +38,10 @@ def steer_run(F, binary, tmp, inp, frames, tag, map_arg, seed, extra=()):
                                timeout=120, tag=tag)
     ctx = '%s (--map %s --hash-seed %d%s)' % (tag, map_arg, seed,
                                              ''.join(' ' + e for e in extra))
-    print('%s: exit %s in %.1f s' % (ctx, res.rc, res.elapsed), flush=True)
-    if not F.check(res.rc == 0, '%s: exit code %s, expected 0' % (ctx, res.rc), res):
+    r = rpstest.check_pcap_run(F, res, tx, len(frames), ctx)
+    if r is None:
         return None
-    if not F.check(res.summary is not None, '%s: %s' % (ctx, res.summary_error), res):
-        return None
-    s = res.summary
-    if not F.extend(rpstest.check_accounting(s), ctx, res):
-        return None
-    F.check(s['rx_packets'] == len(frames), '%s: rx_packets %d != %d packets in the capture'
-            % (ctx, s['rx_packets'], len(frames)), res)
-    F.check(rpstest.dropped_total(s) == 0, '%s: packets dropped with --backlog 8192: %s'
-            % (ctx, s['dropped']), res)
-    outs = {}
-    for path in tx:
-        if not F.check(os.path.exists(path), '%s: TX file %s missing' % (ctx, path)):
-            return None
-        outs[os.path.basename(path)] = rpstest.read_pcap(path).frames
-    counts = [len(outs[os.path.basename(p)]) for p in tx]
+    s, outs, counts = r
     print('%s: rx %d processed %d tx %d, per worker %s' % (
         ctx, s['rx_packets'], s['processed'], s['tx_packets'], counts), flush=True)
     F.check(sum(counts) == s['tx_packets'] == s['processed'],

@@ -166,23 +166,10 @@ def run(F, binary, tmp, inp, frames, owner, tag, extra):
     res, tx = rpstest.run_pcap(binary, tmp, inp, len(WORKERS), app, lcores=LCORES,
                                timeout=120, tag=tag)
     ctx = '%s (%s)' % (tag, ' '.join(extra))
-    print('%s: exit %s in %.1f s' % (ctx, res.rc, res.elapsed), flush=True)
-    if not F.check(res.rc == 0, '%s: exit code %s, expected 0' % (ctx, res.rc), res):
+    r = rpstest.check_pcap_run(F, res, tx, len(frames), ctx)
+    if r is None:
         return None
-    if not F.check(res.summary is not None, '%s: %s' % (ctx, res.summary_error), res):
-        return None
-    s = res.summary
-    F.extend(rpstest.check_accounting(s), ctx, res)
-    F.check(s['rx_packets'] == len(frames), '%s: rx_packets %d != %d packets in the capture'
-            % (ctx, s['rx_packets'], len(frames)), res)
-    F.check(rpstest.dropped_total(s) == 0, '%s: packets dropped: %s' % (ctx, s['dropped']),
-            res)
-    outs = {}
-    for path in tx:
-        if not F.check(os.path.exists(path), '%s: TX file %s missing' % (ctx, path)):
-            return None
-        outs[os.path.basename(path)] = rpstest.read_pcap(path).frames
-    counts = [len(outs[os.path.basename(p)]) for p in tx]
+    s, outs, counts = r
     print('%s: rx %d processed %d, per worker %s' % (ctx, s['rx_packets'], s['processed'],
                                                      counts), flush=True)
     F.extend(rpstest.check_workers_vs_files(s, WORKERS, counts), ctx)
