@@ -99,7 +99,8 @@ def main():
                 F.check(st['rx_packets'] > 0 and 'dropped_backlog_full' in st and
                         'worker_1' in st and 'backlog_hwm' in st['worker_1'],
                         '/rps/stats: %s' % list(st)[:12])
-                F.check(sorted(wk) == ['1', '2', '3'] and 'pps' in wk['1'],
+                F.check(sorted(wk) == ['1', '2', '3'] and 'pps' in wk['1'] and
+                        'dropped_backlog_full' in wk['1'] and 'dropped_flow_limit' in wk['1'],
                         '/rps/workers: %s' % wk)
                 F.check(mp['queue0']['lcores'] == '1,2,3' and mp['queue0']['mask'] == 'e' and
                         mp['queue0']['weights'] == '1:1,2:1,3:1' and
@@ -108,15 +109,19 @@ def main():
                         all('packets' in v and 'src' in v for v in fl.values()),
                         '/rps/flows,5: %s' % fl)
                 F.check(cf['generation'] == 1 and cf['config_file'] == cfg and
-                        cf['backlog'] == 4096, '/rps/config: %s' % cf)
+                        cf['backlog'] == 4096 and cf['flow_limit'] == 0,
+                        '/rps/config: %s' % cf)
 
-            # a valid config by SIGHUP: map 0x6 (lcores 1,2), generation 2
-            write_conf(cfg, conf('0x6'))
+            # a valid config by SIGHUP: map 0x6 (lcores 1,2), flow limit on (live), generation 2
+            write_conf(cfg, conf('0x6', 'flow_limit = on'))
             os.kill(proc.pid, signal.SIGHUP)
             mp = wait_for(lambda: (lambda m: m if m and m['generation'] >= 2 else None)(
                 one(prefix, '/rps/map')))
             F.check(mp is not None and mp['queue0']['lcores'] == '1,2',
                     'after SIGHUP /rps/map: %s' % mp)
+            cf = one(prefix, '/rps/config')
+            F.check(cf is not None and cf['flow_limit'] == 1,
+                    'after SIGHUP flow_limit = on: /rps/config %s' % cf)
             time.sleep(1.5)  # lcore 3 drains what it had
             w3a = one(prefix, '/rps/workers')['3']['processed']
             time.sleep(1.0)
