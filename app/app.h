@@ -60,6 +60,27 @@ struct rps_worker {
 					* has no memory there */
 } __rte_cache_aligned;
 
+/** What the control thread knows of one RX queue's buckets (buckets.c): owners of the
+ * published map, and each bucket's rate and cycle estimate. Written by the control thread
+ * under ctl_lock; telemetry and the exit summary read it under ctl_lock. */
+struct rps_bucket_view {
+	uint32_t size;                           /* the published map's table size */
+	uint32_t epoch;                          /* the counters' epoch at the last sample */
+	uint16_t owner[RPS_MAP_SIZE_MAX];        /* worker index of each bucket */
+	uint64_t prev_packets[RPS_MAP_SIZE_MAX]; /* counters at the last sample */
+	uint64_t delta[RPS_MAP_SIZE_MAX];        /* packets over the last interval */
+	uint64_t pps[RPS_MAP_SIZE_MAX];          /* packets/s over the last interval */
+	uint64_t cycles[RPS_MAP_SIZE_MAX];       /* estimated worker cycles spent, cumulative */
+	uint64_t moved_tsc[RPS_MAP_SIZE_MAX];    /* last move by the rebalancer, 0 = never */
+	uint32_t moves[RPS_MAP_SIZE_MAX];        /* moves by the rebalancer */
+};
+
+/** The rebalancer's settings (--rebalance*, live through reloads; control thread). */
+struct rps_rebalance_conf {
+	int on;
+	uint32_t interval_ms, threshold_pct, moves, holddown_ms;
+};
+
 struct rps_app {
 	struct rps_options opt;
 	struct rps_pipeline pipeline;
@@ -89,6 +110,17 @@ struct rps_app {
 					* replaced only by rps_app_maps_publish() */
 	struct rps_lcoreset *map_sets; /* [nb_rxq], the lcores of each queue's map (control) */
 	struct rps_buckets **buckets;  /* [nb_rxq], reorder-safe tables, RX lcore only */
+	struct rps_bucket_stats **bstats; /* [nb_rxq], per-bucket counters, RX lcore writes */
+	struct rps_bucket_view **bview;   /* [nb_rxq], control thread (buckets.c) */
+	uint32_t table_size;           /* buckets of the maps being built (control thread) */
+	struct rps_rebalance_conf rebal; /* control thread; copied for readers under ctl_lock */
+	uint64_t buckets_moved;        /* rebalancer: buckets moved (atomic reads) */
+	uint64_t rebalance_runs;       /* rebalancer: intervals it evaluated (atomic reads) */
+	uint64_t rebalance_acted;      /* rebalancer: intervals it moved buckets in */
+	double imbalance;              /* last interval's max/mean worker load (ctl_lock) */
+	uint64_t *prev_busy;           /* [nb_workers]: busy_cycles at the last sample */
+	uint64_t buckets_tsc;          /* last sample, 0 = none yet */
+	unsigned int over_count;       /* consecutive intervals over the threshold */
 	int reorder_safe;              /* read by the RX lcore once per burst */
 	int flow_limit;                /* --flow-limit, likewise */
 	struct rte_rcu_qsbr *qsbr;     /* the RX lcore (thread 0) reports once per loop */
@@ -128,7 +160,7 @@ void rps_app_enabled_lcores(struct rps_lcoreset *set);
 /* maps.c: building maps from lcore sets and publishing them under RCU. */
 int rps_app_maps_init(struct rps_app *app);
 struct rps_map *rps_app_map_build(const struct rps_app *app, const struct rps_lcoreset *set,
-				  uint32_t generation, char *err, size_t err_len);
+				  uint32_t size, uint32_t generation, char *err, size_t err_len);
 int rps_app_maps_publish(struct rps_app *app, struct rps_map **maps,
 			 const struct rps_lcoreset *sets);
 void rps_app_maps_fini(struct rps_app *app);
@@ -140,6 +172,13 @@ int rps_app_map_sockets(const struct rps_app *app, const struct rps_lcoreset *se
  * socket or on another socket than the RX port; @p when names the occasion in the log. */
 void rps_app_maps_check_numa(const struct rps_app *app, const struct rps_lcoreset *sets,
 			     const char *when);
+
+/* buckets.c: sample the per-bucket counters (rates, cycle estimates) and, with the
+ * rebalancer on, move buckets; called by the control thread every rebalance interval. */
+void rps_buckets_tick(struct rps_app *app, uint64_t now);
+/* buckets.c: copy the tables of @p maps (about to be published) into the views. ctl_lock
+ * held by the caller. */
+void rps_buckets_set_owners(struct rps_app *app, struct rps_map *const *maps);
 
 /* control.c: the control thread (SIGHUP / inotify reloads, per-second rates). */
 int rps_control_start(struct rps_app *app);

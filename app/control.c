@@ -49,7 +49,22 @@ rps_control_apply_start_config(struct rps_app *app, char *err, size_t err_len)
 	FROM_FILE("idle-sleep", has_idle_sleep_us, idle_sleep_us, o->idle_sleep_us);
 	FROM_FILE("idle-spin", has_idle_spin_us, idle_spin_us, o->idle_spin_us);
 	FROM_FILE("stats-interval", has_stats_interval, stats_interval, o->stats_interval);
+	FROM_FILE("table-size", has_table_size, table_size, o->table_size);
+	FROM_FILE("rebalance", has_rebalance, rebalance, o->rebalance);
+	FROM_FILE("rebalance-interval", has_rebalance_interval_ms, rebalance_interval_ms,
+		  o->rebalance_interval_ms);
+	FROM_FILE("rebalance-threshold", has_rebalance_threshold, rebalance_threshold,
+		  o->rebalance_threshold);
+	FROM_FILE("rebalance-moves", has_rebalance_moves, rebalance_moves, o->rebalance_moves);
+	FROM_FILE("rebalance-holddown", has_rebalance_holddown_ms, rebalance_holddown_ms,
+		  o->rebalance_holddown_ms);
 #undef FROM_FILE
+	if (o->rebalance && !o->reorder_safe) {
+		snprintf(err, err_len, "%s: rebalance = on needs reorder_safe = on (a bucket moved "
+			 "without it may reorder its flows)", o->config_path);
+		free(c);
+		return -EINVAL;
+	}
 	if (c->has_tx_port && !rps_options_given(o, "tx-port"))
 		o->tx_port = c->tx_port;
 	if (c->has_hash_seed && !rps_options_given(o, "hash-seed")) {
@@ -130,6 +145,9 @@ rps_control_reload(struct rps_app *app, const char *why)
 	char err[256] = "", restart[160], when[64];
 	unsigned int bad;
 	uint32_t gen = app->generation + 1;
+	uint32_t size = app->table_size;
+	struct rps_rebalance_conf rb = app->rebal;
+	int safe = __atomic_load_n(&app->reorder_safe, __ATOMIC_RELAXED);
 	int rc = -EINVAL;
 
 	if (c == NULL || maps == NULL || sets == NULL) {
@@ -147,6 +165,25 @@ rps_control_reload(struct rps_app *app, const char *why)
 				 app->opt.config_path, q, app->opt.rx_port, app->nb_rxq);
 			goto out;
 		}
+	if (c->has_table_size)
+		size = c->table_size;
+	if (c->has_reorder_safe)
+		safe = c->reorder_safe;
+	if (c->has_rebalance)
+		rb.on = c->rebalance;
+	if (c->has_rebalance_interval_ms)
+		rb.interval_ms = c->rebalance_interval_ms;
+	if (c->has_rebalance_threshold)
+		rb.threshold_pct = c->rebalance_threshold;
+	if (c->has_rebalance_moves)
+		rb.moves = c->rebalance_moves;
+	if (c->has_rebalance_holddown_ms)
+		rb.holddown_ms = c->rebalance_holddown_ms;
+	if (rb.on && !safe) {
+		snprintf(err, sizeof(err), "%s: rebalance = on needs reorder_safe = on (a bucket "
+			 "moved without it may reorder its flows)", app->opt.config_path);
+		goto out;
+	}
 	for (uint16_t q = 0; q < app->nb_rxq; q++) {
 		const char *text = NULL;
 		const struct rps_lcoreset *s = rps_config_queue_map(c, q, &text);
@@ -163,7 +200,14 @@ rps_control_reload(struct rps_app *app, const char *why)
 				goto out;
 			}
 		}
-		maps[q] = rps_app_map_build(app, &sets[q], gen, merr, sizeof(merr));
+		/* the same lcores and size: keep the running table (and what the rebalancer
+		 * did to it); otherwise fill a new one */
+		if (app->bview != NULL && app->bview[q] != NULL && size == app->table_size &&
+		    memcmp(&sets[q], &app->map_sets[q], sizeof(sets[q])) == 0)
+			maps[q] = rps_map_create_table(app->bview[q]->owner, size, gen,
+						       app->self.socket);
+		else
+			maps[q] = rps_app_map_build(app, &sets[q], size, gen, merr, sizeof(merr));
 		if (maps[q] == NULL) {
 			snprintf(err, sizeof(err), "%s: map of queue %u: %s", app->opt.config_path, q,
 				 merr);
@@ -184,6 +228,10 @@ rps_control_reload(struct rps_app *app, const char *why)
 		__atomic_store_n(&app->flow_limit, c->flow_limit, __ATOMIC_RELAXED);
 	if (c->has_stats_interval)
 		__atomic_store_n(&app->opt.stats_interval, c->stats_interval, __ATOMIC_RELAXED);
+	app->table_size = size;
+	pthread_mutex_lock(&app->ctl_lock);
+	app->rebal = rb;
+	pthread_mutex_unlock(&app->ctl_lock);
 	__atomic_store_n(&app->generation, gen, __ATOMIC_RELEASE);
 	app->reloads_ok++;
 	if (restart[0] != '\0') {
@@ -284,18 +332,19 @@ control_thread(void *arg)
 	struct rps_app *app = arg;
 	uint16_t nw = app->nb_workers ? app->nb_workers : 1;
 	uint64_t *prev = calloc(nw + 1u, sizeof(*prev));
-	uint64_t last = rte_rdtsc(), hz = rte_get_tsc_hz();
+	uint64_t last = rte_rdtsc(), hz = rte_get_tsc_hz(), last_buckets = 0;
 	char name[NAME_MAX + 1];
 	int fd = watch_config(app, name, sizeof(name));
 
 	while (prev != NULL && !__atomic_load_n(&app->control_stop, __ATOMIC_ACQUIRE)) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
+		const uint32_t tick_ms = RTE_MIN(100u, app->rebal.interval_ms);
 		uint64_t now;
 
 		if (fd >= 0)
-			(void)poll(&p, 1, 100);
+			(void)poll(&p, 1, (int)tick_ms);
 		else
-			usleep(100 * 1000);
+			usleep(tick_ms * 1000);
 		if (__atomic_exchange_n(&app->reload_requested, 0, __ATOMIC_ACQ_REL))
 			rps_control_reload(app, "SIGHUP");
 		if (fd >= 0 && (p.revents & POLLIN) && config_changed(fd, name)) {
@@ -307,6 +356,10 @@ control_thread(void *arg)
 		if (now - last >= hz) {
 			update_rates(app, prev, (double)(now - last) / (double)hz);
 			last = now;
+		}
+		if (now - last_buckets >= (uint64_t)app->rebal.interval_ms * hz / 1000) {
+			rps_buckets_tick(app, now);
+			last_buckets = now;
 		}
 	}
 	if (fd >= 0)

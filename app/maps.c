@@ -18,7 +18,8 @@
 #include "app.h"
 #include "rps_numa.h"
 
-#define BUCKETS_PER_QUEUE 4096 /* reorder-safe table size, like rps_flow_cnt */
+/* reorder-safe table size, like rps_flow_cnt: at least the largest map table */
+#define BUCKETS_PER_QUEUE RPS_MAP_SIZE_MAX
 
 void
 rps_app_enabled_lcores(struct rps_lcoreset *set)
@@ -31,10 +32,11 @@ rps_app_enabled_lcores(struct rps_lcoreset *set)
 }
 
 struct rps_map *
-rps_app_map_build(const struct rps_app *app, const struct rps_lcoreset *set, uint32_t generation,
-		  char *err, size_t err_len)
+rps_app_map_build(const struct rps_app *app, const struct rps_lcoreset *set, uint32_t size,
+		  uint32_t generation, char *err, size_t err_len)
 {
 	uint16_t idx[RTE_MAX_LCORE];
+	uint32_t wt[RTE_MAX_LCORE];
 	uint32_t n = 0;
 	struct rps_map *m;
 
@@ -47,7 +49,14 @@ rps_app_map_build(const struct rps_app *app, const struct rps_lcoreset *set, uin
 			rte_errno = EINVAL;
 			return NULL;
 		}
+		wt[n] = rps_lcoreset_weight(set, l);
 		idx[n++] = (uint16_t)app->lcore_worker[l];
+	}
+	if (n > size) {
+		snprintf(err, err_len, "%u workers do not fit a table of %u buckets (table_size)",
+			 n, size);
+		rte_errno = EINVAL;
+		return NULL;
 	}
 	if (n == 0 && app->nb_workers > 0) {
 		snprintf(err, err_len, "an empty map (no steering) needs a restart");
@@ -55,7 +64,7 @@ rps_app_map_build(const struct rps_app *app, const struct rps_lcoreset *set, uin
 		return NULL;
 	}
 	/* on the RX lcore's socket, the one reader (reloads build it on the control thread) */
-	m = rps_map_create(idx, n, generation, app->self.socket);
+	m = rps_map_create(idx, wt, n, size, generation, app->self.socket);
 	if (m == NULL)
 		snprintf(err, err_len, "out of memory");
 	return m;
@@ -70,7 +79,11 @@ rps_app_maps_init(struct rps_app *app)
 	app->maps = calloc(app->nb_rxq, sizeof(*app->maps));
 	app->map_sets = calloc(app->nb_rxq, sizeof(*app->map_sets));
 	app->buckets = calloc(app->nb_rxq, sizeof(*app->buckets));
-	if (app->maps == NULL || app->map_sets == NULL || app->buckets == NULL)
+	app->bstats = calloc(app->nb_rxq, sizeof(*app->bstats));
+	app->bview = calloc(app->nb_rxq, sizeof(*app->bview));
+	app->prev_busy = calloc(app->nb_workers + 1u, sizeof(*app->prev_busy));
+	if (app->maps == NULL || app->map_sets == NULL || app->buckets == NULL ||
+	    app->bstats == NULL || app->bview == NULL || app->prev_busy == NULL)
 		return -ENOMEM;
 	sz = rte_rcu_qsbr_get_memsize(1);
 	app->qsbr = rte_zmalloc("rps_qsbr", sz, RTE_CACHE_LINE_SIZE);
@@ -81,6 +94,14 @@ rps_app_maps_init(struct rps_app *app)
 	pthread_mutex_init(&app->ctl_lock, NULL);
 	app->reorder_safe = app->opt.reorder_safe;
 	app->flow_limit = app->opt.flow_limit;
+	app->table_size = app->opt.table_size;
+	app->rebal = (struct rps_rebalance_conf){
+		.on = app->opt.rebalance,
+		.interval_ms = app->opt.rebalance_interval_ms,
+		.threshold_pct = app->opt.rebalance_threshold,
+		.moves = app->opt.rebalance_moves,
+		.holddown_ms = app->opt.rebalance_holddown_ms,
+	};
 	for (uint16_t q = 0; q < app->nb_rxq; q++) {
 		const struct rps_lcoreset *s = NULL;
 
@@ -88,8 +109,8 @@ rps_app_maps_init(struct rps_app *app)
 		if (app->start_cfg != NULL && !rps_options_given(&app->opt, "map"))
 			s = rps_config_queue_map(app->start_cfg, q, NULL);
 		app->map_sets[q] = s != NULL ? *s : app->opt.map;
-		app->maps[q] = rps_app_map_build(app, &app->map_sets[q], app->generation, err,
-						 sizeof(err));
+		app->maps[q] = rps_app_map_build(app, &app->map_sets[q], app->table_size,
+						 app->generation, err, sizeof(err));
 		if (app->maps[q] == NULL) {
 			RPS_LOG(ERR, "map of RX queue %u: %s", q, err);
 			return -EINVAL;
@@ -97,10 +118,14 @@ rps_app_maps_init(struct rps_app *app)
 		if (app->nb_workers > 0) {
 			app->buckets[q] = rps_buckets_create(BUCKETS_PER_QUEUE,
 							     app->self.socket);
-			if (app->buckets[q] == NULL)
+			app->bstats[q] = rps_bucket_stats_create(app->self.socket);
+			app->bview[q] = calloc(1, sizeof(*app->bview[q]));
+			if (app->buckets[q] == NULL || app->bstats[q] == NULL ||
+			    app->bview[q] == NULL)
 				return -ENOMEM;
 		}
 	}
+	rps_buckets_set_owners(app, app->maps);
 	return 0;
 }
 
@@ -110,6 +135,7 @@ rps_app_maps_publish(struct rps_app *app, struct rps_map **maps, const struct rp
 	pthread_mutex_lock(&app->ctl_lock);
 	for (uint16_t q = 0; q < app->nb_rxq; q++)
 		app->map_sets[q] = sets[q];
+	rps_buckets_set_owners(app, maps);
 	pthread_mutex_unlock(&app->ctl_lock);
 	/* Blocks this (control) thread only, until the RX lcore has finished the loop
 	 * iteration that may still hold an old map. */
@@ -179,7 +205,17 @@ rps_app_maps_fini(struct rps_app *app)
 		rps_map_free(app->maps[q]);
 		if (app->buckets != NULL)
 			rps_buckets_free(app->buckets[q]);
+		if (app->bstats != NULL)
+			rps_bucket_stats_free(app->bstats[q]);
+		if (app->bview != NULL)
+			free(app->bview[q]);
 	}
+	free(app->bstats);
+	free(app->bview);
+	free(app->prev_busy);
+	app->bstats = NULL;
+	app->bview = NULL;
+	app->prev_busy = NULL;
 	free(app->maps);
 	free(app->map_sets);
 	free(app->buckets);

@@ -70,10 +70,12 @@ int
 rps_numa_map_sockets(const struct rps_lcoreset *set, const int *lcore_socket,
 		     int port_socket, unsigned int *off_port, char *desc, size_t len)
 {
-	struct rps_lcoreset on, nowhere = { { 0 } };
+	struct rps_lcoreset on, nowhere;
 	unsigned int off = 0;
 	size_t pos = 0;
 	int nb = 0, cur = -1;
+
+	memset(&nowhere, 0, sizeof(nowhere));
 
 	if (desc != NULL && len > 0)
 		desc[0] = '\0';

@@ -278,13 +278,14 @@ h_config(struct rps_options *o, const char *arg, const char **why)
 	return 0;
 }
 
+/* "on" / "off" into @p flag. */
 static int
-h_reorder(struct rps_options *o, const char *arg, const char **why)
+on_off(const char *arg, int *flag, const char **why)
 {
 	if (strcmp(arg, "on") == 0) {
-		o->reorder_safe = 1;
+		*flag = 1;
 	} else if (strcmp(arg, "off") == 0) {
-		o->reorder_safe = 0;
+		*flag = 0;
 	} else {
 		*why = "expected on or off";
 		return -1;
@@ -293,17 +294,76 @@ h_reorder(struct rps_options *o, const char *arg, const char **why)
 }
 
 static int
+h_reorder(struct rps_options *o, const char *arg, const char **why)
+{
+	return on_off(arg, &o->reorder_safe, why);
+}
+
+static int
 h_flow_limit(struct rps_options *o, const char *arg, const char **why)
 {
-	if (strcmp(arg, "on") == 0) {
-		o->flow_limit = 1;
-	} else if (strcmp(arg, "off") == 0) {
-		o->flow_limit = 0;
-	} else {
-		*why = "expected on or off";
+	return on_off(arg, &o->flow_limit, why);
+}
+
+static int
+h_rebalance(struct rps_options *o, const char *arg, const char **why)
+{
+	return on_off(arg, &o->rebalance, why);
+}
+
+static int
+h_table_size(struct rps_options *o, const char *arg, const char **why)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, RPS_MAP_SIZE_MIN, RPS_MAP_SIZE_MAX, &v) < 0 || (v & (v - 1)) != 0) {
+		*why = "expected a power of two 1..4096 buckets";
 		return -1;
 	}
+	o->table_size = (uint32_t)v;
 	return 0;
+}
+
+/* A number in [lo, hi] into @p dst, or @p msg. */
+static int
+u32_in(const char *arg, uint64_t lo, uint64_t hi, uint32_t *dst, const char *msg,
+       const char **why)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, lo, hi, &v) < 0) {
+		*why = msg;
+		return -1;
+	}
+	*dst = (uint32_t)v;
+	return 0;
+}
+
+static int
+h_rebalance_interval(struct rps_options *o, const char *arg, const char **why)
+{
+	return u32_in(arg, 10, 3600000, &o->rebalance_interval_ms,
+		      "expected 10..3600000 milliseconds", why);
+}
+
+static int
+h_rebalance_threshold(struct rps_options *o, const char *arg, const char **why)
+{
+	return u32_in(arg, 1, 1000, &o->rebalance_threshold, "expected 1..1000 percent", why);
+}
+
+static int
+h_rebalance_moves(struct rps_options *o, const char *arg, const char **why)
+{
+	return u32_in(arg, 1, RPS_MAP_SIZE_MAX, &o->rebalance_moves,
+		      "expected 1..4096 buckets per interval", why);
+}
+
+static int
+h_rebalance_holddown(struct rps_options *o, const char *arg, const char **why)
+{
+	return u32_in(arg, 0, 86400000, &o->rebalance_holddown_ms,
+		      "expected 0..86400000 milliseconds", why);
 }
 
 static int
@@ -353,8 +413,11 @@ h_help(struct rps_options *o, const char *arg, const char **why)
 static const struct opt_def opts[] = {
 	{ "rx-port", "P", "port polled by the RX lcore, every RX queue of it (default 0)", h_rx_port },
 	{ "rx-queues", "N", "RX queues to set up and poll (default: all the port has, at most 16)", h_rx_queues },
-	{ "map", "M", "worker lcores: hex mask as rps_cpus (fe, 0xfe, ff,ffffffff) or list (1-3,5); "
+	{ "map", "M", "worker lcores: hex mask as rps_cpus (fe, 0xfe, ff,ffffffff) or list (1-3,5), "
+		      "optionally weighted (1:2,2:1,3:1 gives lcore 1 half the table); "
 		      "0 = no steering, the RX lcore processes (default: every EAL lcore but the main one)", h_map },
+	{ "table-size", "N", "buckets of each RX queue's indirection table, a power of two 1..4096: "
+			     "bucket = hash & (N-1), filled from --map (default 128)", h_table_size },
 	{ "hash", "MODE", "auto (NIC RSS hash when the mbuf has one, else jhash), rss, jhash, "
 			  "toeplitz (software RSS from the headers, as the NIC with --rss-key) "
 			  "(default auto)", h_hash },
@@ -399,6 +462,18 @@ static const struct opt_def opts[] = {
 	{ "flow-limit", "on|off", "when a worker's backlog is over half full, drop first the packets of a "
 				  "flow holding more than half of its last 256 (the kernel's flow limit; "
 				  "default off)", h_flow_limit },
+	{ "rebalance", "on|off", "move the hottest buckets from an overloaded worker to one with "
+				 "room, without reordering (needs --reorder-safe on; default off)",
+	  h_rebalance },
+	{ "rebalance-interval", "MS", "how often bucket rates are measured and the rebalancer "
+				      "runs (default 1000)", h_rebalance_interval },
+	{ "rebalance-threshold", "PCT", "act when the busiest worker's load is PCT % over the mean "
+					"for two intervals in a row (default 10)",
+	  h_rebalance_threshold },
+	{ "rebalance-moves", "K", "buckets moved per interval at most (default 8)",
+	  h_rebalance_moves },
+	{ "rebalance-holddown", "MS", "a bucket moved is not moved again for MS ms (default 10000)",
+	  h_rebalance_holddown },
 	{ "idle-sleep", "US", "an idle lcore (nothing to poll for --idle-spin) sleeps between polls, "
 			      "1 us doubling up to US; 0 = always busy-poll (default 50)", h_idle_sleep },
 	{ "idle-spin", "US", "busy-poll this long after the last packet before sleeping (default 100)",
@@ -448,6 +523,11 @@ rps_options_parse(int argc, char **argv, struct rps_options *o, FILE *err)
 	o->reorder_safe = 1;
 	o->idle_sleep_us = 50;
 	o->idle_spin_us = 100;
+	o->table_size = RPS_MAP_SIZE_DEFAULT;
+	o->rebalance_interval_ms = 1000;
+	o->rebalance_threshold = 10;
+	o->rebalance_moves = 8;
+	o->rebalance_holddown_ms = 10000;
 	o->flow_table_size = 65536;
 	o->flow_timeout_ms = 30000;
 	o->flow_closed_timeout_ms = 1000;
@@ -491,6 +571,11 @@ rps_options_parse(int argc, char **argv, struct rps_options *o, FILE *err)
 	}
 	if (optind < argc) {
 		fprintf(err, "dpdk-rps: %s: unexpected argument (see --help)\n", argv[optind]);
+		return -1;
+	}
+	if (o->rebalance && !o->reorder_safe) {
+		fprintf(err, "dpdk-rps: --rebalance on: needs --reorder-safe on (a bucket moved "
+			"without it may reorder its flows)\n");
 		return -1;
 	}
 	if (o->symmetric && o->rss_key_len != 0 &&

@@ -56,6 +56,12 @@ struct rps_options {
 	int flow_limit;               /* --flow-limit: the kernel's per-backlog flow limit */
 	uint32_t idle_sleep_us;       /* longest sleep of an idle lcore between polls, 0 = poll */
 	uint32_t idle_spin_us;        /* empty polls before an idle lcore starts sleeping */
+	uint32_t table_size;          /* --table-size: buckets of each queue's map */
+	int rebalance;                /* --rebalance */
+	uint32_t rebalance_interval_ms;
+	uint32_t rebalance_threshold; /* percent over the mean */
+	uint32_t rebalance_moves;     /* per interval */
+	uint32_t rebalance_holddown_ms;
 	uint64_t given;               /* bit i: the i-th option of the table was on the command line */
 };
 

@@ -98,13 +98,17 @@ rps_worker_ctx_fini(struct rps_worker *w)
 void
 rps_process_burst(struct rps_worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
-	w->ctx.now = rte_rdtsc();
+	const uint64_t start = rte_rdtsc();
+
+	w->ctx.now = start;
 	rps_pipeline_run(&w->app->pipeline, &w->ctx, pkts, n);
 	/* One TX burst per processed burst: buffering only coalesces within a burst. */
 	if (w->ctx.out_txq != NULL)
 		rps_txq_flush(w->ctx.out_txq);
 	if (w->ctx.reply_txq != NULL && w->ctx.reply_txq != w->ctx.out_txq)
 		rps_txq_flush(w->ctx.reply_txq);
+	/* what /rps/buckets apportions to the buckets this lcore served */
+	RPS_CTR_ADD(w->stats.busy_cycles, rte_rdtsc() - start);
 }
 
 void

@@ -149,6 +149,7 @@ struct bench_ctx {
 	struct rps_backlog *backlogs;      /* [nb_workers] */
 	struct rps_map *map;
 	struct rps_buckets *buckets;
+	struct rps_bucket_stats *bstats; /* per-bucket counters, as the binary keeps */
 	struct rps_steer_ctx steer;
 	struct rps_lcore_stats rx_stats;
 	struct rte_distributor *dist;

@@ -297,7 +297,7 @@ dispatch(struct bench_ctx *c, struct bench_run *r)
 		case BENCH_JHASH:
 		case BENCH_TOEPLITZ:
 		case BENCH_E2E:
-			rps_steer_burst(&c->steer, c->map, c->buckets, pkts, n);
+			rps_steer_burst(&c->steer, c->map, c->buckets, c->bstats, pkts, n);
 			break;
 		case BENCH_DISTRIBUTOR:
 			rte_distributor_process(c->dist, pkts, n);
@@ -460,9 +460,10 @@ bench_ctx_init(struct bench_ctx *c, const struct bench_opts *o)
 		idx[n] = (uint16_t)n;
 		n++;
 	}
-	c->map = rps_map_create(idx, n, 1, socket);
+	c->map = rps_map_create(idx, NULL, n, RPS_MAP_SIZE_DEFAULT, 1, socket);
 	c->buckets = o->reorder_safe ? rps_buckets_create(BENCH_BUCKETS, socket) : NULL;
-	if (c->map == NULL || (o->reorder_safe && c->buckets == NULL)) {
+	c->bstats = rps_bucket_stats_create(socket);
+	if (c->map == NULL || c->bstats == NULL || (o->reorder_safe && c->buckets == NULL)) {
 		fprintf(stderr, "dpdk-rps-bench: set-up failed: %s\n", rte_strerror(rte_errno));
 		return -1;
 	}
@@ -490,6 +491,7 @@ bench_ctx_fini(struct bench_ctx *c)
 	rps_steer_fini(&c->steer);
 	rps_map_free(c->map);
 	rps_buckets_free(c->buckets);
+	rps_bucket_stats_free(c->bstats);
 	rte_free(c->workers);
 	rte_free(c->backlogs);
 	c->workers = NULL;

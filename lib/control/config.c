@@ -21,7 +21,8 @@
 enum key_id {
 	K_RX_PORT, K_TX_PORT, K_HASH, K_HASH_SEED, K_BACKLOG, K_BURST, K_STAGES, K_FLOW_TABLE_SIZE,
 	K_REORDER_SAFE, K_STATS_INTERVAL, K_SYMMETRIC, K_RSS_KEY, K_FLOW_LIMIT, K_INNER,
-	K_VXLAN_PORT, K_IDLE_SLEEP, K_IDLE_SPIN, K_DEFAULT, K_QUEUE0,
+	K_VXLAN_PORT, K_IDLE_SLEEP, K_IDLE_SPIN, K_TABLE_SIZE, K_REBALANCE, K_REBALANCE_INTERVAL,
+	K_REBALANCE_THRESHOLD, K_REBALANCE_MOVES, K_REBALANCE_HOLDDOWN, K_DEFAULT, K_QUEUE0,
 	K_NB = K_QUEUE0 + RPS_CONFIG_MAX_QUEUES
 };
 
@@ -242,8 +243,9 @@ map_value(struct parser *p, const char *name, const char *value, struct rps_lcor
 		return fail(p, "%s: lcore %u out of range (lcores 0..%u)", name, bad,
 			    RTE_MAX_LCORE - 1);
 	if (rc < 0)
-		return fail(p, "%s: expected a hex mask (fe, 0xfe, ff,ffffffff) or a list (1-3,5), "
-			    "not '%s'", name, value);
+		return fail(p, "%s: expected a hex mask (fe, 0xfe, ff,ffffffff) or a list (1-3,5) "
+			    "with optional weights 1..%u (1:2,2:1,3:1), not '%s'", name,
+			    RPS_WEIGHT_MAX, value);
 	if (strlen(value) >= text_len)
 		return fail(p, "%s: longer than %zu characters", name, text_len - 1);
 	snprintf(text, text_len, "%s", value);
@@ -294,6 +296,16 @@ static const struct key {
 	[K_VXLAN_PORT] = { "dataplane", "vxlan_port", 0, 0, NULL, NULL },
 	[K_IDLE_SLEEP] = { "dataplane", "idle_sleep_us", 0, 100000, "", " microseconds" },
 	[K_IDLE_SPIN] = { "dataplane", "idle_spin_us", 0, 10000000, "", " microseconds" },
+	[K_TABLE_SIZE] = { "dataplane", "table_size", RPS_MAP_SIZE_MIN, RPS_MAP_SIZE_MAX,
+			   "a power of two ", " buckets" },
+	[K_REBALANCE] = { "dataplane", "rebalance", 0, 0, NULL, NULL },
+	[K_REBALANCE_INTERVAL] = { "dataplane", "rebalance_interval_ms", 10, 3600000, "",
+				   " milliseconds" },
+	[K_REBALANCE_THRESHOLD] = { "dataplane", "rebalance_threshold", 1, 1000, "", " percent" },
+	[K_REBALANCE_MOVES] = { "dataplane", "rebalance_moves", 1, RPS_MAP_SIZE_MAX, "",
+				" buckets" },
+	[K_REBALANCE_HOLDDOWN] = { "dataplane", "rebalance_holddown_ms", 0, 86400000, "",
+				   " milliseconds" },
 	[K_DEFAULT] = { "map", "default", 0, 0, NULL, NULL },
 };
 
@@ -325,7 +337,9 @@ key_lookup(struct parser *p, const char *section, const char *name)
 	if (strcmp(section, "dataplane") == 0) {
 		fail(p, "unknown key '%s' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
 		     "symmetric, rss_key, inner, vxlan_port, backlog, burst, stages, flow_table_size, "
-		     "reorder_safe, flow_limit, idle_sleep_us, idle_spin_us or stats_interval)", name);
+		     "reorder_safe, flow_limit, idle_sleep_us, idle_spin_us, table_size, rebalance, "
+		     "rebalance_interval_ms, rebalance_threshold, rebalance_moves, "
+		     "rebalance_holddown_ms or stats_interval)", name);
 		return -1;
 	}
 	if (*section == '\0')
@@ -405,6 +419,35 @@ set_value(struct parser *p, int id, const char *name, const char *value)
 	case K_IDLE_SPIN:
 		c->idle_spin_us = (uint32_t)x;
 		c->has_idle_spin_us = 1;
+		break;
+	case K_TABLE_SIZE:
+		if ((x & (x - 1)) != 0)
+			return fail(p, "%s: expected a power of two %u..%u buckets, not '%s'", name,
+				    RPS_MAP_SIZE_MIN, RPS_MAP_SIZE_MAX, value);
+		c->table_size = (uint32_t)x;
+		c->has_table_size = 1;
+		break;
+	case K_REBALANCE:
+		if (parse_bool(value, &c->rebalance) < 0)
+			return fail(p, "%s: expected on or off (or yes/no, true/false, 1/0), not '%s'",
+				    name, value);
+		c->has_rebalance = 1;
+		break;
+	case K_REBALANCE_INTERVAL:
+		c->rebalance_interval_ms = (uint32_t)x;
+		c->has_rebalance_interval_ms = 1;
+		break;
+	case K_REBALANCE_THRESHOLD:
+		c->rebalance_threshold = (uint32_t)x;
+		c->has_rebalance_threshold = 1;
+		break;
+	case K_REBALANCE_MOVES:
+		c->rebalance_moves = (uint32_t)x;
+		c->has_rebalance_moves = 1;
+		break;
+	case K_REBALANCE_HOLDDOWN:
+		c->rebalance_holddown_ms = (uint32_t)x;
+		c->has_rebalance_holddown_ms = 1;
 		break;
 	case K_REORDER_SAFE:
 		if (parse_bool(value, &c->reorder_safe) < 0)

@@ -52,8 +52,9 @@
  *   refused; a file is at most 1 MiB.
  * - Numbers: decimal, or hexadecimal with 0x. A leading zero ("010", which the command line
  *   would read as octal) is refused as ambiguous; so are signs and blanks inside.
- * - Maps: rps_lcoreset_parse() (see rps_map.h): hex unless the value contains '-' ("5,7" is
- *   hex groups; "5-5,7" is the list of lcores 5 and 7); "0" is the empty set; at most 127
+ * - Maps: rps_lcoreset_parse() (see rps_map.h): hex unless the value contains '-' or ':'
+ *   ("5,7" is hex groups; "5-5,7" is the list of lcores 5 and 7; "1:2,2:1" weighs lcore 1
+ *   twice lcore 2 in the table); "0" is the empty set; at most 127
  *   characters. queueN: N in 0..RPS_CONFIG_MAX_QUEUES-1, decimal without a leading zero
  *   ("queue01" is an unknown key, "queue64" is out of range).
  *
@@ -90,6 +91,12 @@ struct rps_config {
 	int has_stats_interval; unsigned int stats_interval;
 	int has_idle_sleep_us; uint32_t idle_sleep_us;
 	int has_idle_spin_us;  uint32_t idle_spin_us;
+	int has_table_size;    uint32_t table_size;
+	int has_rebalance;     int rebalance;
+	int has_rebalance_interval_ms; uint32_t rebalance_interval_ms;
+	int has_rebalance_threshold;   uint32_t rebalance_threshold;   /* percent */
+	int has_rebalance_moves;       uint32_t rebalance_moves;
+	int has_rebalance_holddown_ms; uint32_t rebalance_holddown_ms;
 	/* [map] */
 	int has_default_map;   struct rps_lcoreset default_map;   char default_map_text[128];
 	int has_queue_map[RPS_CONFIG_MAX_QUEUES];

@@ -12,6 +12,15 @@
 
 #include "rps_map.h"
 
+int
+rps_lcoreset_weighted(const struct rps_lcoreset *s)
+{
+	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++)
+		if (rps_lcoreset_weight(s, l) > 1)
+			return 1;
+	return 0;
+}
+
 unsigned int
 rps_lcoreset_count(const struct rps_lcoreset *s)
 {
@@ -22,7 +31,7 @@ rps_lcoreset_count(const struct rps_lcoreset *s)
 	return n;
 }
 
-/* "1-3,5": decimal lcores and ranges. */
+/* "1-3,5", "1:2,2-3:1": decimal lcores and ranges, each with an optional weight. */
 static int
 parse_list(const char *s, struct rps_lcoreset *set, unsigned int *bad)
 {
@@ -30,7 +39,7 @@ parse_list(const char *s, struct rps_lcoreset *set, unsigned int *bad)
 
 	for (;;) {
 		char *end;
-		unsigned long lo, hi;
+		unsigned long lo, hi, w = 0;
 
 		if (!isdigit((unsigned char)*p))
 			return -EINVAL;
@@ -46,13 +55,24 @@ parse_list(const char *s, struct rps_lcoreset *set, unsigned int *bad)
 			if (hi < lo)
 				return -EINVAL;
 		}
+		if (*p == ':') {
+			p++;
+			if (!isdigit((unsigned char)*p))
+				return -EINVAL;
+			w = strtoul(p, &end, 10);
+			p = end;
+			if (w < 1 || w > RPS_WEIGHT_MAX)
+				return -EINVAL;
+		}
 		if (hi >= RTE_MAX_LCORE) {
 			*bad = lo >= RTE_MAX_LCORE ? (unsigned int)RTE_MIN(lo, (unsigned long)UINT32_MAX)
 						   : RTE_MAX_LCORE;
 			return -ERANGE;
 		}
-		for (unsigned long l = lo; l <= hi; l++)
+		for (unsigned long l = lo; l <= hi; l++) {
 			rps_lcoreset_add(set, (unsigned int)l);
+			set->weight[l] = (uint16_t)w;
+		}
 		if (*p == '\0')
 			return 0;
 		if (*p != ',')
@@ -119,7 +139,7 @@ rps_lcoreset_parse(const char *s, struct rps_lcoreset *set, unsigned int *bad_lc
 		bad_lcore = &dummy;
 	if (s == NULL || *s == '\0')
 		return -EINVAL;
-	if (strchr(s, '-') != NULL)
+	if (strchr(s, '-') != NULL || strchr(s, ':') != NULL)
 		return parse_list(s, set, bad_lcore);
 	return parse_hex(s, set, bad_lcore);
 }
@@ -165,25 +185,184 @@ rps_lcoreset_format(const struct rps_lcoreset *s, char *buf, size_t len)
 	return (int)pos;
 }
 
-struct rps_map *
-rps_map_create(const uint16_t *workers, uint32_t len, uint32_t generation, int socket)
+int
+rps_lcoreset_format_list(const struct rps_lcoreset *s, char *buf, size_t len)
 {
-	struct rps_map *m;
+	const int weighted = rps_lcoreset_weighted(s);
+	size_t pos = 0;
 
-	if (len > 0 && workers == NULL) {
-		rte_errno = EINVAL;
-		return NULL;
+	if (len == 0)
+		return -ENOSPC;
+	buf[0] = '\0';
+	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++) {
+		int n;
+
+		if (!rps_lcoreset_has(s, l))
+			continue;
+		if (weighted)
+			n = snprintf(buf + pos, len - pos, "%s%u:%u", pos ? "," : "", l,
+				     rps_lcoreset_weight(s, l));
+		else
+			n = snprintf(buf + pos, len - pos, "%s%u", pos ? "," : "", l);
+		if (n < 0 || (size_t)n >= len - pos)
+			return -ENOSPC;
+		pos += (size_t)n;
 	}
-	m = rte_zmalloc_socket("rps_map", sizeof(*m) + len * sizeof(m->workers[0]),
-			       RTE_CACHE_LINE_SIZE, socket);
+	return (int)pos;
+}
+
+static int
+size_ok(uint32_t size)
+{
+	return size >= RPS_MAP_SIZE_MIN && size <= RPS_MAP_SIZE_MAX && (size & (size - 1)) == 0;
+}
+
+int
+rps_map_fill(uint16_t *table, uint32_t size, const uint16_t *workers, const uint32_t *weights,
+	     uint32_t nb)
+{
+	uint64_t total = 0, given = 0;
+	uint32_t *cnt, *rem;
+	int64_t *cur;
+
+	if (!size_ok(size) || nb == 0 || nb > size || table == NULL || workers == NULL)
+		return -EINVAL;
+	for (uint32_t i = 0; i < nb; i++) {
+		uint32_t w = weights != NULL ? weights[i] : 1;
+
+		if (w < 1 || w > RPS_WEIGHT_MAX)
+			return -EINVAL;
+		total += w;
+	}
+	cnt = calloc(nb, sizeof(*cnt));
+	rem = calloc(nb, sizeof(*rem));
+	cur = calloc(nb, sizeof(*cur));
+	if (cnt == NULL || rem == NULL || cur == NULL) {
+		free(cnt);
+		free(rem);
+		free(cur);
+		return -ENOMEM;
+	}
+	/* shares by largest remainder (ties: the earlier worker) */
+	for (uint32_t i = 0; i < nb; i++) {
+		uint64_t x = (uint64_t)size * (weights != NULL ? weights[i] : 1);
+
+		cnt[i] = (uint32_t)(x / total);
+		rem[i] = (uint32_t)(x % total);
+		given += cnt[i];
+	}
+	for (; given < size; given++) {
+		uint32_t best = 0;
+
+		for (uint32_t i = 1; i < nb; i++)
+			if (rem[i] > rem[best])
+				best = i;
+		cnt[best]++;
+		rem[best] = 0;
+	}
+	/* every worker of the map gets a bucket: take it from the largest share */
+	for (uint32_t i = 0; i < nb; i++) {
+		if (cnt[i] != 0)
+			continue;
+		uint32_t big = 0;
+
+		for (uint32_t j = 1; j < nb; j++)
+			if (cnt[j] > cnt[big])
+				big = j;
+		cnt[big]--;
+		cnt[i] = 1;
+	}
+	/* smooth weighted round robin over the shares: exactly cnt[i] buckets each, spread */
+	for (uint32_t b = 0; b < size; b++) {
+		uint32_t pick = 0;
+
+		for (uint32_t i = 0; i < nb; i++) {
+			cur[i] += cnt[i];
+			if (cur[i] > cur[pick])
+				pick = i;
+		}
+		table[b] = workers[pick];
+		cur[pick] -= size;
+	}
+	free(cnt);
+	free(rem);
+	free(cur);
+	return 0;
+}
+
+static struct rps_map *
+map_alloc(uint32_t size, uint32_t generation, int socket)
+{
+	struct rps_map *m = rte_zmalloc_socket("rps_map", sizeof(*m) + size * sizeof(m->table[0]),
+					       RTE_CACHE_LINE_SIZE, socket);
+
 	if (m == NULL) {
 		rte_errno = ENOMEM;
 		return NULL;
 	}
-	m->len = len;
+	m->mask = size - 1;
 	m->generation = generation;
-	if (len > 0)
-		memcpy(m->workers, workers, len * sizeof(m->workers[0]));
+	return m;
+}
+
+/* Distinct workers of a table. */
+static uint32_t
+count_workers(const uint16_t *table, uint32_t size)
+{
+	uint64_t seen[(UINT16_MAX + 1) / 64] = { 0 };
+	uint32_t n = 0;
+
+	for (uint32_t b = 0; b < size; b++) {
+		uint64_t bit = UINT64_C(1) << (table[b] % 64);
+
+		if (!(seen[table[b] / 64] & bit)) {
+			seen[table[b] / 64] |= bit;
+			n++;
+		}
+	}
+	return n;
+}
+
+struct rps_map *
+rps_map_create(const uint16_t *workers, const uint32_t *weights, uint32_t nb, uint32_t size,
+	       uint32_t generation, int socket)
+{
+	struct rps_map *m;
+	int rc;
+
+	if (nb == 0)
+		return map_alloc(1, generation, socket);
+	if (workers == NULL || !size_ok(size) || nb > size) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	m = map_alloc(size, generation, socket);
+	if (m == NULL)
+		return NULL;
+	rc = rps_map_fill(m->table, size, workers, weights, nb);
+	if (rc < 0) {
+		rte_free(m);
+		rte_errno = -rc;
+		return NULL;
+	}
+	m->nb_workers = count_workers(m->table, size);
+	return m;
+}
+
+struct rps_map *
+rps_map_create_table(const uint16_t *table, uint32_t size, uint32_t generation, int socket)
+{
+	struct rps_map *m;
+
+	if (table == NULL || !size_ok(size)) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	m = map_alloc(size, generation, socket);
+	if (m == NULL)
+		return NULL;
+	memcpy(m->table, table, size * sizeof(m->table[0]));
+	m->nb_workers = count_workers(table, size);
 	return m;
 }
 

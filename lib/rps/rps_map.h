@@ -2,15 +2,20 @@
 /*
  * rps_map.h: lcore sets (the --map syntax) and the immutable map from flow hash to worker.
  *
- * A map is created once, never modified, and reached through one pointer per RX queue, so
- * that a new one can be published with a single pointer store and the old one reclaimed
- * after an RCU grace period (rte_rcu_qsbr). rps_map_worker() is the whole fast-path lookup:
- * worker = workers[((uint64_t)hash * len) >> 32], the scaling of Linux's get_rps_cpu().
+ * A map is an indirection table, as a NIC's RETA: a power-of-two number of buckets (default
+ * 128, at most 4096), bucket = hash & (size - 1), worker = table[bucket]. A set of lcores
+ * fills it evenly (bucket i -> the i-th lcore modulo their number, as NICs fill their RETA);
+ * weights fill it in proportion, interleaved. It is created once, never modified, and
+ * reached through one pointer per RX queue, so that a new one (a reload, or the rebalancer
+ * moving a few buckets) is published with a single pointer store and the old one reclaimed
+ * after an RCU grace period (rte_rcu_qsbr). rps_map_worker() is the whole fast-path lookup.
  *
  * Lcore-set syntax, as the kernel's rps_cpus takes it (bitmap_parse): hexadecimal, optional
  * 0x prefix, comma-separated 32-bit groups with the most significant group first ("fe",
- * "0xfe", "ff,ffffffff"); or a list of lcores and ranges ("1-3,5", "7-7"). A value that
- * contains '-' is a list, anything else is hex. "0" is the empty set.
+ * "0xfe", "ff,ffffffff"); or a list of lcores and ranges, each with an optional weight
+ * ("1-3,5", "7-7", "1:2,2:1,3:1", "1-4:3,5"). A value that contains '-' or ':' is a list,
+ * anything else is hex. "0" is the empty set. A weight is 1..4096 (default 1); an lcore
+ * listed twice takes the last weight.
  */
 #ifndef RPS_MAP_H
 #define RPS_MAP_H
@@ -21,10 +26,19 @@
 
 #define RPS_LCORESET_WORDS ((RTE_MAX_LCORE + 63) / 64)
 
-/** A set of lcore ids below RTE_MAX_LCORE. */
+/** Largest weight of an lcore in a map. */
+#define RPS_WEIGHT_MAX 4096
+
+/** A set of lcore ids below RTE_MAX_LCORE, each with a weight (its share of the table). */
 struct rps_lcoreset {
 	uint64_t bits[RPS_LCORESET_WORDS];
+	uint16_t weight[RTE_MAX_LCORE]; /**< 0 means 1: rps_lcoreset_weight() */
 };
+
+/** Buckets of a map's table: a power of two in [RPS_MAP_SIZE_MIN, RPS_MAP_SIZE_MAX]. */
+#define RPS_MAP_SIZE_MIN 1
+#define RPS_MAP_SIZE_MAX 4096
+#define RPS_MAP_SIZE_DEFAULT 128
 
 static inline int
 rps_lcoreset_has(const struct rps_lcoreset *s, unsigned int lcore)
@@ -38,6 +52,18 @@ rps_lcoreset_add(struct rps_lcoreset *s, unsigned int lcore)
 	if (lcore < RTE_MAX_LCORE)
 		s->bits[lcore / 64] |= UINT64_C(1) << (lcore % 64);
 }
+
+/** Weight of @p lcore in the set (1 unless given), 0 when it is not in the set. */
+static inline unsigned int
+rps_lcoreset_weight(const struct rps_lcoreset *s, unsigned int lcore)
+{
+	if (!rps_lcoreset_has(s, lcore))
+		return 0;
+	return s->weight[lcore] != 0 ? s->weight[lcore] : 1;
+}
+
+/** Whether some lcore of the set has a weight other than 1. */
+int rps_lcoreset_weighted(const struct rps_lcoreset *s);
 
 /** Number of lcores in the set. */
 unsigned int rps_lcoreset_count(const struct rps_lcoreset *s);
@@ -59,19 +85,52 @@ int rps_lcoreset_check(const struct rps_lcoreset *want, const struct rps_lcorese
 /** Kernel-style hex ("fe", "ff,ffffffff") of a set. @return chars written, or -ENOSPC. */
 int rps_lcoreset_format(const struct rps_lcoreset *s, char *buf, size_t len);
 
-/** Immutable hash-to-worker map. */
+/** The set as a list, "1,2,3", with weights when any is not 1: "1:2,2:1,3:1".
+ * @return chars written, or -ENOSPC. */
+int rps_lcoreset_format_list(const struct rps_lcoreset *s, char *buf, size_t len);
+
+/** Immutable hash-to-worker map: an indirection table. */
 struct rps_map {
-	uint32_t len;         /**< number of entries; 0 = no steering */
+	uint32_t mask;        /**< table size - 1 */
+	uint32_t nb_workers;  /**< distinct workers in the table; 0 = no steering */
 	uint32_t generation;  /**< configuration generation that built it */
-	uint16_t workers[];   /**< worker index (into the application's worker table) */
+	uint16_t table[];     /**< [mask + 1]: bucket -> worker index (the application's) */
 };
 
+/** Table size of @p map (its number of buckets). */
+static inline uint32_t
+rps_map_size(const struct rps_map *map)
+{
+	return map->mask + 1;
+}
+
 /**
- * Create a map over worker indices (rte_zmalloc on @p socket).
+ * Fill a table of @p size buckets over @p nb workers in proportion to their weights: worker
+ * i gets size * weights[i] / sum(weights) buckets, rounded by largest remainder, at least
+ * one each, and its buckets are interleaved with the others' (smooth weighted round robin;
+ * equal weights give table[b] = workers[b % nb] when nb divides size).
+ * @param weights NULL for all 1; each 1..RPS_WEIGHT_MAX.
+ * @return 0; -EINVAL (size not a power of two in range, nb == 0 or nb > size, a weight out
+ * of range); -ENOMEM.
+ */
+int rps_map_fill(uint16_t *table, uint32_t size, const uint16_t *workers,
+		 const uint32_t *weights, uint32_t nb);
+
+/**
+ * Create a map of @p size buckets filled by rps_map_fill() (rte_zmalloc on @p socket).
+ * @p nb == 0 gives the empty map (no steering; size and the arrays are ignored).
  * @return the map, or NULL with rte_errno set (EINVAL, ENOMEM).
  */
-struct rps_map *rps_map_create(const uint16_t *workers, uint32_t len, uint32_t generation,
-			       int socket);
+struct rps_map *rps_map_create(const uint16_t *workers, const uint32_t *weights, uint32_t nb,
+			       uint32_t size, uint32_t generation, int socket);
+
+/**
+ * Create a map from an explicit table of @p size (a power of two in range) entries, e.g. a
+ * running map with a few buckets moved. @return the map, or NULL with rte_errno set.
+ */
+struct rps_map *rps_map_create_table(const uint16_t *table, uint32_t size,
+				     uint32_t generation, int socket);
+
 /** Free a map (NULL is fine). Only once no reader can still hold it. */
 void rps_map_free(struct rps_map *map);
 
@@ -87,11 +146,18 @@ struct rte_rcu_qsbr;
 void rps_map_publish(struct rps_map **slots, struct rps_map *const *next, unsigned int nb,
 		     struct rte_rcu_qsbr *qs);
 
-/** The fast-path lookup: which worker gets @p hash. @p map must have len > 0. */
+/** The bucket of @p hash in @p map. */
+static inline uint32_t
+rps_map_bucket(const struct rps_map *map, uint32_t hash)
+{
+	return hash & map->mask;
+}
+
+/** The fast-path lookup: which worker gets @p hash. @p map must have nb_workers > 0. */
 static inline uint16_t
 rps_map_worker(const struct rps_map *map, uint32_t hash)
 {
-	return map->workers[((uint64_t)hash * map->len) >> 32];
+	return map->table[hash & map->mask];
 }
 
 #endif /* RPS_MAP_H */

@@ -72,6 +72,29 @@ struct rps_bucket {
 	uint64_t last_tail;
 };
 
+/** Traffic of one bucket of a map's table. */
+struct rps_bucket_ctr {
+	uint64_t packets;             /**< packets the RX lcore steered through the bucket */
+	uint64_t bytes;               /**< their pkt_len */
+};
+
+/**
+ * Per-bucket counters of one RX queue, indexed by the map's bucket (hash & map->mask), as
+ * the packets are steered (before backlog_full or flow_limit can drop them). The RX lcore
+ * is the only writer (plain stores, no atomics); readers load each 64-bit value atomically.
+ * When a map of another size arrives, the RX lcore clears them and bumps @c epoch, so a
+ * reader comparing epochs knows the counts restarted.
+ */
+struct rps_bucket_stats {
+	uint32_t mask;                /**< the table size - 1 they count for */
+	uint32_t epoch;               /**< bumped each time they restart (size change) */
+	struct rps_bucket_ctr b[RPS_MAP_SIZE_MAX] __rte_cache_aligned;
+};
+
+/** Allocate zeroed bucket counters (rte_zmalloc on @p socket); NULL on failure. */
+struct rps_bucket_stats *rps_bucket_stats_create(int socket);
+void rps_bucket_stats_free(struct rps_bucket_stats *s);
+
 /**
  * The reorder-safe table of one RX queue (RX lcore only). A bucket whose map entry now names
  * another worker keeps going to its old worker until that worker has processed past
@@ -85,9 +108,7 @@ struct rps_bucket {
  * worker's current tail (the fast path does not keep last_tail).
  */
 struct rps_buckets {
-	uint32_t mask;                /**< nb buckets - 1 (power of two) */
-	uint32_t shift;               /**< bucket = hash >> shift (the top bits) */
-	uint32_t low_mask;            /**< hash bits below the bucket index */
+	uint32_t mask;                /**< nb buckets - 1 (power of two, >= any map's mask) */
 	uint32_t scan;                /**< next bucket the settle scan examines */
 	uint32_t clean;               /**< consecutive buckets the scan found settled... */
 	uint32_t scan_gen;            /**< ...against this map (generation and pointer) */
@@ -110,8 +131,9 @@ rps_buckets_settled(const struct rps_buckets *t, const struct rps_map *map)
 
 /**
  * Allocate a table of @p nb (power of two, 2..2^24) buckets, all empty. NULL on failure.
- * With a table, a packet's worker is map[(hash with the bits below the bucket cleared)]:
- * the same spread as without one, at the granularity of @p nb buckets.
+ * Bucket = hash & (nb - 1): with nb at least the map's size (RPS_MAP_SIZE_MAX covers every
+ * map), each of its buckets lies inside one bucket of the map, so a packet's worker is the
+ * map's choice, and a bucket of the map moves as one piece.
  */
 struct rps_buckets *rps_buckets_create(uint32_t nb, int socket);
 void rps_buckets_free(struct rps_buckets *t);
@@ -212,12 +234,14 @@ rps_steer_sanitize(struct rte_mbuf **pkts, uint16_t n, struct rps_lcore_stats *s
 }
 
 /**
- * Steer a burst through @p map (len > 0) onto the workers' backlogs. Every packet is either
- * enqueued or freed and counted as backlog_full. With @p buckets (the queue's reorder-safe
- * table) a flow moves to a new worker only once its old worker has drained it; NULL gives
+ * Steer a burst through @p map (nb_workers > 0) onto the workers' backlogs. Every packet is
+ * either enqueued or freed and counted as backlog_full (or flow_limit). With @p buckets (the
+ * queue's reorder-safe table, whose mask must be at least the map's) a flow moves to a new
+ * worker only once its old worker has drained it; NULL gives
  * the seed's behaviour (a new map applies at once and may reorder). Every map published for
  * a queue must carry a new generation (the settled check compares pointer and generation,
- * so a new map that reuses a freed one's address is still seen as new).
+ * so a new map that reuses a freed one's address is still seen as new). With @p bstats
+ * (NULL: none) every packet is counted in its map bucket.
  *
  * The burst goes in three passes: hashes (headers prefetched RPS_STEER_PREFETCH ahead when
  * they are hashed in software), targets (one comparison per burst when the map is settled),
@@ -225,6 +249,7 @@ rps_steer_sanitize(struct rte_mbuf **pkts, uint16_t n, struct rps_lcore_stats *s
  * @return packets enqueued.
  */
 uint32_t rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
-			 struct rps_buckets *buckets, struct rte_mbuf **pkts, uint16_t n);
+			 struct rps_buckets *buckets, struct rps_bucket_stats *bstats,
+			 struct rte_mbuf **pkts, uint16_t n);
 
 #endif /* RPS_STEER_H */

@@ -71,8 +71,6 @@ rps_buckets_create(uint32_t nb, int socket)
 	if (t == NULL)
 		return NULL;
 	t->mask = nb - 1;
-	t->shift = 32 - (uint32_t)__builtin_ctz(nb);
-	t->low_mask = (UINT32_C(1) << t->shift) - 1;
 	for (uint32_t i = 0; i < nb; i++)
 		t->b[i].worker = RPS_BUCKET_NONE;
 	return t;
@@ -84,17 +82,55 @@ rps_buckets_free(struct rps_buckets *t)
 	rte_free(t);
 }
 
+struct rps_bucket_stats *
+rps_bucket_stats_create(int socket)
+{
+	return rte_zmalloc_socket("rps_bucket_stats", sizeof(struct rps_bucket_stats),
+				  RTE_CACHE_LINE_SIZE, socket);
+}
+
+void
+rps_bucket_stats_free(struct rps_bucket_stats *s)
+{
+	rte_free(s);
+}
+
+/* Counters of a map of another size: start again (the control thread sees the epoch). */
+static void
+bucket_stats_resize(struct rps_bucket_stats *s, uint32_t mask)
+{
+	memset(s->b, 0, sizeof(s->b));
+	__atomic_store_n(&s->mask, mask, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->epoch, s->epoch + 1, __ATOMIC_RELEASE);
+}
+
+/* Count a burst in its map buckets (plain stores: this lcore is the only writer). */
+static inline void
+bucket_stats_add(struct rps_bucket_stats *s, const struct rps_map *map, const uint32_t *hv,
+		 struct rte_mbuf *const *pkts, uint16_t n)
+{
+	const uint32_t mask = map->mask;
+
+	if (unlikely(s->mask != mask))
+		bucket_stats_resize(s, mask);
+	for (uint16_t i = 0; i < n; i++) {
+		struct rps_bucket_ctr *c = &s->b[hv[i] & mask];
+
+		c->packets++;
+		c->bytes += pkts[i]->pkt_len;
+	}
+}
+
 /* The reorder-safe choice for one packet: stay on the bucket's old worker while it still
  * holds this bucket's packets, and remember where this packet will sit in the backlog. */
 static inline uint16_t
 bucket_worker(struct rps_steer_ctx *ctx, const struct rps_map *map, struct rps_buckets *t,
 	      uint32_t hash, uint32_t *moved, uint32_t *deferred)
 {
-	/* The bucket is the hash's top bits, and the map is looked up with the bucket's own
-	 * hash (its low bits cleared), so every flow of a bucket wants the same worker and a
-	 * bucket moves as one piece. */
-	struct rps_bucket *b = &t->b[hash >> t->shift];
-	uint16_t want = rps_map_worker(map, hash & ~t->low_mask);
+	/* The bucket is the hash's low bits, as the map's, and at least as many: every flow
+	 * of a bucket wants the same worker and a bucket moves as one piece. */
+	struct rps_bucket *b = &t->b[hash & t->mask];
+	uint16_t want = rps_map_worker(map, hash);
 	uint32_t cur = b->worker;
 	uint16_t w = want;
 
@@ -143,7 +179,7 @@ settle_scan(const struct rps_steer_ctx *ctx, const struct rps_map *map, struct r
 	for (unsigned int k = 0; k < RPS_SETTLE_SCAN; k++) {
 		uint32_t i = t->scan;
 		struct rps_bucket *b = &t->b[i];
-		uint16_t want = rps_map_worker(map, i << t->shift);
+		uint16_t want = rps_map_worker(map, i);
 		uint32_t cur = b->worker;
 
 		t->scan = (i + 1) & t->mask;
@@ -201,7 +237,8 @@ group_add(struct rps_steer_ctx *ctx, uint16_t w, struct rte_mbuf *m, uint32_t h,
 
 uint32_t
 rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
-		struct rps_buckets *buckets, struct rte_mbuf **pkts, uint16_t n)
+		struct rps_buckets *buckets, struct rps_bucket_stats *bstats,
+		struct rte_mbuf **pkts, uint16_t n)
 {
 	struct rte_mbuf **groups = ctx->groups;
 	uint16_t *glen = ctx->group_len;
@@ -212,6 +249,7 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 	uint32_t sent = 0, computed = 0, moved = 0, deferred = 0, limited = 0;
 
 	RTE_ASSERT(n <= ctx->burst_max);
+	RTE_ASSERT(buckets == NULL || buckets->mask >= map->mask);
 
 	/* 1. hashes */
 	if (ctx->mode == RPS_HASH_JHASH || ctx->prefetch) {
@@ -231,13 +269,13 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 	if (ctx->order != NULL)
 		for (uint16_t i = 0; i < n; i++)
 			rps_order_stamp(ctx->order, pkts[i], hv[i]);
+	if (bstats != NULL)
+		bucket_stats_add(bstats, map, hv, pkts, n);
 
 	/* 2. targets, and 3. groups */
 	if (buckets == NULL || rps_buckets_settled(buckets, map)) {
-		const uint32_t keep = buckets == NULL ? UINT32_MAX : ~buckets->low_mask;
-
 		for (uint16_t i = 0; i < n; i++)
-			tv[i] = rps_map_worker(map, hv[i] & keep);
+			tv[i] = rps_map_worker(map, hv[i]);
 		for (uint16_t i = 0; i < n; i++)
 			group_add(ctx, tv[i], pkts[i], hv[i], &nb_touched, &limited);
 	} else {

@@ -156,6 +156,28 @@ test_flow_limit_idle_keys(void)
 	CU_ASSERT(strncmp(err, "t.conf:2: idle_spin_us:", 23) == 0);
 }
 
+/* The indirection table and the rebalancer's keys; weighted maps. */
+static void
+test_table_rebalance_keys(void)
+{
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\ntable_size = 4096\nrebalance = on\n"
+				    "rebalance_interval_ms = 200\nrebalance_threshold = 15\n"
+				    "rebalance_moves = 4\nrebalance_holddown_ms = 0\n"
+				    "[map]\ndefault = 1:2,2-3:1\n"), 0);
+	CU_ASSERT(cfg.has_table_size == 1 && cfg.table_size == 4096);
+	CU_ASSERT(cfg.has_rebalance == 1 && cfg.rebalance == 1);
+	CU_ASSERT(cfg.has_rebalance_interval_ms == 1 && cfg.rebalance_interval_ms == 200);
+	CU_ASSERT(cfg.has_rebalance_threshold == 1 && cfg.rebalance_threshold == 15);
+	CU_ASSERT(cfg.has_rebalance_moves == 1 && cfg.rebalance_moves == 4);
+	CU_ASSERT(cfg.has_rebalance_holddown_ms == 1 && cfg.rebalance_holddown_ms == 0);
+	CU_ASSERT_EQUAL(rps_lcoreset_weight(&cfg.default_map, 1), 2);
+	CU_ASSERT_EQUAL(rps_lcoreset_weight(&cfg.default_map, 3), 1);
+	CU_ASSERT_EQUAL(parse("[dataplane]\ntable_size = 1\n"), 0);
+	CU_ASSERT_EQUAL(parse("[dataplane]\ntable_size = 0\n"), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "t.conf:2: table_size: expected a power of two 1..4096 "
+			       "buckets, not '0'");
+}
+
 static void
 test_full(void)
 {
@@ -317,17 +339,23 @@ test_errors(void)
 		{ "[dataplane]\nbakclog = 5\n",
 		  "t.conf:2: unknown key 'bakclog' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
 		  "symmetric, rss_key, inner, vxlan_port, backlog, burst, stages, flow_table_size, "
-		  "reorder_safe, flow_limit, idle_sleep_us, idle_spin_us or stats_interval)" },
+		  "reorder_safe, flow_limit, idle_sleep_us, idle_spin_us, table_size, rebalance, "
+		  "rebalance_interval_ms, rebalance_threshold, rebalance_moves, rebalance_holddown_ms or "
+		  "stats_interval)" },
 		{ "[dataplane]\nBacklog = 5\n",
 		  "t.conf:2: unknown key 'Backlog' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
 		  "symmetric, rss_key, inner, vxlan_port, backlog, burst, stages, flow_table_size, "
-		  "reorder_safe, flow_limit, idle_sleep_us, idle_spin_us or stats_interval)" },
+		  "reorder_safe, flow_limit, idle_sleep_us, idle_spin_us, table_size, rebalance, "
+		  "rebalance_interval_ms, rebalance_threshold, rebalance_moves, rebalance_holddown_ms or "
+		  "stats_interval)" },
 		{ "[map]\nbacklog = 5\n",
 		  "t.conf:2: unknown key 'backlog' in [map] (expected default or queue0..queue63)" },
 		{ "[dataplane]\ndefault = 5\n",
 		  "t.conf:2: unknown key 'default' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
 		  "symmetric, rss_key, inner, vxlan_port, backlog, burst, stages, flow_table_size, "
-		  "reorder_safe, flow_limit, idle_sleep_us, idle_spin_us or stats_interval)" },
+		  "reorder_safe, flow_limit, idle_sleep_us, idle_spin_us, table_size, rebalance, "
+		  "rebalance_interval_ms, rebalance_threshold, rebalance_moves, rebalance_holddown_ms or "
+		  "stats_interval)" },
 		{ "[dataplane]\nburst = 1\n[mapp]\nqueue0 = 1\n",
 		  "t.conf:3: unknown section [mapp] (expected [dataplane] or [map])" },
 		{ "[dataplane]\nburst = 1\n[Map]\n",
@@ -391,11 +419,26 @@ test_errors(void)
 		{ "[dataplane]\nburst = 8;x\n", "t.conf:2: burst: expected 1..512 packets, not '8;x'" },
 		/* maps */
 		{ "[map]\ndefault = xyz\n",
-		  "t.conf:2: default: expected a hex mask (fe, 0xfe, ff,ffffffff) or a list (1-3,5), "
-		  "not 'xyz'" },
+		  "t.conf:2: default: expected a hex mask (fe, 0xfe, ff,ffffffff) or a list (1-3,5) "
+		  "with optional weights 1..4096 (1:2,2:1,3:1), not 'xyz'" },
 		{ "[map]\nqueue3 = 3-1\n",
-		  "t.conf:2: queue3: expected a hex mask (fe, 0xfe, ff,ffffffff) or a list (1-3,5), "
-		  "not '3-1'" },
+		  "t.conf:2: queue3: expected a hex mask (fe, 0xfe, ff,ffffffff) or a list (1-3,5) "
+		  "with optional weights 1..4096 (1:2,2:1,3:1), not '3-1'" },
+		{ "[map]\nqueue0 = 1:0\n",
+		  "t.conf:2: queue0: expected a hex mask (fe, 0xfe, ff,ffffffff) or a list (1-3,5) "
+		  "with optional weights 1..4096 (1:2,2:1,3:1), not '1:0'" },
+		{ "[dataplane]\ntable_size = 100\n",
+		  "t.conf:2: table_size: expected a power of two 1..4096 buckets, not '100'" },
+		{ "[dataplane]\ntable_size = 8192\n",
+		  "t.conf:2: table_size: expected a power of two 1..4096 buckets, not '8192'" },
+		{ "[dataplane]\nrebalance = maybe\n",
+		  "t.conf:2: rebalance: expected on or off (or yes/no, true/false, 1/0), not 'maybe'" },
+		{ "[dataplane]\nrebalance_threshold = 0\n",
+		  "t.conf:2: rebalance_threshold: expected 1..1000 percent, not '0'" },
+		{ "[dataplane]\nrebalance_moves = 0\n",
+		  "t.conf:2: rebalance_moves: expected 1..4096 buckets, not '0'" },
+		{ "[dataplane]\nrebalance_interval_ms = 5\n",
+		  "t.conf:2: rebalance_interval_ms: expected 10..3600000 milliseconds, not '5'" },
 		{ "[map]\nqueue0 = 1-200\n", "t.conf:2: queue0: lcore 128 out of range (lcores 0..127)" },
 		{ "[map]\nqueue0 = 130-131\n",
 		  "t.conf:2: queue0: lcore 130 out of range (lcores 0..127)" },
@@ -463,7 +506,9 @@ test_errors(void)
 		{ "[dataplane]\nbogus =\n",
 		  "t.conf:2: unknown key 'bogus' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
 		  "symmetric, rss_key, inner, vxlan_port, backlog, burst, stages, flow_table_size, "
-		  "reorder_safe, flow_limit, idle_sleep_us, idle_spin_us or stats_interval)" },
+		  "reorder_safe, flow_limit, idle_sleep_us, idle_spin_us, table_size, rebalance, "
+		  "rebalance_interval_ms, rebalance_threshold, rebalance_moves, rebalance_holddown_ms or "
+		  "stats_interval)" },
 		/* structure */
 		{ "backlog = 1\n[dataplane]\n",
 		  "t.conf:1: key 'backlog' outside any section (put it under [dataplane] or [map])" },
@@ -746,6 +791,7 @@ main(int argc, char **argv)
 		{ "toeplitz_keys", test_toeplitz_keys },
 		{ "inner_keys", test_inner_keys },
 		{ "flow_limit_idle_keys", test_flow_limit_idle_keys },
+		{ "table_rebalance_keys", test_table_rebalance_keys },
 		{ "tx_port", test_tx_port },
 		{ "queue_map_precedence", test_queue_map_precedence },
 		{ "errors_exact_file_line_message", test_errors },

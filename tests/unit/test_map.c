@@ -282,102 +282,231 @@ test_format(void)
 	}
 }
 
+/* Weighted lists: the lcores, and each one's weight. */
+static void
+test_parse_weights(void)
+{
+	struct rps_lcoreset s;
+	char buf[256];
+
+	CU_ASSERT_EQUAL_FATAL(rps_lcoreset_parse("1:2,2:1,3:1", &s, NULL), 0);
+	CU_ASSERT_EQUAL(rps_lcoreset_count(&s), 3);
+	CU_ASSERT_EQUAL(rps_lcoreset_weight(&s, 1), 2);
+	CU_ASSERT_EQUAL(rps_lcoreset_weight(&s, 2), 1);
+	CU_ASSERT_EQUAL(rps_lcoreset_weight(&s, 3), 1);
+	CU_ASSERT_EQUAL(rps_lcoreset_weight(&s, 4), 0);
+	CU_ASSERT_TRUE(rps_lcoreset_weighted(&s));
+	CU_ASSERT(rps_lcoreset_format_list(&s, buf, sizeof(buf)) > 0);
+	CU_ASSERT_STRING_EQUAL(buf, "1:2,2:1,3:1");
+	/* a range takes one weight; an lcore without weight is 1; the last weight wins */
+	CU_ASSERT_EQUAL_FATAL(rps_lcoreset_parse("1-3:3,5,3:4096", &s, NULL), 0);
+	CU_ASSERT_EQUAL(rps_lcoreset_count(&s), 4);
+	CU_ASSERT_EQUAL(rps_lcoreset_weight(&s, 1), 3);
+	CU_ASSERT_EQUAL(rps_lcoreset_weight(&s, 2), 3);
+	CU_ASSERT_EQUAL(rps_lcoreset_weight(&s, 3), 4096);
+	CU_ASSERT_EQUAL(rps_lcoreset_weight(&s, 5), 1);
+	/* ':' alone makes a list: "5:1" is lcore 5, not hex 0x5 */
+	CU_ASSERT_EQUAL_FATAL(rps_lcoreset_parse("5:1", &s, NULL), 0);
+	CU_ASSERT_TRUE(rps_lcoreset_has(&s, 5));
+	CU_ASSERT_EQUAL(rps_lcoreset_count(&s), 1);
+	CU_ASSERT_FALSE(rps_lcoreset_weighted(&s));
+	CU_ASSERT(rps_lcoreset_format_list(&s, buf, sizeof(buf)) > 0);
+	CU_ASSERT_STRING_EQUAL(buf, "5");
+	/* hex and plain lists have weight 1 */
+	CU_ASSERT_EQUAL_FATAL(rps_lcoreset_parse("fe", &s, NULL), 0);
+	CU_ASSERT_EQUAL(rps_lcoreset_weight(&s, 7), 1);
+	CU_ASSERT_FALSE(rps_lcoreset_weighted(&s));
+	CU_ASSERT_EQUAL(rps_lcoreset_format_list(&s, buf, 3), -ENOSPC);
+	CU_ASSERT_EQUAL(rps_lcoreset_parse("1:2,999:1", &s, NULL), -ERANGE);
+	{
+		static const char *const bad[] = {
+			"1:0", "1:", ":1", "1:4097", "1:2:3", "1:x", "1:-2", "1:2,", "1:+2",
+			"1-3:", "1::2", "1:2 ", "1:99999999999999999999",
+		};
+
+		for (unsigned int i = 0; i < RTE_DIM(bad); i++) {
+			int rc = rps_lcoreset_parse(bad[i], &s, NULL);
+
+			CU_ASSERT_EQUAL(rc, -EINVAL);
+			if (rc != -EINVAL)
+				fprintf(stderr, "\n  '%s' -> %d\n", bad[i], rc);
+		}
+	}
+}
+
+/* Buckets of @p table (size) owned by @p w. */
+static uint32_t
+owned(const uint16_t *table, uint32_t size, uint16_t w)
+{
+	uint32_t n = 0;
+
+	for (uint32_t b = 0; b < size; b++)
+		n += table[b] == w;
+	return n;
+}
+
 static void
 test_map_create(void)
 {
-	uint16_t w[5] = { 4, 3, 2, 1, 0 };
+	uint16_t w[4] = { 4, 3, 2, 1 };
 	struct rps_map *m;
 
-	m = rps_map_create(w, RTE_DIM(w), 42, SOCKET_ID_ANY);
+	/* a mask fills the table as a NIC fills its RETA: bucket b -> workers[b % nb] */
+	m = rps_map_create(w, NULL, RTE_DIM(w), 8, 42, SOCKET_ID_ANY);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
-	CU_ASSERT_EQUAL(m->len, 5);
+	CU_ASSERT_EQUAL(rps_map_size(m), 8);
+	CU_ASSERT_EQUAL(m->mask, 7);
+	CU_ASSERT_EQUAL(m->nb_workers, 4);
 	CU_ASSERT_EQUAL(m->generation, 42);
-	CU_ASSERT_EQUAL(memcmp(m->workers, w, sizeof(w)), 0);
+	for (uint32_t b = 0; b < 8; b++)
+		CU_ASSERT_EQUAL(m->table[b], w[b % 4]);
 	/* the map owns a copy */
 	w[0] = 99;
-	CU_ASSERT_EQUAL(m->workers[0], 4);
+	CU_ASSERT_EQUAL(m->table[0], 4);
 	CU_ASSERT_EQUAL(((uintptr_t)m) % RTE_CACHE_LINE_SIZE, 0);
 	rps_map_free(m);
 
+	/* an explicit table */
+	{
+		uint16_t t[4] = { 7, 7, 9, 7 };
+
+		m = rps_map_create_table(t, 4, 3, SOCKET_ID_ANY);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+		CU_ASSERT_EQUAL(m->nb_workers, 2);
+		CU_ASSERT_EQUAL(rps_map_worker(m, 6), 9);
+		CU_ASSERT_EQUAL(rps_map_worker(m, 0xfffffffb), 7);
+		rps_map_free(m);
+		rte_errno = 0;
+		CU_ASSERT_PTR_NULL(rps_map_create_table(t, 3, 3, SOCKET_ID_ANY));
+		CU_ASSERT_EQUAL(rte_errno, EINVAL);
+		CU_ASSERT_PTR_NULL(rps_map_create_table(NULL, 4, 3, SOCKET_ID_ANY));
+	}
+
 	/* an empty map (no steering) */
-	m = rps_map_create(NULL, 0, 1, SOCKET_ID_ANY);
+	m = rps_map_create(NULL, NULL, 0, 0, 1, SOCKET_ID_ANY);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
-	CU_ASSERT_EQUAL(m->len, 0);
+	CU_ASSERT_EQUAL(m->nb_workers, 0);
 	rps_map_free(m);
 
-	/* workers missing */
-	rte_errno = 0;
-	CU_ASSERT_PTR_NULL(rps_map_create(NULL, 3, 1, SOCKET_ID_ANY));
-	CU_ASSERT_EQUAL(rte_errno, EINVAL);
+	/* refused: workers missing, size not a power of two or out of range, more workers
+	 * than buckets, a weight out of range */
+	{
+		uint32_t wt0[2] = { 1, 0 }, wtbig[2] = { 1, RPS_WEIGHT_MAX + 1 };
+		uint16_t two[2] = { 0, 1 };
 
+		rte_errno = 0;
+		CU_ASSERT_PTR_NULL(rps_map_create(NULL, NULL, 3, 8, 1, SOCKET_ID_ANY));
+		CU_ASSERT_EQUAL(rte_errno, EINVAL);
+		CU_ASSERT_PTR_NULL(rps_map_create(two, NULL, 2, 100, 1, SOCKET_ID_ANY));
+		CU_ASSERT_PTR_NULL(rps_map_create(two, NULL, 2, 0, 1, SOCKET_ID_ANY));
+		CU_ASSERT_PTR_NULL(rps_map_create(two, NULL, 2, RPS_MAP_SIZE_MAX * 2, 1,
+						  SOCKET_ID_ANY));
+		CU_ASSERT_PTR_NULL(rps_map_create(two, NULL, 2, 1, 1, SOCKET_ID_ANY));
+		CU_ASSERT_PTR_NULL(rps_map_create(two, wt0, 2, 8, 1, SOCKET_ID_ANY));
+		rte_errno = 0;
+		CU_ASSERT_PTR_NULL(rps_map_create(two, wtbig, 2, 8, 1, SOCKET_ID_ANY));
+		CU_ASSERT_EQUAL(rte_errno, EINVAL);
+		m = rps_map_create(two, NULL, 1, 1, 1, SOCKET_ID_ANY); /* one bucket, one worker */
+		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+		CU_ASSERT_EQUAL(rps_map_worker(m, 12345), 0);
+		rps_map_free(m);
+	}
 	rps_map_free(NULL);
 }
 
+/* The bucket is the hash's low bits, as a NIC's RETA index. */
 static void
-test_map_worker_edges(void)
+test_map_worker_bucket(void)
 {
-	for (uint32_t len = 1; len <= 64; len++) {
-		uint16_t w[64];
-		struct rps_map *m;
+	static const uint32_t hashes[] = { 0, 1, 2, 127, 128, 129, 0xdeadbeef, UINT32_MAX };
 
-		for (uint32_t i = 0; i < len; i++)
-			w[i] = (uint16_t)(1000 + i);
-		m = rps_map_create(w, len, 0, SOCKET_ID_ANY);
+	for (uint32_t size = 1; size <= RPS_MAP_SIZE_MAX; size *= 2) {
+		uint16_t w[3] = { 10, 11, 12 };
+		uint32_t nb = RTE_MIN(3u, size);
+		struct rps_map *m = rps_map_create(w, NULL, nb, size, 0, SOCKET_ID_ANY);
+
 		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
-		CU_ASSERT_EQUAL(rps_map_worker(m, 0), 1000);        /* non-IP */
-		CU_ASSERT_EQUAL(rps_map_worker(m, 1), 1000);
-		CU_ASSERT_EQUAL(rps_map_worker(m, UINT32_MAX), 1000 + len - 1);
-		rps_map_free(m);
-	}
-}
-
-/*
- * Exact fairness: the hashes going to entry j are [ceil(j * 2^32 / len), ceil((j+1) * 2^32 /
- * len)), so every entry gets floor(2^32 / len) or one more of the 2^32 hashes. Check the
- * boundaries themselves through rps_map_worker().
- */
-static uint64_t
-ceil_div(uint64_t a, uint64_t b)
-{
-	return (a + b - 1) / b;
-}
-
-static void
-test_map_worker_partition(void)
-{
-	unsigned int wrong = 0;
-
-	for (uint32_t len = 1; len <= 64; len++) {
-		uint16_t w[64];
-		struct rps_map *m;
-		uint64_t span = (UINT64_C(1) << 32) / len;
-
-		for (uint32_t i = 0; i < len; i++)
-			w[i] = (uint16_t)i;
-		m = rps_map_create(w, len, 0, SOCKET_ID_ANY);
-		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
-		for (uint32_t j = 0; j < len; j++) {
-			uint64_t lo = ceil_div((uint64_t)j << 32, len);
-			uint64_t hi = ceil_div((uint64_t)(j + 1) << 32, len);
-
-			if (hi - lo != span && hi - lo != span + 1)
-				wrong++;
-			if (rps_map_worker(m, (uint32_t)lo) != j)
-				wrong++;
-			if (rps_map_worker(m, (uint32_t)(hi - 1)) != j)
-				wrong++;
-			if (j > 0 && rps_map_worker(m, (uint32_t)(lo - 1)) != j - 1)
-				wrong++;
+		for (unsigned int i = 0; i < RTE_DIM(hashes); i++) {
+			CU_ASSERT_EQUAL(rps_map_bucket(m, hashes[i]), hashes[i] % size);
+			CU_ASSERT_EQUAL(rps_map_worker(m, hashes[i]), m->table[hashes[i] % size]);
 		}
+		/* non-IP packets (hash 0) go to the first worker */
+		CU_ASSERT_EQUAL(rps_map_worker(m, 0), 10);
 		rps_map_free(m);
 	}
-	CU_ASSERT_EQUAL(wrong, 0);
+}
+
+/* Fill from weights: largest-remainder shares, at least one bucket each, interleaved. */
+static void
+test_map_fill_weights(void)
+{
+	uint16_t t[RPS_MAP_SIZE_MAX], w[16];
+	uint32_t wt[16];
+	uint64_t st = 7;
+	unsigned int bad = 0;
+
+	for (uint16_t i = 0; i < 16; i++)
+		w[i] = i;
+	/* the example: 1:2,2:1,3:1 over 128 buckets */
+	wt[0] = 2;
+	wt[1] = 1;
+	wt[2] = 1;
+	CU_ASSERT_EQUAL_FATAL(rps_map_fill(t, 128, w, wt, 3), 0);
+	CU_ASSERT_EQUAL(owned(t, 128, 0), 64);
+	CU_ASSERT_EQUAL(owned(t, 128, 1), 32);
+	CU_ASSERT_EQUAL(owned(t, 128, 2), 32);
+	/* interleaved, not in blocks: never three buckets of one worker in a row */
+	for (uint32_t b = 2; b < 128; b++)
+		CU_ASSERT_FALSE(t[b] == t[b - 1] && t[b] == t[b - 2]);
+	/* a tiny weight still gets its bucket */
+	wt[0] = 4096;
+	wt[1] = 1;
+	CU_ASSERT_EQUAL_FATAL(rps_map_fill(t, 8, w, wt, 2), 0);
+	CU_ASSERT_EQUAL(owned(t, 8, 0), 7);
+	CU_ASSERT_EQUAL(owned(t, 8, 1), 1);
+	/* equal weights, size not a multiple: the first ones get one more */
+	CU_ASSERT_EQUAL_FATAL(rps_map_fill(t, 128, w, NULL, 3), 0);
+	CU_ASSERT_EQUAL(owned(t, 128, 0), 43);
+	CU_ASSERT_EQUAL(owned(t, 128, 1), 43);
+	CU_ASSERT_EQUAL(owned(t, 128, 2), 42);
+	CU_ASSERT_EQUAL(rps_map_fill(t, 2, w, NULL, 3), -EINVAL);
+	CU_ASSERT_EQUAL(rps_map_fill(t, 128, w, NULL, 0), -EINVAL);
+	/* random weights and sizes: every share within one bucket of size * w / W */
+	for (unsigned int k = 0; k < 500; k++) {
+		uint32_t nb = 1 + (uint32_t)(ut_rand(&st) % 16);
+		uint32_t size = 1u << (4 + ut_rand(&st) % 9);
+		uint64_t total = 0;
+
+		for (uint32_t i = 0; i < nb; i++) {
+			wt[i] = 1 + (uint32_t)(ut_rand(&st) % (k % 2 ? 20 : 4096));
+			total += wt[i];
+		}
+		int tiny = 0;
+
+		if (rps_map_fill(t, size, w, wt, nb) != 0) {
+			bad++;
+			continue;
+		}
+		/* a share under one bucket is raised to one, taken from the largest */
+		for (uint32_t i = 0; i < nb; i++)
+			tiny |= (double)size * wt[i] / (double)total < 1;
+		for (uint32_t i = 0; i < nb; i++) {
+			double want = (double)size * wt[i] / (double)total;
+			uint32_t got = owned(t, size, (uint16_t)i);
+
+			if (got < 1 || (!tiny && (got + 1 <= want || got >= want + 1))) {
+				bad++;
+				fprintf(stderr, "\n  size %u nb %u worker %u: %u buckets, want %.2f\n",
+					size, nb, i, got, want);
+			}
+		}
+	}
+	CU_ASSERT_EQUAL(bad, 0);
 }
 
 /*
- * Random hashes: each entry's share within 2% of uniform for every length 1..64. 10^6 draws
- * per length, more for long maps so that 2% stays >= 5 standard deviations (at 64 entries,
- * 10^6 draws give 15625 per entry and sigma = 0.8%, which random noise would exceed).
+ * Random hashes through a map: each worker's share of packets within 2% of its share of
+ * buckets, for masks of 1..16 workers and for weights.
  */
 static void
 test_map_worker_uniform(void)
@@ -385,52 +514,32 @@ test_map_worker_uniform(void)
 	uint64_t st = UINT64_C(0x9e3779b97f4a7c15);
 	unsigned int outside = 0;
 
-	for (uint32_t len = 1; len <= 64; len++) {
-		uint16_t w[64];
-		uint32_t cnt[64] = { 0 };
+	for (uint32_t len = 1; len <= 17; len++) {
+		uint16_t w[17];
+		uint32_t wt[17], cnt[17] = { 0 };
+		const uint32_t n = 1000000;
 		struct rps_map *m;
-		uint32_t n = RTE_MAX(UINT32_C(1000000), UINT32_C(62500) * len);
-		double expect = (double)n / len;
 
-		for (uint32_t i = 0; i < len; i++)
+		for (uint32_t i = 0; i < len; i++) {
 			w[i] = (uint16_t)i;
-		m = rps_map_create(w, len, 0, SOCKET_ID_ANY);
-		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
-		for (uint32_t i = 0; i < n; i += 2) {
-			uint64_t r = ut_rand(&st);
-
-			cnt[rps_map_worker(m, (uint32_t)r)]++;
-			cnt[rps_map_worker(m, (uint32_t)(r >> 32))]++;
+			wt[i] = len == 17 ? 1 + i % 3 : 1; /* the last one weighted */
 		}
-		for (uint32_t j = 0; j < len; j++) {
+		m = rps_map_create(w, wt, len == 17 ? 16 : len, 128, 0, SOCKET_ID_ANY);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+		for (uint32_t i = 0; i < n; i++)
+			cnt[rps_map_worker(m, (uint32_t)ut_rand(&st))]++;
+		for (uint32_t j = 0; j < (len == 17 ? 16 : len); j++) {
+			double expect = (double)n * owned(m->table, 128, (uint16_t)j) / 128.0;
+
 			if (cnt[j] < expect * 0.98 || cnt[j] > expect * 1.02) {
 				outside++;
-				fprintf(stderr, "\n  len %u entry %u: %u, expected %.0f\n", len, j,
+				fprintf(stderr, "\n  len %u worker %u: %u, expected %.0f\n", len, j,
 					cnt[j], expect);
 			}
 		}
 		rps_map_free(m);
 	}
 	CU_ASSERT_EQUAL(outside, 0);
-}
-
-/* A map longer than the worker table spreads in proportion to each worker's entries. */
-static void
-test_map_worker_weighted(void)
-{
-	uint16_t w[8] = { 0, 0, 0, 1, 1, 2, 2, 2 };
-	uint32_t cnt[3] = { 0 };
-	uint64_t st = 99;
-	struct rps_map *m = rps_map_create(w, RTE_DIM(w), 0, SOCKET_ID_ANY);
-	const uint32_t n = 800000;
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
-	for (uint32_t i = 0; i < n; i++)
-		cnt[rps_map_worker(m, (uint32_t)ut_rand(&st))]++;
-	CU_ASSERT(cnt[0] > 300000 * 0.98 && cnt[0] < 300000 * 1.02);
-	CU_ASSERT(cnt[1] > 200000 * 0.98 && cnt[1] < 200000 * 1.02);
-	CU_ASSERT(cnt[2] > 300000 * 0.98 && cnt[2] < 300000 * 1.02);
-	rps_map_free(m);
 }
 
 /* RCU publish under a concurrent reader: 10000 swaps of 4 queue maps while a thread keeps
@@ -464,8 +573,8 @@ reader_main(void *arg)
 			const struct rps_map *m = __atomic_load_n(&r->slots[q], __ATOMIC_ACQUIRE);
 			uint32_t gen = m->generation;
 
-			for (uint32_t i = 0; i < m->len; i++)
-				if (m->workers[i] != (uint16_t)gen)
+			for (uint32_t i = 0; i <= m->mask; i++)
+				if (m->table[i] != (uint16_t)gen)
 					r->torn++;
 			if (rps_map_worker(m, (uint32_t)r->reads * 2654435761u) != (uint16_t)gen ||
 			    m->generation != gen)
@@ -486,7 +595,7 @@ gen_map(uint32_t gen)
 
 	for (uint32_t i = 0; i < len; i++)
 		w[i] = (uint16_t)gen;
-	return rps_map_create(w, len, gen, SOCKET_ID_ANY);
+	return rps_map_create(w, NULL, len, 64, gen, SOCKET_ID_ANY);
 }
 
 static void
@@ -537,11 +646,11 @@ main(int argc, char **argv)
 		{ "parse_range", test_parse_range },
 		{ "check", test_check },
 		{ "format", test_format },
+		{ "parse_weights", test_parse_weights },
 		{ "map_create", test_map_create },
-		{ "map_worker_edges", test_map_worker_edges },
-		{ "map_worker_partition", test_map_worker_partition },
+		{ "map_worker_bucket", test_map_worker_bucket },
+		{ "map_fill_weights", test_map_fill_weights },
 		{ "map_worker_uniform", test_map_worker_uniform },
-		{ "map_worker_weighted", test_map_worker_weighted },
 		{ "publish_stress_rcu", test_publish_stress },
 		CU_TEST_INFO_NULL,
 	};

@@ -39,7 +39,7 @@ set_of(const char *list)
 static void
 test_empty(void)
 {
-	struct rps_lcoreset none = { { 0 } };
+	struct rps_lcoreset none = { { 0 }, { 0 } };
 	unsigned int off = 99;
 	char d[64] = "junk";
 
@@ -116,7 +116,7 @@ test_no_single_socket(void)
 static void
 test_edges(void)
 {
-	struct rps_lcoreset s = { { 0 } };
+	struct rps_lcoreset s = { { 0 }, { 0 } };
 	unsigned int off;
 	char d[128], small[12];
 

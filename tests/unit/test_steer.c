@@ -25,13 +25,15 @@ struct bed {
 	struct rps_map *map;
 };
 
-/* Backlogs of @p cap for @p nb workers, a map of @p map_len entries (entry i -> worker
- * wmap[i] or i % nb), a steering context. */
+/* Backlogs of @p cap for @p nb workers, a map whose table (the power of two at least
+ * @p map_len) repeats map_len entries (entry i -> worker wmap[i] or i % nb), a steering
+ * context. */
 static void
 bed_init(struct bed *t, uint16_t nb, uint32_t cap, uint32_t map_len, const uint16_t *wmap,
 	 enum rps_hash_mode mode, int prefetch)
 {
 	uint16_t w[64];
+	uint32_t size = 1;
 
 	memset(t, 0, sizeof(*t));
 	t->nb = nb;
@@ -41,9 +43,11 @@ bed_init(struct bed *t, uint16_t nb, uint32_t cap, uint32_t map_len, const uint1
 		snprintf(name, sizeof(name), "st%u", i);
 		CU_ASSERT_EQUAL_FATAL(rps_backlog_init(&t->bl[i], name, cap, SOCKET_ID_ANY), 0);
 	}
-	for (uint32_t i = 0; i < map_len; i++)
-		w[i] = wmap != NULL ? wmap[i] : (uint16_t)(i % nb);
-	t->map = rps_map_create(w, map_len, 1, SOCKET_ID_ANY);
+	while (size < map_len)
+		size *= 2;
+	for (uint32_t i = 0; i < size; i++)
+		w[i] = wmap != NULL ? wmap[i % map_len] : (uint16_t)(i % map_len % nb);
+	t->map = rps_map_create_table(w, size, 1, SOCKET_ID_ANY);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t->map);
 	CU_ASSERT_EQUAL_FATAL(rps_steer_init(&t->ctx, mode, SEED, prefetch, t->bl, nb, MAX_BURST,
 					     &t->stats, SOCKET_ID_ANY), 0);
@@ -233,10 +237,10 @@ steer_jhash(uint16_t nb, uint32_t map_len, const uint16_t *wmap, int prefetch,
 			per_w[want[i]]++;
 			/* non-IP goes to the map's first entry */
 			if (flow[i] == 7) {
-				CU_ASSERT_EQUAL(want[i], t.map->workers[0]);
+				CU_ASSERT_EQUAL(want[i], t.map->table[0]);
 			}
 		}
-		CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, t.map, NULL, pkts, (uint16_t)n), n);
+		CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, t.map, NULL, NULL, pkts, (uint16_t)n), n);
 		CU_ASSERT_EQUAL(ut_pool_avail(), avail0 - n);
 		for (uint16_t w = 0; w < nb; w++) {
 			CU_ASSERT_EQUAL(rte_ring_count(t.bl[w].ring), per_w[w]);
@@ -289,7 +293,7 @@ test_steer_empty_burst(void)
 	struct bed t;
 
 	bed_init(&t, 2, 16, 2, NULL, RPS_HASH_AUTO, 1);
-	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, t.map, NULL, NULL, 0), 0);
+	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, t.map, NULL, NULL, NULL, 0), 0);
 	CU_ASSERT_EQUAL(t.stats.enqueued, 0);
 	CU_ASSERT_EQUAL(t.stats.hash_computed, 0);
 	CU_ASSERT_EQUAL(t.stats.hash_from_nic, 0);
@@ -320,7 +324,7 @@ test_steer_overflow(void)
 		}
 		for (uint16_t w = 0; w < nb; w++)
 			accepted += RTE_MIN(per_w[w], caps[c]);
-		sent = rps_steer_burst(&t.ctx, t.map, NULL, pkts, (uint16_t)n);
+		sent = rps_steer_burst(&t.ctx, t.map, NULL, NULL, pkts, (uint16_t)n);
 		CU_ASSERT_EQUAL(sent, accepted);
 		for (uint16_t w = 0; w < nb; w++) {
 			CU_ASSERT_EQUAL(t.bl[w].prod.tail, RTE_MIN(per_w[w], caps[c]));
@@ -398,7 +402,7 @@ steer_rss(enum rps_hash_mode mode)
 			h = rps_hash_sw(pkts[i], SEED);
 		want[i] = rps_map_worker(t.map, h);
 	}
-	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, t.map, NULL, pkts, (uint16_t)n), n);
+	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, t.map, NULL, NULL, pkts, (uint16_t)n), n);
 	if (mode == RPS_HASH_JHASH) {
 		CU_ASSERT_EQUAL(t.stats.hash_from_nic, 0);
 		CU_ASSERT_EQUAL(t.stats.hash_computed, n);
@@ -436,10 +440,11 @@ test_steer_rss_targeted(void)
 		pkts[i] = flow_pkt(0, i);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(pkts[i]);
 		pkts[i]->ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
-		pkts[i]->hash.rss = (uint32_t)(((uint64_t)entry << 32) / len) + 1 + i;
+		/* the low bits pick the bucket (never 0: no hash) */
+		pkts[i]->hash.rss = entry | (uint32_t)(i + 1) << 8;
 		want[i] = (uint16_t)entry;
 	}
-	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, t.map, NULL, pkts, 64), 64);
+	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, t.map, NULL, NULL, pkts, 64), 64);
 	for (uint16_t w = 0; w < 8; w++)
 		CU_ASSERT_EQUAL(rte_ring_count(t.bl[w].ring), 8);
 	CU_ASSERT_EQUAL(t.stats.hash_from_nic, 64);
@@ -496,7 +501,7 @@ test_reorder_safe_remap(void)
 
 	bed_init(&t, 2, 64, 1, to0, RPS_HASH_JHASH, 0);
 	m0 = t.map;
-	m1 = rps_map_create(to1, 1, 2, SOCKET_ID_ANY);
+	m1 = rps_map_create(to1, NULL, 1, 1, 2, SOCKET_ID_ANY);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m1);
 	CU_ASSERT_PTR_NULL(rps_buckets_create(1, SOCKET_ID_ANY));
 	CU_ASSERT_PTR_NULL(rps_buckets_create(100, SOCKET_ID_ANY));
@@ -506,13 +511,13 @@ test_reorder_safe_remap(void)
 	/* 4 packets of one flow to worker 0 (old map) */
 	for (unsigned int i = 0; i < 4; i++)
 		pkts[i] = flow_pkt(0, i);
-	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, m0, bk, pkts, 4), 4);
+	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, m0, bk, NULL, pkts, 4), 4);
 	CU_ASSERT_EQUAL(rte_ring_count(t.bl[0].ring), 4);
 
 	/* remap to worker 1 while worker 0 still holds them: the flow stays on worker 0 */
 	for (unsigned int i = 0; i < 2; i++)
 		pkts[i] = flow_pkt(0, 4 + i);
-	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, m1, bk, pkts, 2), 2);
+	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, m1, bk, NULL, pkts, 2), 2);
 	CU_ASSERT_EQUAL(rte_ring_count(t.bl[0].ring), 6);
 	CU_ASSERT_EQUAL(rte_ring_count(t.bl[1].ring), 0);
 	CU_ASSERT_EQUAL(t.stats.migrations_deferred, 2);
@@ -523,7 +528,7 @@ test_reorder_safe_remap(void)
 	rps_backlog_complete(&t.bl[0], 5);
 	rte_pktmbuf_free_bulk(out, 5);
 	pkts[0] = flow_pkt(0, 6);
-	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, m1, bk, pkts, 1), 1);
+	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, m1, bk, NULL, pkts, 1), 1);
 	CU_ASSERT_EQUAL(rte_ring_count(t.bl[0].ring), 2);
 	CU_ASSERT_EQUAL(t.stats.migrations_deferred, 3);
 
@@ -532,14 +537,14 @@ test_reorder_safe_remap(void)
 	rps_backlog_complete(&t.bl[0], 2);
 	rte_pktmbuf_free_bulk(out, 2);
 	pkts[0] = flow_pkt(0, 7);
-	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, m1, bk, pkts, 1), 1);
+	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, m1, bk, NULL, pkts, 1), 1);
 	CU_ASSERT_EQUAL(rte_ring_count(t.bl[1].ring), 1);
 	CU_ASSERT_EQUAL(t.stats.flows_migrated, 1);
 	CU_ASSERT_EQUAL(t.stats.migrations_deferred, 3);
 
 	/* without the table (the seed's behaviour) a remap applies at once */
 	pkts[0] = flow_pkt(0, 8);
-	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, m0, NULL, pkts, 1), 1);
+	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, m0, NULL, NULL, pkts, 1), 1);
 	CU_ASSERT_EQUAL(rte_ring_count(t.bl[0].ring), 1);
 
 	rps_buckets_free(bk);
@@ -590,7 +595,7 @@ test_reorder_safe_stress(void)
 				pkts[i] = flow_pkt(f, seq[f]++ & 0x3fff);
 			}
 			settled_bursts += rps_buckets_settled(bk, cur);
-			rps_steer_burst(&t.ctx, cur, bk, pkts, (uint16_t)k);
+			rps_steer_burst(&t.ctx, cur, bk, NULL, pkts, (uint16_t)k);
 		} else if (act < 19) {
 			uint16_t w = (uint16_t)((rng >> 8) % 3);
 			uint32_t n = rps_backlog_dequeue(&t.bl[w], out, 1 + (rng >> 4) % 16, &left);
@@ -605,7 +610,7 @@ test_reorder_safe_stress(void)
 			for (uint32_t i = 0; i < len; i++)
 				w[i] = (uint16_t)((rng >> (10 + 2 * i)) % 3);
 			rps_map_free(cur == t.map ? NULL : cur);
-			cur = rps_map_create(w, len, ++gen, SOCKET_ID_ANY);
+			cur = rps_map_create(w, NULL, len, 16, ++gen, SOCKET_ID_ANY);
 			CU_ASSERT_PTR_NOT_NULL_FATAL(cur);
 			remaps++;
 		}
@@ -652,7 +657,7 @@ offer(struct bed *t, unsigned int k, const char *pattern, unsigned int *mouse, u
 			*mice_sent += c != 'e';
 			pkts[i] = flow_pkt(f, (*seq)++);
 		}
-		rps_steer_burst(&t->ctx, t->map, NULL, pkts, (uint16_t)n);
+		rps_steer_burst(&t->ctx, t->map, NULL, NULL, pkts, (uint16_t)n);
 		done += n;
 	}
 }
@@ -712,6 +717,67 @@ test_flow_limit(void)
 	bed_fini(&t);
 }
 
+/* Per-bucket counters: every packet counted once in its map bucket, with its bytes; a map of
+ * another size restarts them (epoch). */
+static void
+test_bucket_stats(void)
+{
+	struct rps_bucket_stats *bs = rps_bucket_stats_create(SOCKET_ID_ANY);
+	uint64_t want_pk[8] = { 0 }, want_by[8] = { 0 }, sum = 0;
+	struct rte_mbuf *pkts[MAX_BURST], *out[MAX_BURST];
+	struct rps_map *m16;
+	uint16_t w[16];
+	uint32_t left, epoch;
+	struct bed t;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(bs);
+	bed_init(&t, 4, 1024, 8, NULL, RPS_HASH_JHASH, 1);
+	for (unsigned int round = 0; round < 3; round++) {
+		for (unsigned int i = 0; i < 60; i++) {
+			pkts[i] = flow_pkt(i % 40, round * 60 + i);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(pkts[i]);
+			want_pk[rps_hash_sw(pkts[i], SEED) & 7]++;
+			want_by[rps_hash_sw(pkts[i], SEED) & 7] += pkts[i]->pkt_len;
+		}
+		CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, t.map, NULL, bs, pkts, 60), 60);
+	}
+	CU_ASSERT_EQUAL(bs->mask, 7);
+	for (unsigned int b = 0; b < 8; b++) {
+		CU_ASSERT_EQUAL(bs->b[b].packets, want_pk[b]);
+		CU_ASSERT_EQUAL(bs->b[b].bytes, want_by[b]);
+		sum += bs->b[b].packets;
+	}
+	CU_ASSERT_EQUAL(sum, 180);
+	for (unsigned int b = 8; b < RPS_MAP_SIZE_MAX; b++)
+		CU_ASSERT_EQUAL(bs->b[b].packets, 0);
+	/* a table of 16: the counters start again at that size */
+	for (unsigned int i = 0; i < 16; i++)
+		w[i] = (uint16_t)(i % 4);
+	m16 = rps_map_create_table(w, 16, 2, SOCKET_ID_ANY);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m16);
+	for (unsigned int i = 0; i < 10; i++)
+		pkts[i] = flow_pkt(3, 1000 + i);
+	epoch = bs->epoch;
+	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, m16, NULL, bs, pkts, 10), 10);
+	CU_ASSERT_EQUAL(bs->mask, 15);
+	CU_ASSERT_EQUAL(bs->epoch, epoch + 1);
+	sum = 0;
+	for (unsigned int b = 0; b < 16; b++)
+		sum += bs->b[b].packets;
+	CU_ASSERT_EQUAL(sum, 10);
+	for (uint16_t k = 0; k < 4; k++) {
+		uint32_t n;
+
+		while ((n = rps_backlog_dequeue(&t.bl[k], out, MAX_BURST, &left)) != 0) {
+			rte_pktmbuf_free_bulk(out, n);
+			rps_backlog_complete(&t.bl[k], n);
+		}
+	}
+	rps_map_free(m16);
+	rps_bucket_stats_free(bs);
+	bed_fini(&t);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -726,6 +792,7 @@ main(int argc, char **argv)
 		{ "steer_rss", test_steer_rss },
 		{ "steer_rss_targeted", test_steer_rss_targeted },
 		{ "reorder_safe_remap", test_reorder_safe_remap },
+		{ "bucket_stats", test_bucket_stats },
 		CU_TEST_INFO_NULL,
 	};
 

@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * buckets.c: the control thread's view of every RX queue's buckets, and the rebalancer.
+ *
+ * Every rebalance interval (--rebalance-interval, whether the rebalancer is on or not) the
+ * control thread samples the RX lcore's per-bucket counters: packets over the interval and
+ * packets/s per bucket, and an estimate of the worker cycles each bucket cost (each worker's
+ * busy_cycles over the interval, shared among its buckets in proportion to their packets).
+ *
+ * With the rebalancer on, the same sample feeds rps_balance_plan(): when the busiest
+ * worker's load (the packets of its buckets) has stayed over the mean by more than the
+ * threshold for two intervals in a row, at most --rebalance-moves buckets that have not
+ * moved within the hold-down go to workers with room, through a new map per queue. The
+ * reorder-safe table then moves each bucket only once its old worker has drained it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+
+#include "app.h"
+#include "rps_balance.h"
+
+/* Intervals whose total is below this many packets are not rebalanced (idle link). */
+#define REBALANCE_MIN_PACKETS 1000
+
+void
+rps_buckets_set_owners(struct rps_app *app, struct rps_map *const *maps)
+{
+	for (uint16_t q = 0; q < app->nb_rxq; q++) {
+		struct rps_bucket_view *v = app->bview[q];
+
+		if (v == NULL || maps[q] == NULL || maps[q]->nb_workers == 0)
+			continue;
+		v->size = rps_map_size(maps[q]);
+		memcpy(v->owner, maps[q]->table, v->size * sizeof(v->owner[0]));
+	}
+}
+
+/* Sample the counters: delta, pps, cycle estimates. @return 0 when the sample is usable
+ * for a plan (every queue's counters are at its map's size). */
+static int
+sample(struct rps_app *app, double dt)
+{
+	const uint16_t nw = app->nb_workers;
+	uint64_t *busy = calloc(nw, sizeof(*busy));
+	uint64_t *pk = calloc(nw, sizeof(*pk));
+	int usable = 0;
+
+	if (busy == NULL || pk == NULL) {
+		free(busy);
+		free(pk);
+		return -1;
+	}
+	for (uint16_t w = 0; w < nw; w++) {
+		uint64_t c = RPS_CTR_READ(app->workers[w].stats.busy_cycles);
+
+		busy[w] = c - app->prev_busy[w];
+		app->prev_busy[w] = c;
+	}
+	for (uint16_t q = 0; q < app->nb_rxq; q++) {
+		struct rps_bucket_view *v = app->bview[q];
+		const struct rps_bucket_stats *s = app->bstats[q];
+		uint32_t epoch = __atomic_load_n(&s->epoch, __ATOMIC_ACQUIRE);
+		uint32_t mask = __atomic_load_n(&s->mask, __ATOMIC_RELAXED);
+
+		if (epoch != v->epoch) { /* counters restarted for a new table size */
+			memset(v->prev_packets, 0, sizeof(v->prev_packets));
+			memset(v->cycles, 0, sizeof(v->cycles));
+			v->epoch = epoch;
+		}
+		if (mask + 1 != v->size) {
+			/* the RX lcore has not counted with the new map yet */
+			memset(v->delta, 0, sizeof(v->delta));
+			memset(v->pps, 0, sizeof(v->pps));
+			usable = -1;
+			continue;
+		}
+		for (uint32_t b = 0; b < v->size; b++) {
+			uint64_t p = __atomic_load_n(&s->b[b].packets, __ATOMIC_RELAXED);
+
+			v->delta[b] = p - v->prev_packets[b];
+			v->prev_packets[b] = p;
+			v->pps[b] = dt > 0 ? (uint64_t)((double)v->delta[b] / dt) : 0;
+			pk[v->owner[b]] += v->delta[b];
+		}
+	}
+	/* each worker's busy cycles, shared among its buckets by packets */
+	for (uint16_t q = 0; q < app->nb_rxq; q++) {
+		struct rps_bucket_view *v = app->bview[q];
+
+		for (uint32_t b = 0; b < v->size; b++) {
+			uint16_t w = v->owner[b];
+
+			if (v->delta[b] != 0 && pk[w] != 0)
+				v->cycles[b] += (uint64_t)((double)busy[w] * (double)v->delta[b] /
+							   (double)pk[w]);
+		}
+	}
+	free(busy);
+	free(pk);
+	return usable;
+}
+
+/* Each worker's weight (its largest in any queue's map) and where it may serve. */
+static void
+workers_of_maps(const struct rps_app *app, uint32_t *weight, uint8_t *allowed)
+{
+	for (uint16_t q = 0; q < app->nb_rxq; q++)
+		for (uint16_t w = 0; w < app->nb_workers; w++) {
+			unsigned int x = rps_lcoreset_weight(&app->map_sets[q], app->workers[w].lcore);
+
+			allowed[(uint32_t)q * app->nb_workers + w] = x != 0;
+			if (x > weight[w])
+				weight[w] = x;
+		}
+}
+
+/* Publish the views' owner tables as new maps. @return 0 or -ENOMEM. */
+static int
+publish_owners(struct rps_app *app, uint16_t (*owner)[RPS_MAP_SIZE_MAX])
+{
+	struct rps_map **maps = calloc(app->nb_rxq, sizeof(*maps));
+	struct rps_lcoreset *sets = calloc(app->nb_rxq, sizeof(*sets));
+	uint32_t gen = app->generation + 1;
+	int rc = 0;
+
+	if (maps == NULL || sets == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (uint16_t q = 0; q < app->nb_rxq; q++) {
+		maps[q] = rps_map_create_table(owner[q], app->bview[q]->size, gen,
+					       app->self.socket);
+		if (maps[q] == NULL) {
+			rc = -ENOMEM;
+			goto out;
+		}
+	}
+	pthread_mutex_lock(&app->ctl_lock);
+	memcpy(sets, app->map_sets, app->nb_rxq * sizeof(*sets));
+	pthread_mutex_unlock(&app->ctl_lock);
+	rps_app_maps_publish(app, maps, sets);
+	memset(maps, 0, app->nb_rxq * sizeof(*maps));
+	__atomic_store_n(&app->generation, gen, __ATOMIC_RELEASE);
+out:
+	for (uint16_t q = 0; maps != NULL && q < app->nb_rxq; q++)
+		rps_map_free(maps[q]);
+	free(maps);
+	free(sets);
+	return rc;
+}
+
+/* One rebalancer run on the sample just taken. */
+static void
+rebalance(struct rps_app *app, uint64_t now)
+{
+	const uint16_t nw = app->nb_workers, nq = app->nb_rxq;
+	const uint64_t hold = (uint64_t)app->rebal.holddown_ms * rte_get_tsc_hz() / 1000;
+	struct rps_balance_cfg cfg = {
+		.threshold_pct = app->rebal.threshold_pct,
+		.max_moves = app->rebal.moves,
+		.min_load = REBALANCE_MIN_PACKETS,
+	};
+	uint32_t nb = 0, *weight = calloc(nw, sizeof(*weight)), *qof = NULL;
+	uint8_t *allowed = calloc((size_t)nq * nw, 1);
+	struct rps_balance_bucket *b = calloc((size_t)nq * RPS_MAP_SIZE_MAX, sizeof(*b));
+	struct rps_balance_move *mv = calloc(cfg.max_moves, sizeof(*mv));
+	uint16_t (*owner)[RPS_MAP_SIZE_MAX] = calloc(nq, sizeof(*owner));
+	double before = 1.0, after = 1.0;
+	int n;
+
+	qof = calloc((size_t)nq * RPS_MAP_SIZE_MAX, sizeof(*qof));
+	if (weight == NULL || allowed == NULL || b == NULL || mv == NULL || owner == NULL ||
+	    qof == NULL)
+		goto out;
+	workers_of_maps(app, weight, allowed);
+	for (uint16_t q = 0; q < nq; q++) {
+		const struct rps_bucket_view *v = app->bview[q];
+
+		memcpy(owner[q], v->owner, sizeof(owner[q]));
+		for (uint32_t i = 0; i < v->size; i++, nb++) {
+			b[nb] = (struct rps_balance_bucket){
+				.load = v->delta[i],
+				.owner = v->owner[i],
+				.group = q,
+				.movable = v->moved_tsc[i] == 0 || now - v->moved_tsc[i] >= hold,
+			};
+			qof[nb] = ((uint32_t)q << 16) | i;
+		}
+	}
+	/* only watch while it is not at threshold: plan at the second interval in a row */
+	cfg.max_moves = 0;
+	rps_balance_plan(b, nb, weight, nw, allowed, nq, &cfg, mv, &before, &after);
+	app->over_count = before > 1.0 + app->rebal.threshold_pct / 100.0 ?
+		app->over_count + 1 : 0;
+	__atomic_store_n(&app->rebalance_runs, app->rebalance_runs + 1, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&app->ctl_lock);
+	app->imbalance = before;
+	pthread_mutex_unlock(&app->ctl_lock);
+	if (app->over_count < 2)
+		goto out;
+	cfg.max_moves = app->rebal.moves;
+	n = rps_balance_plan(b, nb, weight, nw, allowed, nq, &cfg, mv, &before, &after);
+	if (n <= 0)
+		goto out;
+	for (int k = 0; k < n; k++) {
+		uint32_t q = qof[mv[k].bucket] >> 16, i = qof[mv[k].bucket] & 0xffff;
+
+		owner[q][i] = mv[k].to;
+	}
+	if (publish_owners(app, owner) < 0) {
+		RPS_LOG(ERR, "rebalance: out of memory, %d moves not applied", n);
+		goto out;
+	}
+	pthread_mutex_lock(&app->ctl_lock);
+	for (int k = 0; k < n; k++) {
+		uint32_t q = qof[mv[k].bucket] >> 16, i = qof[mv[k].bucket] & 0xffff;
+
+		app->bview[q]->moved_tsc[i] = now;
+		app->bview[q]->moves[i]++;
+	}
+	pthread_mutex_unlock(&app->ctl_lock);
+	app->over_count = 0; /* judge the new map on fresh intervals */
+	__atomic_store_n(&app->buckets_moved, app->buckets_moved + (uint64_t)n,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&app->rebalance_acted, app->rebalance_acted + 1, __ATOMIC_RELAXED);
+	RPS_LOG(INFO, "rebalance: moved %d bucket(s), worker load max/mean %.2f -> %.2f "
+		"(generation %u)", n, before, after, app->generation);
+out:
+	free(weight);
+	free(allowed);
+	free(b);
+	free(mv);
+	free(owner);
+	free(qof);
+}
+
+void
+rps_buckets_tick(struct rps_app *app, uint64_t now)
+{
+	double dt;
+	int usable;
+
+	if (app->nb_workers == 0 || app->bview == NULL)
+		return;
+	if (app->buckets_tsc == 0) { /* first call: a baseline */
+		for (uint16_t w = 0; w < app->nb_workers; w++)
+			app->prev_busy[w] = RPS_CTR_READ(app->workers[w].stats.busy_cycles);
+	}
+	dt = app->buckets_tsc == 0 ? 0 : (double)(now - app->buckets_tsc) / (double)rte_get_tsc_hz();
+	pthread_mutex_lock(&app->ctl_lock);
+	usable = sample(app, dt);
+	pthread_mutex_unlock(&app->ctl_lock);
+	if (app->buckets_tsc != 0 && usable == 0 && app->rebal.on && app->nb_workers > 1 &&
+	    __atomic_load_n(&app->reorder_safe, __ATOMIC_RELAXED))
+		rebalance(app, now);
+	app->buckets_tsc = now;
+}

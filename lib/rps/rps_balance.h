@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rps_balance.h: the rebalancer's decision, a pure function the control thread calls once per
+ * interval with every bucket's load over that interval (packets, from the per-bucket
+ * counters) and its owner; it chooses which buckets to move where. Publishing the moved
+ * buckets (a new map through RCU) and the reorder-free migration are the caller's.
+ *
+ * Load of a worker = the sum of its buckets' loads; normalised by its weight (its share of
+ * the map), so a worker of weight 2 is balanced at twice the load of one of weight 1.
+ * Imbalance = the largest normalised load / the mean (sum of loads / sum of weights).
+ *
+ * Plan: when the imbalance is over 1 + threshold, move buckets greedily, one at a time:
+ * from the busiest worker, the movable bucket and destination (a worker allowed for the
+ * bucket's group, i.e. in that RX queue's map) that leave the lower peak of the two; only a
+ * move that lowers the busiest worker's load below what it was and does not leave the
+ * destination above it. Stop after max_moves, when no move helps (a bucket hotter than the
+ * gap cannot be split), or once the imbalance is within 1 + threshold / 2 (hysteresis: no
+ * churn around the threshold).
+ */
+#ifndef RPS_BALANCE_H
+#define RPS_BALANCE_H
+
+#include <stdint.h>
+
+/** A bucket as the planner sees it. */
+struct rps_balance_bucket {
+	uint64_t load;      /**< packets (or any cost) over the last interval */
+	uint16_t owner;     /**< worker index; updated by rps_balance_plan() for each move */
+	uint16_t group;     /**< RX queue: the bucket may only go to a worker allowed there */
+	uint8_t movable;    /**< 0: in hold-down, stays */
+};
+
+/** One move of the plan. */
+struct rps_balance_move {
+	uint32_t bucket;    /**< index into the caller's bucket array */
+	uint16_t from, to;
+};
+
+struct rps_balance_cfg {
+	uint32_t threshold_pct; /**< act when max / mean > 1 + threshold_pct / 100 */
+	uint32_t max_moves;     /**< moves per plan at most */
+	uint64_t min_load;      /**< total load under which nothing is planned (idle link) */
+};
+
+/** Imbalance of the workers: max over weighted workers of (load / weight) / mean; 1.0 when
+ * there is no load. @p load and @p weight are [nb_workers]; weight 0 = not in any map. */
+double rps_balance_ratio(const uint64_t *load, const uint32_t *weight, uint16_t nb_workers);
+
+/**
+ * Plan the moves of one interval.
+ * @param b           [nb] buckets; owners of moved buckets are updated.
+ * @param weight      [nb_workers] each worker's weight, 0 for a worker in no map.
+ * @param allowed     [nb_groups * nb_workers]: allowed[g * nb_workers + w] != 0 when worker
+ *                    w may own buckets of group g.
+ * @param moves       receives at most cfg->max_moves moves.
+ * @param before, after  receive the imbalance before and after the plan (may be NULL).
+ * @return number of moves, 0 when balanced (or idle), -EINVAL on bad arguments.
+ */
+int rps_balance_plan(struct rps_balance_bucket *b, uint32_t nb, const uint32_t *weight,
+		     uint16_t nb_workers, const uint8_t *allowed, uint16_t nb_groups,
+		     const struct rps_balance_cfg *cfg, struct rps_balance_move *moves,
+		     double *before, double *after);
+
+#endif /* RPS_BALANCE_H */
