@@ -180,6 +180,10 @@ void rps_buckets_tick(struct rps_app *app, uint64_t now);
  * held by the caller. */
 void rps_buckets_set_owners(struct rps_app *app, struct rps_map *const *maps);
 
+/* buckets.c: the "buckets" member of the summary JSON (table size, rebalancer counters,
+ * per queue and bucket: lcore, packets, bytes, cycles, moves). */
+void rps_buckets_json(struct rps_app *app, FILE *f);
+
 /* control.c: the control thread (SIGHUP / inotify reloads, per-second rates). */
 int rps_control_start(struct rps_app *app);
 void rps_control_stop(struct rps_app *app);

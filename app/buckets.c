@@ -13,6 +13,8 @@
  * moved within the hold-down go to workers with room, through a new map per queue. The
  * reorder-safe table then moves each bucket only once its old worker has drained it.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -257,4 +259,68 @@ rps_buckets_tick(struct rps_app *app, uint64_t now)
 	    __atomic_load_n(&app->reorder_safe, __ATOMIC_RELAXED))
 		rebalance(app, now);
 	app->buckets_tsc = now;
+}
+
+/* One array of the summary: per bucket, what @p what names (see rps_buckets_json()). */
+static void
+json_array(FILE *f, const char *name, const struct rps_bucket_view *v,
+	   const struct rps_bucket_stats *s, const struct rps_app *app, int what)
+{
+	fprintf(f, "\"%s\": [", name);
+	for (uint32_t b = 0; b < v->size; b++) {
+		uint64_t x = 0;
+
+		switch (what) {
+		case 0:
+			x = app->workers[v->owner[b]].lcore;
+			break;
+		case 1:
+			x = __atomic_load_n(&s->b[b].packets, __ATOMIC_RELAXED);
+			break;
+		case 2:
+			x = __atomic_load_n(&s->b[b].bytes, __ATOMIC_RELAXED);
+			break;
+		case 3:
+			x = v->cycles[b];
+			break;
+		default:
+			x = v->moves[b];
+			break;
+		}
+		fprintf(f, "%s%" PRIu64, b ? ", " : "", x);
+	}
+	fprintf(f, "]");
+}
+
+void
+rps_buckets_json(struct rps_app *app, FILE *f)
+{
+	static const char *const names[] = { "lcore", "packets", "bytes", "cycles", "moves" };
+
+	pthread_mutex_lock(&app->ctl_lock);
+	fprintf(f, "  \"buckets\": {\"table_size\": %u, \"rebalance\": {\"on\": %s, "
+		"\"interval_ms\": %u, \"threshold_pct\": %u, \"moves\": %u, \"holddown_ms\": %u, "
+		"\"rebalance_runs\": %" PRIu64 ", \"rebalance_acted\": %" PRIu64 ", "
+		"\"buckets_moved\": %" PRIu64 ", \"imbalance\": %.3f}, \"queues\": [",
+		app->table_size, app->rebal.on ? "true" : "false", app->rebal.interval_ms,
+		app->rebal.threshold_pct, app->rebal.moves, app->rebal.holddown_ms,
+		app->rebalance_runs, app->rebalance_acted, app->buckets_moved, app->imbalance);
+	for (uint16_t q = 0; app->bview != NULL && q < app->nb_rxq; q++) {
+		const struct rps_bucket_view *v = app->bview[q];
+
+		if (v == NULL)
+			break;
+		fprintf(f, "%s\n    {\"queue\": %u, \"size\": %u, ", q ? "," : "", q, v->size);
+		/* counters of another size (a reload just changed it) are not this table's */
+		if (__atomic_load_n(&app->bstats[q]->mask, __ATOMIC_RELAXED) + 1 != v->size) {
+			fprintf(f, "\"stale\": true}");
+			continue;
+		}
+		for (unsigned int k = 0; k < RTE_DIM(names); k++) {
+			json_array(f, names[k], v, app->bstats[q], app, (int)k);
+			fprintf(f, k + 1 < RTE_DIM(names) ? ", " : "}");
+		}
+	}
+	fprintf(f, "\n  ]},\n");
+	pthread_mutex_unlock(&app->ctl_lock);
 }

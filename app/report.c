@@ -240,7 +240,9 @@ rps_report_json(const struct rps_app *app, const char *path)
 		json_drops(f, &s->w[i].st);
 		fprintf(f, "\n    }");
 	}
-	fprintf(f, "\n  ],\n  \"port\": {\"ipackets\": %" PRIu64 ", \"imissed\": %" PRIu64
+	fprintf(f, "\n  ],\n");
+	rps_buckets_json((struct rps_app *)(uintptr_t)app, f);
+	fprintf(f, "  \"port\": {\"ipackets\": %" PRIu64 ", \"imissed\": %" PRIu64
 		", \"ierrors\": %" PRIu64 ", \"rx_nombuf\": %" PRIu64 "},", app->port_stats.ipackets,
 		app->port_stats.imissed, app->port_stats.ierrors, app->port_stats.rx_nombuf);
 	fprintf(f, "\n  \"mempool\": {\"size\": %u, \"in_use_at_exit\": %" PRId64 "}\n}\n",

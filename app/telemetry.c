@@ -29,17 +29,48 @@ uptime_s(const struct rps_app *app)
 	return (double)(rte_rdtsc() - app->start_tsc) / (double)rte_get_tsc_hz();
 }
 
-/* "1,2,3", each lcore followed by @p suffix ("1:1,2:1" with ":1"). */
+/* "1,2,3": the lcores of @p s. */
 static void
-lcore_list(const struct rps_lcoreset *s, const char *suffix, char *buf, size_t len)
+lcore_list(const struct rps_lcoreset *s, char *buf, size_t len)
 {
 	size_t pos = 0;
 
 	buf[0] = '\0';
 	for (unsigned int l = 0; l < RTE_MAX_LCORE && pos < len; l++)
 		if (rps_lcoreset_has(s, l))
-			pos += (size_t)snprintf(buf + pos, len - pos, "%s%u%s", pos ? "," : "", l,
-						suffix);
+			pos += (size_t)snprintf(buf + pos, len - pos, "%s%u", pos ? "," : "", l);
+}
+
+/* "1:2,2:1,3:1": each lcore of @p s with its weight. */
+static void
+weights_list(const struct rps_lcoreset *s, char *buf, size_t len)
+{
+	size_t pos = 0;
+
+	buf[0] = '\0';
+	for (unsigned int l = 0; l < RTE_MAX_LCORE && pos < len; l++)
+		if (rps_lcoreset_has(s, l))
+			pos += (size_t)snprintf(buf + pos, len - pos, "%s%u:%u", pos ? "," : "", l,
+						rps_lcoreset_weight(s, l));
+}
+
+/* Buckets of queue @p q's table each worker owns, "lcore:buckets,...". ctl_lock held. */
+static void
+owners_list(const struct rps_app *app, uint16_t q, char *buf, size_t len)
+{
+	const struct rps_bucket_view *v = app->bview != NULL ? app->bview[q] : NULL;
+	size_t pos = 0;
+
+	buf[0] = '\0';
+	for (uint16_t w = 0; v != NULL && w < app->nb_workers && pos < len; w++) {
+		uint32_t n = 0;
+
+		for (uint32_t b = 0; b < v->size; b++)
+			n += v->owner[b] == w;
+		if (n != 0)
+			pos += (size_t)snprintf(buf + pos, len - pos, "%s%u:%u", pos ? "," : "",
+						app->workers[w].lcore, n);
+	}
 }
 
 /* dropped_<reason> for every reason, and dropped_total. */
@@ -133,6 +164,10 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "out_of_order", s->total.out_of_order);
 	rte_tel_data_add_dict_u64(d, "flows_migrated", s->rx.flows_migrated);
 	rte_tel_data_add_dict_u64(d, "migrations_deferred", s->rx.migrations_deferred);
+	rte_tel_data_add_dict_u64(d, "buckets_moved",
+				  __atomic_load_n(&app->buckets_moved, __ATOMIC_RELAXED));
+	rte_tel_data_add_dict_u64(d, "rebalance_runs",
+				  __atomic_load_n(&app->rebalance_runs, __ATOMIC_RELAXED));
 	for (uint16_t i = 0; i < s->nb; i++) {
 		struct rte_tel_data *c = stats_dict(&s->w[i].st, s->w[i].depth, s->w[i].hwm,
 						    pps_of(app, i));
@@ -143,6 +178,22 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	}
 	free(s);
 	return 0;
+}
+
+/* Buckets worker @p w owns over every queue's table. */
+static uint64_t
+buckets_owned(const struct rps_app *app, uint16_t w)
+{
+	uint64_t n = 0;
+
+	if (app->bview == NULL)
+		return 0;
+	pthread_mutex_lock((pthread_mutex_t *)(uintptr_t)&app->ctl_lock);
+	for (uint16_t q = 0; q < app->nb_rxq; q++)
+		for (uint32_t b = 0; app->bview[q] != NULL && b < app->bview[q]->size; b++)
+			n += app->bview[q]->owner[b] == w;
+	pthread_mutex_unlock((pthread_mutex_t *)(uintptr_t)&app->ctl_lock);
+	return n;
 }
 
 static int
@@ -177,6 +228,8 @@ tel_workers(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(c, "time_squeeze", st->time_squeeze);
 		rte_tel_data_add_dict_u64(c, "busy_percent",
 					  st->polls ? st->busy_polls * 100 / st->polls : 0);
+		rte_tel_data_add_dict_u64(c, "busy_cycles", st->busy_cycles);
+		rte_tel_data_add_dict_u64(c, "buckets", buckets_owned(app, i));
 		rte_tel_data_add_dict_u64(c, "flows_active", st->flows_active);
 		rte_tel_data_add_dict_u64(c, "dropped_total", rps_stats_dropped_total(st));
 		rte_tel_data_add_dict_u64(c, "dropped_backlog_full",
@@ -205,24 +258,143 @@ tel_map(const char *cmd, const char *params, struct rte_tel_data *d)
 	pthread_mutex_lock(&app->ctl_lock);
 	for (uint16_t q = 0; q < app->nb_rxq; q++) {
 		struct rte_tel_data *c = rte_tel_data_alloc();
-		char name[32], mask[128], list[512], weights[768];
+		char name[32], mask[128], list[512], weights[768], owned[768];
 
 		if (c == NULL)
 			break;
 		rps_lcoreset_format(&app->map_sets[q], mask, sizeof(mask));
-		lcore_list(&app->map_sets[q], "", list, sizeof(list));
-		/* lcore:entries of the map (one each until weighted tables exist) */
-		lcore_list(&app->map_sets[q], ":1", weights, sizeof(weights));
+		lcore_list(&app->map_sets[q], list, sizeof(list));
+		/* lcore:weight for each lcore of the map */
+		weights_list(&app->map_sets[q], weights, sizeof(weights));
+		owners_list(app, q, owned, sizeof(owned));
 		rte_tel_data_start_dict(c);
 		rte_tel_data_add_dict_string(c, "mask", mask);
 		rte_tel_data_add_dict_string(c, "lcores", list);
 		rte_tel_data_add_dict_string(c, "weights", weights);
+		rte_tel_data_add_dict_string(c, "buckets", owned);
 		rte_tel_data_add_dict_int(c, "nb_lcores",
 					  (int)rps_lcoreset_count(&app->map_sets[q]));
+		rte_tel_data_add_dict_int(c, "table_size",
+					  app->bview != NULL && app->bview[q] != NULL ?
+					  (int)app->bview[q]->size : 0);
 		snprintf(name, sizeof(name), "queue%u", q);
 		rte_tel_data_add_dict_container(d, name, c, 0);
 	}
 	pthread_mutex_unlock(&app->ctl_lock);
+	return 0;
+}
+
+#define TEL_BUCKETS_TOP 32   /* /rps/buckets,Q: the hottest buckets */
+#define TEL_BUCKETS_PAGE 64  /* /rps/buckets,Q,FIRST: buckets FIRST.. (16 KB of output) */
+
+/* Hottest first: pps over the last interval, then packets. */
+static int
+hot_cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	if (x[0] != y[0])
+		return x[0] < y[0] ? 1 : -1;
+	if (x[1] != y[1])
+		return x[1] < y[1] ? 1 : -1;
+	return x[2] < y[2] ? -1 : x[2] > y[2];
+}
+
+static int
+tel_buckets(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct rps_app *app = (struct rps_app *)(uintptr_t)tel_app;
+	static const char *const cols[] = { "bucket", "lcore", "packets", "bytes", "pps",
+					    "cycles", "moves" };
+	struct rte_tel_data *col[RTE_DIM(cols)];
+	unsigned long q = 0, first = 0;
+	int paged = 0;
+	uint64_t (*order)[3] = NULL;
+	uint32_t idx[TEL_BUCKETS_PAGE], n = 0;
+	const struct rps_bucket_view *v;
+	const struct rps_bucket_stats *st;
+	char owned[768], imb[32];
+
+	(void)cmd;
+	if (params != NULL && *params != '\0') {
+		char *end;
+
+		q = strtoul(params, &end, 10);
+		if (end == params || (*end != '\0' && *end != ','))
+			return -EINVAL;
+		if (*end == ',') {
+			const char *p = end + 1;
+
+			first = strtoul(p, &end, 10);
+			if (end == p || *end != '\0')
+				return -EINVAL;
+			paged = 1;
+		}
+	}
+	if (app->bview == NULL || q >= app->nb_rxq || app->bview[q] == NULL)
+		return -EINVAL;
+	memset(col, 0, sizeof(col));
+	pthread_mutex_lock(&app->ctl_lock);
+	v = app->bview[q];
+	st = app->bstats[q];
+	if (paged && first >= v->size) {
+		pthread_mutex_unlock(&app->ctl_lock);
+		return -EINVAL;
+	}
+	if (paged) {
+		for (uint32_t b = (uint32_t)first; b < v->size && n < TEL_BUCKETS_PAGE; b++)
+			idx[n++] = b;
+	} else {
+		order = calloc(v->size, sizeof(*order));
+		if (order == NULL) {
+			pthread_mutex_unlock(&app->ctl_lock);
+			return -ENOMEM;
+		}
+		for (uint32_t b = 0; b < v->size; b++) {
+			order[b][0] = v->pps[b];
+			order[b][1] = __atomic_load_n(&st->b[b].packets, __ATOMIC_RELAXED);
+			order[b][2] = b;
+		}
+		qsort(order, v->size, sizeof(*order), hot_cmp);
+		for (uint32_t k = 0; k < v->size && n < TEL_BUCKETS_TOP; k++)
+			idx[n++] = (uint32_t)order[k][2];
+		free(order);
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_int(d, "queue", (int)q);
+	rte_tel_data_add_dict_int(d, "table_size", (int)v->size);
+	rte_tel_data_add_dict_u64(d, "generation",
+				  __atomic_load_n(&app->generation, __ATOMIC_ACQUIRE));
+	rte_tel_data_add_dict_string(d, "view", paged ? "page" : "hottest");
+	rte_tel_data_add_dict_int(d, "rebalance", app->rebal.on);
+	rte_tel_data_add_dict_u64(d, "rebalance_runs", app->rebalance_runs);
+	rte_tel_data_add_dict_u64(d, "buckets_moved", app->buckets_moved);
+	snprintf(imb, sizeof(imb), "%.3f", app->imbalance);
+	rte_tel_data_add_dict_string(d, "imbalance", imb);
+	owners_list(app, (uint16_t)q, owned, sizeof(owned));
+	rte_tel_data_add_dict_string(d, "owners", owned);
+	for (unsigned int k = 0; k < RTE_DIM(cols); k++) {
+		col[k] = rte_tel_data_alloc();
+		if (col[k] == NULL)
+			break;
+		rte_tel_data_start_array(col[k], RTE_TEL_U64_VAL);
+	}
+	for (uint32_t i = 0; i < n && col[RTE_DIM(cols) - 1] != NULL; i++) {
+		uint32_t b = idx[i];
+		const uint64_t x[] = {
+			b, app->workers[v->owner[b]].lcore,
+			__atomic_load_n(&st->b[b].packets, __ATOMIC_RELAXED),
+			__atomic_load_n(&st->b[b].bytes, __ATOMIC_RELAXED),
+			v->pps[b], v->cycles[b], v->moves[b],
+		};
+
+		for (unsigned int k = 0; k < RTE_DIM(cols); k++)
+			rte_tel_data_add_array_u64(col[k], x[k]);
+	}
+	pthread_mutex_unlock(&app->ctl_lock);
+	for (unsigned int k = 0; k < RTE_DIM(cols); k++)
+		if (col[k] != NULL)
+			rte_tel_data_add_dict_container(d, cols[k], col[k], 0);
 	return 0;
 }
 
@@ -393,7 +565,12 @@ rps_telemetry_register(struct rps_app *app)
 	rc |= rte_telemetry_register_cmd("/rps/workers", tel_workers,
 		"Per-worker backlog, load and rates. No parameters");
 	rc |= rte_telemetry_register_cmd("/rps/map", tel_map,
-		"Per RX queue: mask and lcores of its map; generation, reorder_safe. No parameters");
+		"Per RX queue: mask, lcores and weights of its map, table size, buckets per lcore; "
+		"generation, reorder_safe. No parameters");
+	rc |= rte_telemetry_register_cmd("/rps/buckets", tel_buckets,
+		"One RX queue's indirection table: owners, rebalancer state, and per bucket its lcore, "
+		"packets, bytes, pps, estimated worker cycles and moves. Parameters: Q (queue, "
+		"default 0) gives the 32 hottest buckets; Q,FIRST gives 64 buckets from FIRST");
 	rc |= rte_telemetry_register_cmd("/rps/flows", tel_flows,
 		"Top N flows by packets across workers (from per-worker snapshots, 1 s old at most). "
 		"Parameters: int N (1..64, default 10)");

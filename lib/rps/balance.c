@@ -43,7 +43,7 @@ rps_balance_plan(struct rps_balance_bucket *b, uint32_t nb, const uint32_t *weig
 		 double *before, double *after)
 {
 	uint64_t *load, total = 0;
-	double ratio;
+	double ratio, wsum = 0, min_gain;
 	int n = 0;
 
 	if (before != NULL)
@@ -64,6 +64,10 @@ rps_balance_plan(struct rps_balance_bucket *b, uint32_t nb, const uint32_t *weig
 		load[b[i].owner] += b[i].load;
 		total += b[i].load;
 	}
+	for (uint16_t w = 0; w < nb_workers; w++)
+		wsum += weight[w];
+	/* a move must take at least this off the busiest worker's normalised load */
+	min_gain = wsum > 0 ? RPS_BALANCE_MIN_GAIN * (double)total / wsum : 0;
 	ratio = rps_balance_ratio(load, weight, nb_workers);
 	if (before != NULL)
 		*before = ratio;
@@ -73,7 +77,7 @@ rps_balance_plan(struct rps_balance_bucket *b, uint32_t nb, const uint32_t *weig
 	       ratio > 1.0 + cfg->threshold_pct / 200.0) {
 		uint16_t src = busiest(load, weight, nb_workers), to = 0;
 		const double src_norm = (double)load[src] / weight[src];
-		double best = src_norm;
+		double best = src_norm - min_gain;
 		uint32_t pick = UINT32_MAX;
 
 		for (uint32_t i = 0; i < nb; i++) {

@@ -12,8 +12,8 @@
  * Plan: when the imbalance is over 1 + threshold, move buckets greedily, one at a time:
  * from the busiest worker, the movable bucket and destination (a worker allowed for the
  * bucket's group, i.e. in that RX queue's map) that leave the lower peak of the two; only a
- * move that lowers the busiest worker's load below what it was and does not leave the
- * destination above it. Stop after max_moves, when no move helps (a bucket hotter than the
+ * move that lowers the busiest worker's normalised load by at least RPS_BALANCE_MIN_GAIN of
+ * the mean (no churn for crumbs) and does not leave the destination above the new peak. Stop after max_moves, when no move helps (a bucket hotter than the
  * gap cannot be split), or once the imbalance is within 1 + threshold / 2 (hysteresis: no
  * churn around the threshold).
  */
@@ -21,6 +21,9 @@
 #define RPS_BALANCE_H
 
 #include <stdint.h>
+
+/** Smallest gain of a move, as a fraction of the mean normalised load. */
+#define RPS_BALANCE_MIN_GAIN 0.005
 
 /** A bucket as the planner sees it. */
 struct rps_balance_bucket {
