@@ -154,9 +154,9 @@ out:
 	return rc;
 }
 
-/* One rebalancer run on the sample just taken. */
+/* The worker load ratio of the sample just taken and, when @p act, one rebalancer run. */
 static void
-rebalance(struct rps_app *app, uint64_t now)
+rebalance(struct rps_app *app, uint64_t now, int act)
 {
 	const uint16_t nw = app->nb_workers, nq = app->nb_rxq;
 	const uint64_t hold = (uint64_t)app->rebal.holddown_ms * rte_get_tsc_hz() / 1000;
@@ -195,12 +195,16 @@ rebalance(struct rps_app *app, uint64_t now)
 	/* only watch while it is not at threshold: plan at the second interval in a row */
 	cfg.max_moves = 0;
 	rps_balance_plan(b, nb, weight, nw, allowed, nq, &cfg, mv, &before, &after);
-	app->over_count = before > 1.0 + app->rebal.threshold_pct / 100.0 ?
-		app->over_count + 1 : 0;
-	__atomic_store_n(&app->rebalance_runs, app->rebalance_runs + 1, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&app->ctl_lock);
 	app->imbalance = before;
 	pthread_mutex_unlock(&app->ctl_lock);
+	if (!act) {
+		app->over_count = 0;
+		goto out;
+	}
+	app->over_count = before > 1.0 + app->rebal.threshold_pct / 100.0 ?
+		app->over_count + 1 : 0;
+	__atomic_store_n(&app->rebalance_runs, app->rebalance_runs + 1, __ATOMIC_RELAXED);
 	if (app->over_count < 2)
 		goto out;
 	cfg.max_moves = app->rebal.moves;
@@ -255,9 +259,9 @@ rps_buckets_tick(struct rps_app *app, uint64_t now)
 	pthread_mutex_lock(&app->ctl_lock);
 	usable = sample(app, dt);
 	pthread_mutex_unlock(&app->ctl_lock);
-	if (app->buckets_tsc != 0 && usable == 0 && app->rebal.on && app->nb_workers > 1 &&
-	    __atomic_load_n(&app->reorder_safe, __ATOMIC_RELAXED))
-		rebalance(app, now);
+	if (app->buckets_tsc != 0 && usable == 0)
+		rebalance(app, now, app->rebal.on && app->nb_workers > 1 &&
+			  __atomic_load_n(&app->reorder_safe, __ATOMIC_RELAXED));
 	app->buckets_tsc = now;
 }
 

@@ -302,6 +302,25 @@ report_rss(const struct rps_app *app, const struct rps_port_info *rxi)
 		hex, rxi->rss_key_size, o->symmetric ? " is not symmetric and" : "");
 }
 
+/* Whether two EAL lcores may run on one CPU (--lcores '(1-4)@1', or more lcores than CPUs):
+ * then one can be preempted by another in the middle of a ring update. */
+static int
+lcores_share_cpus(void)
+{
+	rte_cpuset_t seen, set, both;
+	unsigned int l;
+
+	CPU_ZERO(&seen);
+	RTE_LCORE_FOREACH(l) {
+		set = rte_lcore_cpuset(l);
+		CPU_AND(&both, &seen, &set);
+		if (CPU_COUNT(&both) != 0)
+			return 1;
+		CPU_OR(&seen, &seen, &set);
+	}
+	return 0;
+}
+
 static int
 setup_ports(struct rps_app *app)
 {
@@ -309,7 +328,7 @@ setup_ports(struct rps_app *app)
 	uint16_t nb_tx = app->nb_workers ? app->nb_workers : 1;
 	struct rps_port_info rxi, txi;
 	struct rps_port_req req;
-	int rc, socket;
+	int rc, socket, shared;
 
 	rc = rps_port_query(o->rx_port, &rxi);
 	if (rc < 0) {
@@ -345,13 +364,17 @@ setup_ports(struct rps_app *app)
 			RTE_MAX(MIN_POOL, app->nb_rxq * RX_DESC + nb_tx * TX_DESC +
 				(uint32_t)app->nb_workers * (o->backlog + 2u * RPS_BURST_MAX) +
 				2u * RPS_BURST_MAX + 256u * RTE_MAX_LCORE);
-	app->pool = rps_port_pool_create(app->pool_size, socket);
+	shared = lcores_share_cpus();
+	if (shared)
+		RPS_LOG(INFO, "some lcores share a CPU: the mbuf pool uses ring_mt_rts, which a "
+			"preempted lcore cannot stall (one lcore per CPU is still what performs)");
+	app->pool = rps_port_pool_create(app->pool_size, socket, shared);
 	/* The computed default covers full backlogs; when memory is short, settle for less
 	 * (a smaller pool only matters once backlogs are nearly full). */
 	while (app->pool == NULL && o->mbufs == 0 && rte_errno == ENOMEM &&
 	       app->pool_size / 2 >= MIN_POOL) {
 		app->pool_size /= 2;
-		app->pool = rps_port_pool_create(app->pool_size, socket);
+		app->pool = rps_port_pool_create(app->pool_size, socket, shared);
 	}
 	if (app->pool != NULL && o->mbufs == 0)
 		RPS_LOG(DEBUG, "mbuf pool: %u mbufs", app->pool_size);

@@ -96,7 +96,8 @@ h_map(struct rps_options *o, const char *arg, const char **why)
 		return -1;
 	}
 	if (rc < 0) {
-		*why = "expected a hex mask (fe, 0xfe, ff,ffffffff) or a list (1-3,5)";
+		*why = "expected a hex mask (fe, 0xfe, ff,ffffffff) or a list (1-3,5) with optional "
+		       "weights 1..4096 (1:2,2:1,3:1)";
 		return -1;
 	}
 	snprintf(o->map_text, sizeof(o->map_text), "%s", arg);

@@ -565,12 +565,11 @@ rps_telemetry_register(struct rps_app *app)
 	rc |= rte_telemetry_register_cmd("/rps/workers", tel_workers,
 		"Per-worker backlog, load and rates. No parameters");
 	rc |= rte_telemetry_register_cmd("/rps/map", tel_map,
-		"Per RX queue: mask, lcores and weights of its map, table size, buckets per lcore; "
-		"generation, reorder_safe. No parameters");
+		"Per RX queue: mask, lcores, weights, table size, buckets per lcore; generation. "
+		"No parameters");
 	rc |= rte_telemetry_register_cmd("/rps/buckets", tel_buckets,
-		"One RX queue's indirection table: owners, rebalancer state, and per bucket its lcore, "
-		"packets, bytes, pps, estimated worker cycles and moves. Parameters: Q (queue, "
-		"default 0) gives the 32 hottest buckets; Q,FIRST gives 64 buckets from FIRST");
+		"Buckets of RX queue Q: lcore, packets, bytes, pps, cycles, moves. Params: Q (32 "
+		"hottest) or Q,FIRST (64 from FIRST)");
 	rc |= rte_telemetry_register_cmd("/rps/flows", tel_flows,
 		"Top N flows by packets across workers (from per-worker snapshots, 1 s old at most). "
 		"Parameters: int N (1..64, default 10)");

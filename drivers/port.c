@@ -153,7 +153,7 @@ rps_port_close(uint16_t port_id)
 }
 
 struct rte_mempool *
-rps_port_pool_create(uint32_t nb_mbufs, int socket)
+rps_port_pool_create(uint32_t nb_mbufs, int socket, int preemptible)
 {
 	char name[RTE_MEMPOOL_NAMESIZE];
 
@@ -165,6 +165,7 @@ rps_port_pool_create(uint32_t nb_mbufs, int socket)
 	 * pool so a small pool still serves the RX lcore. */
 	cache = RTE_MIN(256u, nb_mbufs / (8u * rte_lcore_count()));
 	snprintf(name, sizeof(name), "rps_pool_%d", socket);
-	return rte_pktmbuf_pool_create(name, nb_mbufs, cache, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-				       socket);
+	return rte_pktmbuf_pool_create_by_ops(name, nb_mbufs, cache, 0,
+					      RTE_MBUF_DEFAULT_BUF_SIZE, socket,
+					      preemptible ? "ring_mt_rts" : "ring_mp_mc");
 }

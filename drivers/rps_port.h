@@ -77,8 +77,12 @@ void rps_port_close(uint16_t port_id);
 
 /**
  * Create the mbuf pool for a port's socket ("rps_pool_<socket>").
+ * @param preemptible the lcores using it may be preempted by one another (they share CPUs):
+ *   the pool's ring then uses "ring_mt_rts" (relaxed tail sync), whose producers and
+ *   consumers never spin waiting for a preempted one to finish its update; the default
+ *   MP/MC ring ("ring_mp_mc") would have them spin away whole scheduler time slices.
  * @return the pool or NULL with rte_errno set.
  */
-struct rte_mempool *rps_port_pool_create(uint32_t nb_mbufs, int socket);
+struct rte_mempool *rps_port_pool_create(uint32_t nb_mbufs, int socket, int preemptible);
 
 #endif /* RPS_PORT_H */

@@ -77,7 +77,7 @@ rps_balance_plan(struct rps_balance_bucket *b, uint32_t nb, const uint32_t *weig
 	       ratio > 1.0 + cfg->threshold_pct / 200.0) {
 		uint16_t src = busiest(load, weight, nb_workers), to = 0;
 		const double src_norm = (double)load[src] / weight[src];
-		double best = src_norm - min_gain;
+		double best = src_norm - min_gain, best_dst = 0;
 		uint32_t pick = UINT32_MAX;
 
 		for (uint32_t i = 0; i < nb; i++) {
@@ -92,8 +92,12 @@ rps_balance_plan(struct rps_balance_bucket *b, uint32_t nb, const uint32_t *weig
 				s_after = (double)(load[src] - b[i].load) / weight[src];
 				d_after = (double)(load[d] + b[i].load) / weight[d];
 				peak = s_after > d_after ? s_after : d_after;
-				if (peak < best) {
+				/* the lowest peak; among equal peaks (the source's load dominates) the
+				 * destination left lightest, so moves spread over the idle workers */
+				if (peak < best || (pick != UINT32_MAX && peak == best &&
+						    d_after < best_dst)) {
 					best = peak;
+					best_dst = d_after;
 					pick = i;
 					to = d;
 				}

@@ -13,7 +13,8 @@
  * from the busiest worker, the movable bucket and destination (a worker allowed for the
  * bucket's group, i.e. in that RX queue's map) that leave the lower peak of the two; only a
  * move that lowers the busiest worker's normalised load by at least RPS_BALANCE_MIN_GAIN of
- * the mean (no churn for crumbs) and does not leave the destination above the new peak. Stop after max_moves, when no move helps (a bucket hotter than the
+ * the mean (no churn for crumbs) and does not leave the destination above the new peak;
+ * among moves that leave the same peak, the one that leaves its destination lightest. Stop after max_moves, when no move helps (a bucket hotter than the
  * gap cannot be split), or once the imbalance is within 1 + threshold / 2 (hysteresis: no
  * churn around the threshold).
  */

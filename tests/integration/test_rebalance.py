@@ -1,0 +1,242 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""test_rebalance.py: the automatic rebalancer on the real binary.
+
+A skewed capture: 128 light TCP flows, one in each bucket of the default 128-bucket table,
+and 16 heavy flows (12 times the packets of a light one), each alone in a bucket owned by
+worker lcore 1 (buckets are predicted with Toeplitz in Python: --hash toeplitz, the default
+key; the mask 1-4 fills bucket b with lcore 1 + b % 4). Worker 1 gets 224 of every 320
+packets: max/mean worker load 2.8.
+
+dpdk-rps loops the capture (net_pcap infinite_rx), with --check-order and the flow stage:
+1. --rebalance off (the control): the measured max/mean stays above 2.
+2. --rebalance on, 200 ms intervals: buckets_moved > 0 and rebalance_runs > 0; over a
+   window after the moves, max/mean worker load < 1.25; nothing dropped over the whole run
+   (frames of 1.2 KB keep the RX lcore, which copies them, no faster than the one busy
+   worker even before the moves); /rps/buckets shows the moved
+   buckets' new owners and their moves; reordered == 0 and out_of_order == 0 over the whole
+   run; accounting exact; every mbuf back.
+
+usage: test_rebalance.py PATH/TO/dpdk-rps
+"""
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rpstest  # noqa: E402
+
+gt = rpstest.gen_traffic
+# Everything on one CPU, as test_reorder: the RX lcore gets no more CPU than a worker, so
+# once balanced the workers keep up; before, lcore 1 cannot (the overload to be fixed).
+LCORES = '(0-4)@1'
+WORKERS = [1, 2, 3, 4]
+TABLE = 128
+HEAVY = 16
+HEAVY_WEIGHT = 12
+ROUNDS = 20
+MS_KEY = bytes.fromhex('6d5a56da255b0ec24167253d43a38fb0d0ca2bcbae7b30b477cb2da38030f20c'
+                       '6a42b73bbeac01fa')
+TELEMETRY = 'dpdk-telemetry.py'
+
+
+def toeplitz(key, data):
+    k = int.from_bytes(key, 'big')
+    kbits = len(key) * 8
+    h = 0
+    for i in range(len(data) * 8):
+        if data[i // 8] >> (7 - i % 8) & 1:
+            h ^= (k >> (kbits - 32 - i)) & 0xFFFFFFFF
+    return h
+
+
+def addr(rng):
+    return bytes([198, 18 + rng.randrange(2), rng.randrange(256), rng.randrange(1, 255)])
+
+
+def flows(rng):
+    """[(src, dst, sport, dport, weight)]: one light flow per bucket, HEAVY heavy flows in
+    distinct buckets of lcore 1 (bucket % 4 == 0)."""
+    light, heavy = {}, {}
+    while len(light) < TABLE or len(heavy) < HEAVY:
+        src, dst = addr(rng), addr(rng)
+        sp, dp = rng.randrange(1024, 65536), rng.randrange(1, 1024)
+        b = toeplitz(MS_KEY, src + dst + sp.to_bytes(2, 'big') + dp.to_bytes(2, 'big')) % TABLE
+        if b not in light:
+            light[b] = (src, dst, sp, dp, 1)
+        elif b % 4 == 0 and b not in heavy and len(heavy) < HEAVY:
+            heavy[b] = (src, dst, sp, dp, HEAVY_WEIGHT)
+    return list(light.values()) + list(heavy.values())
+
+
+def capture(rng, path):
+    fl = flows(rng)
+    seq = [0] * len(fl)
+    frames = []
+    for _ in range(ROUNDS):
+        order = [i for i, f in enumerate(fl) for _ in range(f[4])]
+        rng.shuffle(order)
+        for i in order:
+            src, dst, sp, dp, _ = fl[i]
+            # large frames: the RX lcore (which copies them out of the capture) is then
+            # no faster than one worker, so even the skewed start is served without loss
+            payload = gt.marker(i, seq[i] & 0xffff) + bytes(1200)
+            # consecutive segments: the flow stage counts a gap as out_of_order
+            l4 = gt.tcp_segment(False, src, dst, sp, dp, 1000 + len(payload) * seq[i], 1,
+                                payload)
+            l3 = gt.ipv4_header(src, dst, 6, len(l4), seq[i] & 0xffff)
+            eth = gt.eth_header(b'\x02\0\0\0\0\x01', b'\x02\0\0\0\0\x02', [], 0x0800)
+            frames.append(eth + l3 + l4)
+            seq[i] += 1
+    rpstest.write_pcap(path, frames)
+    return len(frames)
+
+
+def tel(prefix, *cmds):
+    p = subprocess.run([TELEMETRY, '-f', prefix], input='\n'.join(cmds) + '\n',
+                       capture_output=True, text=True, timeout=30)
+    out = [json.loads(line) for line in p.stdout.splitlines() if line.startswith('{')]
+    return out[-len(cmds):] if len(out) >= len(cmds) else [None] * len(cmds)
+
+
+def processed(prefix):
+    w, st = tel(prefix, '/rps/workers', '/rps/stats')
+    if w is None or st is None:
+        return None, None
+    w = w['/rps/workers']
+    return {int(k): v['processed'] for k, v in w.items()}, st['/rps/stats']
+
+
+def ratio(before, after):
+    d = [after[l] - before[l] for l in WORKERS]
+    mean = sum(d) / len(d)
+    return (max(d) / mean if mean > 0 else 0.0), d
+
+
+def run(F, binary, tmp, inp, on):
+    tag = 'rebalance_on' if on else 'rebalance_off'
+    prefix = rpstest.unique_prefix()
+    summary = os.path.join(tmp, tag + '.json')
+    eal = rpstest.eal_args(prefix, lcores=LCORES, mem_mb=1024,
+                           vdevs=[rpstest.pcap_vdev(rx=inp, infinite_rx=True)])
+    app = ['--map', '1-4', '--hash', 'toeplitz', '--stages', 'parse,flow', '--check-order',
+           '--backlog', '16384', '--summary-json', summary,
+           '--rebalance', 'on' if on else 'off', '--rebalance-interval', '200',
+           '--rebalance-holddown', '2000']
+    proc = subprocess.Popen([binary] + eal + ['--'] + app, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                            start_new_session=True)
+    result = None
+    try:
+        # let the rebalancer see two intervals over the threshold, move, and settle
+        deadline = time.monotonic() + 20
+        moved = 0
+        st = None
+        while time.monotonic() < deadline:
+            time.sleep(0.5)
+            _, st = processed(prefix)
+            if st is None:
+                continue
+            if not on and time.monotonic() > deadline - 17:
+                break
+            if on and st['buckets_moved'] >= 12:
+                moved = st['buckets_moved']
+                time.sleep(1.0)
+                _, st2 = processed(prefix)
+                if st2 is not None and st2['buckets_moved'] == moved:
+                    break
+        time.sleep(0.5)
+        b0, st0 = processed(prefix)
+        time.sleep(2.0)
+        b1, st1 = processed(prefix)
+        bk = tel(prefix, '/rps/buckets,0')[0]
+        if b0 is not None and b1 is not None:
+            r, d = ratio(b0, b1)
+            result = (r, d, st1, bk, st1['dropped_total'] - st0['dropped_total'])
+            print('%s: window per worker %s, max/mean %.3f, buckets_moved %d, '
+                  'rebalance_runs %d' % (tag, d, r, st1['buckets_moved'],
+                                         st1['rebalance_runs']), flush=True)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            out, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, err = proc.communicate()
+        rpstest.remove_runtime_dir(prefix)
+    if not F.check(proc.returncode == 0, '%s: exit %s: %s' % (
+            tag, proc.returncode, err.decode(errors='replace')[-1500:])):
+        return None
+    if not F.check(result is not None, '%s: no telemetry' % tag):
+        return None
+    with open(summary) as f:
+        s = json.load(f)
+    F.extend(rpstest.check_accounting(s), tag)
+    F.check(s['mempool']['in_use_at_exit'] == 0, '%s: mbufs leaked %s' % (tag, s['mempool']))
+    reordered = sum(w['reordered'] for w in s['workers'])
+    ooo = sum(w['out_of_order'] for w in s['workers'])
+    F.check(reordered == 0, '%s: reordered %d' % (tag, reordered))
+    F.check(ooo == 0, '%s: out_of_order %d' % (tag, ooo))
+    q = s['buckets']['queues'][0]
+    F.check(sum(q['packets']) == s['rx_packets'],
+            '%s: bucket packets %d != rx %d' % (tag, sum(q['packets']), s['rx_packets']))
+    print('%s: rx %d processed %d reordered %d out_of_order %d flows_migrated %d '
+          'migrations_deferred %d; rebalance %s' % (
+              tag, s['rx_packets'], s['processed'], reordered, ooo,
+              s['rx_lcore']['flows_migrated'], s['rx_lcore']['migrations_deferred'],
+              s['buckets']['rebalance']), flush=True)
+    return result, s
+
+
+def main():
+    binary = rpstest.binary_from_argv()
+    F = rpstest.Failures('test_rebalance')
+    with rpstest.TempDir('rebalance') as tmp:
+        inp = os.path.join(tmp, 'skewed.pcap')
+        n = capture(random.Random(11), inp)
+        print('capture: %d packets, %d flows' % (n, TABLE + HEAVY), flush=True)
+
+        off = run(F, binary, tmp, inp, False)
+        if off is not None:
+            (r, d, st, bk, _), s = off
+            F.check(r > 2.0, 'rebalance off: max/mean %.2f, the capture is not skewed' % r)
+            F.check(st['buckets_moved'] == 0, 'rebalance off: moved %d' % st['buckets_moved'])
+            F.check(s['buckets']['rebalance']['buckets_moved'] == 0, 'off: moved in summary')
+
+        on = run(F, binary, tmp, inp, True)
+        if on is not None:
+            (r, d, st, bk, lost), s = on
+            F.check(r < 1.25, 'rebalance on: max/mean %.3f >= 1.25 (per worker %s)' % (r, d))
+            F.check(lost == 0, 'rebalance on: %d packets dropped once balanced' % lost)
+            F.check(rpstest.dropped_total(s) == 0, 'rebalance on: dropped %s' % s['dropped'])
+            F.check(st['buckets_moved'] > 0 and st['rebalance_runs'] > 0,
+                    'rebalance on: nothing moved (%s)' % st)
+            q = s['buckets']['queues'][0]
+            owners = {l: q['lcore'].count(l) for l in WORKERS}
+            F.check(sum(q['moves']) == s['buckets']['rebalance']['buckets_moved'],
+                    'moves per bucket %d != buckets_moved %s' % (
+                        sum(q['moves']), s['buckets']['rebalance']))
+            F.check(owners[1] < TABLE // 4, 'lcore 1 still owns %d buckets' % owners[1])
+            # /rps/buckets: the hottest buckets, with their owners and moves
+            b = bk['/rps/buckets'] if bk else None
+            if F.check(b is not None and b['table_size'] == TABLE, '/rps/buckets: %s' % bk):
+                F.check(len(b['bucket']) == 32 and len(b['lcore']) == 32,
+                        '/rps/buckets: %d rows' % len(b['bucket']))
+                F.check(b['pps'] == sorted(b['pps'], reverse=True), '/rps/buckets order')
+                hot = set(b['bucket'][:HEAVY])
+                F.check(all(x % 4 == 0 for x in hot),
+                        '/rps/buckets: the 16 hottest are not the heavy ones: %s' % sorted(hot))
+                moved_hot = [x for x, m in zip(b['bucket'], b['moves']) if m > 0]
+                F.check(len(moved_hot) >= 8, '/rps/buckets: %d hot buckets moved' % len(moved_hot))
+                F.check(b['buckets_moved'] == st['buckets_moved'], '/rps/buckets moved')
+                print('owners %s; hottest buckets %s -> lcores %s, moves %s' % (
+                    owners, b['bucket'][:HEAVY], b['lcore'][:HEAVY], b['moves'][:HEAVY]))
+    return F.report()
+
+
+if __name__ == '__main__':
+    sys.exit(main())
