@@ -250,6 +250,49 @@ def remove_runtime_dir(prefix):
                       ignore_errors=True)
 
 
+def stop(proc, prefix, timeout=30.0):
+    """SIGINT a dpdk-rps started with Popen(start_new_session=True), wait for it (SIGKILL its
+    process group after timeout) and remove its runtime directory. Returns (stdout, stderr)
+    as bytes; proc.returncode is its exit status."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+    remove_runtime_dir(prefix)
+    return out, err
+
+
+TELEMETRY = 'dpdk-telemetry.py'
+
+
+def telemetry(prefix, *cmds):
+    """Run commands through dpdk-telemetry.py on the process of --file-prefix PREFIX: the
+    replies (dicts {command: value}), in order; fewer when some did not answer. A callback
+    that failed answers {"cmd": null}."""
+    p = subprocess.run([TELEMETRY, '-f', prefix], input='\n'.join(cmds) + '\n',
+                       capture_output=True, text=True, timeout=30)
+    out = [json.loads(line) for line in p.stdout.splitlines() if line.startswith('{')]
+    return out[-len(cmds):] if len(out) >= len(cmds) else out
+
+
+# Microsoft's RSS key, the default of --rss-key and of most NICs.
+MS_KEY = bytes.fromhex('6d5a56da255b0ec24167253d43a38fb0d0ca2bcbae7b30b477cb2da38030f20c'
+                       '6a42b73bbeac01fa')
+
+
+def toeplitz(key, data):
+    """The Toeplitz hash of data (bytes, network order) under key (MSB first)."""
+    k = int.from_bytes(key, 'big')
+    kbits = len(key) * 8
+    h = 0
+    for i in range(len(data) * 8):
+        if data[i // 8] >> (7 - i % 8) & 1:
+            h ^= (k >> (kbits - 32 - i)) & 0xFFFFFFFF
+    return h
+
+
 def pcap_vdev(rx=None, tx=(), infinite_rx=False, name='net_pcap0'):
     """--vdev value for net_pcap: one rx_pcap (one RX queue), one TX queue per tx file."""
     parts = [name]

@@ -23,15 +23,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rpstest  # noqa: E402
 
-TELEMETRY = 'dpdk-telemetry.py'
 
 
-def tel(prefix, *cmds):
-    """Run commands through dpdk-telemetry.py; returns their replies (dicts), in order."""
-    p = subprocess.run([TELEMETRY, '-f', prefix], input='\n'.join(cmds) + '\n',
-                       capture_output=True, text=True, timeout=30)
-    out = [json.loads(line) for line in p.stdout.splitlines() if line.startswith('{')]
-    return out[-len(cmds):] if len(out) >= len(cmds) else out
+tel = rpstest.telemetry
 
 
 def one(prefix, cmd):
@@ -173,13 +167,7 @@ def main():
         except (RuntimeError, KeyError, TypeError, subprocess.TimeoutExpired) as e:
             F.fail('live control: %r' % e)
         finally:
-            proc.send_signal(signal.SIGINT)
-            try:
-                out, err = proc.communicate(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                out, err = proc.communicate()
-            rpstest.remove_runtime_dir(prefix)
+            out, err = rpstest.stop(proc, prefix)
         F.check(proc.returncode == 0, 'exit code %s; stderr: %s' % (
             proc.returncode, err.decode(errors='replace')[-2000:]))
         try:

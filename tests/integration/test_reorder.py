@@ -53,13 +53,7 @@ def run(F, binary, tmp, inp, safe, remaps, tag):
             time.sleep(0.02)
         time.sleep(0.5)
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            out, err = proc.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            out, err = proc.communicate()
-        rpstest.remove_runtime_dir(prefix)
+        out, err = rpstest.stop(proc, prefix)
     if not F.check(proc.returncode == 0, '%s: exit %s: %s' % (
             tag, proc.returncode, err.decode(errors='replace')[-1500:])):
         return None

@@ -37,21 +37,12 @@ WORKERS = [1, 2, 3]
 CONNECTIONS = 240           # both directions, half IPv6, half UDP
 PER_DIRECTION = 3
 PAIRS = 120                 # Toeplitz-colliding flow pairs
-MS_KEY = bytes.fromhex('6d5a56da255b0ec24167253d43a38fb0d0ca2bcbae7b30b477cb2da38030f20c'
-                       '6a42b73bbeac01fa')
+MS_KEY = rpstest.MS_KEY
+toeplitz = rpstest.toeplitz
 
 
 # ----------------------------------------------------------------- Toeplitz in Python
 
-def toeplitz(key, data):
-    """The Toeplitz hash of data (bytes, network order) under key (MSB first)."""
-    k = int.from_bytes(key, 'big')
-    kbits = len(key) * 8
-    h = 0
-    for i in range(len(data) * 8):
-        if data[i // 8] >> (7 - i % 8) & 1:
-            h ^= (k >> (kbits - 32 - i)) & 0xFFFFFFFF
-    return h
 
 
 def kernel_vector(key, nbytes, bits, rng):

@@ -37,23 +37,13 @@ import rpstest  # noqa: E402
 gt = rpstest.gen_traffic
 LCORES = '0@0,(1-3)@1'
 WORKERS = [1, 2, 3]
-TELEMETRY = 'dpdk-telemetry.py'
-MS_KEY = bytes.fromhex('6d5a56da255b0ec24167253d43a38fb0d0ca2bcbae7b30b477cb2da38030f20c'
-                       '6a42b73bbeac01fa')
+MS_KEY = rpstest.MS_KEY
+toeplitz = rpstest.toeplitz
 MIN_FLOWS = 400             # and more until every bucket of 128 has one
 
 
 # ----------------------------------------------------------------- models
 
-def toeplitz(key, data):
-    """The Toeplitz hash of data (bytes, network order) under key (MSB first)."""
-    k = int.from_bytes(key, 'big')
-    kbits = len(key) * 8
-    h = 0
-    for i in range(len(data) * 8):
-        if data[i // 8] >> (7 - i % 8) & 1:
-            h ^= (k >> (kbits - 32 - i)) & 0xFFFFFFFF
-    return h
 
 
 def map_fill(size, workers, weights=None):
@@ -210,13 +200,7 @@ def table_run(F, binary, tmp, inp, frames, hashes, tag, size, extra, want_table,
 
 # ----------------------------------------------------------------- live: telemetry and reloads
 
-def tel(prefix, *cmds):
-    """Run commands through dpdk-telemetry.py; {command: reply value} per command, in order
-    (the value is None for a command whose callback failed: DPDK answers {"cmd": null})."""
-    p = subprocess.run([TELEMETRY, '-f', prefix], input='\n'.join(cmds) + '\n',
-                       capture_output=True, text=True, timeout=30)
-    out = [json.loads(line) for line in p.stdout.splitlines() if line.startswith('{')]
-    return out[-len(cmds):] if len(out) >= len(cmds) else []
+tel = rpstest.telemetry
 
 
 def one(prefix, cmd):
@@ -384,13 +368,7 @@ def live(F, binary, tmp, frames):
     except (RuntimeError, KeyError, TypeError, subprocess.TimeoutExpired) as e:
         F.fail('live: %r' % e)
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            out, err = proc.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            out, err = proc.communicate()
-        rpstest.remove_runtime_dir(prefix)
+        out, err = rpstest.stop(proc, prefix)
     F.check(proc.returncode == 0, 'live: exit code %s; stderr: %s' % (
         proc.returncode, err.decode(errors='replace')[-2000:]))
     err = err.decode(errors='replace')
