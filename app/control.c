@@ -228,8 +228,8 @@ rps_control_reload(struct rps_app *app, const char *why)
 		__atomic_store_n(&app->flow_limit, c->flow_limit, __ATOMIC_RELAXED);
 	if (c->has_stats_interval)
 		__atomic_store_n(&app->opt.stats_interval, c->stats_interval, __ATOMIC_RELAXED);
-	app->table_size = size;
 	pthread_mutex_lock(&app->ctl_lock);
+	app->table_size = size;
 	app->rebal = rb;
 	pthread_mutex_unlock(&app->ctl_lock);
 	__atomic_store_n(&app->generation, gen, __ATOMIC_RELEASE);

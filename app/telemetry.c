@@ -416,6 +416,12 @@ tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 				  (rte_rdtsc() - app->last_reload_tsc) / rte_get_tsc_hz());
 	rte_tel_data_add_dict_u64(d, "reloads_ok", app->reloads_ok);
 	rte_tel_data_add_dict_u64(d, "reloads_failed", app->reloads_failed);
+	rte_tel_data_add_dict_u64(d, "table_size", app->table_size);
+	rte_tel_data_add_dict_int(d, "rebalance", app->rebal.on);
+	rte_tel_data_add_dict_u64(d, "rebalance_interval_ms", app->rebal.interval_ms);
+	rte_tel_data_add_dict_u64(d, "rebalance_threshold", app->rebal.threshold_pct);
+	rte_tel_data_add_dict_u64(d, "rebalance_moves", app->rebal.moves);
+	rte_tel_data_add_dict_u64(d, "rebalance_holddown_ms", app->rebal.holddown_ms);
 	pthread_mutex_unlock(&app->ctl_lock);
 	rte_tel_data_add_dict_int(d, "rx_port", o->rx_port);
 	rte_tel_data_add_dict_int(d, "tx_port", o->tx_port);

@@ -10,18 +10,20 @@ packets: max/mean worker load 2.8.
 
 dpdk-rps loops the capture (net_pcap infinite_rx), with --check-order and the flow stage:
 1. --rebalance off (the control): the measured max/mean stays above 2.
-2. --rebalance on, 200 ms intervals: buckets_moved > 0 and rebalance_runs > 0; over a
+2. rebalance = on in a config file, 200 ms intervals: buckets_moved > 0 and rebalance_runs > 0; over a
    window after the moves, max/mean worker load < 1.25; nothing dropped over the whole run
    (frames of 1.2 KB keep the RX lcore, which copies them, no faster than the one busy
    worker even before the moves); /rps/buckets shows the moved
    buckets' new owners and their moves; reordered == 0 and out_of_order == 0 over the whole
-   run; accounting exact; every mbuf back.
+   run; accounting exact; every mbuf back. Then a reload of the same map with
+   rebalance = off: applied, the rebalanced table kept, the rebalancer stopped.
 
 usage: test_rebalance.py PATH/TO/dpdk-rps
 """
 import json
 import os
 import random
+import signal
 import subprocess
 import sys
 import time
@@ -105,16 +107,54 @@ def ratio(before, after):
     return (max(d) / mean if mean > 0 else 0.0), d
 
 
+CONF = ('[dataplane]\nrebalance = %s\nrebalance_interval_ms = 200\n'
+        'rebalance_holddown_ms = 2000\n[map]\ndefault = 1-4\n')
+
+
+def reload_keeps_table(F, proc, prefix, conf):
+    """A reload with the same map keeps the rebalanced table; rebalance = off is live."""
+    mp = (tel(prefix, '/rps/map') or [{}])[0].get('/rps/map')
+    with open(conf + '.new', 'w') as f:
+        f.write(CONF % 'off')
+    os.rename(conf + '.new', conf)
+    os.kill(proc.pid, signal.SIGHUP)
+    deadline = time.monotonic() + 10
+    after = None
+    while time.monotonic() < deadline:
+        time.sleep(0.3)
+        after = (tel(prefix, '/rps/map') or [{}])[0].get('/rps/map')
+        if mp and after and after['generation'] > mp['generation']:
+            break
+    if not F.check(mp and after and after['generation'] > mp['generation'],
+                   'reload: not applied (%s -> %s)' % (mp, after)):
+        return
+    F.check(after['queue0']['buckets'] == mp['queue0']['buckets'],
+            'reload with the same map: the rebalanced table was replaced: %s -> %s' % (
+                mp['queue0']['buckets'], after['queue0']['buckets']))
+    _, s0 = processed(prefix)
+    time.sleep(0.8)
+    _, s1 = processed(prefix)
+    F.check(s0 is not None and s1 is not None and s1['rebalance_runs'] == s0['rebalance_runs'],
+            'rebalance = off on reload: the rebalancer still runs')
+    print('reload (same map, rebalance = off): generation %d, table kept (%s)' % (
+        after['generation'], after['queue0']['buckets']), flush=True)
+
+
 def run(F, binary, tmp, inp, on):
     tag = 'rebalance_on' if on else 'rebalance_off'
     prefix = rpstest.unique_prefix()
     summary = os.path.join(tmp, tag + '.json')
     eal = rpstest.eal_args(prefix, lcores=LCORES, mem_mb=1024,
                            vdevs=[rpstest.pcap_vdev(rx=inp, infinite_rx=True)])
-    app = ['--map', '1-4', '--hash', 'toeplitz', '--stages', 'parse,flow', '--check-order',
-           '--backlog', '16384', '--summary-json', summary,
-           '--rebalance', 'on' if on else 'off', '--rebalance-interval', '200',
-           '--rebalance-holddown', '2000']
+    app = ['--hash', 'toeplitz', '--stages', 'parse,flow', '--check-order',
+           '--backlog', '16384', '--summary-json', summary]
+    conf = os.path.join(tmp, tag + '.conf')
+    if on:  # through the config file, which the run then reloads
+        with open(conf, 'w') as f:
+            f.write(CONF % 'on')
+        app += ['--config', conf]
+    else:
+        app += ['--map', '1-4', '--rebalance', 'off', '--rebalance-interval', '200']
     proc = subprocess.Popen([binary] + eal + ['--'] + app, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                             start_new_session=True)
@@ -148,6 +188,8 @@ def run(F, binary, tmp, inp, on):
             print('%s: window per worker %s, max/mean %.3f, buckets_moved %d, '
                   'rebalance_runs %d' % (tag, d, r, st1['buckets_moved'],
                                          st1['rebalance_runs']), flush=True)
+        if on:
+            reload_keeps_table(F, proc, prefix, conf)
     finally:
         out, err = rpstest.stop(proc, prefix)
     if not F.check(proc.returncode == 0, '%s: exit %s: %s' % (
