@@ -185,6 +185,7 @@ setup_workers(struct rps_app *app)
 	const struct rps_options *o = &app->opt;
 	uint16_t n = (uint16_t)rps_lcoreset_count(&o->map), i = 0;
 	unsigned int lcore;
+	int rc;
 
 	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++) {
 		app->lcore_worker[l] = -1;
@@ -217,7 +218,6 @@ setup_workers(struct rps_app *app)
 	for (unsigned int l = 0; l < RTE_MAX_LCORE && n > 0; l++) {
 		struct rps_worker *w;
 		char name[16];
-		int rc;
 
 		if (!rps_lcoreset_has(&o->map, l))
 			continue;
@@ -239,8 +239,9 @@ setup_workers(struct rps_app *app)
 		app->lcore_worker[l] = (int16_t)i;
 		i++;
 	}
-	if (rps_app_maps_init(app) < 0)
-		return -ENOMEM;
+	rc = rps_app_maps_init(app);
+	if (rc < 0) /* -EDOM: a map that cannot be built (maps.c said why): a usage error */
+		return rc == -EINVAL ? -EDOM : rc;
 	if (n == 0)
 		return 0; /* no steering: the RX lcore processes */
 	if (rps_steer_init(&app->steer, o->hash_mode, app->seed,
@@ -618,7 +619,11 @@ main(int argc, char **argv)
 	app->nb_workers = (uint16_t)rps_lcoreset_count(&app->opt.map);
 	rc = setup_ports(app);
 	if (rc == 0) {
-		if (setup_workers(app) < 0) {
+		int wrc = setup_workers(app);
+
+		if (wrc == -EDOM) {
+			rc = -EXIT_USAGE; /* a map that cannot be built, said by maps.c */
+		} else if (wrc < 0) {
 			fprintf(stderr, "dpdk-rps: cannot set up %u worker backlogs of %u packets: %s\n",
 				app->nb_workers, app->opt.backlog, rte_strerror(rte_errno));
 			rc = -EXIT_RUNTIME;

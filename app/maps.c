@@ -112,8 +112,9 @@ rps_app_maps_init(struct rps_app *app)
 		app->maps[q] = rps_app_map_build(app, &app->map_sets[q], app->table_size,
 						 app->generation, err, sizeof(err));
 		if (app->maps[q] == NULL) {
-			RPS_LOG(ERR, "map of RX queue %u: %s", q, err);
-			return -EINVAL;
+			fprintf(stderr, "dpdk-rps: map of RX queue %u: %s; --table-size %u\n", q,
+				err, app->table_size);
+			return rte_errno == ENOMEM ? -ENOMEM : -EINVAL;
 		}
 		if (app->nb_workers > 0) {
 			app->buckets[q] = rps_buckets_create(BUCKETS_PER_QUEUE,

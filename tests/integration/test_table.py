@@ -417,6 +417,9 @@ def bad_values(F, binary, tmp):
         (['--rebalance-threshold', '0'], None, ['--rebalance-threshold']),
         (['--rebalance-moves', '0'], None, ['--rebalance-moves']),
         ([], '[dataplane]\ntable_size = 100\n', ['bad.conf:2', 'table_size', 'power of two']),
+        # 3 workers cannot share 2 buckets: a usage error, at start as on reload
+        (['--map', '1-3', '--table-size', '2'], None, ['--table-size', '3 workers', '2 buckets']),
+        (['--map', '1-3'], '[dataplane]\ntable_size = 2\n', ['table_size', '3 workers']),
     ]
     for app, conf, want in cases:
         r = go(app, conf)
