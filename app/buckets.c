@@ -192,7 +192,8 @@ rebalance(struct rps_app *app, uint64_t now, int act)
 			qof[nb] = ((uint32_t)q << 16) | i;
 		}
 	}
-	/* only watch while it is not at threshold: plan at the second interval in a row */
+	/* first the ratio alone (no moves); a plan only at the second interval in a row
+	 * over the threshold */
 	cfg.max_moves = 0;
 	rps_balance_plan(b, nb, weight, nw, allowed, nq, &cfg, mv, &before, &after);
 	pthread_mutex_lock(&app->ctl_lock);
