@@ -593,6 +593,52 @@ def check_pcap_run(F, res, tx, nframes, ctx):
     return s, outs, [len(outs[os.path.basename(p)]) for p in tx]
 
 
+def check_stopped(F, proc, err, summary_path, ctx):
+    """The checks every run stopped with rpstest.stop() shares: exit 0 (else the end of its
+    stderr), a summary JSON, exact accounting, every mbuf back in the pool. Returns the
+    summary, or None when the run cannot be checked further (failures are in F)."""
+    if not F.check(proc.returncode == 0, '%s: exit %s: %s' % (
+            ctx, proc.returncode, err.decode(errors='replace')[-2000:])):
+        return None
+    try:
+        with open(summary_path) as f:
+            s = json.load(f)
+    except (OSError, ValueError) as e:
+        F.fail('%s: summary JSON %s: %r' % (ctx, summary_path, e))
+        return None
+    F.extend(check_accounting(s), ctx)
+    F.check(s['mempool']['in_use_at_exit'] == 0, '%s: mbufs leaked: %s' % (ctx, s['mempool']))
+    return s
+
+
+def run_until_idle(binary, tmp, app, conf=None, lcores='0@0,(1-3)@1', tx=()):
+    """Run on tmp/in.pcap until idle (200 ms), with CONF (text, optional) written to
+    tmp/bad.conf and given first as --config; TX files tx (paths). Returns the RunResult."""
+    prefix = unique_prefix()
+    eal = eal_args(prefix, lcores=lcores, vdevs=[pcap_vdev(rx=os.path.join(tmp, 'in.pcap'),
+                                                           tx=tx)])
+    if conf is not None:
+        path = os.path.join(tmp, 'bad.conf')
+        with open(path, 'w') as f:
+            f.write(conf)
+        app = ['--config', path] + list(app)
+    return run_rps(binary, eal, ['--exit-when-idle', '200'] + list(app), timeout=30,
+                   prefix=prefix)
+
+
+def check_usage_errors(F, go, cases):
+    """Each case (app, conf, words): go(app, conf) must exit 2 with every word in stderr
+    (the option, or FILE:LINE for a config mistake)."""
+    for app, conf, want in cases:
+        r = go(app, conf)
+        label = ' '.join(app) + (' + config %r' % conf if conf else '')
+        if F.check(r.rc == 2, '%s: exit code %s, expected 2' % (label, r.rc), r):
+            missing = [w for w in want if w not in r.stderr]
+            F.check(not missing, '%s: stderr does not mention %s: %r' % (
+                label, missing, r.stderr[-600:]))
+        print('bad value %-60.60s exit %s' % (label, r.rc), flush=True)
+
+
 def binary_from_argv():
     if len(sys.argv) < 2:
         sys.exit('usage: %s PATH/TO/dpdk-rps [...]' % sys.argv[0])

@@ -14,7 +14,6 @@ Each run: exit 0, accounting exact, every mbuf back in the pool.
 
 usage: test_reorder.py PATH/TO/dpdk-rps
 """
-import json
 import os
 import signal
 import subprocess
@@ -54,13 +53,9 @@ def run(F, binary, tmp, inp, safe, remaps, tag):
         time.sleep(0.5)
     finally:
         out, err = rpstest.stop(proc, prefix)
-    if not F.check(proc.returncode == 0, '%s: exit %s: %s' % (
-            tag, proc.returncode, err.decode(errors='replace')[-1500:])):
+    s = rpstest.check_stopped(F, proc, err, summary, tag)
+    if s is None:
         return None
-    with open(summary) as f:
-        s = json.load(f)
-    F.extend(rpstest.check_accounting(s), tag)
-    F.check(s['mempool']['in_use_at_exit'] == 0, '%s: mbufs leaked %s' % (tag, s['mempool']))
     reordered = sum(w['reordered'] for w in s['workers'])
     print('%s: rx %d processed %d reordered %d flows_migrated %d migrations_deferred %d' % (
         tag, s['rx_packets'], s['processed'], reordered, s['rx_lcore']['flows_migrated'],

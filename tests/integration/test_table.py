@@ -22,7 +22,6 @@ usage: test_table.py PATH/TO/dpdk-rps
 """
 
 import collections
-import json
 import os
 import random
 import signal
@@ -369,16 +368,13 @@ def live(F, binary, tmp, frames):
         F.fail('live: %r' % e)
     finally:
         out, err = rpstest.stop(proc, prefix)
-    F.check(proc.returncode == 0, 'live: exit code %s; stderr: %s' % (
-        proc.returncode, err.decode(errors='replace')[-2000:]))
-    err = err.decode(errors='replace')
-    F.check('cannot register' not in err, 'live: %s' % ' / '.join(
-        l for l in err.splitlines() if 'cannot register' in l))
+    text = err.decode(errors='replace')
+    F.check('cannot register' not in text, 'live: %s' % ' / '.join(
+        l for l in text.splitlines() if 'cannot register' in l))
+    s = rpstest.check_stopped(F, proc, err, summary, 'live')
+    if s is None:
+        return
     try:
-        with open(summary) as f:
-            s = json.load(f)
-        F.extend(rpstest.check_accounting(s), 'live')
-        F.check(s['mempool']['in_use_at_exit'] == 0, 'live: mbufs leaked: %s' % s['mempool'])
         b = s['buckets']
         q = b['queues'][0]
         F.check(b['table_size'] == 256 and q['size'] == 256 and q.get('lcore') == t256,
@@ -387,7 +383,7 @@ def live(F, binary, tmp, frames):
         print('live: SIGINT exit %s, rx %d processed %d dropped %s, summary table %d' % (
             proc.returncode, s['rx_packets'], s['processed'],
             {k: v for k, v in s['dropped'].items() if v}, b['table_size']), flush=True)
-    except (OSError, ValueError, KeyError, TypeError, IndexError) as e:
+    except (KeyError, TypeError, IndexError) as e:
         F.fail('live: summary: %r' % e)
 
 
@@ -396,16 +392,7 @@ def live(F, binary, tmp, frames):
 def bad_values(F, binary, tmp):
     """Exit 2 naming the option; a config mistake with FILE:LINE."""
     def go(app, conf=None):
-        prefix = rpstest.unique_prefix()
-        eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=[rpstest.pcap_vdev(
-            rx=os.path.join(tmp, 'in.pcap'))])
-        if conf is not None:
-            path = os.path.join(tmp, 'bad.conf')
-            with open(path, 'w') as f:
-                f.write(conf)
-            app = ['--config', path] + app
-        return rpstest.run_rps(binary, eal, ['--exit-when-idle', '200'] + app, timeout=30,
-                               prefix=prefix)
+        return rpstest.run_until_idle(binary, tmp, app, conf, lcores=LCORES)
 
     cases = [
         (['--map', '1:0'], None, ['--map', '1:0']),
@@ -421,14 +408,7 @@ def bad_values(F, binary, tmp):
         (['--map', '1-3', '--table-size', '2'], None, ['--table-size', '3 workers', '2 buckets']),
         (['--map', '1-3'], '[dataplane]\ntable_size = 2\n', ['table_size', '3 workers']),
     ]
-    for app, conf, want in cases:
-        r = go(app, conf)
-        label = ' '.join(app + (['config %r' % conf] if conf else []))
-        if F.check(r.rc == 2, '%s: exit code %s, expected 2' % (label, r.rc), r):
-            missing = [w for w in want if w not in r.stderr]
-            F.check(not missing, '%s: stderr does not mention %s: %r' % (
-                label, missing, r.stderr[-600:]))
-        print('bad value %-50.50s exit %s' % (label, r.rc), flush=True)
+    rpstest.check_usage_errors(F, go, cases)
 
 
 def main():
