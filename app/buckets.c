@@ -192,10 +192,11 @@ rebalance(struct rps_app *app, uint64_t now, int act)
 			qof[nb] = ((uint32_t)q << 16) | i;
 		}
 	}
-	/* first the ratio alone (no moves); a plan only at the second interval in a row
-	 * over the threshold */
-	cfg.max_moves = 0;
-	rps_balance_plan(b, nb, weight, nw, allowed, nq, &cfg, mv, &before, &after);
+	/* a plan only at the second interval in a row over the threshold: before that, the
+	 * planner only measures (no moves); it moves nothing at or under the threshold */
+	if (!act || app->over_count == 0)
+		cfg.max_moves = 0;
+	n = rps_balance_plan(b, nb, weight, nw, allowed, nq, &cfg, mv, &before, &after);
 	pthread_mutex_lock(&app->ctl_lock);
 	app->imbalance = before;
 	pthread_mutex_unlock(&app->ctl_lock);
@@ -206,10 +207,6 @@ rebalance(struct rps_app *app, uint64_t now, int act)
 	app->over_count = before > 1.0 + app->rebal.threshold_pct / 100.0 ?
 		app->over_count + 1 : 0;
 	__atomic_store_n(&app->rebalance_runs, app->rebalance_runs + 1, __ATOMIC_RELAXED);
-	if (app->over_count < 2)
-		goto out;
-	cfg.max_moves = app->rebal.moves;
-	n = rps_balance_plan(b, nb, weight, nw, allowed, nq, &cfg, mv, &before, &after);
 	if (n <= 0)
 		goto out;
 	for (int k = 0; k < n; k++) {

@@ -29,29 +29,15 @@ uptime_s(const struct rps_app *app)
 	return (double)(rte_rdtsc() - app->start_tsc) / (double)rte_get_tsc_hz();
 }
 
-/* "1,2,3": the lcores of @p s. */
-static void
-lcore_list(const struct rps_lcoreset *s, char *buf, size_t len)
+/* Buckets of the table @p v that worker @p w owns. ctl_lock held. */
+static uint32_t
+owned_in(const struct rps_bucket_view *v, uint16_t w)
 {
-	size_t pos = 0;
+	uint32_t n = 0;
 
-	buf[0] = '\0';
-	for (unsigned int l = 0; l < RTE_MAX_LCORE && pos < len; l++)
-		if (rps_lcoreset_has(s, l))
-			pos += (size_t)snprintf(buf + pos, len - pos, "%s%u", pos ? "," : "", l);
-}
-
-/* "1:2,2:1,3:1": each lcore of @p s with its weight. */
-static void
-weights_list(const struct rps_lcoreset *s, char *buf, size_t len)
-{
-	size_t pos = 0;
-
-	buf[0] = '\0';
-	for (unsigned int l = 0; l < RTE_MAX_LCORE && pos < len; l++)
-		if (rps_lcoreset_has(s, l))
-			pos += (size_t)snprintf(buf + pos, len - pos, "%s%u:%u", pos ? "," : "", l,
-						rps_lcoreset_weight(s, l));
+	for (uint32_t b = 0; b < v->size; b++)
+		n += v->owner[b] == w;
+	return n;
 }
 
 /* Buckets of queue @p q's table each worker owns, "lcore:buckets,...". ctl_lock held. */
@@ -63,10 +49,8 @@ owners_list(const struct rps_app *app, uint16_t q, char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (uint16_t w = 0; v != NULL && w < app->nb_workers && pos < len; w++) {
-		uint32_t n = 0;
+		uint32_t n = owned_in(v, w);
 
-		for (uint32_t b = 0; b < v->size; b++)
-			n += v->owner[b] == w;
 		if (n != 0)
 			pos += (size_t)snprintf(buf + pos, len - pos, "%s%u:%u", pos ? "," : "",
 						app->workers[w].lcore, n);
@@ -190,8 +174,8 @@ buckets_owned(const struct rps_app *app, uint16_t w)
 		return 0;
 	pthread_mutex_lock((pthread_mutex_t *)(uintptr_t)&app->ctl_lock);
 	for (uint16_t q = 0; q < app->nb_rxq; q++)
-		for (uint32_t b = 0; app->bview[q] != NULL && b < app->bview[q]->size; b++)
-			n += app->bview[q]->owner[b] == w;
+		if (app->bview[q] != NULL)
+			n += owned_in(app->bview[q], w);
 	pthread_mutex_unlock((pthread_mutex_t *)(uintptr_t)&app->ctl_lock);
 	return n;
 }
@@ -258,14 +242,14 @@ tel_map(const char *cmd, const char *params, struct rte_tel_data *d)
 	pthread_mutex_lock(&app->ctl_lock);
 	for (uint16_t q = 0; q < app->nb_rxq; q++) {
 		struct rte_tel_data *c = rte_tel_data_alloc();
-		char name[32], mask[128], list[512], weights[768], owned[768];
+		char name[32], mask[128], list[640], weights[1280], owned[1280];
 
 		if (c == NULL)
 			break;
 		rps_lcoreset_format(&app->map_sets[q], mask, sizeof(mask));
-		lcore_list(&app->map_sets[q], list, sizeof(list));
+		rps_lcoreset_format_list(&app->map_sets[q], 0, list, sizeof(list));
 		/* lcore:weight for each lcore of the map */
-		weights_list(&app->map_sets[q], weights, sizeof(weights));
+		rps_lcoreset_format_list(&app->map_sets[q], 1, weights, sizeof(weights));
 		owners_list(app, q, owned, sizeof(owned));
 		rte_tel_data_start_dict(c);
 		rte_tel_data_add_dict_string(c, "mask", mask);
@@ -313,7 +297,7 @@ tel_buckets(const char *cmd, const char *params, struct rte_tel_data *d)
 	uint32_t idx[TEL_BUCKETS_PAGE], n = 0;
 	const struct rps_bucket_view *v;
 	const struct rps_bucket_stats *st;
-	char owned[768], imb[32];
+	char owned[1280], imb[32];
 
 	(void)cmd;
 	if (params != NULL && *params != '\0') {

@@ -186,9 +186,8 @@ rps_lcoreset_format(const struct rps_lcoreset *s, char *buf, size_t len)
 }
 
 int
-rps_lcoreset_format_list(const struct rps_lcoreset *s, char *buf, size_t len)
+rps_lcoreset_format_list(const struct rps_lcoreset *s, int weights, char *buf, size_t len)
 {
-	const int weighted = rps_lcoreset_weighted(s);
 	size_t pos = 0;
 
 	if (len == 0)
@@ -199,7 +198,7 @@ rps_lcoreset_format_list(const struct rps_lcoreset *s, char *buf, size_t len)
 
 		if (!rps_lcoreset_has(s, l))
 			continue;
-		if (weighted)
+		if (weights)
 			n = snprintf(buf + pos, len - pos, "%s%u:%u", pos ? "," : "", l,
 				     rps_lcoreset_weight(s, l));
 		else

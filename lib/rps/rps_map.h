@@ -85,9 +85,10 @@ int rps_lcoreset_check(const struct rps_lcoreset *want, const struct rps_lcorese
 /** Kernel-style hex ("fe", "ff,ffffffff") of a set. @return chars written, or -ENOSPC. */
 int rps_lcoreset_format(const struct rps_lcoreset *s, char *buf, size_t len);
 
-/** The set as a list, "1,2,3", with weights when any is not 1: "1:2,2:1,3:1".
+/** The set as a list: "1,2,3", or with @p weights each lcore's weight, "1:2,2:1,3:1".
  * @return chars written, or -ENOSPC. */
-int rps_lcoreset_format_list(const struct rps_lcoreset *s, char *buf, size_t len);
+int rps_lcoreset_format_list(const struct rps_lcoreset *s, int weights, char *buf,
+			     size_t len);
 
 /** Immutable hash-to-worker map: an indirection table. */
 struct rps_map {

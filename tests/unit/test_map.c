@@ -296,7 +296,7 @@ test_parse_weights(void)
 	CU_ASSERT_EQUAL(rps_lcoreset_weight(&s, 3), 1);
 	CU_ASSERT_EQUAL(rps_lcoreset_weight(&s, 4), 0);
 	CU_ASSERT_TRUE(rps_lcoreset_weighted(&s));
-	CU_ASSERT(rps_lcoreset_format_list(&s, buf, sizeof(buf)) > 0);
+	CU_ASSERT(rps_lcoreset_format_list(&s, 1, buf, sizeof(buf)) > 0);
 	CU_ASSERT_STRING_EQUAL(buf, "1:2,2:1,3:1");
 	/* a range takes one weight; an lcore without weight is 1; the last weight wins */
 	CU_ASSERT_EQUAL_FATAL(rps_lcoreset_parse("1-3:3,5,3:4096", &s, NULL), 0);
@@ -310,13 +310,15 @@ test_parse_weights(void)
 	CU_ASSERT_TRUE(rps_lcoreset_has(&s, 5));
 	CU_ASSERT_EQUAL(rps_lcoreset_count(&s), 1);
 	CU_ASSERT_FALSE(rps_lcoreset_weighted(&s));
-	CU_ASSERT(rps_lcoreset_format_list(&s, buf, sizeof(buf)) > 0);
+	CU_ASSERT(rps_lcoreset_format_list(&s, 0, buf, sizeof(buf)) > 0);
 	CU_ASSERT_STRING_EQUAL(buf, "5");
+	CU_ASSERT(rps_lcoreset_format_list(&s, 1, buf, sizeof(buf)) > 0);
+	CU_ASSERT_STRING_EQUAL(buf, "5:1");
 	/* hex and plain lists have weight 1 */
 	CU_ASSERT_EQUAL_FATAL(rps_lcoreset_parse("fe", &s, NULL), 0);
 	CU_ASSERT_EQUAL(rps_lcoreset_weight(&s, 7), 1);
 	CU_ASSERT_FALSE(rps_lcoreset_weighted(&s));
-	CU_ASSERT_EQUAL(rps_lcoreset_format_list(&s, buf, 3), -ENOSPC);
+	CU_ASSERT_EQUAL(rps_lcoreset_format_list(&s, 0, buf, 3), -ENOSPC);
 	CU_ASSERT_EQUAL(rps_lcoreset_parse("1:2,999:1", &s, NULL), -ERANGE);
 	{
 		static const char *const bad[] = {
