@@ -106,8 +106,11 @@ def ratio(before, after):
     return (max(d) / mean if mean > 0 else 0.0), d
 
 
+# at most 5 moves a plan: the 12 the skew needs take three plans
+MOVES = 5
 CONF = ('[dataplane]\nrebalance = %s\nrebalance_interval_ms = 200\n'
-        'rebalance_holddown_ms = 2000\n[map]\ndefault = 1-4\n')
+        'rebalance_holddown_ms = 2000\nrebalance_threshold = 10\n'
+        'rebalance_moves = ' + str(MOVES) + '\n[map]\ndefault = 1-4\n')
 
 
 def reload_keeps_table(F, proc, prefix, conf):
@@ -238,6 +241,19 @@ def main():
                     'moves per bucket %d != buckets_moved %s' % (
                         sum(q['moves']), s['buckets']['rebalance']))
             F.check(owners[1] < TABLE // 4, 'lcore 1 still owns %d buckets' % owners[1])
+            rb = s['buckets']['rebalance']
+            F.check(rb['moves'] == MOVES and rb['threshold_pct'] == 10 and
+                    rb['interval_ms'] == 200 and rb['holddown_ms'] == 2000,
+                    'the config file\'s rebalance settings: %s' % rb)
+            F.check(rb['rebalance_acted'] >= 2 and
+                    rb['buckets_moved'] <= MOVES * rb['rebalance_acted'],
+                    'more than %d moves a plan: %s' % (MOVES, rb))
+            # the workers' busy cycles, shared among their buckets
+            F.check(all(w['busy_cycles'] > 0 for w in s['workers']) and
+                    all(c > 0 for c, p in zip(q['cycles'], q['packets']) if p > 1000),
+                    'busy cycles: workers %s, buckets without cycles %d' % (
+                        [w['busy_cycles'] for w in s['workers']],
+                        sum(1 for c, p in zip(q['cycles'], q['packets']) if p > 1000 and c == 0)))
             # /rps/buckets: the hottest buckets, with their owners and moves
             b = bk['/rps/buckets'] if bk else None
             if F.check(b is not None and b['table_size'] == TABLE, '/rps/buckets: %s' % bk):
