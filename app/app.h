@@ -20,6 +20,7 @@
 #include "options.h"
 #include "rps_backlog.h"
 #include "rps_counters.h"
+#include "rps_cpu.h"
 #include "rps_map.h"
 #include "rps_steer.h"
 #include "rps_stage.h"
@@ -92,6 +93,7 @@ struct rps_app {
 	uint32_t pool_size;
 	int64_t pool_in_use_at_exit;  /* -1 until measured after the ports are closed */
 	char rx_driver[64];
+	struct rps_cpu_paths cpu;      /* build baseline, CPU-specific paths taken (rps_cpu.h) */
 	int rx_started, tx_started;     /* which ports to stop and close at exit */
 	struct rte_eth_stats port_stats; /* RX port's own counters, read at exit */
 

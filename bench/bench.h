@@ -55,7 +55,15 @@ enum bench_mode {
 	BENCH_MODE_MAX
 };
 
-enum bench_cold { BENCH_COLD_NONE, BENCH_COLD_FLUSH, BENCH_COLD_DEMOTE };
+/* What a worker does to a header it is done with. FLUSH is CLFLUSHOPT where the CPU has it,
+ * else CLFLUSH (bench_cold_resolve()); DEMOTE needs CLDEMOTE and is refused without it. */
+enum bench_cold { BENCH_COLD_NONE, BENCH_COLD_FLUSH, BENCH_COLD_DEMOTE, BENCH_COLD_CLFLUSH };
+
+/** The cold action this CPU can run for @p asked (FLUSH may become CLFLUSH); -1 where it
+ * has none (DEMOTE without CLDEMOTE). */
+int bench_cold_resolve(enum bench_cold asked);
+/** Name of a cold action: none, flush (clflushopt), demote, flush (clflush). */
+const char *bench_cold_name(enum bench_cold c);
 
 struct bench_opts {
 	uint32_t modes;          /* bit per enum bench_mode */

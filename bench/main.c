@@ -401,8 +401,6 @@ write_json(FILE *f, const char *cmd, const struct bench_opts *o, const struct ro
 	   const uint64_t *hist, const struct memory *mem)
 {
 	char cpu[128];
-	static const char *const cold[] = {"none", "flush", "demote"};
-
 	char date[32];
 	time_t now = time(NULL);
 
@@ -416,7 +414,7 @@ write_json(FILE *f, const char *cmd, const struct bench_opts *o, const struct ro
 		"\"oversubscribed\": %s, \"burst\": %u, \"backlog\": %u, \"pool_mbufs\": %u, "
 		"\"cold\": \"%s\", \"reorder_safe\": %s},\n", o->runs, o->duration,
 		rte_lcore_count() - 1, over ? "true" : "false", o->burst, o->backlog, o->pool,
-		cold[o->cold], o->reorder_safe ? "true" : "false");
+		bench_cold_name(o->cold), o->reorder_safe ? "true" : "false");
 	fprintf(f, " \"results\": [\n");
 	for (unsigned int i = 0; i < nb; i++) {
 		const struct row *r = &rows[i];
@@ -549,7 +547,7 @@ main(int argc, char **argv)
 	double lat_rate = 0;
 	unsigned int nb = 0;
 	char cmd[1024];
-	int over, ret, have_lat = 0;
+	int over, ret, cold, have_lat = 0;
 
 	join_args(argc, argv, cmd, sizeof(cmd));
 	ret = rte_eal_init(argc, argv);
@@ -562,6 +560,13 @@ main(int argc, char **argv)
 	argv += ret;
 	if (parse_args(argc, argv, &o) < 0)
 		return 2;
+	cold = bench_cold_resolve(o.cold);
+	if (cold < 0) {
+		fprintf(stderr, "dpdk-rps-bench: --cold demote: this CPU has no CLDEMOTE "
+			"(use --cold flush or none)\n");
+		return 2;
+	}
+	o.cold = (enum bench_cold)cold;
 	if (bench_ctx_init(&c, &o) < 0) {
 		fprintf(stderr, "dpdk-rps-bench: set-up failed (give EAL more memory with -m?)\n");
 		return 1;
@@ -574,8 +579,7 @@ main(int argc, char **argv)
 	printf("# %s\n# 1 dispatcher + %u worker(s)%s, %u run(s) x %.2f s, burst %u, backlog %u, "
 	       "pool %u, cold %s\n", cmd, c.nb_workers,
 	       over ? " (oversubscribed: lcores share CPUs)" : "", o.runs, o.duration, o.burst,
-	       o.backlog, o.pool,
-	       o.cold == BENCH_COLD_FLUSH ? "flush" : o.cold == BENCH_COLD_DEMOTE ? "demote" : "none");
+	       o.backlog, o.pool, bench_cold_name(o.cold));
 	printf("%-12s %6s %5s %8s %17s %7s %7s %6s %6s %8s\n", "mode", "flows", "frame", "Mpps",
 	       "min-max", "cyc/pkt", "steer", "x_io", "x_dist", "thrtl%");
 	for (unsigned int fi = 0; fi < o.nb_frames; fi++) {

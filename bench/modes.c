@@ -7,10 +7,12 @@
  * Every worker does the same per-packet work whatever feeds it: prefetch the burst's headers,
  * read one header word, make the header cold again (the --cold action), free the burst.
  */
+#include <cpuid.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_cpuflags.h>
 #include <rte_cycles.h>
 #include <rte_distributor.h>
 #include <rte_errno.h>
@@ -41,13 +43,46 @@ bench_mode_name(enum bench_mode m)
 	return m < BENCH_MODE_MAX ? names[m] : "?";
 }
 
+/*
+ * No builtin that needs a CPU extension (-mclflushopt, -mcldemote): the build may target a
+ * baseline without them. CLFLUSHOPT is written as its encoding (CLFLUSH with a 0x66 prefix)
+ * and runs only where CPUID says so; CLDEMOTE is DPDK's rte_cldemote() (a NOP on CPUs
+ * without it, so DEMOTE is refused there rather than measured warm); CLFLUSH is SSE2.
+ */
+int
+bench_cold_resolve(enum bench_cold asked)
+{
+	unsigned int a, b = 0, c, d;
+
+	if (asked == BENCH_COLD_FLUSH) {
+		if (__get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_CLFLUSHOPT))
+			return BENCH_COLD_FLUSH;
+		return BENCH_COLD_CLFLUSH;
+	}
+	if (asked == BENCH_COLD_DEMOTE && rte_cpu_get_flag_enabled(RTE_CPUFLAG_CLDEMOTE) <= 0)
+		return -1;
+	return (int)asked;
+}
+
+const char *
+bench_cold_name(enum bench_cold c)
+{
+	static const char *const names[] = {
+		[BENCH_COLD_NONE] = "none", [BENCH_COLD_FLUSH] = "flush (clflushopt)",
+		[BENCH_COLD_DEMOTE] = "demote (cldemote)", [BENCH_COLD_CLFLUSH] = "flush (clflush)",
+	};
+	return (unsigned int)c < RTE_DIM(names) ? names[c] : "?";
+}
+
 static inline void
 make_cold(enum bench_cold cold, const void *p)
 {
 	if (cold == BENCH_COLD_FLUSH)
-		__builtin_ia32_clflushopt(p);
+		asm volatile(".byte 0x66; clflush %0" : : "m"(*(const volatile char *)p) : "memory");
+	else if (cold == BENCH_COLD_CLFLUSH)
+		asm volatile("clflush %0" : : "m"(*(const volatile char *)p) : "memory");
 	else if (cold == BENCH_COLD_DEMOTE)
-		__builtin_ia32_cldemote(p);
+		rte_cldemote(p);
 }
 
 static inline uint64_t *

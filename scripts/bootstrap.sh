@@ -12,8 +12,15 @@ done
 [ -z "$missing" ] && exit 0
 echo "bootstrap: installing$missing" >&2
 SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+if [ "$(id -u)" -ne 0 ]; then
+	if ! command -v sudo >/dev/null 2>&1; then
+		echo "bootstrap: not root and no sudo: run as root, or install as root:$missing" >&2
+		exit 1
+	fi
+	SUDO="sudo"
+fi
 export DEBIAN_FRONTEND=noninteractive
+echo "bootstrap: apt-get update (refreshing the package lists)" >&2
 $SUDO apt-get update -qq
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null

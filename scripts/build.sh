@@ -6,5 +6,7 @@ dir=${1:-build}
 [ $# -gt 0 ] && shift
 if [ ! -f "$dir/build.ninja" ]; then
 	meson setup "$dir" "$@" >/dev/null
+elif [ $# -gt 0 ]; then
+	meson configure "$dir" "$@" >/dev/null
 fi
 ninja -C "$dir" >/dev/null

@@ -11,9 +11,12 @@
  *
  * The key (40 or 52 bytes: only the first 40 reach the hash of a 36-byte IPv6 tuple; 52
  * is what some NICs hold) is turned once into what the fast implementation needs: the
- * matrices of rte_thash_gfni() where the CPU has GFNI and AVX-512 and dpdk-rps was
- * compiled for them (-march=native), else the CPU-order key of rte_softrss_be(). Both give
- * the same hash; GFNI is 2x (IPv4) to 5x (IPv6) faster here.
+ * matrices of rte_thash_gfni() where the running CPU has GFNI and AVX-512, else the
+ * CPU-order key of rte_softrss_be(). Both give the same hash; GFNI is 2x (IPv4) to 5x (IPv6)
+ * faster here. The choice is made at run time (rps_toeplitz_gfni_available()): a build for
+ * a CPU with GFNI (-Dcpu=native there) inlines rte_thash_gfni(); any other build calls an
+ * out-of-line copy compiled alone with GFNI and AVX-512 enabled (toeplitz_gfni.c), so the
+ * same binary runs on a CPU without them.
  *
  * Symmetry: with a key whose bits repeat every 16 (6d5a repeated, rps_toeplitz_symmetric_key)
  * swapping source and destination (addresses and ports) moves every input bit by a multiple
@@ -72,12 +75,19 @@ int rps_toeplitz_init(struct rps_toeplitz *t, const uint8_t *key, size_t len,
 		      enum rps_toeplitz_impl impl);
 
 /**
- * Whether rte_thash_gfni() can run here: compiled in (GFNI and AVX-512 enabled at build
- * time) and the CPU has GFNI, AVX512F/BW/DQ/VL and VBMI. DPDK's own
+ * Whether rte_thash_gfni() can run here: compiled in (inline where the build's baseline has
+ * GFNI and AVX-512, else the out-of-line copy, RPS_HAVE_GFNI_OOL) and the CPU has GFNI,
+ * AVX512F/BW/DQ/VL and VBMI. DPDK's own
  * rte_thash_gfni_supported() answers for how DPDK itself was built (0 for distribution
  * packages built for a baseline CPU) and also wants --force-max-simd-bitwidth=512.
  */
 int rps_toeplitz_gfni_available(void);
+
+#ifdef RPS_HAVE_GFNI_OOL
+/** rte_thash_gfni() compiled alone with GFNI and AVX-512 (toeplitz_gfni.c). Call it only
+ * where rps_toeplitz_gfni_available(). */
+uint32_t rps_toeplitz_gfni_ool(const uint64_t *mtrx, const uint8_t *tuple, unsigned int len);
+#endif
 
 /**
  * Parse a key written in hex: "6d5a56da..." or "6d:5a:56:da:..." (ethtool's form), with an
@@ -100,9 +110,12 @@ rps_toeplitz_bytes(const struct rps_toeplitz *t, const uint8_t *tuple, unsigned 
 {
 	uint32_t w[RPS_TOEPLITZ_TUPLE_MAX / 4];
 
-#ifdef RTE_THASH_GFNI_DEFINED
+#if defined(RTE_THASH_GFNI_DEFINED)
 	if (likely(t->gfni))
 		return rte_thash_gfni(t->mtrx, tuple, (int)len);
+#elif defined(RPS_HAVE_GFNI_OOL)
+	if (likely(t->gfni))
+		return rps_toeplitz_gfni_ool(t->mtrx, tuple, len);
 #endif
 	for (unsigned int i = 0; i < len / 4; i++) {
 		uint32_t x;

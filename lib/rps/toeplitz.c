@@ -25,7 +25,7 @@ const uint8_t rps_toeplitz_symmetric_key[RPS_TOEPLITZ_KEY_LEN] = {
 int
 rps_toeplitz_gfni_available(void)
 {
-#ifdef RTE_THASH_GFNI_DEFINED
+#if defined(RTE_THASH_GFNI_DEFINED) || defined(RPS_HAVE_GFNI_OOL)
 	/* every extension rte_thash_x86_gfni.h's intrinsics use */
 	static const enum rte_cpu_flag_t need[] = {
 		RTE_CPUFLAG_GFNI, RTE_CPUFLAG_AVX512F, RTE_CPUFLAG_AVX512BW, RTE_CPUFLAG_AVX512DQ,

@@ -72,6 +72,16 @@ def check_bench(bench, tmp):
     mem = d.get('memory', {})
     if not mem.get('bytes_per_worker', 0) > 0 or not mem.get('bytes_per_flow', 0) > 0:
         problems.append('memory figures missing: %r' % mem)
+    # --cold demote needs CLDEMOTE: run where the CPU has it, refused (exit 2, named) where not
+    has_demote = 'cldemote' in open('/proc/cpuinfo').read().split()
+    q = run_bench(bench, ['--cold', 'demote', '--modes', 'rss', '--flows', '64', '--runs', '1',
+                          '--duration', '0.1', '--latency', 'off'], timeout=60)
+    if has_demote and q.returncode != 0:
+        problems.append('--cold demote on a CLDEMOTE CPU: exit %d, %r' % (q.returncode,
+                                                                          q.stderr[-300:]))
+    if not has_demote and (q.returncode != 2 or 'CLDEMOTE' not in q.stderr):
+        problems.append('--cold demote without CLDEMOTE: exit %d, %r' % (q.returncode,
+                                                                         q.stderr[-300:]))
     # bad input: exit 2, the option named, nothing run
     for bad, name in ((['--modes', 'warp'], '--modes'), (['--runs', '0'], '--runs'),
                       (['--cold', 'tepid'], '--cold'), (['--frames', '32'], '--frames')):

@@ -83,6 +83,15 @@ def main():
                     info['worker_lcores'])
             F.check(info['config_generation'] == 1 and info['driver'] == 'net_pcap',
                     '/rps/info %s' % info)
+            # the CPU paths chosen at start, for this binary on this CPU
+            cpu_flags = open('/proc/cpuinfo').read().split('\nflags')[1].split('\n')[0].split()
+            F.check(info.get('build_cpu', '').split(' ')[0] in ('native', 'generic') and
+                    info.get('toeplitz_impl') in ('gfni', 'gfni-ool', 'softrss') and
+                    info.get('idle_wait') == ('umwait' if 'waitpkg' in cpu_flags else 'sleep'),
+                    '/rps/info CPU paths %s' % {k: info.get(k) for k in (
+                        'build_cpu', 'toeplitz_impl', 'idle_wait', 'cpu_flags')})
+            F.check(('gfni' in cpu_flags) == ('gfni' in info.get('cpu_flags', '').split()),
+                    '/rps/info cpu_flags %r' % info.get('cpu_flags'))
             replies = tel(prefix, '/rps/stats', '/rps/workers', '/rps/map', '/rps/flows,5',
                           '/rps/config')
             F.check(len(replies) == 5, 'expected 5 telemetry replies, got %d' % len(replies))

@@ -6,10 +6,12 @@
 #include <string.h>
 
 #include <rte_byteorder.h>
+#include <rte_cpuflags.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
 #include <rte_thash.h>
 
+#include "rps_cpu.h"
 #include "rps_steer.h"
 #include "rps_toeplitz.h"
 #include "test_common.h"
@@ -576,10 +578,46 @@ test_steer_hash(void)
 	rte_pktmbuf_free(r);
 }
 
+/* The CPU-specific paths follow the running CPU, whatever the build's baseline: GFNI where
+ * the CPU has every extension rte_thash_gfni() uses (a -Dcpu=generic build included), the
+ * UMWAIT idle wait where it has WAITPKG; the build says what it was compiled for. */
+static void
+test_cpu_paths(void)
+{
+	static const enum rte_cpu_flag_t gfni_needs[] = {
+		RTE_CPUFLAG_GFNI, RTE_CPUFLAG_AVX512F, RTE_CPUFLAG_AVX512BW, RTE_CPUFLAG_AVX512DQ,
+		RTE_CPUFLAG_AVX512VL, RTE_CPUFLAG_AVX512VBMI,
+	};
+	struct rps_cpu_paths p;
+	int cpu_gfni = 1;
+
+	for (unsigned int i = 0; i < RTE_DIM(gfni_needs); i++)
+		cpu_gfni &= rte_cpu_get_flag_enabled(gfni_needs[i]) > 0;
+	rps_cpu_paths_get(&p);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p.build);
+	CU_ASSERT(strncmp(p.build, "native", 6) == 0 || strncmp(p.build, "generic", 7) == 0);
+#if defined(RPS_HAVE_GFNI_OOL) || defined(RTE_THASH_GFNI_DEFINED)
+	CU_ASSERT_EQUAL(rps_toeplitz_gfni_available(), cpu_gfni);
+#endif
+	CU_ASSERT_EQUAL(strcmp(p.toeplitz, "softrss") != 0, rps_toeplitz_gfni_available());
+#if !defined(RTE_THASH_GFNI_DEFINED)
+	/* a build whose baseline lacks GFNI reaches it only out of line */
+	if (rps_toeplitz_gfni_available())
+		CU_ASSERT_STRING_EQUAL(p.toeplitz, "gfni-ool");
+#endif
+	CU_ASSERT_EQUAL(strcmp(p.idle_wait, "umwait") == 0,
+			rte_cpu_get_flag_enabled(RTE_CPUFLAG_WAITPKG) > 0);
+	CU_ASSERT_EQUAL(strstr(p.cpu_flags, "gfni") != NULL,
+			rte_cpu_get_flag_enabled(RTE_CPUFLAG_GFNI) > 0);
+	printf("\n    build %s, Toeplitz %s, idle %s, CPU: %s ", p.build, p.toeplitz, p.idle_wait,
+	       p.cpu_flags);
+}
+
 int
 main(int argc, char **argv)
 {
 	static CU_TestInfo tests[] = {
+		{ "cpu_paths", test_cpu_paths },
 		{ "ms_vectors_raw", test_ms_vectors_raw },
 		{ "ms_vectors_packets", test_ms_vectors_packets },
 		{ "impls_agree", test_impls_agree },
