@@ -151,6 +151,8 @@ struct rps_app {
 	uint64_t stop_tsc;
 	uint32_t seed;
 	int quit;                      /* set by signals / duration: stop RX */
+	int quit_signal;               /* the signal that set quit, 0 if none */
+	int ready;                     /* start-up done, RX loop about to run (notify.c) */
 	int rx_done;                   /* set by the RX lcore once it stopped (release) */
 	int report_stop;               /* tells the live-table thread to end */
 	pthread_t report_thread;
@@ -198,6 +200,10 @@ int rps_telemetry_register(struct rps_app *app);
 
 /* rx_loop.c: the RX lcore's loop (runs on the main lcore). */
 void rps_rx_main(struct rps_app *app);
+
+/* notify.c: readiness (app->ready, log, sd_notify READY=1) and other sd_notify states. */
+void rps_ready(struct rps_app *app);
+void rps_notify(const char *state);
 /* worker_loop.c: a worker's loop (rte_eal_remote_launch). */
 int rps_worker_main(void *arg);
 /* worker_loop.c: the processing step on a burst (workers, and the RX lcore without map). */

@@ -155,6 +155,10 @@ rps_control_reload(struct rps_app *app, const char *why)
 		rc = -ENOMEM;
 		goto out;
 	}
+	if (app->opt.config_path == NULL) {
+		snprintf(err, sizeof(err), "no --config file to reload: nothing changed");
+		goto out;
+	}
 	if (rps_config_load(app->opt.config_path, c, err, sizeof(err)) < 0)
 		goto out;
 	rps_app_enabled_lcores(&enabled);

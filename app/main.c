@@ -34,15 +34,75 @@ RTE_LOG_REGISTER(rps_logtype, rps, INFO);
 
 static struct rps_app *signal_app; /* the one thing the signal handler may touch */
 
+/*
+ * Signals are taken from the first line of main(), before EAL or anything else runs, so
+ * that none arriving during start-up has its default action (SIGHUP's kills the process) or
+ * is lost (a shell's background job inherits SIGINT ignored; installing the handler late
+ * dropped a SIGINT that came first). The handler only records: SIGHUP sets
+ * reload_requested, which the control thread takes up once it runs (a SIGHUP during start-up
+ * is applied when ready); SIGINT and SIGTERM set quit, which every start-up step and the RX
+ * loop check. SA_RESTART keeps EAL's system calls from failing with EINTR.
+ */
 static void
 on_signal(int sig)
 {
 	if (signal_app == NULL)
 		return;
-	if (sig == SIGHUP)
+	if (sig == SIGHUP) {
 		__atomic_store_n(&signal_app->reload_requested, 1, __ATOMIC_RELAXED);
-	else
+	} else {
+		__atomic_store_n(&signal_app->quit_signal, sig, __ATOMIC_RELAXED);
 		__atomic_store_n(&signal_app->quit, 1, __ATOMIC_RELAXED);
+	}
+}
+
+static void
+take_signals(struct rps_app *app)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	signal_app = app;
+	for (unsigned int i = 0; i < RTE_DIM(sigs); i++)
+		(void)sigaction(sigs[i], &sa, NULL);
+}
+
+static struct rps_app app_storage;
+
+/*
+ * The handlers go in before main(), from the executable's .preinit_array: the dynamic loader
+ * runs it once every library is mapped and relocated and before any library's constructor,
+ * which shortens the window in which a signal still has its default action to the loading of
+ * the libraries (a few milliseconds of DPDK's ~100 shared objects). main() installs them
+ * again, for a loader that ignores .preinit_array.
+ */
+static void
+preinit_signals(int argc, char **argv, char **envp)
+{
+	(void)argc;
+	(void)argv;
+	(void)envp;
+	take_signals(&app_storage);
+}
+
+__attribute__((section(".preinit_array"), used))
+static void (*const rps_preinit)(int, char **, char **) = preinit_signals;
+
+/* A stop asked for during start-up: say so and by which signal (0: none asked). */
+static int
+stop_requested(const struct rps_app *app, const char *during)
+{
+	int sig = __atomic_load_n(&app->quit_signal, __ATOMIC_RELAXED);
+
+	if (!__atomic_load_n(&app->quit, __ATOMIC_RELAXED))
+		return 0;
+	fprintf(stderr, "dpdk-rps: start-up interrupted by %s during %s: stopping\n",
+		sig ? strsignal(sig) : "a stop request", during);
+	return 1;
 }
 
 /* Split argv at "--": EAL gets what is before, we get what is after. Returns the index of
@@ -571,15 +631,14 @@ release(struct rps_app *app)
 int
 main(int argc, char **argv)
 {
-	static struct rps_app app_storage;
 	struct rps_app *app = &app_storage;
-	int sep = find_separator(argc, argv);
-	int ret, rc;
+	int sep, ret, rc, app_argc = 1;
+	char **app_argv;
 
+	take_signals(app);
+	sep = find_separator(argc, argv);
 	/* Our options are checked before EAL starts, so a bad command line costs nothing. */
-	char **app_argv = calloc((size_t)argc + 1, sizeof(char *));
-	int app_argc = 1;
-
+	app_argv = calloc((size_t)argc + 1, sizeof(char *));
 	if (app_argv == NULL)
 		return EXIT_RUNTIME;
 	app_argv[0] = argv[0];
@@ -595,10 +654,19 @@ main(int argc, char **argv)
 	if (rc < 0)
 		return EXIT_USAGE;
 
+	if (stop_requested(app, "option parsing"))
+		return 0;
 	ret = rte_eal_init(sep, argv);
 	if (ret < 0) {
-		fprintf(stderr, "dpdk-rps: EAL initialisation failed: %s\n", rte_strerror(rte_errno));
+		if (stop_requested(app, "EAL initialisation"))
+			return EXIT_RUNTIME;
+		fprintf(stderr, "dpdk-rps: EAL initialisation failed: %s\n",
+			rte_errno ? rte_strerror(rte_errno) : "(EAL gave no reason: see its log above)");
 		return rte_errno == EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+	}
+	if (stop_requested(app, "EAL initialisation")) {
+		rte_eal_cleanup();
+		return 0;
 	}
 	app->pool_in_use_at_exit = -1;
 	app->rx_lcore = rte_get_main_lcore();
@@ -646,10 +714,6 @@ main(int argc, char **argv)
 	}
 	report_numa(app);
 
-	signal_app = app;
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGHUP, on_signal);
 	RPS_LOG(INFO, "RX lcore %u, %u worker(s), map %s, hash %s, backlog %u, burst %u",
 		app->rx_lcore, app->nb_workers, app->opt.map_text,
 		rps_hash_mode_name(app->opt.hash_mode), app->opt.backlog, app->opt.burst);
@@ -670,7 +734,12 @@ main(int argc, char **argv)
 	if (rps_telemetry_register(app) != 0)
 		RPS_LOG(WARNING, "cannot register the /rps/ telemetry commands");
 
+	/* A stop asked for during start-up: the RX loop ends at once, the workers drain and the
+	 * summary follows as after any stop. */
+	if (!stop_requested(app, "port and worker set-up"))
+		rps_ready(app);
 	rps_rx_main(app);
+	rps_notify("STOPPING=1");
 	rte_eal_mp_wait_lcore();
 
 	teardown(app);

@@ -96,6 +96,7 @@ tel_info(const char *cmd, const char *params, struct rte_tel_data *d)
 				  __atomic_load_n(&app->generation, __ATOMIC_ACQUIRE));
 	rte_tel_data_add_dict_string(d, "hash", rps_hash_mode_name(app->opt.hash_mode));
 	rte_tel_data_add_dict_string(d, "stages", app->opt.stages_text);
+	rte_tel_data_add_dict_int(d, "ready", __atomic_load_n(&app->ready, __ATOMIC_ACQUIRE));
 	rte_tel_data_add_dict_string(d, "build_cpu", app->cpu.build);
 	rte_tel_data_add_dict_string(d, "toeplitz_impl", app->cpu.toeplitz);
 	rte_tel_data_add_dict_string(d, "idle_wait", app->cpu.idle_wait);
