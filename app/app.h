@@ -153,6 +153,7 @@ struct rps_app {
 	int quit;                      /* set by signals / duration: stop RX */
 	int quit_signal;               /* the signal that set quit, 0 if none */
 	int ready;                     /* start-up done, RX loop about to run (notify.c) */
+	uint64_t test_delay_tsc;       /* test hook: worker cycles per packet (test_hooks.c) */
 	int rx_done;                   /* set by the RX lcore once it stopped (release) */
 	int report_stop;               /* tells the live-table thread to end */
 	pthread_t report_thread;
@@ -200,6 +201,12 @@ int rps_telemetry_register(struct rps_app *app);
 
 /* rx_loop.c: the RX lcore's loop (runs on the main lcore). */
 void rps_rx_main(struct rps_app *app);
+
+/* test_hooks.c: read RPS_TEST_* from the environment (builds with -Dtest_hooks=true; others
+ * warn that the variables are ignored). */
+void rps_test_hooks_init(struct rps_app *app);
+/* Busy-wait @p tsc cycles (the worker delay hook). */
+void rps_test_spin(uint64_t tsc);
 
 /* notify.c: readiness (app->ready, log, sd_notify READY=1) and other sd_notify states. */
 void rps_ready(struct rps_app *app);

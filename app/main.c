@@ -713,6 +713,7 @@ main(int argc, char **argv)
 		return -rc;
 	}
 	report_numa(app);
+	rps_test_hooks_init(app);
 
 	RPS_LOG(INFO, "RX lcore %u, %u worker(s), map %s, hash %s, backlog %u, burst %u",
 		app->rx_lcore, app->nb_workers, app->opt.map_text,

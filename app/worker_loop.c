@@ -187,6 +187,11 @@ rps_worker_main(void *arg)
 		if (left != 0)
 			RPS_CTR_ADD(st->time_squeeze, 1);
 		rps_process_burst(w, pkts, (uint16_t)n);
+#ifdef RPS_TEST_HOOKS
+		/* a worker slower than any RX lcore, whatever the machine (test_hooks.c) */
+		if (unlikely(w->app->test_delay_tsc != 0))
+			rps_test_spin(w->app->test_delay_tsc * n);
+#endif
 		rps_backlog_complete(w->backlog, n);
 	}
 	return 0;

@@ -7,6 +7,6 @@ dir=${1:-build}
 if [ ! -f "$dir/build.ninja" ]; then
 	meson setup "$dir" "$@" >/dev/null
 elif [ $# -gt 0 ]; then
-	meson configure "$dir" "$@" >/dev/null
+	meson setup --reconfigure "$dir" "$@" >/dev/null
 fi
 ninja -C "$dir" >/dev/null

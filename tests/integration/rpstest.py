@@ -277,6 +277,19 @@ def telemetry(prefix, *cmds):
     return out[-len(cmds):] if len(out) >= len(cmds) else out
 
 
+def wait_ready(prefix, timeout=20.0):
+    """Wait until the dpdk-rps of --file-prefix PREFIX says it is ready (/rps/info ready: ports
+    up, workers launched, reloads taken). Returns its /rps/info, or None after timeout."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        r = telemetry(prefix, '/rps/info')
+        info = r[0].get('/rps/info') if r else None
+        if info and info.get('ready') == 1:
+            return info
+        time.sleep(0.05)
+    return None
+
+
 # Microsoft's RSS key, the default of --rss-key and of most NICs.
 MS_KEY = bytes.fromhex('6d5a56da255b0ec24167253d43a38fb0d0ca2bcbae7b30b477cb2da38030f20c'
                        '6a42b73bbeac01fa')
@@ -312,11 +325,18 @@ def eal_args(prefix, lcores='0@0,(1-3)@1', vdevs=(), mem_mb=512, extra=()):
     return a + list(extra)
 
 
+# Test hooks (app/test_hooks.c, builds with -Dtest_hooks=true): conditions made, not hoped for.
+WORKER_DELAY = 'RPS_TEST_WORKER_DELAY_NS'
+NO_HOOKS = 'built without -Dtest_hooks=true'
+SKIP = 77   # meson: skipped
+
+
 def run_rps(binary, eal, app, timeout=60.0, summary_path=None, stop_signal=None,
-            signal_after=None, prefix=None):
+            signal_after=None, prefix=None, env=None):
     """Run dpdk-rps EAL -- APP. With summary_path, --summary-json is added and the file read.
 
     stop_signal/signal_after: send that signal once the process has run that many seconds.
+    env: variables added to the environment (test hooks: WORKER_DELAY).
     The process gets its own session; on timeout its group is killed. The DPDK runtime
     directory of the run's --file-prefix is removed afterwards.
     """
@@ -330,7 +350,8 @@ def run_rps(binary, eal, app, timeout=60.0, summary_path=None, stop_signal=None,
     cmd = [str(binary)] + list(eal) + ['--'] + app
     t0 = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL, start_new_session=True)
+                            stdin=subprocess.DEVNULL, start_new_session=True,
+                            env=dict(os.environ, **env) if env else None)
     timed_out = False
     try:
         if stop_signal is not None:

@@ -44,7 +44,8 @@ def run(F, binary, tmp, inp, safe, remaps, tag):
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             stdin=subprocess.DEVNULL, start_new_session=True)
     try:
-        time.sleep(1.5)
+        F.check(rpstest.wait_ready(prefix) is not None, '%s: never ready' % tag)
+        time.sleep(0.3)  # traffic flowing before the first remap
         for i in range(remaps):
             with open(cfg, 'w') as f:
                 f.write(body % MASKS[i % len(MASKS)])

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_hooks.c: fault injection for the tests, so that no test depends on the speed of the
+ * machine to create its condition. Compiled in with -Dtest_hooks=true (scripts/run-tests.sh
+ * builds its trees so) and inert unless the variable is set:
+ *
+ *   RPS_TEST_WORKER_DELAY_NS=N   every worker spends N ns per packet after its stages: a
+ *                                worker slower than the RX lcore on any machine (overload,
+ *                                backlog_full, flow_limit tests)
+ *
+ * A build without the hooks warns when such a variable is set, so a test can tell that it
+ * cannot set up its condition (and skip) instead of passing or failing by chance.
+ */
+#include <stdlib.h>
+
+#include <rte_cycles.h>
+#include <rte_pause.h>
+
+#include "app.h"
+
+#define DELAY_VAR "RPS_TEST_WORKER_DELAY_NS"
+
+void
+rps_test_spin(uint64_t tsc)
+{
+	const uint64_t end = rte_rdtsc() + tsc;
+
+	while (rte_rdtsc() < end)
+		rte_pause();
+}
+
+void
+rps_test_hooks_init(struct rps_app *app)
+{
+	const char *v = getenv(DELAY_VAR);
+	char *end;
+	unsigned long long ns;
+
+	if (v == NULL)
+		return;
+#ifdef RPS_TEST_HOOKS
+	ns = strtoull(v, &end, 10);
+	if (*v == '\0' || *end != '\0' || ns > 1000000000ull) {
+		RPS_LOG(ERR, "test hook: %s=%s is not 0..1000000000 (ns): ignored", DELAY_VAR, v);
+		return;
+	}
+	app->test_delay_tsc = (uint64_t)((double)ns * (double)rte_get_tsc_hz() / 1e9);
+	RPS_LOG(WARNING, "test hook: every worker spends %llu ns per packet (%s)", ns, DELAY_VAR);
+#else
+	(void)app;
+	(void)end;
+	(void)ns;
+	RPS_LOG(WARNING, "test hook: %s is ignored: built without -Dtest_hooks=true", DELAY_VAR);
+#endif
+}
