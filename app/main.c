@@ -428,7 +428,7 @@ setup_ports(struct rps_app *app)
 		app->pool_size = o->mbufs ? o->mbufs :
 			RTE_MAX(MIN_POOL, app->nb_rxq * RX_DESC + nb_tx * TX_DESC +
 				(uint32_t)app->nb_workers * (o->backlog + 2u * RPS_BURST_MAX) +
-				2u * RPS_BURST_MAX + 256u * RTE_MAX_LCORE);
+				2u * RPS_BURST_MAX + 384u * rte_lcore_count());
 	shared = lcores_share_cpus();
 	if (shared)
 		RPS_LOG(INFO, "some lcores share a CPU: the mbuf pool uses ring_mt_rts, which a "
