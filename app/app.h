@@ -198,6 +198,9 @@ int rps_control_apply_start_config(struct rps_app *app, char *err, size_t err_le
 
 /* telemetry.c: the /rps/ commands on DPDK's telemetry socket. */
 int rps_telemetry_register(struct rps_app *app);
+/* Refuse every /rps/ command from now on and wait for those in flight: before teardown frees
+ * what they read (DPDK 22.11 cannot unregister commands). */
+void rps_telemetry_close(void);
 
 /* rx_loop.c: the RX lcore's loop (runs on the main lcore). */
 void rps_rx_main(struct rps_app *app);

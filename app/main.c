@@ -743,6 +743,7 @@ main(int argc, char **argv)
 	rps_notify("STOPPING=1");
 	rte_eal_mp_wait_lcore();
 
+	rps_telemetry_close();
 	teardown(app);
 	rps_report_summary(app, stdout);
 	if (app->opt.summary_json != NULL) {

@@ -7,6 +7,7 @@
  * application context is kept in a file-level pointer set once at registration.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <sys/stat.h>
@@ -540,6 +541,64 @@ tel_flows(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/*
+ * Shutdown. DPDK 22.11 cannot unregister a command and rte_eal_cleanup() does not stop the
+ * telemetry threads (one per client), so a query arriving while dpdk-rps stops would read
+ * workers, backlogs and maps that teardown frees. Every command goes through tel_guarded():
+ * it counts itself in (tel_inflight) and re-checks tel_closed; rps_telemetry_close() sets
+ * tel_closed, then waits for tel_inflight to reach 0. Both sides use sequentially consistent
+ * operations, so either the command sees tel_closed and refuses (an error reply), or the
+ * close sees the command in flight and waits for it. Not on the data path.
+ */
+static int tel_closed;
+static int tel_inflight;
+
+static const struct {
+	const char *name;
+	telemetry_cb fn;
+	const char *help;
+} tel_cmds[] = {
+	{ "/rps/info", tel_info, "Version, lcores, ports, uptime, config generation, ready, CPU "
+	  "paths. No parameters" },
+	{ "/rps/stats", tel_stats, "Global and per-worker counters, drops by reason, backlog "
+	  "depth/hwm, pps. No parameters" },
+	{ "/rps/workers", tel_workers, "Per-worker backlog, load and rates. No parameters" },
+	{ "/rps/map", tel_map, "Per RX queue: mask, lcores, weights, table size, buckets per "
+	  "lcore; generation. No parameters" },
+	{ "/rps/buckets", tel_buckets, "Buckets of RX queue Q: lcore, packets, bytes, pps, "
+	  "cycles, moves. Params: Q (32 hottest) or Q,FIRST (64 from FIRST)" },
+	{ "/rps/flows", tel_flows, "Top N flows by packets across workers (from per-worker "
+	  "snapshots, 1 s old at most). Parameters: int N (1..64, default 10)" },
+	{ "/rps/config", tel_config, "Active settings, generation, last reload time and result. "
+	  "No parameters" },
+};
+
+static int
+tel_guarded(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	int rc = -ESHUTDOWN;
+
+	__atomic_add_fetch(&tel_inflight, 1, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&tel_closed, __ATOMIC_SEQ_CST)) {
+		rc = -ENOENT;
+		for (unsigned int i = 0; i < RTE_DIM(tel_cmds); i++)
+			if (strcmp(cmd, tel_cmds[i].name) == 0) {
+				rc = tel_cmds[i].fn(cmd, params, d);
+				break;
+			}
+	}
+	__atomic_sub_fetch(&tel_inflight, 1, __ATOMIC_SEQ_CST);
+	return rc;
+}
+
+void
+rps_telemetry_close(void)
+{
+	__atomic_store_n(&tel_closed, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&tel_inflight, __ATOMIC_SEQ_CST) != 0)
+		rte_delay_us_sleep(100);
+}
+
 int
 rps_telemetry_register(struct rps_app *app)
 {
@@ -553,22 +612,7 @@ rps_telemetry_register(struct rps_app *app)
 		snprintf(path, sizeof(path), "%s/dpdk_telemetry.v2", rte_eal_get_runtime_dir());
 		(void)chmod(path, 0600);
 	}
-	rc |= rte_telemetry_register_cmd("/rps/info", tel_info,
-		"Version, lcores, ports, uptime, config generation. No parameters");
-	rc |= rte_telemetry_register_cmd("/rps/stats", tel_stats,
-		"Global and per-worker counters, drops by reason, backlog depth/hwm, pps. No parameters");
-	rc |= rte_telemetry_register_cmd("/rps/workers", tel_workers,
-		"Per-worker backlog, load and rates. No parameters");
-	rc |= rte_telemetry_register_cmd("/rps/map", tel_map,
-		"Per RX queue: mask, lcores, weights, table size, buckets per lcore; generation. "
-		"No parameters");
-	rc |= rte_telemetry_register_cmd("/rps/buckets", tel_buckets,
-		"Buckets of RX queue Q: lcore, packets, bytes, pps, cycles, moves. Params: Q (32 "
-		"hottest) or Q,FIRST (64 from FIRST)");
-	rc |= rte_telemetry_register_cmd("/rps/flows", tel_flows,
-		"Top N flows by packets across workers (from per-worker snapshots, 1 s old at most). "
-		"Parameters: int N (1..64, default 10)");
-	rc |= rte_telemetry_register_cmd("/rps/config", tel_config,
-		"Active settings, generation, last reload time and result. No parameters");
+	for (unsigned int i = 0; i < RTE_DIM(tel_cmds); i++)
+		rc |= rte_telemetry_register_cmd(tel_cmds[i].name, tel_guarded, tel_cmds[i].help);
 	return rc ? -1 : 0;
 }

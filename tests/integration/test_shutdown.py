@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""test_shutdown.py: a process that monitoring agents poll stops cleanly.
+
+DPDK 22.11 cannot unregister telemetry commands and its telemetry threads outlive
+rte_eal_cleanup(), so a /rps/ query that arrives while dpdk-rps stops used to read what
+teardown had freed (SIGSEGV in most runs with three pollers). Now the commands refuse once
+shutdown begins and teardown waits for those in flight (app/telemetry.c).
+
+RUNS times: dpdk-rps replays a capture forever through two workers; once ready, three
+clients poll /rps/stats, /rps/map, /rps/workers, /rps/buckets,0 and /rps/flows,5 as fast as
+they can over DPDK's telemetry socket; SIGINT lands mid-poll (at a varying moment). Each run
+must exit 0 within a few seconds with the summary, accounting exact and no mbuf left.
+
+usage: test_shutdown.py PATH/TO/dpdk-rps [RUNS]
+"""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rpstest  # noqa: E402
+
+RUNS = 20
+POLLERS = 3
+CMDS = ('/rps/stats', '/rps/map', '/rps/workers', '/rps/buckets,0', '/rps/flows,5',
+        '/rps/info', '/rps/config')
+
+
+def runtime_dir(prefix):
+    base = os.environ.get('XDG_RUNTIME_DIR') if os.getuid() != 0 else None
+    return os.path.join(base, 'dpdk', prefix) if base else '/var/run/dpdk/%s' % prefix
+
+
+def poller(path, stop, counts, k):
+    """Poll until stop is set or the process goes away; count replies and refusals."""
+    try:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        s.settimeout(5)
+        s.connect(path)
+        s.recv(16384)                      # the greeting
+        i = k
+        while not stop.is_set():
+            s.send(CMDS[i % len(CMDS)].encode())
+            i += 1
+            r = s.recv(1 << 17)
+            if not r:
+                break
+            v = json.loads(r.decode())
+            counts[k][0 if list(v.values())[0] is not None else 1] += 1
+    except (OSError, ValueError):
+        pass
+
+
+def one_run(F, binary, tmp, inp, n):
+    ctx = 'run %d' % n
+    prefix = rpstest.unique_prefix()
+    summary = os.path.join(tmp, 'shutdown.json')
+    if os.path.exists(summary):
+        os.unlink(summary)
+    eal = rpstest.eal_args(prefix, lcores='0@0,(1-2)@1',
+                           vdevs=[rpstest.pcap_vdev(rx=inp, infinite_rx=True)])
+    proc = subprocess.Popen([binary] + eal + ['--', '--map', '0x6', '--summary-json', summary],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+    stop = threading.Event()
+    counts = [[0, 0] for _ in range(POLLERS)]
+    threads = []
+    try:
+        if not F.check(rpstest.wait_ready(prefix) is not None, '%s: never ready' % ctx):
+            return
+        path = os.path.join(runtime_dir(prefix), 'dpdk_telemetry.v2')
+        threads = [threading.Thread(target=poller, args=(path, stop, counts, k), daemon=True)
+                   for k in range(POLLERS)]
+        for t in threads:
+            t.start()
+        time.sleep(0.2 + 0.013 * n)     # mid-poll, a different moment each run
+    finally:
+        out, err = rpstest.stop(proc, prefix, timeout=20)
+        stop.set()
+        for t in threads:
+            t.join(5)
+    out, err = out.decode(errors='replace'), err.decode(errors='replace')
+    answered = sum(c[0] for c in counts)
+    print('%s: exit %s, %d replies, %d refused' % (ctx, proc.returncode, answered,
+                                                  sum(c[1] for c in counts)), flush=True)
+    if not F.check(proc.returncode == 0, '%s: exit %s (%s): %s' % (
+            ctx, proc.returncode, signal.Signals(-proc.returncode).name
+            if proc.returncode and proc.returncode < 0 else '', err[-1500:])):
+        return
+    F.check(answered > 0, '%s: no poller got a reply: the test polled nothing' % ctx)
+    F.check('dpdk-rps summary' in out, '%s: no summary on stdout' % ctx)
+    try:
+        s = json.load(open(summary))
+    except (OSError, ValueError) as e:
+        F.fail('%s: summary JSON: %s' % (ctx, e))
+        return
+    F.extend(rpstest.check_accounting(s), ctx)
+    F.check(s.get('mempool', {}).get('in_use_at_exit', 0) == 0,
+            '%s: mbufs left at exit: %s' % (ctx, s.get('mempool')))
+
+
+def main():
+    binary = rpstest.binary_from_argv()
+    runs = int(sys.argv[2]) if len(sys.argv) > 2 else RUNS
+    F = rpstest.Failures('test_shutdown')
+    with rpstest.TempDir('shutdown') as tmp:
+        inp = os.path.join(tmp, 'in.pcap')
+        rpstest.write_pcap(inp, rpstest.gen_traffic.generate_frames(
+            flows=64, packets_per_flow=4, seed=9, non_ip=4))
+        for n in range(runs):
+            one_run(F, binary, tmp, inp, n)
+    return F.report()
+
+
+if __name__ == '__main__':
+    sys.exit(main())
