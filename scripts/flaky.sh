@@ -50,7 +50,7 @@ for f in sorted(glob.glob(os.path.join(out, 'run*.json'))):
     for line in open(f):
         t = json.loads(line)
         ok, skip = t['result'] in ('OK', 'EXPECTEDFAIL'), t['result'] == 'SKIP'
-        r = tally.setdefault(t['name'], [0, 0, 0])
+        r = tally.setdefault(t['name'].split(' / ')[-1], [0, 0, 0])
         r[0 if ok else 2 if skip else 1] += 1
 print('%s, %d run(s)%s' % (d, n, ', busy neighbour on one CPU' if busy else ''))
 print('%-34s %6s %6s %6s' % ('test', 'pass', 'fail', 'skip'))
