@@ -330,6 +330,7 @@ setup_workers(struct rps_app *app)
 	if (o->check_order) {
 		if (rps_order_init(&app->order, app->self.socket) < 0)
 			return -ENOMEM;
+		rps_order_set_queues(&app->order, app->nb_rxq);
 		app->order_on = 1;
 		app->steer.order = &app->order;
 	}

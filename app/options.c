@@ -418,7 +418,7 @@ static const struct opt_def opts[] = {
 		      "optionally weighted (1:2,2:1,3:1 gives lcore 1 half the table); "
 		      "0 = no steering, the RX lcore processes (default: every EAL lcore but the main one)", h_map },
 	{ "table-size", "N", "buckets of each RX queue's indirection table, a power of two 1..4096: "
-			     "bucket = hash & (N-1), filled from --map (default 128)", h_table_size },
+			     "bucket = top log2(N) bits of the hash, filled from --map (default 128)", h_table_size },
 	{ "hash", "MODE", "auto (NIC RSS hash when the mbuf has one, else jhash), rss, jhash, "
 			  "toeplitz (software RSS from the headers, as the NIC with --rss-key) "
 			  "(default auto)", h_hash },

@@ -52,12 +52,14 @@ rps_rx_main(struct rps_app *app)
 			n = rps_steer_sanitize(pkts, n, st);
 			map = __atomic_load_n(&app->maps[q], __ATOMIC_ACQUIRE);
 			app->steer.flow_limit = __atomic_load_n(&app->flow_limit, __ATOMIC_RELAXED);
-			if (map->nb_workers == 0)
+			if (map->nb_workers == 0) {
 				rps_process_burst(&app->self, pkts, n);
-			else
-				rps_steer_burst(&app->steer, map,
-						__atomic_load_n(&app->reorder_safe, __ATOMIC_RELAXED) ?
-						app->buckets[q] : NULL, app->bstats[q], pkts, n);
+				continue;
+			}
+			app->steer.queue = q;
+			rps_steer_burst(&app->steer, map,
+					__atomic_load_n(&app->reorder_safe, __ATOMIC_RELAXED) ?
+					app->buckets[q] : NULL, app->bstats[q], pkts, n);
 		}
 		if (app->nb_workers == 0)
 			rps_process_idle(&app->self);

@@ -300,6 +300,7 @@ map_alloc(uint32_t size, uint32_t generation, int socket)
 		return NULL;
 	}
 	m->mask = size - 1;
+	m->shift = 32u - (uint32_t)__builtin_ctz(size);
 	m->generation = generation;
 	return m;
 }

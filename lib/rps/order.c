@@ -17,6 +17,7 @@ rps_order_init(struct rps_order *o, int socket)
 	};
 	size_t sz = sizeof(uint32_t) << RPS_ORDER_BITS;
 
+	o->qbits = 0;
 	o->dynfield = rte_mbuf_dynfield_register(&desc);
 	if (o->dynfield < 0)
 		return -rte_errno;
@@ -27,6 +28,14 @@ rps_order_init(struct rps_order *o, int socket)
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+void
+rps_order_set_queues(struct rps_order *o, unsigned int nb_queues)
+{
+	o->qbits = 0;
+	while ((1u << o->qbits) < nb_queues && o->qbits < 8)
+		o->qbits++;
 }
 
 void

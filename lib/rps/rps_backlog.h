@@ -27,7 +27,8 @@
 /** Packets of history and flow buckets of the flow limit (the kernel's defaults are 128 and
  * 4096; the history here is 256, as the issue asks). */
 #define RPS_FLOW_LIMIT_HISTORY 256
-#define RPS_FLOW_LIMIT_BUCKETS 4096
+#define RPS_FLOW_LIMIT_BITS 12
+#define RPS_FLOW_LIMIT_BUCKETS (1u << RPS_FLOW_LIMIT_BITS)
 
 /**
  * The kernel's flow limit (skb_flow_limit()) for one backlog: the flow buckets of the last
@@ -98,7 +99,8 @@ static inline int
 rps_backlog_flow_limited(struct rps_backlog *b, uint32_t hash)
 {
 	struct rps_flow_limit *fl = b->fl;
-	uint16_t nf = (uint16_t)(hash & (RPS_FLOW_LIMIT_BUCKETS - 1));
+	/* top bits: the low ones chose the NIC queue, alike for every flow of a queue */
+	uint16_t nf = (uint16_t)(hash >> (32 - RPS_FLOW_LIMIT_BITS));
 	uint16_t of = fl->history[fl->head];
 
 	fl->history[fl->head] = nf;

@@ -3,7 +3,11 @@
  * rps_map.h: lcore sets (the --map syntax) and the immutable map from flow hash to worker.
  *
  * A map is an indirection table, as a NIC's RETA: a power-of-two number of buckets (default
- * 128, at most 4096), bucket = hash & (size - 1), worker = table[bucket]. A set of lcores
+ * 128, at most 4096), bucket = the hash's top log2(size) bits (hash >> (32 - log2(size)),
+ * the kernel's reciprocal_scale()), worker = table[bucket]. Top bits, not low ones: a NIC
+ * picks the RX queue from the low bits (RETA[hash & (reta_size - 1)]), so within one queue
+ * those bits are all alike and a table indexed by them would use 1/Q of its buckets (see
+ * docs/rss-bits.md). A set of lcores
  * fills it evenly (bucket i -> the i-th lcore modulo their number, as NICs fill their RETA);
  * weights fill it in proportion, interleaved. It is created once, never modified, and
  * reached through one pointer per RX queue, so that a new one (a reload, or the rebalancer
@@ -95,6 +99,7 @@ struct rps_map {
 	uint32_t mask;        /**< table size - 1 */
 	uint32_t nb_workers;  /**< distinct workers in the table; 0 = no steering */
 	uint32_t generation;  /**< configuration generation that built it */
+	uint32_t shift;       /**< 32 - log2(size): bucket = hash >> shift (32 for size 1) */
 	uint16_t table[];     /**< [mask + 1]: bucket -> worker index (the application's) */
 };
 
@@ -147,18 +152,18 @@ struct rte_rcu_qsbr;
 void rps_map_publish(struct rps_map **slots, struct rps_map *const *next, unsigned int nb,
 		     struct rte_rcu_qsbr *qs);
 
-/** The bucket of @p hash in @p map. */
+/** The bucket of @p hash in @p map: its top log2(size) bits. */
 static inline uint32_t
 rps_map_bucket(const struct rps_map *map, uint32_t hash)
 {
-	return hash & map->mask;
+	return (uint32_t)((uint64_t)hash >> map->shift);
 }
 
 /** The fast-path lookup: which worker gets @p hash. @p map must have nb_workers > 0. */
 static inline uint16_t
 rps_map_worker(const struct rps_map *map, uint32_t hash)
 {
-	return map->table[hash & map->mask];
+	return map->table[rps_map_bucket(map, hash)];
 }
 
 #endif /* RPS_MAP_H */

@@ -43,6 +43,7 @@ struct rps_steer_ctx {
 	struct rps_inner_cfg tunnels; /**< the VXLAN ports of ctx->inner; zeroed (4789) by
 				       * rps_steer_init(), set by the caller after it */
 	struct rps_order *order;     /**< stamp packets for --check-order, or NULL */
+	uint16_t queue;              /**< RX queue of the burst being steered (--check-order) */
 	int flow_limit;              /**< apply each backlog's flow limit (--flow-limit): the
 				      * caller may change it between bursts; every backlog must
 				      * have rps_backlog_flow_limit_init() done */
@@ -79,7 +80,7 @@ struct rps_bucket_ctr {
 };
 
 /**
- * Per-bucket counters of one RX queue, indexed by the map's bucket (hash & map->mask), as
+ * Per-bucket counters of one RX queue, indexed by the map's bucket (rps_map_bucket()), as
  * the packets are steered (before backlog_full or flow_limit can drop them). The RX lcore
  * is the only writer (plain stores, no atomics); readers load each 64-bit value atomically.
  * When a map of another size arrives, the RX lcore clears them and bumps @c epoch, so a
@@ -109,6 +110,7 @@ void rps_bucket_stats_free(struct rps_bucket_stats *s);
  */
 struct rps_buckets {
 	uint32_t mask;                /**< nb buckets - 1 (power of two, >= any map's mask) */
+	uint32_t shift;               /**< 32 - log2(nb): bucket = hash >> shift */
 	uint32_t scan;                /**< next bucket the settle scan examines */
 	uint32_t clean;               /**< consecutive buckets the scan found settled... */
 	uint32_t scan_gen;            /**< ...against this map (generation and pointer) */
@@ -131,9 +133,9 @@ rps_buckets_settled(const struct rps_buckets *t, const struct rps_map *map)
 
 /**
  * Allocate a table of @p nb (power of two, 2..2^24) buckets, all empty. NULL on failure.
- * Bucket = hash & (nb - 1): with nb at least the map's size (RPS_MAP_SIZE_MAX covers every
- * map), each of its buckets lies inside one bucket of the map, so a packet's worker is the
- * map's choice, and a bucket of the map moves as one piece.
+ * Bucket = the hash's top log2(nb) bits, as the map's: with nb at least the map's size
+ * (RPS_MAP_SIZE_MAX covers every map), each of its buckets lies inside one bucket of the
+ * map, so a packet's worker is the map's choice, and a bucket of the map moves as one piece.
  */
 struct rps_buckets *rps_buckets_create(uint32_t nb, int socket);
 void rps_buckets_free(struct rps_buckets *t);

@@ -71,6 +71,7 @@ rps_buckets_create(uint32_t nb, int socket)
 	if (t == NULL)
 		return NULL;
 	t->mask = nb - 1;
+	t->shift = 32u - (uint32_t)__builtin_ctz(nb);
 	for (uint32_t i = 0; i < nb; i++)
 		t->b[i].worker = RPS_BUCKET_NONE;
 	return t;
@@ -114,7 +115,7 @@ bucket_stats_add(struct rps_bucket_stats *s, const struct rps_map *map, const ui
 	if (unlikely(s->mask != mask))
 		bucket_stats_resize(s, mask);
 	for (uint16_t i = 0; i < n; i++) {
-		struct rps_bucket_ctr *c = &s->b[hv[i] & mask];
+		struct rps_bucket_ctr *c = &s->b[rps_map_bucket(map, hv[i])];
 
 		c->packets++;
 		c->bytes += pkts[i]->pkt_len;
@@ -127,9 +128,9 @@ static inline uint16_t
 bucket_worker(struct rps_steer_ctx *ctx, const struct rps_map *map, struct rps_buckets *t,
 	      uint32_t hash, uint32_t *moved, uint32_t *deferred)
 {
-	/* The bucket is the hash's low bits, as the map's, and at least as many: every flow
+	/* The bucket is the hash's top bits, as the map's, and at least as many: every flow
 	 * of a bucket wants the same worker and a bucket moves as one piece. */
-	struct rps_bucket *b = &t->b[hash & t->mask];
+	struct rps_bucket *b = &t->b[(uint64_t)hash >> t->shift];
 	uint16_t want = rps_map_worker(map, hash);
 	uint32_t cur = b->worker;
 	uint16_t w = want;
@@ -179,7 +180,8 @@ settle_scan(const struct rps_steer_ctx *ctx, const struct rps_map *map, struct r
 	for (unsigned int k = 0; k < RPS_SETTLE_SCAN; k++) {
 		uint32_t i = t->scan;
 		struct rps_bucket *b = &t->b[i];
-		uint16_t want = rps_map_worker(map, i);
+		/* the map's choice for any hash of this bucket: its top bits are i */
+		uint16_t want = rps_map_worker(map, (uint32_t)((uint64_t)i << t->shift));
 		uint32_t cur = b->worker;
 
 		t->scan = (i + 1) & t->mask;
@@ -268,7 +270,7 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 	}
 	if (ctx->order != NULL)
 		for (uint16_t i = 0; i < n; i++)
-			rps_order_stamp(ctx->order, pkts[i], hv[i]);
+			rps_order_stamp(ctx->order, pkts[i], hv[i], ctx->queue);
 	if (bstats != NULL)
 		bucket_stats_add(bstats, map, hv, pkts, n);
 

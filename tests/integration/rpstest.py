@@ -295,6 +295,12 @@ MS_KEY = bytes.fromhex('6d5a56da255b0ec24167253d43a38fb0d0ca2bcbae7b30b477cb2da3
                        '6a42b73bbeac01fa')
 
 
+def bucket(h, size):
+    """The bucket of 32-bit hash h in a table of size (a power of two) buckets: its top
+    log2(size) bits, as dpdk-rps indexes its maps (rps_map_bucket())."""
+    return (h * size) >> 32
+
+
 def toeplitz(key, data):
     """The Toeplitz hash of data (bytes, network order) under key (MSB first)."""
     k = int.from_bytes(key, 'big')

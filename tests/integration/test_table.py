@@ -8,7 +8,7 @@ varied lengths. Three workers (lcores 1-3), one net_pcap TX file each, --stages 
 
 - --hash toeplitz --map 1:2,2:1,3:1 (table 128): the summary JSON's buckets.queues[0].lcore
   is rps_map_fill() of those weights (64/32/32 buckets, interleaved); every packet reached
-  the owner of bucket toeplitz(tuple) & 127; per bucket packets and bytes as computed here,
+  the owner of bucket toeplitz(tuple) >> 25 (the top 7 bits); per bucket packets and bytes as computed here,
   their sums rx_packets and the capture's bytes.
 - --table-size 16 --map 1-3: bucket b -> lcore 1 + b % 3 (6/5/5), packets follow it.
 - A live run (infinite_rx, --config with table_size = 64 and queue0 = 1:3,2:1): /rps/map
@@ -101,7 +101,7 @@ def build(rng):
         src, dst = v4_addr(rng), v4_addr(rng)
         sp, dp = rng.randrange(1024, 65536), rng.choice((53, 80, 443, rng.randrange(1, 65536)))
         h = toeplitz(MS_KEY, src + dst + struct.pack('!HH', sp, dp))
-        seen.add(h & 127)
+        seen.add(rpstest.bucket(h, 128))
         flows.append((rng.choice((6, 17)), src, dst, sp, dp, h, rng.randrange(1, 7)))
     order = [f for f, fl in enumerate(flows) for _ in range(fl[6])]
     rng.shuffle(order)
@@ -162,8 +162,7 @@ def table_run(F, binary, tmp, inp, frames, hashes, tag, size, extra, want_table,
         ctx, size, dict(sorted(got_counts.items())), counts), flush=True)
 
     # every packet on the owner of its bucket, in the table the program reports
-    mask = size - 1
-    bucket_of = {fr: h & mask for fr, h in zip(frames, hashes)}
+    bucket_of = {fr: rpstest.bucket(h, size) for fr, h in zip(frames, hashes)}
     wrong = []
     for i, path in enumerate(tx):
         for fr in outs[os.path.basename(path)]:
@@ -176,8 +175,8 @@ def table_run(F, binary, tmp, inp, frames, hashes, tag, size, extra, want_table,
     # per bucket packets and bytes, as counted here
     pk, by = [0] * size, [0] * size
     for fr, h in zip(frames, hashes):
-        pk[h & mask] += 1
-        by[h & mask] += len(fr)
+        pk[rpstest.bucket(h, size)] += 1
+        by[rpstest.bucket(h, size)] += len(fr)
     F.check(sum(q['packets']) == s['rx_packets'], '%s: bucket packets sum %d != rx_packets %d'
             % (ctx, sum(q['packets']), s['rx_packets']))
     F.check(sum(q['bytes']) == sum(len(fr) for fr in frames),
@@ -426,7 +425,7 @@ def main():
         frames, hashes = build(rng)
         rpstest.write_pcap(inp, frames)
         print('input: %d packets, %d buckets of 128 hit' % (
-            len(frames), len({h & 127 for h in hashes})), flush=True)
+            len(frames), len({rpstest.bucket(h, 128) for h in hashes})), flush=True)
 
         table_run(F, binary, tmp, inp, frames, hashes, 'weighted', 128,
                   ['--map', '1:2,2:1,3:1'], map_fill(128, [1, 2, 3], [2, 1, 1]),

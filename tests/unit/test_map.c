@@ -375,7 +375,8 @@ test_map_create(void)
 		m = rps_map_create_table(t, 4, 3, SOCKET_ID_ANY);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 		CU_ASSERT_EQUAL(m->nb_workers, 2);
-		CU_ASSERT_EQUAL(rps_map_worker(m, 6), 9);
+		CU_ASSERT_EQUAL(rps_map_worker(m, 0x80000006), 9);  /* top bits 10: bucket 2 */
+		CU_ASSERT_EQUAL(rps_map_worker(m, 6), 7);           /* top bits 00: bucket 0 */
 		CU_ASSERT_EQUAL(rps_map_worker(m, 0xfffffffb), 7);
 		rps_map_free(m);
 		rte_errno = 0;
@@ -416,7 +417,9 @@ test_map_create(void)
 	rps_map_free(NULL);
 }
 
-/* The bucket is the hash's low bits, as a NIC's RETA index. */
+/* The bucket is the hash's top bits (the kernel's reciprocal_scale), not the low bits a NIC
+ * spends on picking the queue: within one queue of a Q-queue NIC (hashes alike in their low
+ * bits) every bucket of the table still sees traffic. */
 static void
 test_map_worker_bucket(void)
 {
@@ -429,11 +432,28 @@ test_map_worker_bucket(void)
 
 		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 		for (unsigned int i = 0; i < RTE_DIM(hashes); i++) {
-			CU_ASSERT_EQUAL(rps_map_bucket(m, hashes[i]), hashes[i] % size);
-			CU_ASSERT_EQUAL(rps_map_worker(m, hashes[i]), m->table[hashes[i] % size]);
+			uint32_t b = (uint32_t)(((uint64_t)hashes[i] * size) >> 32);
+
+			CU_ASSERT_EQUAL(rps_map_bucket(m, hashes[i]), b);
+			CU_ASSERT_EQUAL(rps_map_worker(m, hashes[i]), m->table[b]);
 		}
 		/* non-IP packets (hash 0) go to the first worker */
 		CU_ASSERT_EQUAL(rps_map_worker(m, 0), 10);
+		/* a queue of a NIC whose 512-entry RETA spreads over 8 queues round robin: its
+		 * hashes share their low 3 bits, and still reach every bucket */
+		{
+			static uint8_t seen[RPS_MAP_SIZE_MAX];
+			uint32_t hit = 0, x = 12345;
+
+			memset(seen, 0, sizeof(seen));
+			for (uint32_t k = 0; k < 64 * size; k++) {
+				x = x * 1103515245u + 12345u;
+				seen[rps_map_bucket(m, (x & ~7u) | 5u)] = 1;
+			}
+			for (uint32_t b = 0; b < size; b++)
+				hit += seen[b];
+			CU_ASSERT_EQUAL(hit, size);
+		}
 		rps_map_free(m);
 	}
 }

@@ -440,8 +440,8 @@ test_steer_rss_targeted(void)
 		pkts[i] = flow_pkt(0, i);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(pkts[i]);
 		pkts[i]->ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
-		/* the low bits pick the bucket (never 0: no hash) */
-		pkts[i]->hash.rss = entry | (uint32_t)(i + 1) << 8;
+		/* the top bits pick the bucket; the low ones vary (never 0: no hash) */
+		pkts[i]->hash.rss = entry << 29 | (uint32_t)(i + 1) << 8;
 		want[i] = (uint16_t)entry;
 	}
 	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, t.map, NULL, NULL, pkts, 64), 64);
@@ -736,8 +736,8 @@ test_bucket_stats(void)
 		for (unsigned int i = 0; i < 60; i++) {
 			pkts[i] = flow_pkt(i % 40, round * 60 + i);
 			CU_ASSERT_PTR_NOT_NULL_FATAL(pkts[i]);
-			want_pk[rps_hash_sw(pkts[i], SEED) & 7]++;
-			want_by[rps_hash_sw(pkts[i], SEED) & 7] += pkts[i]->pkt_len;
+			want_pk[rps_hash_sw(pkts[i], SEED) >> 29]++;
+			want_by[rps_hash_sw(pkts[i], SEED) >> 29] += pkts[i]->pkt_len;
 		}
 		CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, t.map, NULL, bs, pkts, 60), 60);
 	}
@@ -778,6 +778,40 @@ test_bucket_stats(void)
 	bed_fini(&t);
 }
 
+/* --check-order buckets hold the RX queue: two queues' flows with the same top hash bits (on
+ * different workers under per-queue maps) never share a bucket; within one queue the bucket
+ * is the hash's top bits, finer than any map's. */
+static void
+test_order_queues(void)
+{
+	struct rps_order o;
+	struct rte_mbuf *a = flow_pkt(1, 0), *b = flow_pkt(2, 0);
+	const uint32_t h = 0xabcde123;
+	uint64_t sa, sb;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL_FATAL(rps_order_init(&o, SOCKET_ID_ANY), 0);
+	rps_order_stamp(&o, a, h, 0);
+	sa = *RTE_MBUF_DYNFIELD(a, o.dynfield, uint64_t *);
+	CU_ASSERT_EQUAL(sa >> 32, h >> (32 - RPS_ORDER_BITS));
+	rps_order_set_queues(&o, 3);
+	CU_ASSERT_EQUAL(o.qbits, 2);
+	rps_order_stamp(&o, a, h, 0);
+	rps_order_stamp(&o, b, h, 2);
+	sa = *RTE_MBUF_DYNFIELD(a, o.dynfield, uint64_t *);
+	sb = *RTE_MBUF_DYNFIELD(b, o.dynfield, uint64_t *);
+	CU_ASSERT_NOT_EQUAL(sa >> 32, sb >> 32);
+	CU_ASSERT_EQUAL(sa >> 32, h >> (32 - RPS_ORDER_BITS + 2));
+	CU_ASSERT_EQUAL(sb >> 32, (2u << (RPS_ORDER_BITS - 2)) | h >> (32 - RPS_ORDER_BITS + 2));
+	/* the top 12 bits (the largest map's bucket) are inside the order bucket */
+	CU_ASSERT_EQUAL(((sa >> 32) & ((1u << (RPS_ORDER_BITS - 2)) - 1)) >> (RPS_ORDER_BITS - 14),
+			h >> 20);
+	rte_pktmbuf_free(a);
+	rte_pktmbuf_free(b);
+	rps_order_fini(&o);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -793,6 +827,7 @@ main(int argc, char **argv)
 		{ "steer_rss_targeted", test_steer_rss_targeted },
 		{ "reorder_safe_remap", test_reorder_safe_remap },
 		{ "bucket_stats", test_bucket_stats },
+		{ "order_queues", test_order_queues },
 		CU_TEST_INFO_NULL,
 	};
 
