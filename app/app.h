@@ -208,6 +208,8 @@ void rps_rx_main(struct rps_app *app);
 /* test_hooks.c: read RPS_TEST_* from the environment (builds with -Dtest_hooks=true; others
  * warn that the variables are ignored). */
 void rps_test_hooks_init(struct rps_app *app);
+/* How many RX queues the RX lcore polls: all, or fewer under RPS_TEST_RX_QUEUES. */
+uint16_t rps_test_rx_queues(const struct rps_app *app);
 /* Busy-wait @p tsc cycles (the worker delay hook). */
 void rps_test_spin(uint64_t tsc);
 

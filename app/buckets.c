@@ -40,19 +40,22 @@ rps_buckets_set_owners(struct rps_app *app, struct rps_map *const *maps)
 	}
 }
 
-/* Sample the counters: delta, pps, cycle estimates. @return 0 when the sample is usable
- * for a plan (every queue's counters are at its map's size). */
+/* Sample the counters: delta, pps, cycle estimates. Each queue on its own terms: a queue
+ * whose counters are not (yet) at its map's size, or were being cleared while read (an idle
+ * queue after a table_size change; a resize racing the read), contributes nothing this time
+ * and blocks nothing. @return 0, or -1 when out of memory. */
 static int
 sample(struct rps_app *app, double dt)
 {
 	const uint16_t nw = app->nb_workers;
 	uint64_t *busy = calloc(nw, sizeof(*busy));
 	uint64_t *pk = calloc(nw, sizeof(*pk));
-	int usable = 0;
+	uint64_t *now = calloc(RPS_MAP_SIZE_MAX, sizeof(*now));
 
-	if (busy == NULL || pk == NULL) {
+	if (busy == NULL || pk == NULL || now == NULL) {
 		free(busy);
 		free(pk);
+		free(now);
 		return -1;
 	}
 	for (uint16_t w = 0; w < nw; w++) {
@@ -66,21 +69,26 @@ sample(struct rps_app *app, double dt)
 		const struct rps_bucket_stats *s = app->bstats[q];
 		uint32_t epoch = __atomic_load_n(&s->epoch, __ATOMIC_ACQUIRE);
 		uint32_t mask = __atomic_load_n(&s->mask, __ATOMIC_RELAXED);
+		int ok = (epoch & 1) == 0 && mask + 1 == v->size;
 
-		if (epoch != v->epoch) { /* counters restarted for a new table size */
+		for (uint32_t b = 0; ok && b < v->size; b++)
+			now[b] = __atomic_load_n(&s->b[b].packets, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		ok = ok && __atomic_load_n(&s->epoch, __ATOMIC_RELAXED) == epoch;
+		if (epoch != v->epoch && (epoch & 1) == 0) { /* counters restarted: new size */
 			memset(v->prev_packets, 0, sizeof(v->prev_packets));
 			memset(v->cycles, 0, sizeof(v->cycles));
 			v->epoch = epoch;
 		}
-		if (mask + 1 != v->size) {
-			/* the RX lcore has not counted with the new map yet */
+		if (!ok) {
+			/* not counted at the map's size yet (an idle queue after a resize), or
+			 * cleared meanwhile: nothing from this queue this time */
 			memset(v->delta, 0, sizeof(v->delta));
 			memset(v->pps, 0, sizeof(v->pps));
-			usable = -1;
 			continue;
 		}
 		for (uint32_t b = 0; b < v->size; b++) {
-			uint64_t p = __atomic_load_n(&s->b[b].packets, __ATOMIC_RELAXED);
+			uint64_t p = now[b];
 
 			v->delta[b] = p - v->prev_packets[b];
 			v->prev_packets[b] = p;
@@ -102,7 +110,8 @@ sample(struct rps_app *app, double dt)
 	}
 	free(busy);
 	free(pk);
-	return usable;
+	free(now);
+	return 0;
 }
 
 /* Each worker's weight (its largest in any queue's map) and where it may serve. */

@@ -237,14 +237,19 @@ rps_control_reload(struct rps_app *app, const char *why)
 	app->rebal = rb;
 	pthread_mutex_unlock(&app->ctl_lock);
 	__atomic_store_n(&app->generation, gen, __ATOMIC_RELEASE);
+	/* the result and its counters under ctl_lock: /rps/config reads them under it */
+	pthread_mutex_lock(&app->ctl_lock);
 	app->reloads_ok++;
-	if (restart[0] != '\0') {
+	if (restart[0] != '\0')
 		snprintf(app->last_reload_result, sizeof(app->last_reload_result),
 			 "ok; needs a restart for: %s", restart);
+	else
+		snprintf(app->last_reload_result, sizeof(app->last_reload_result), "ok");
+	pthread_mutex_unlock(&app->ctl_lock);
+	if (restart[0] != '\0') {
 		RPS_LOG(WARNING, "config %s (%s): generation %u applied; these keys changed but "
 			"need a restart: %s", app->opt.config_path, why, gen, restart);
 	} else {
-		snprintf(app->last_reload_result, sizeof(app->last_reload_result), "ok");
 		RPS_LOG(INFO, "config %s (%s): generation %u applied", app->opt.config_path, why,
 			gen);
 	}
@@ -252,14 +257,17 @@ rps_control_reload(struct rps_app *app, const char *why)
 	rps_app_maps_check_numa(app, sets, when); /* the new maps may span sockets */
 	rc = 0;
 out:
+	pthread_mutex_lock(&app->ctl_lock);
 	if (rc < 0) {
 		app->reloads_failed++;
 		snprintf(app->last_reload_result, sizeof(app->last_reload_result),
 			 "refused: %s", err);
-		RPS_LOG(ERR, "config reload (%s) refused, generation %u keeps running: %s", why,
-			app->generation, err);
 	}
 	app->last_reload_tsc = rte_rdtsc();
+	pthread_mutex_unlock(&app->ctl_lock);
+	if (rc < 0)
+		RPS_LOG(ERR, "config reload (%s) refused, generation %u keeps running: %s", why,
+			app->generation, err);
 	for (uint16_t q = 0; maps != NULL && q < app->nb_rxq; q++)
 		rps_map_free(maps[q]);
 	free(maps);

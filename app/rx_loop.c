@@ -33,6 +33,7 @@ rps_rx_main(struct rps_app *app)
 		app->start_tsc + (uint64_t)(app->opt.duration * (double)hz) : UINT64_MAX;
 	uint64_t idle_since = 0;
 	struct rps_idle backoff;
+	const uint16_t nb_poll = rps_test_rx_queues(app); /* nb_rxq but in fault tests */
 
 	rps_idle_init(&backoff, app->opt.idle_spin_us, app->opt.idle_sleep_us, hz);
 	rps_idle_thread_init();
@@ -41,7 +42,7 @@ rps_rx_main(struct rps_app *app)
 		uint32_t got = 0;
 		uint64_t now;
 
-		for (uint16_t q = 0; q < app->nb_rxq; q++) {
+		for (uint16_t q = 0; q < nb_poll; q++) {
 			const struct rps_map *map;
 			uint16_t n = rte_eth_rx_burst(port, q, pkts, burst);
 

@@ -7,6 +7,8 @@
  *   RPS_TEST_WORKER_DELAY_NS=N   every worker spends N ns per packet after its stages: a
  *                                worker slower than the RX lcore on any machine (overload,
  *                                backlog_full, flow_limit tests)
+ *   RPS_TEST_RX_QUEUES=N         the RX lcore polls only the port's first N queues: the
+ *                                others are queues that never receive (idle-queue tests)
  *
  * A build without the hooks warns when such a variable is set, so a test can tell that it
  * cannot set up its condition (and skip) instead of passing or failing by chance.
@@ -19,6 +21,7 @@
 #include "app.h"
 
 #define DELAY_VAR "RPS_TEST_WORKER_DELAY_NS"
+#define RXQ_VAR "RPS_TEST_RX_QUEUES"
 
 void
 rps_test_spin(uint64_t tsc)
@@ -27,6 +30,31 @@ rps_test_spin(uint64_t tsc)
 
 	while (rte_rdtsc() < end)
 		rte_pause();
+}
+
+uint16_t
+rps_test_rx_queues(const struct rps_app *app)
+{
+	const char *v = getenv(RXQ_VAR);
+
+	if (v == NULL)
+		return app->nb_rxq;
+#ifdef RPS_TEST_HOOKS
+	{
+		char *end;
+		unsigned long n = strtoul(v, &end, 10);
+
+		if (*v != '\0' && *end == '\0' && n >= 1 && n <= app->nb_rxq) {
+			RPS_LOG(WARNING, "test hook: polling %lu of %u RX queue(s) (%s)", n,
+				app->nb_rxq, RXQ_VAR);
+			return (uint16_t)n;
+		}
+		RPS_LOG(ERR, "test hook: %s=%s is not 1..%u: ignored", RXQ_VAR, v, app->nb_rxq);
+	}
+#else
+	RPS_LOG(WARNING, "test hook: %s is ignored: built without -Dtest_hooks=true", RXQ_VAR);
+#endif
+	return app->nb_rxq;
 }
 
 void

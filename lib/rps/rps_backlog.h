@@ -149,13 +149,21 @@ rps_backlog_passed(const struct rps_backlog *b, uint64_t pos, uint32_t pending)
 	return (int64_t)(head - pos) >= 0;
 }
 
-/** Packets accepted but not yet processed (any thread; exact from the RX lcore). */
+/**
+ * Packets accepted but not yet processed (any thread; exact from the RX lcore), in
+ * [0, capacity]. From another thread the two counters are read at different moments, and the
+ * ring hands packets to the worker before the RX lcore adds them to tail, so a fast worker's
+ * head can be ahead of the tail read: that reads as 0, never as a wrapped 2^64 - k.
+ */
 static inline uint64_t
 rps_backlog_depth(const struct rps_backlog *b)
 {
 	uint64_t head = __atomic_load_n(&b->cons.head, __ATOMIC_ACQUIRE);
+	uint64_t tail = RPS_CTR_READ(b->prod.tail);
 
-	return RPS_CTR_READ(b->prod.tail) - head;
+	if ((int64_t)(tail - head) <= 0)
+		return 0;
+	return RTE_MIN(tail - head, (uint64_t)b->capacity);
 }
 
 #endif /* RPS_BACKLOG_H */

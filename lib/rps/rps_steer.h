@@ -83,8 +83,10 @@ struct rps_bucket_ctr {
  * Per-bucket counters of one RX queue, indexed by the map's bucket (rps_map_bucket()), as
  * the packets are steered (before backlog_full or flow_limit can drop them). The RX lcore
  * is the only writer (plain stores, no atomics); readers load each 64-bit value atomically.
- * When a map of another size arrives, the RX lcore clears them and bumps @c epoch, so a
- * reader comparing epochs knows the counts restarted.
+ * When a map of another size arrives, the RX lcore clears them and bumps @c epoch twice, a
+ * sequence count (odd while clearing): a reader loads it (acquire) before and after reading
+ * mask and counters and keeps what it read only when both loads agree and are even; a
+ * changed epoch also tells it the counts restarted.
  */
 struct rps_bucket_stats {
 	uint32_t mask;                /**< the table size - 1 they count for */

@@ -96,10 +96,13 @@ rps_bucket_stats_free(struct rps_bucket_stats *s)
 	rte_free(s);
 }
 
-/* Counters of a map of another size: start again (the control thread sees the epoch). */
+/* Counters of a map of another size: start again. The epoch is a sequence count: odd while
+ * the counters are cleared, so the control thread discards what it read across it. */
 static void
 bucket_stats_resize(struct rps_bucket_stats *s, uint32_t mask)
 {
+	__atomic_store_n(&s->epoch, s->epoch + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
 	memset(s->b, 0, sizeof(s->b));
 	__atomic_store_n(&s->mask, mask, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->epoch, s->epoch + 1, __ATOMIC_RELEASE);

@@ -144,12 +144,16 @@ def reload_keeps_table(F, proc, prefix, conf):
         after['generation'], after['queue0']['buckets']), flush=True)
 
 
-def run(F, binary, tmp, inp, on):
-    tag = 'rebalance_on' if on else 'rebalance_off'
+def run(F, binary, tmp, inp, on, idle_queue=False):
+    """idle_queue: a second RX queue that never receives (the test hook RPS_TEST_RX_QUEUES=1
+    leaves it unpolled): it must block nothing."""
+    tag = ('rebalance_on' if on else 'rebalance_off') + ('_idleq' if idle_queue else '')
     prefix = rpstest.unique_prefix()
     summary = os.path.join(tmp, tag + '.json')
-    eal = rpstest.eal_args(prefix, lcores=LCORES, mem_mb=1024,
-                           vdevs=[rpstest.pcap_vdev(rx=inp, infinite_rx=True)])
+    vdev = rpstest.pcap_vdev(rx=inp, infinite_rx=True)
+    if idle_queue:
+        vdev += ',rx_pcap=' + inp
+    eal = rpstest.eal_args(prefix, lcores=LCORES, mem_mb=1024, vdevs=[vdev])
     app = ['--hash', 'toeplitz', '--stages', 'parse,flow', '--check-order',
            '--backlog', '32768', '--summary-json', summary]
     conf = os.path.join(tmp, tag + '.conf')
@@ -161,7 +165,9 @@ def run(F, binary, tmp, inp, on):
         app += ['--map', '1-4', '--rebalance', 'off', '--rebalance-interval', '200']
     proc = subprocess.Popen([binary] + eal + ['--'] + app, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                            start_new_session=True)
+                            start_new_session=True,
+                            env=dict(os.environ, RPS_TEST_RX_QUEUES='1') if idle_queue
+                            else None)
     result = None
     try:
         # let the rebalancer see two intervals over the threshold, move, and settle
@@ -209,6 +215,7 @@ def run(F, binary, tmp, inp, on):
     # each plan the rebalancer carried out, as it logged it
     s['plans'] = [int(m.group(1)) for m in re.finditer(
         r'rebalance: moved (\d+) bucket', err.decode(errors='replace'))]
+    s['_stderr'] = err.decode(errors='replace')
     print('%s: rx %d processed %d reordered %d out_of_order %d flows_migrated %d '
           'migrations_deferred %d; plans %s; rebalance %s' % (
               tag, s['rx_packets'], s['processed'], reordered, ooo,
@@ -275,6 +282,21 @@ def main():
                 F.check(b['buckets_moved'] == st['buckets_moved'], '/rps/buckets moved')
                 print('owners %s; hottest buckets %s -> lcores %s, moves %s' % (
                     owners, b['bucket'][:HEAVY], b['lcore'][:HEAVY], b['moves'][:HEAVY]))
+
+        # a second RX queue that receives nothing contributes nothing and blocks nothing
+        # (its counters never reach its map's size: the whole sample used to be refused)
+        idle = run(F, binary, tmp, inp, True, idle_queue=True)
+        if idle is not None:
+            (r, d, st, bk, lost), s = idle
+            if rpstest.NO_HOOKS in s.get('_stderr', ''):
+                print('SKIP (idle queue): %s' % rpstest.NO_HOOKS)
+            else:
+                F.check(len(s['buckets']['queues']) == 2, 'idle queue: %d queues' % len(
+                    s['buckets']['queues']))
+                F.check(st['rebalance_runs'] > 0 and st['buckets_moved'] > 0,
+                        'idle queue: the rebalancer never ran (rebalance_runs %d, '
+                        'buckets_moved %d)' % (st['rebalance_runs'], st['buckets_moved']))
+                F.check(r < 1.25, 'idle queue: max/mean %.3f >= 1.25 (per worker %s)' % (r, d))
     return F.report()
 
 
