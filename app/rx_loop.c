@@ -44,6 +44,7 @@ rps_rx_main(struct rps_app *app)
 
 		for (uint16_t q = 0; q < nb_poll; q++) {
 			const struct rps_map *map;
+			struct rps_buckets *bk;
 			uint16_t n = rte_eth_rx_burst(port, q, pkts, burst);
 
 			if (n == 0)
@@ -58,9 +59,13 @@ rps_rx_main(struct rps_app *app)
 				continue;
 			}
 			app->steer.queue = q;
-			rps_steer_burst(&app->steer, map,
-					__atomic_load_n(&app->reorder_safe, __ATOMIC_RELAXED) ?
-					app->buckets[q] : NULL, app->bstats[q], pkts, n);
+			bk = app->buckets[q];
+			if (!__atomic_load_n(&app->reorder_safe, __ATOMIC_RELAXED)) {
+				/* off: steer without the table, but keep it where packets go */
+				rps_buckets_follow(bk, map);
+				bk = NULL;
+			}
+			rps_steer_burst(&app->steer, map, bk, app->bstats[q], pkts, n);
 		}
 		if (app->nb_workers == 0)
 			rps_process_idle(&app->self);

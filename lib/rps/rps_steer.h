@@ -143,6 +143,17 @@ struct rps_buckets *rps_buckets_create(uint32_t nb, int socket);
 void rps_buckets_free(struct rps_buckets *t);
 
 /**
+ * While reorder-safe remaps are off (steering without the table): keep the table in step with
+ * where packets really go. Call it with the queue's current map before each burst steered
+ * without the table; when @p map is not the one the table last agreed with, every bucket takes
+ * the map's worker at once (no deferral: off means moves apply at once) and the tails are
+ * marked stale, so that turning reorder-safe remaps on later starts from the true owners
+ * (a stale owner would hold a flow on its old worker while its newer packets wait on the
+ * new one). O(buckets) once per map change, nothing otherwise. RX lcore only.
+ */
+void rps_buckets_follow(struct rps_buckets *t, const struct rps_map *map);
+
+/**
  * Allocate the scratch space of a context (rte_zmalloc on @p socket).
  * @return 0 or -EINVAL / -ENOMEM.
  */

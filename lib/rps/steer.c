@@ -78,6 +78,20 @@ rps_buckets_create(uint32_t nb, int socket)
 }
 
 void
+rps_buckets_follow(struct rps_buckets *t, const struct rps_map *map)
+{
+	if (t == NULL || rps_buckets_settled(t, map))
+		return;
+	for (uint32_t i = 0; i <= t->mask; i++)
+		t->b[i].worker = rps_map_worker(map, (uint32_t)((uint64_t)i << t->shift));
+	t->settled = map;
+	t->settled_gen = map->generation;
+	t->scan_map = NULL;
+	t->clean = 0;
+	t->tails_stale = 1;
+}
+
+void
 rps_buckets_free(struct rps_buckets *t)
 {
 	rte_free(t);
