@@ -55,6 +55,10 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 		c->reasm = rps_reasm_create(o->frag_max, o->frag_timeout_ms, socket);
 		if (c->reasm == NULL)
 			return -ENOMEM;
+		/* a bucket does not move off this worker while its fragments may be held */
+		if (w->backlog != NULL)
+			rps_backlog_drain_init(w->backlog, (uint64_t)o->frag_timeout_ms *
+					       rte_get_tsc_hz() / 1000);
 	}
 	if (rps_pipeline_has(&app->pipeline, RPS_STAGE_FLOW)) {
 		struct rps_flow_conf fc = {
@@ -159,6 +163,7 @@ rps_worker_main(void *arg)
 
 		RPS_CTR_ADD(st->polls, 1);
 		rps_process_idle(w);
+		rps_backlog_drain_update(w->backlog, rps_reasm_held(w->ctx.reasm), w->ctx.now);
 		if (n == 0) {
 			/* Stop only after an empty dequeue that follows seeing rx_done. */
 			if (draining)

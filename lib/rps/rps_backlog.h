@@ -27,6 +27,10 @@
 /** Packets of history and flow buckets of the flow limit (the kernel's defaults are 128 and
  * 4096; the history here is 256, as the issue asks). */
 #define RPS_FLOW_LIMIT_HISTORY 256
+/** Samples of the worker's head kept for rps_backlog_drain_update(): one per hold / 4, over
+ * twice the reassembly timeout. */
+#define RPS_DRAIN_MARKS 8
+
 #define RPS_FLOW_LIMIT_BITS 12
 #define RPS_FLOW_LIMIT_BUCKETS (1u << RPS_FLOW_LIMIT_BITS)
 
@@ -54,7 +58,13 @@ struct rps_backlog {
 	} prod __rte_cache_aligned;
 	/* Consumer side: written by the worker only. */
 	struct {
-		uint64_t head;       /**< packets taken off the ring and fully processed */
+		uint64_t head;       /**< packets taken off the ring and done with by the stages */
+		uint64_t drained;    /**< packets that left the worker for good: <= head, held
+				      *   back while reassembly may still hold fragments */
+		uint64_t hold;       /**< reassembly timeout in TSC cycles, 0 without reassembly */
+		uint32_t last;       /**< newest of the marks below */
+		uint64_t mark_tsc[RPS_DRAIN_MARKS];  /**< when head was sampled... */
+		uint64_t mark_head[RPS_DRAIN_MARKS]; /**< ...and its value then */
 	} cons __rte_cache_aligned;
 } __rte_cache_aligned;
 
@@ -129,6 +139,60 @@ static inline void
 rps_backlog_complete(struct rps_backlog *b, uint32_t n)
 {
 	__atomic_store_n(&b->cons.head, b->cons.head + n, __ATOMIC_RELEASE);
+	if (b->cons.hold == 0) /* nothing can be held back: drained is head */
+		__atomic_store_n(&b->cons.drained, b->cons.head, __ATOMIC_RELEASE);
+}
+
+/**
+ * Tell the worker's drained position the reassembly timeout (TSC cycles; 0: no reassembly
+ * stage, drained == head always). Before the worker starts.
+ */
+static inline void
+rps_backlog_drain_init(struct rps_backlog *b, uint64_t hold_tsc)
+{
+	b->cons.hold = hold_tsc;
+}
+
+/**
+ * Publish how far the worker's packets have left it for good (worker only, after
+ * rps_backlog_complete() and on idle polls), given @p held, the fragments its reassembly
+ * table holds now, at time @p now.
+ *
+ * A fragment counts in head once the stage took it, yet it is still in the worker until its
+ * datagram completes or expires, and its datagram's later fragments must reach the same
+ * worker: a bucket moved meanwhile would split the datagram and both halves would expire.
+ * So while anything is held, drained stops at the head of one reassembly timeout ago (every
+ * fragment dequeued before that has completed or expired by now); with nothing held it is
+ * head. rps_backlog_passed() (the moves' test) reads drained: a move waits at most
+ * the reassembly timeout longer for a worker that holds fragments, never for one that does
+ * not. O(1) per call.
+ */
+static inline void
+rps_backlog_drain_update(struct rps_backlog *b, uint64_t held, uint64_t now)
+{
+	uint64_t head = b->cons.head, pub = b->cons.drained;
+
+	if (likely(held == 0 || b->cons.hold == 0)) {
+		pub = head;
+	} else {
+		/* the newest head sample at least one timeout old */
+		for (unsigned int k = 0; k < RPS_DRAIN_MARKS; k++) {
+			unsigned int i = (b->cons.last + RPS_DRAIN_MARKS - k) % RPS_DRAIN_MARKS;
+
+			if (now - b->cons.mark_tsc[i] >= b->cons.hold) {
+				pub = RTE_MAX(pub, b->cons.mark_head[i]);
+				break;
+			}
+		}
+	}
+	if (b->cons.hold != 0 &&
+	    now - b->cons.mark_tsc[b->cons.last] >= b->cons.hold / (RPS_DRAIN_MARKS / 2)) {
+		b->cons.last = (b->cons.last + 1) % RPS_DRAIN_MARKS;
+		b->cons.mark_tsc[b->cons.last] = now;
+		b->cons.mark_head[b->cons.last] = head;
+	}
+	if (pub != b->cons.drained)
+		__atomic_store_n(&b->cons.drained, pub, __ATOMIC_RELEASE);
 }
 
 /**
@@ -141,7 +205,8 @@ rps_backlog_complete(struct rps_backlog *b, uint32_t n)
 static inline int
 rps_backlog_passed(const struct rps_backlog *b, uint64_t pos, uint32_t pending)
 {
-	uint64_t head = __atomic_load_n(&b->cons.head, __ATOMIC_ACQUIRE);
+	/* drained, not head: a fragment the worker's reassembly still holds has not passed */
+	uint64_t head = __atomic_load_n(&b->cons.drained, __ATOMIC_ACQUIRE);
 	uint64_t tail = b->prod.tail + pending;
 
 	if ((int64_t)(pos - tail) > 0)

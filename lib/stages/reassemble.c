@@ -53,6 +53,12 @@ struct rps_reasm {
 	struct rte_ip_frag_death_row dr;
 };
 
+uint64_t
+rps_reasm_held(const struct rps_reasm *r)
+{
+	return r != NULL ? r->held : 0;
+}
+
 /* classify(): not a fragment (pass), or a fragment ready for the table. Values >= 0 are drop
  * reasons; only RPS_DROP_FRAG_ERROR counts as a fragment given to reassembly (frags_in). */
 #define PASS (-1)

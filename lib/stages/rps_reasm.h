@@ -49,6 +49,9 @@
  */
 struct rps_reasm *rps_reasm_create(uint32_t max_datagrams, uint32_t timeout_ms, int socket);
 
+/** Fragments the table holds now (0 for NULL). */
+uint64_t rps_reasm_held(const struct rps_reasm *r);
+
 /**
  * Housekeeping, once per worker loop iteration (cheap when nothing expired): drop, as
  * frag_timeout, the fragments of every datagram older than the timeout at @c c->now, into

@@ -268,6 +268,51 @@ test_depth_race(void)
 	rps_backlog_fini(&b);
 }
 
+/* Fragments held by the worker's reassembly keep its drained position (what moves wait for)
+ * behind head for at most one reassembly timeout; with nothing held drained is head. */
+static void
+test_drained_holds_fragments(void)
+{
+	struct rps_backlog b;
+	struct rte_mbuf *a[8], *out[8];
+	uint32_t left;
+
+	CU_ASSERT_EQUAL_FATAL(rps_backlog_init(&b, "drain", 16, SOCKET_ID_ANY), 0);
+	rps_backlog_drain_init(&b, 1000);
+	alloc_pkts(a, 8, 0);
+	CU_ASSERT_EQUAL(rps_backlog_enqueue(&b, a, 4), 4);
+	CU_ASSERT_EQUAL(rps_backlog_dequeue(&b, out, 4, &left), 4);
+	rps_backlog_complete(&b, 4);
+	rte_pktmbuf_free_bulk(out, 4);
+	rps_backlog_drain_update(&b, 0, 10);          /* nothing held: drained is head */
+	CU_ASSERT_EQUAL(b.cons.drained, 4);
+	CU_ASSERT_TRUE(rps_backlog_passed(&b, 4, 0));
+
+	/* 4 more, two of them fragments the reassembly keeps */
+	CU_ASSERT_EQUAL(rps_backlog_enqueue(&b, a + 4, 4), 4);
+	CU_ASSERT_EQUAL(rps_backlog_dequeue(&b, out, 4, &left), 4);
+	rps_backlog_complete(&b, 4);
+	rte_pktmbuf_free_bulk(out, 4);
+	rps_backlog_drain_update(&b, 2, 20);
+	CU_ASSERT_EQUAL(b.cons.head, 8);
+	CU_ASSERT_EQUAL(b.cons.drained, 4);            /* not passed while they may be held */
+	CU_ASSERT_FALSE(rps_backlog_passed(&b, 8, 0));
+	rps_backlog_drain_update(&b, 2, 600);          /* a mark: head 8 at 600 */
+	CU_ASSERT_EQUAL(b.cons.drained, 4);
+	rps_backlog_drain_update(&b, 2, 1599);
+	CU_ASSERT_EQUAL(b.cons.drained, 4);
+	/* one timeout after the mark, whatever was dequeued before it completed or expired */
+	rps_backlog_drain_update(&b, 2, 1600);
+	CU_ASSERT_EQUAL(b.cons.drained, 8);
+	CU_ASSERT_TRUE(rps_backlog_passed(&b, 8, 0));
+	/* and the datagram completing (nothing held) releases at once */
+	rps_backlog_drain_init(&b, 1000);
+	b.cons.drained = 4;
+	rps_backlog_drain_update(&b, 0, 1700);
+	CU_ASSERT_EQUAL(b.cons.drained, 8);
+	rps_backlog_fini(&b);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -279,6 +324,7 @@ main(int argc, char **argv)
 		{ "hwm", test_hwm },
 		{ "fini_frees", test_fini_frees },
 		{ "depth_race", test_depth_race },
+		{ "drained_holds_fragments", test_drained_holds_fragments },
 		CU_TEST_INFO_NULL,
 	};
 
