@@ -623,9 +623,13 @@ def check_pcap_run(F, res, tx, nframes, ctx):
 def check_stopped(F, proc, err, summary_path, ctx):
     """The checks every run stopped with rpstest.stop() shares: exit 0 (else the end of its
     stderr), a summary JSON, exact accounting, every mbuf back in the pool. Returns the
-    summary, or None when the run cannot be checked further (failures are in F)."""
-    if not F.check(proc.returncode == 0, '%s: exit %s: %s' % (
-            ctx, proc.returncode, err.decode(errors='replace')[-2000:])):
+    summary, or None when the run cannot be checked further (failures are in F). err: bytes
+    or str."""
+    if isinstance(err, bytes):
+        err = err.decode(errors='replace')
+    if not F.check(proc.returncode == 0, '%s: exit %s%s: %s' % (
+            ctx, proc.returncode, ' (%s)' % signal.Signals(-proc.returncode).name
+            if proc.returncode is not None and proc.returncode < 0 else '', err[-2000:])):
         return None
     try:
         with open(summary_path) as f:

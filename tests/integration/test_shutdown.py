@@ -17,7 +17,6 @@ usage: test_shutdown.py PATH/TO/dpdk-rps [RUNS]
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -90,20 +89,9 @@ def one_run(F, binary, tmp, inp, n):
     answered = sum(c[0] for c in counts)
     print('%s: exit %s, %d replies, %d refused' % (ctx, proc.returncode, answered,
                                                   sum(c[1] for c in counts)), flush=True)
-    if not F.check(proc.returncode == 0, '%s: exit %s (%s): %s' % (
-            ctx, proc.returncode, signal.Signals(-proc.returncode).name
-            if proc.returncode and proc.returncode < 0 else '', err[-1500:])):
-        return
-    F.check(answered > 0, '%s: no poller got a reply: the test polled nothing' % ctx)
-    F.check('dpdk-rps summary' in out, '%s: no summary on stdout' % ctx)
-    try:
-        s = json.load(open(summary))
-    except (OSError, ValueError) as e:
-        F.fail('%s: summary JSON: %s' % (ctx, e))
-        return
-    F.extend(rpstest.check_accounting(s), ctx)
-    F.check(s.get('mempool', {}).get('in_use_at_exit', 0) == 0,
-            '%s: mbufs left at exit: %s' % (ctx, s.get('mempool')))
+    if rpstest.check_stopped(F, proc, err, summary, ctx) is not None:
+        F.check(answered > 0, '%s: no poller got a reply: the test polled nothing' % ctx)
+        F.check('dpdk-rps summary' in out, '%s: no summary on stdout' % ctx)
 
 
 def main():
