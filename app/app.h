@@ -90,6 +90,9 @@ struct rps_app {
 	uint16_t nb_rxq;
 	int rss_hash;                  /* the RX port delivers the NIC hash in mbufs */
 	struct rte_mempool *pool;
+	struct rte_mempool *indirect;  /* re-fragmented output's data references, or NULL */
+	uint16_t tx_mtu;               /* the output port's MTU (0: no output port) */
+	int tx_multi_seg;              /* ... and whether it takes multi-segment mbufs */
 	uint32_t pool_size;
 	int64_t pool_in_use_at_exit;  /* -1 until measured after the ports are closed */
 	char rx_driver[64];

@@ -31,6 +31,7 @@ RTE_LOG_REGISTER(rps_logtype, rps, INFO);
 #define RX_DESC 1024
 #define TX_DESC 1024
 #define MIN_POOL 16384u
+#define INDIRECT_POOL 8191u /* references of re-fragmented output in flight, all workers */
 
 static struct rps_app *signal_app; /* the one thing the signal handler may touch */
 
@@ -467,6 +468,7 @@ setup_ports(struct rps_app *app)
 	req.rss_key = o->rss_key;
 	req.rss_key_len = o->rss_key_len;
 	req.pool = app->pool;
+	req.tx_mixed = rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT);
 	rc = rps_port_setup(&req, &rxi);
 	if (rc < 0) {
 		fprintf(stderr, "dpdk-rps: --rx-port %u: set-up of %u RX queue(s) failed: %s\n",
@@ -482,6 +484,7 @@ setup_ports(struct rps_app *app)
 		req.port_id = (uint16_t)o->tx_port;
 		req.nb_txq = nb_tx;
 		req.nb_txd = TX_DESC;
+		req.tx_mixed = rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT);
 		rc = rps_port_setup(&req, &txi);
 		if (rc < 0) {
 			fprintf(stderr, "dpdk-rps: --tx-port %d: set-up of %u TX queues failed: %s\n",
@@ -489,6 +492,21 @@ setup_ports(struct rps_app *app)
 			return -EXIT_RUNTIME;
 		}
 		app->tx_started = 1;
+	}
+	if (o->tx_port >= 0 && rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT)) {
+		const struct rps_port_info *ti = o->tx_port == (int)o->rx_port ? &rxi : &txi;
+
+		/* what leaves must be sendable: re-fragmented to the MTU (output.c) */
+		app->tx_mtu = ti->mtu;
+		app->tx_multi_seg = ti->tx_multi_seg;
+		app->indirect = rte_pktmbuf_pool_create("rps_indirect", INDIRECT_POOL, 32, 0, 0,
+							socket);
+		if (app->indirect == NULL)
+			RPS_LOG(WARNING, "no pool for re-fragmentation (%s): packets above the "
+				"MTU of port %d are dropped as tx_too_big", rte_strerror(rte_errno),
+				o->tx_port);
+		RPS_LOG(INFO, "port %d (%s) sends: MTU %u, multi-segment mbufs %s", o->tx_port,
+			ti->driver, ti->mtu, ti->tx_multi_seg ? "yes" : "no (copied into one)");
 	}
 	if (o->hash_mode == RPS_HASH_RSS && !app->rss_hash)
 		RPS_LOG(WARNING, "--hash rss: port %u (%s) does not deliver an RSS hash; "
@@ -627,6 +645,7 @@ release(struct rps_app *app)
 	rte_free(app->workers);
 	rte_free(app->backlogs);
 	rte_mempool_free(app->pool);
+	rte_mempool_free(app->indirect);
 }
 
 int

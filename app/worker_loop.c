@@ -38,6 +38,8 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 		if (rps_txq_init(&w->out_txq, (uint16_t)o->tx_port, w->txq, o->burst, socket,
 				 &w->stats) < 0)
 			return -ENOMEM;
+		rps_txq_set_limits(&w->out_txq, app->tx_mtu, app->tx_multi_seg, app->pool,
+				   app->indirect);
 		c->out_txq = &w->out_txq;
 	}
 	if (rps_pipeline_has(&app->pipeline, RPS_STAGE_RESPOND)) {

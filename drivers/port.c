@@ -99,8 +99,14 @@ rps_port_setup(const struct rps_port_req *req, struct rps_port_info *info)
 	memset(&conf, 0, sizeof(conf));
 	if (req->want_rss && nb_rxq > 0)
 		rss_conf(req, &dev, &conf, key, info);
-	if (dev.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE)
+	if ((dev.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE) && !req->tx_mixed)
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+	/* reassembled datagrams and re-fragmented output are chains of segments; without this
+	 * offload a PMD may pick a single-segment TX path that truncates them */
+	info->tx_multi_seg = req->nb_txq > 0 &&
+			     (dev.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) != 0;
+	if (info->tx_multi_seg)
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	if (nb_rxq > 0 && (dev.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER))
 		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
 
@@ -140,6 +146,8 @@ rps_port_setup(const struct rps_port_req *req, struct rps_port_info *info)
 		(void)rte_eth_promiscuous_enable(req->port_id); /* not every PMD has it */
 	info->nb_rxq = nb_rxq;
 	info->nb_txq = req->nb_txq;
+	if (rte_eth_dev_get_mtu(req->port_id, &info->mtu) != 0)
+		info->mtu = RTE_ETHER_MTU;
 	return 0;
 }
 

@@ -42,6 +42,8 @@ struct rps_port_req {
 	const uint8_t *rss_key; /**< Toeplitz key to program with RSS, or NULL (the PMD's) */
 	uint8_t rss_key_len;   /**< its length (repeated or cut to the port's key size) */
 	struct rte_mempool *pool; /**< RX mbufs (required when nb_rxq > 0) */
+	int tx_mixed;          /**< TX may carry mbufs of several pools or shared ones
+				*   (re-fragmented output): no MBUF_FAST_FREE */
 };
 
 /** What the port turned out to be. */
@@ -57,6 +59,8 @@ struct rps_port_info {
 	int socket;            /**< NUMA socket of the port, or SOCKET_ID_ANY */
 	uint16_t max_rxq;
 	uint16_t max_txq;
+	uint16_t mtu;          /**< the port's MTU (largest L3 packet it sends) */
+	int tx_multi_seg;      /**< TX takes multi-segment mbufs (MULTI_SEGS enabled) */
 	char driver[64];
 };
 

@@ -33,7 +33,8 @@
 	X(FRAG_ERROR, frag_error, "fragment refused: overlap, too many fragments, bad offsets") \
 	X(FRAG_TIMEOUT, frag_timeout, "fragments of a datagram that never completed (timeout or exit)") \
 	X(FLOW_TABLE_FULL, flow_table_full, "the worker's flow table had no room for a new flow") \
-	X(TX_FAILED, tx_failed, "the TX queue did not accept the packet")
+	X(TX_FAILED, tx_failed, "the TX queue did not accept the packet") \
+	X(TX_TOO_BIG, tx_too_big, "above the TX port's MTU and not fragmentable (IPv4 DF, not IP, too many fragments), or multi-segment for a port that takes one segment and too big for one")
 
 enum rps_drop_reason {
 #define RPS_X_ENUM(e, n, d) RPS_DROP_##e,
@@ -49,7 +50,9 @@ enum rps_drop_reason {
 	X(enqueued, "packets the RX lcore put on backlogs (RX lcore only)")                  \
 	X(received_rps, "packets this worker dequeued from its backlog")                     \
 	X(processed, "packets that completed processing (consumed, transmitted, answered or absorbed into a reassembled datagram)") \
-	X(tx_packets, "packets transmitted (output and respond)")                           \
+	X(tx_packets, "frames transmitted (output and respond)")                            \
+	X(tx_fragmented, "packets above the TX port's MTU re-fragmented and sent whole")     \
+	X(tx_fragments, "frames those re-fragmented packets became on the wire")             \
 	X(time_squeeze, "polls that stopped with packets still waiting in the backlog")      \
 	X(polls, "loop iterations")                                                          \
 	X(busy_polls, "loop iterations that found packets")                                  \

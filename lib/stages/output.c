@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* output.c: the output stage and the buffered per-lcore TX queues it (and respond) use. */
+/* output.c: the output stage and the buffered per-lcore TX queues it (and respond) use; what
+ * leaves must be sendable: re-fragmented to the port's MTU, in one segment where the port
+ * takes only one (rps_txq_set_limits()). */
 #include <errno.h>
 
+#include <rte_ip_frag.h>
 #include <rte_malloc.h>
+#include <rte_memcpy.h>
 
 #include "rps_stage.h"
 
@@ -23,6 +27,10 @@ rps_txq_init(struct rps_txq *q, uint16_t port, uint16_t queue, uint16_t burst, i
 	q->port = port;
 	q->queue = queue;
 	q->st = st;
+	q->mtu = 0;        /* no limit until rps_txq_set_limits() */
+	q->multi_seg = 1;
+	q->direct = NULL;
+	q->indirect = NULL;
 	q->buf = rte_zmalloc_socket("rps_txq", RTE_ETH_TX_BUFFER_SIZE(burst), 0, socket);
 	if (q->buf == NULL)
 		return -ENOMEM;
@@ -41,17 +49,142 @@ count_sent(struct rps_txq *q, uint16_t sent)
 }
 
 void
-rps_txq_send(struct rps_txq *q, struct rte_mbuf *m)
-{
-	RPS_CTR_ADD(q->st->bytes, rte_pktmbuf_pkt_len(m));
-	count_sent(q, rte_eth_tx_buffer(q->port, q->queue, q->buf, m));
-}
-
-void
 rps_txq_flush(struct rps_txq *q)
 {
 	if (q->buf != NULL && q->buf->length != 0)
 		count_sent(q, rte_eth_tx_buffer_flush(q->port, q->queue, q->buf));
+}
+
+void
+rps_txq_set_limits(struct rps_txq *q, uint16_t mtu, int multi_seg, struct rte_mempool *direct,
+		   struct rte_mempool *indirect)
+{
+	q->mtu = mtu;
+	q->multi_seg = multi_seg != 0;
+	q->direct = direct;
+	q->indirect = indirect;
+}
+
+/* Whether the parse stage found IPv4 or IPv6 (then l2_len is the L2 header's length). */
+static inline int
+is_ip(const struct rte_mbuf *m)
+{
+	return RTE_ETH_IS_IPV4_HDR(m->packet_type) || RTE_ETH_IS_IPV6_HDR(m->packet_type);
+}
+
+/* Whether @p m is above what the port sends: its L3 packet above the MTU where it is known
+ * to be IP, else a frame above MTU + Ethernet header + two VLAN tags. */
+static inline int
+too_big(const struct rps_txq *q, const struct rte_mbuf *m)
+{
+	if (is_ip(m))
+		return m->pkt_len > (uint32_t)m->l2_len + q->mtu;
+	return m->pkt_len > (uint32_t)q->mtu + RTE_ETHER_HDR_LEN + 2 * RTE_VLAN_HLEN;
+}
+
+/* One segment for a port that takes one: @return 0, or -1 when it does not fit. */
+static int
+one_segment(const struct rps_txq *q, struct rte_mbuf *m)
+{
+	return q->multi_seg || m->nb_segs == 1 || rte_pktmbuf_linearize(m) == 0 ? 0 : -1;
+}
+
+/*
+ * Re-fragment @p m (its L3 packet above the MTU) and transmit the fragments at once, after
+ * what is buffered, so that they leave in order. @return 0, or -1 when it cannot be
+ * fragmented (@p m untouched).
+ */
+static int
+send_fragmented(struct rps_txq *q, struct rte_mbuf *m)
+{
+	struct rte_mbuf *frags[RPS_TX_MAX_FRAGS];
+	uint8_t l2[64];
+	const uint16_t l2_len = m->l2_len;
+	int32_t n;
+	uint16_t sent, ok = 1;
+
+	if (q->direct == NULL || q->indirect == NULL || l2_len > sizeof(l2) || !is_ip(m) ||
+	    rte_pktmbuf_data_len(m) < l2_len + sizeof(struct rte_ipv4_hdr))
+		return -1;
+	if (RTE_ETH_IS_IPV4_HDR(m->packet_type)) {
+		const struct rte_ipv4_hdr *ip =
+			rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, l2_len);
+
+		if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG))
+			return -1;
+	} else if (!RTE_ETH_IS_IPV6_HDR(m->packet_type)) {
+		return -1;
+	}
+	rte_memcpy(l2, rte_pktmbuf_mtod(m, const void *), l2_len);
+	rte_pktmbuf_adj(m, l2_len);
+	if (RTE_ETH_IS_IPV4_HDR(m->packet_type))
+		n = rte_ipv4_fragment_packet(m, frags, RPS_TX_MAX_FRAGS, q->mtu, q->direct,
+					     q->indirect);
+	else
+		n = rte_ipv6_fragment_packet(m, frags, RPS_TX_MAX_FRAGS, q->mtu, q->direct,
+					     q->indirect);
+	if (n <= 0) {
+		rte_pktmbuf_prepend(m, l2_len); /* the L2 header is still there */
+		return -1;
+	}
+	rte_pktmbuf_free(m); /* the fragments hold references to its data */
+	for (int32_t i = 0; i < n; i++) {
+		char *h = rte_pktmbuf_prepend(frags[i], l2_len);
+
+		if (h == NULL || one_segment(q, frags[i]) != 0) {
+			ok = 0;
+			continue;
+		}
+		rte_memcpy(h, l2, l2_len);
+		frags[i]->l2_len = l2_len;
+		RPS_CTR_ADD(q->st->bytes, rte_pktmbuf_pkt_len(frags[i]));
+	}
+	if (!ok) {
+		rte_pktmbuf_free_bulk(frags, (unsigned int)n);
+		RPS_CTR_ADD(q->st->dropped[RPS_DROP_TX_TOO_BIG], 1);
+		return 0;
+	}
+	rps_txq_flush(q);
+	sent = rte_eth_tx_burst(q->port, q->queue, frags, (uint16_t)n);
+	RPS_CTR_ADD(q->st->tx_packets, sent);
+	RPS_CTR_ADD(q->st->tx_fragments, sent);
+	if (sent < n) {
+		rte_pktmbuf_free_bulk(frags + sent, (unsigned int)(n - sent));
+		RPS_CTR_ADD(q->st->dropped[RPS_DROP_TX_FAILED], 1);
+	} else {
+		RPS_CTR_ADD(q->st->processed, 1);
+		RPS_CTR_ADD(q->st->tx_fragmented, 1);
+	}
+	return 0;
+}
+
+/* The slow path of rps_txq_send(): a packet above the MTU, or several segments. */
+static void __rte_noinline
+send_big(struct rps_txq *q, struct rte_mbuf *m)
+{
+	if (q->mtu != 0 && too_big(q, m)) {
+		if (send_fragmented(q, m) == 0)
+			return;
+	} else if (one_segment(q, m) == 0) {
+		RPS_CTR_ADD(q->st->bytes, rte_pktmbuf_pkt_len(m));
+		count_sent(q, rte_eth_tx_buffer(q->port, q->queue, q->buf, m));
+		return;
+	}
+	rte_pktmbuf_free(m);
+	RPS_CTR_ADD(q->st->dropped[RPS_DROP_TX_TOO_BIG], 1);
+}
+
+void
+rps_txq_send(struct rps_txq *q, struct rte_mbuf *m)
+{
+	/* the common case in one compare: a frame within MTU + the shortest L2 header */
+	if (unlikely((q->mtu != 0 && m->pkt_len > (uint32_t)q->mtu + RTE_ETHER_HDR_LEN) ||
+		     (m->nb_segs > 1 && !q->multi_seg))) {
+		send_big(q, m);
+		return;
+	}
+	RPS_CTR_ADD(q->st->bytes, rte_pktmbuf_pkt_len(m));
+	count_sent(q, rte_eth_tx_buffer(q->port, q->queue, q->buf, m));
 }
 
 void

@@ -36,6 +36,11 @@ struct rps_txq {
 	uint16_t queue;
 	struct rte_eth_dev_tx_buffer *buf;
 	struct rps_lcore_stats *st;   /* where sent / failed packets are counted */
+	/* what the port can send (rps_txq_set_limits); mtu 0: no check (replies) */
+	uint16_t mtu;                 /* largest L3 packet the port sends */
+	uint16_t multi_seg;           /* the port takes multi-segment mbufs */
+	struct rte_mempool *direct;   /* fragments' header mbufs */
+	struct rte_mempool *indirect; /* fragments' data references */
 };
 
 /** Everything a stage may use. Filled by the application before the lcore starts. */
@@ -104,7 +109,25 @@ uint16_t rps_stage_output(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint1
  */
 int rps_txq_init(struct rps_txq *q, uint16_t port, uint16_t queue, uint16_t burst, int socket,
 		 struct rps_lcore_stats *st);
-/** Queue one packet; sent ones count as processed + tx_packets, refused ones as tx_failed. */
+/**
+ * What leaves through @p q must be sendable: an L3 packet above @p mtu is re-fragmented
+ * (rte_ipv4_fragment_packet / rte_ipv6_fragment_packet, header mbufs from @p direct, data
+ * referenced through @p indirect, the L2 header copied in front of each fragment), or dropped
+ * as tx_too_big where it cannot be (IPv4 with DF, not IP, more than RPS_TX_MAX_FRAGS
+ * fragments); a multi-segment mbuf for a port without multi-segment TX (@p multi_seg 0) is
+ * copied into one segment, or dropped as tx_too_big when it does not fit one.
+ */
+void rps_txq_set_limits(struct rps_txq *q, uint16_t mtu, int multi_seg,
+			struct rte_mempool *direct, struct rte_mempool *indirect);
+
+/** Most fragments one re-fragmented packet may become (a 64 KiB datagram at MTU 1280). */
+#define RPS_TX_MAX_FRAGS 64
+
+/**
+ * Queue one packet; sent ones count as processed + tx_packets, refused ones as tx_failed.
+ * One packet re-fragmented into k frames counts once in processed (or once in tx_failed when
+ * the port refused any of them) and k times in tx_packets.
+ */
 void rps_txq_send(struct rps_txq *q, struct rte_mbuf *m);
 /** Transmit what is buffered (call when the backlog is idle and at exit). */
 void rps_txq_flush(struct rps_txq *q);

@@ -33,6 +33,8 @@ import rpstest  # noqa: E402
 WORKERS = [1, 2]
 LCORES = '0@0,(1-2)@1'
 PMD_TX_SNAPLEN = 16128          # RTE_ETHER_MAX_JUMBO_FRAME_LEN in drivers/net/pcap
+TX_MAX_FRAME = 1500 + 14 + 8   # net_pcap's MTU + Ethernet + two VLAN tags: larger frames, not parsed
+                               # (--stages output), are dropped as tx_too_big
 ALL = 'all-ethernet.pcap'
 ALL_PACKETS = 7697
 
@@ -78,11 +80,16 @@ def corpus_run(F, binary, tmp, path, tag, expect_rx=None, idle_ms=300, quiet=Fal
         F.check(os.path.exists(p), '%s: TX file %s missing' % (name, p))
         outs[os.path.basename(p)] = cut(fr)
         counts.append(len(fr))
-    # processed = transmitted + fragments absorbed into reassembled datagrams
+    # processed = transmitted + fragments absorbed into reassembled datagrams, where a
+    # packet re-fragmented to the TX port's MTU (tx_fragmented) left as tx_fragments frames
     absorbed = sum(w.get('frags_absorbed', 0) for w in s['workers'])
-    F.check(sum(counts) == s['tx_packets'] == s['processed'] - absorbed,
-            '%s: TX files %d packets, tx_packets %d, processed %d - frags_absorbed %d must be '
-            'equal' % (name, sum(counts), s['tx_packets'], s['processed'], absorbed), res)
+    refrag = sum(w.get('tx_fragmented', 0) for w in s['workers'])
+    frags = sum(w.get('tx_fragments', 0) for w in s['workers'])
+    F.check(sum(counts) == s['tx_packets'] == s['processed'] - absorbed - refrag + frags,
+            '%s: TX files %d frames, tx_packets %d, processed %d - frags_absorbed %d - '
+            'tx_fragmented %d + tx_fragments %d must be equal' % (
+                name, sum(counts), s['tx_packets'], s['processed'], absorbed, refrag, frags),
+            res)
     F.extend(rpstest.check_workers_vs_files(s, WORKERS, counts, field='tx_packets'), name)
     F.check(s['mempool']['in_use_at_exit'] == 0, '%s: %s mbufs not back in the pool at exit'
             % (name, s['mempool']['in_use_at_exit']), res)
@@ -96,13 +103,21 @@ def corpus_run(F, binary, tmp, path, tag, expect_rx=None, idle_ms=300, quiet=Fal
                                    exact=rpstest.dropped_total(s) == 0), name)
     # Only records net_pcap cannot hand over intact may go missing: its RX path keeps the
     # length of a record over 65535 bytes in a uint16_t, so such an mbuf chain holds fewer
-    # bytes than its pkt_len says (the program may drop it, e.g. as bad_mbuf). Everything
-    # else must come out; with --backlog above the file's size nothing overflows.
+    # bytes than its pkt_len says (the program may drop it, e.g. as bad_mbuf); and frames
+    # above what the TX port sends (MTU 1500 + Ethernet + two tags: not parsed here, so not
+    # re-fragmented), dropped as tx_too_big. Everything else must come out; with --backlog
+    # above the file's size nothing overflows.
     out_all = collections.Counter()
     for fr in outs.values():
         out_all.update(fr)
     missing = collections.Counter(cut(delivered)) - out_all
-    allowed = collections.Counter(f[:PMD_TX_SNAPLEN] for f in delivered if len(f) > 65535)
+    allowed = collections.Counter(f[:PMD_TX_SNAPLEN] for f in delivered
+                                  if len(f) > TX_MAX_FRAME)
+    F.check(s['dropped'].get('tx_too_big', 0) <= sum(1 for f in delivered
+                                                     if len(f) > TX_MAX_FRAME),
+            '%s: tx_too_big %d, more than the %d frames above %d bytes' % (
+                name, s['dropped'].get('tx_too_big', 0),
+                sum(1 for f in delivered if len(f) > TX_MAX_FRAME), TX_MAX_FRAME))
     lost = missing - allowed
     F.check(not lost, '%s: %d records of at most 65535 bytes did not come out (sizes %s); '
             'dropped %s' % (name, sum(lost.values()), sorted(len(f) for f in lost)[:10],
