@@ -157,6 +157,7 @@ struct rps_app {
 	int quit_signal;               /* the signal that set quit, 0 if none */
 	int ready;                     /* start-up done, RX loop about to run (notify.c) */
 	uint64_t test_delay_tsc;       /* test hook: worker cycles per packet (test_hooks.c) */
+	uint64_t test_rx_delay_tsc;    /* test hook: RX lcore cycles per packet */
 	int rx_done;                   /* set by the RX lcore once it stopped (release) */
 	int report_stop;               /* tells the live-table thread to end */
 	pthread_t report_thread;

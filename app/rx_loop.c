@@ -51,6 +51,10 @@ rps_rx_main(struct rps_app *app)
 				continue;
 			got += n;
 			RPS_CTR_ADD(st->rx_packets, n);
+#ifdef RPS_TEST_HOOKS
+			if (unlikely(app->test_rx_delay_tsc != 0)) /* a paced source (test_hooks.c) */
+				rps_test_spin(app->test_rx_delay_tsc * n);
+#endif
 			n = rps_steer_sanitize(pkts, n, st);
 			map = __atomic_load_n(&app->maps[q], __ATOMIC_ACQUIRE);
 			app->steer.flow_limit = __atomic_load_n(&app->flow_limit, __ATOMIC_RELAXED);

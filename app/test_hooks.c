@@ -9,6 +9,8 @@
  *                                backlog_full, flow_limit tests)
  *   RPS_TEST_RX_QUEUES=N         the RX lcore polls only the port's first N queues: the
  *                                others are queues that never receive (idle-queue tests)
+ *   RPS_TEST_RX_DELAY_NS=N       the RX lcore spends N ns per packet received: a paced
+ *                                source, so a finite capture lasts long enough for remaps
  *
  * A build without the hooks warns when such a variable is set, so a test can tell that it
  * cannot set up its condition (and skip) instead of passing or failing by chance.
@@ -22,6 +24,7 @@
 
 #define DELAY_VAR "RPS_TEST_WORKER_DELAY_NS"
 #define RXQ_VAR "RPS_TEST_RX_QUEUES"
+#define RX_DELAY_VAR "RPS_TEST_RX_DELAY_NS"
 
 void
 rps_test_spin(uint64_t tsc)
@@ -57,27 +60,36 @@ rps_test_rx_queues(const struct rps_app *app)
 	return app->nb_rxq;
 }
 
+/* A delay in ns from variable @p var, as TSC cycles (0: unset or invalid). */
+static uint64_t
+delay_var(const char *var, const char *who)
+{
+	const char *v = getenv(var);
+
+	if (v == NULL)
+		return 0;
+#ifdef RPS_TEST_HOOKS
+	{
+		char *end;
+		unsigned long long ns = strtoull(v, &end, 10);
+
+		if (*v == '\0' || *end != '\0' || ns > 1000000000ull) {
+			RPS_LOG(ERR, "test hook: %s=%s is not 0..1000000000 (ns): ignored", var, v);
+			return 0;
+		}
+		RPS_LOG(WARNING, "test hook: %s spends %llu ns per packet (%s)", who, ns, var);
+		return (uint64_t)((double)ns * (double)rte_get_tsc_hz() / 1e9);
+	}
+#else
+	(void)who;
+	RPS_LOG(WARNING, "test hook: %s is ignored: built without -Dtest_hooks=true", var);
+	return 0;
+#endif
+}
+
 void
 rps_test_hooks_init(struct rps_app *app)
 {
-	const char *v = getenv(DELAY_VAR);
-	char *end;
-	unsigned long long ns;
-
-	if (v == NULL)
-		return;
-#ifdef RPS_TEST_HOOKS
-	ns = strtoull(v, &end, 10);
-	if (*v == '\0' || *end != '\0' || ns > 1000000000ull) {
-		RPS_LOG(ERR, "test hook: %s=%s is not 0..1000000000 (ns): ignored", DELAY_VAR, v);
-		return;
-	}
-	app->test_delay_tsc = (uint64_t)((double)ns * (double)rte_get_tsc_hz() / 1e9);
-	RPS_LOG(WARNING, "test hook: every worker spends %llu ns per packet (%s)", ns, DELAY_VAR);
-#else
-	(void)app;
-	(void)end;
-	(void)ns;
-	RPS_LOG(WARNING, "test hook: %s is ignored: built without -Dtest_hooks=true", DELAY_VAR);
-#endif
+	app->test_delay_tsc = delay_var(DELAY_VAR, "every worker");
+	app->test_rx_delay_tsc = delay_var(RX_DELAY_VAR, "the RX lcore");
 }
