@@ -47,14 +47,15 @@ def sig_caught(pid):
     return 0
 
 
-def start(binary, tmp, tag, env=None):
+def start(binary, tmp, tag, env=None, config=True):
     prefix = rpstest.unique_prefix()
     inp = os.path.join(tmp, 'in.pcap')
     conf = os.path.join(tmp, 'rps.conf')
     summary = os.path.join(tmp, tag + '.json')
     eal = rpstest.eal_args(prefix, lcores='0@0,(1-2)@1',
                            vdevs=[rpstest.pcap_vdev(rx=inp, infinite_rx=True)])
-    cmd = [binary] + eal + ['--', '--config', conf, '--summary-json', summary]
+    cmd = [binary] + eal + ['--'] + (['--config', conf] if config else ['--map', '0x6']) + \
+        ['--summary-json', summary]
     if os.path.exists(summary):
         os.unlink(summary)
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -153,6 +154,33 @@ def stop_case(F, binary, tmp, sig, ms):
             ctx, err[-500:]))
 
 
+def hup_without_config(F, binary, tmp):
+    """SIGHUP with no --config: refused in the log and /rps/config, the process unharmed."""
+    ctx = 'SIGHUP without --config'
+    proc, prefix, summary = start(binary, tmp, 'noconf', config=False)
+    info = rpstest.wait_ready(prefix)
+    proc.send_signal(signal.SIGHUP)
+    cfg = None
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        r = rpstest.telemetry(prefix, '/rps/config')
+        cfg = r[0].get('/rps/config') if r else None
+        if cfg and cfg.get('reloads_failed', 0) >= 1:
+            break
+        time.sleep(0.05)
+    alive = proc.poll() is None
+    proc.send_signal(signal.SIGINT)
+    out, err, hung = finish(proc, prefix, 10)
+    print('%s: ready %s, alive %s, %s, exit %s' % (
+        ctx, info is not None, alive, cfg and cfg.get('last_reload_result'), proc.returncode),
+        flush=True)
+    F.check(alive and cfg is not None and cfg.get('reloads_failed') == 1 and
+            'no --config' in cfg.get('last_reload_result', ''),
+            '%s: %s' % (ctx, cfg and {k: cfg.get(k) for k in (
+                'reloads_ok', 'reloads_failed', 'last_reload_result')}))
+    check_summary(F, ctx, proc, err, summary, out)
+
+
 def notify_case(F, binary, tmp):
     path = os.path.join(tmp, 'notify.sock')
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -191,6 +219,7 @@ def main():
         with open(os.path.join(tmp, 'rps.conf'), 'w') as f:
             f.write(CONFIG)
         notify_case(F, binary, tmp)
+        hup_without_config(F, binary, tmp)
         for ms in DELAYS_MS:
             hup_case(F, binary, tmp, ms)
         for sig in (signal.SIGINT, signal.SIGTERM):
