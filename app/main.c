@@ -469,6 +469,7 @@ setup_ports(struct rps_app *app)
 	req.rss_key_len = o->rss_key_len;
 	req.pool = app->pool;
 	req.tx_mixed = rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT);
+	req.mtu = o->mtu;
 	rc = rps_port_setup(&req, &rxi);
 	if (rc < 0) {
 		fprintf(stderr, "dpdk-rps: --rx-port %u: set-up of %u RX queue(s) failed: %s\n",
@@ -485,6 +486,7 @@ setup_ports(struct rps_app *app)
 		req.nb_txq = nb_tx;
 		req.nb_txd = TX_DESC;
 		req.tx_mixed = rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT);
+		req.mtu = o->mtu;
 		rc = rps_port_setup(&req, &txi);
 		if (rc < 0) {
 			fprintf(stderr, "dpdk-rps: --tx-port %d: set-up of %u TX queues failed: %s\n",
@@ -505,8 +507,10 @@ setup_ports(struct rps_app *app)
 			RPS_LOG(WARNING, "no pool for re-fragmentation (%s): packets above the "
 				"MTU of port %d are dropped as tx_too_big", rte_strerror(rte_errno),
 				o->tx_port);
-		RPS_LOG(INFO, "port %d (%s) sends: MTU %u, multi-segment mbufs %s", o->tx_port,
-			ti->driver, ti->mtu, ti->tx_multi_seg ? "yes" : "no (copied into one)");
+		RPS_LOG(INFO, "port %d (%s) sends: MTU %u%s, multi-segment mbufs %s", o->tx_port,
+			ti->driver, ti->mtu, ti->mtu_own ? " (--mtu: the PMD has no MTU to set, "
+			"dpdk-rps enforces it on output)" : "",
+			ti->tx_multi_seg ? "yes" : "no (copied into one)");
 	}
 	if (o->hash_mode == RPS_HASH_RSS && !app->rss_hash)
 		RPS_LOG(WARNING, "--hash rss: port %u (%s) does not deliver an RSS hash; "

@@ -203,6 +203,7 @@ RANGE_HANDLER(h_flow_size, flow_table_size, uint32_t, 64, 1u << 24, "expected 64
 RANGE_HANDLER(h_frag_max, frag_max, uint32_t, 16, 1u << 20, "expected 16..1048576 datagrams")
 RANGE_HANDLER(h_frag_timeout, frag_timeout_ms, uint32_t, 1, 600000, "expected 1..600000 milliseconds")
 RANGE_HANDLER(h_udp_echo, udp_echo_port, uint16_t, 1, 65535, "expected a UDP port 1..65535")
+RANGE_HANDLER(h_mtu, mtu, uint16_t, 68, 16000, "expected an MTU of 68..16000 bytes")
 
 static int
 h_flow_timeout(struct rps_options *o, const char *arg, const char **why)
@@ -439,6 +440,8 @@ static const struct opt_def opts[] = {
 	{ "burst", "N", "packets per RX/dequeue/TX burst, 1..512 (default 64)", h_burst },
 	{ "tx-port", "P", "each worker transmits what it processed on its own TX queue of P (default: none, packets are consumed)", h_tx_port },
 	{ "mbufs", "N", "mbufs in the packet pool (default: enough for all rings and backlogs)", h_mbufs },
+	{ "mtu", "N", "MTU of --rx-port and --tx-port, 68..16000 (default: the port's own); the output "
+		      "stage re-fragments packets above the TX port's MTU", h_mtu },
 	{ "stats-interval", "S", "print the live per-worker table every S seconds (default 0 = off)", h_stats },
 	{ "duration", "S", "stop after S seconds (default: run until SIGINT/SIGTERM)", h_duration },
 	{ "exit-when-idle", "MS", "stop once the RX port has been idle MS ms and every backlog is empty", h_idle },

@@ -40,6 +40,7 @@ struct rps_options {
 	const char *summary_json;
 	const char *flows_json;
 	char stages_text[128];
+	uint16_t mtu;                 /* --mtu: the ports' MTU, 0 = the PMD's own */
 	uint32_t flow_table_size;
 	uint32_t flow_timeout_ms;
 	uint32_t flow_closed_timeout_ms;

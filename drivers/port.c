@@ -120,6 +120,15 @@ rps_port_setup(const struct rps_port_req *req, struct rps_port_info *info)
 	}
 	if (rc != 0)
 		return rc;
+	if (req->mtu != 0) {
+		/* a PMD without an MTU to set (net_pcap, net_ring) sends any size: the MTU is
+		 * then only what the output stage enforces (info->mtu_own) */
+		rc = rte_eth_dev_set_mtu(req->port_id, req->mtu);
+		if (rc == -ENOTSUP)
+			info->mtu_own = 1;
+		else if (rc != 0)
+			return rc;
+	}
 	rc = rte_eth_dev_adjust_nb_rx_tx_desc(req->port_id, &nb_rxd, &nb_txd);
 	if (rc != 0)
 		return rc;
@@ -146,7 +155,9 @@ rps_port_setup(const struct rps_port_req *req, struct rps_port_info *info)
 		(void)rte_eth_promiscuous_enable(req->port_id); /* not every PMD has it */
 	info->nb_rxq = nb_rxq;
 	info->nb_txq = req->nb_txq;
-	if (rte_eth_dev_get_mtu(req->port_id, &info->mtu) != 0)
+	if (info->mtu_own)
+		info->mtu = req->mtu;
+	else if (rte_eth_dev_get_mtu(req->port_id, &info->mtu) != 0)
 		info->mtu = RTE_ETHER_MTU;
 	return 0;
 }

@@ -42,6 +42,7 @@ struct rps_port_req {
 	const uint8_t *rss_key; /**< Toeplitz key to program with RSS, or NULL (the PMD's) */
 	uint8_t rss_key_len;   /**< its length (repeated or cut to the port's key size) */
 	struct rte_mempool *pool; /**< RX mbufs (required when nb_rxq > 0) */
+	uint16_t mtu;          /**< MTU to set (rte_eth_dev_set_mtu), 0 = keep the PMD's */
 	int tx_mixed;          /**< TX may carry mbufs of several pools or shared ones
 				*   (re-fragmented output): no MBUF_FAST_FREE */
 };
@@ -60,6 +61,8 @@ struct rps_port_info {
 	uint16_t max_rxq;
 	uint16_t max_txq;
 	uint16_t mtu;          /**< the port's MTU (largest L3 packet it sends) */
+	int mtu_own;           /**< the PMD cannot set one: mtu is the requested value, which
+				*   only dpdk-rps's output enforces */
 	int tx_multi_seg;      /**< TX takes multi-segment mbufs (MULTI_SEGS enabled) */
 	char driver[64];
 };

@@ -34,7 +34,7 @@
 	X(FRAG_TIMEOUT, frag_timeout, "fragments of a datagram that never completed (timeout or exit)") \
 	X(FLOW_TABLE_FULL, flow_table_full, "the worker's flow table had no room for a new flow") \
 	X(TX_FAILED, tx_failed, "the TX queue did not accept the packet") \
-	X(TX_TOO_BIG, tx_too_big, "above the TX port's MTU and not fragmentable (IPv4 DF, not IP, too many fragments), or multi-segment for a port that takes one segment and too big for one")
+	X(TX_TOO_BIG, tx_too_big, "above the TX port's MTU and not fragmentable (IPv4 DF, not IP, too many fragments)")
 
 enum rps_drop_reason {
 #define RPS_X_ENUM(e, n, d) RPS_DROP_##e,

@@ -82,11 +82,14 @@ too_big(const struct rps_txq *q, const struct rte_mbuf *m)
 	return m->pkt_len > (uint32_t)q->mtu + RTE_ETHER_HDR_LEN + 2 * RTE_VLAN_HLEN;
 }
 
-/* One segment for a port that takes one: @return 0, or -1 when it does not fit. */
-static int
+/* A chain for a port that does not say it takes chains: one segment where it fits one; a
+ * chain that does not fit goes as it is (virtual PMDs such as net_pcap copy chains out
+ * without advertising MULTI_SEGS; NICs that would truncate one advertise it, and have it). */
+static void
 one_segment(const struct rps_txq *q, struct rte_mbuf *m)
 {
-	return q->multi_seg || m->nb_segs == 1 || rte_pktmbuf_linearize(m) == 0 ? 0 : -1;
+	if (!q->multi_seg && m->nb_segs > 1)
+		(void)rte_pktmbuf_linearize(m);
 }
 
 /*
@@ -131,10 +134,11 @@ send_fragmented(struct rps_txq *q, struct rte_mbuf *m)
 	for (int32_t i = 0; i < n; i++) {
 		char *h = rte_pktmbuf_prepend(frags[i], l2_len);
 
-		if (h == NULL || one_segment(q, frags[i]) != 0) {
+		if (h == NULL) {
 			ok = 0;
 			continue;
 		}
+		one_segment(q, frags[i]);
 		rte_memcpy(h, l2, l2_len);
 		frags[i]->l2_len = l2_len;
 		RPS_CTR_ADD(q->st->bytes, rte_pktmbuf_pkt_len(frags[i]));
@@ -165,7 +169,8 @@ send_big(struct rps_txq *q, struct rte_mbuf *m)
 	if (q->mtu != 0 && too_big(q, m)) {
 		if (send_fragmented(q, m) == 0)
 			return;
-	} else if (one_segment(q, m) == 0) {
+	} else {
+		one_segment(q, m);
 		RPS_CTR_ADD(q->st->bytes, rte_pktmbuf_pkt_len(m));
 		count_sent(q, rte_eth_tx_buffer(q->port, q->queue, q->buf, m));
 		return;

@@ -114,8 +114,8 @@ int rps_txq_init(struct rps_txq *q, uint16_t port, uint16_t queue, uint16_t burs
  * (rte_ipv4_fragment_packet / rte_ipv6_fragment_packet, header mbufs from @p direct, data
  * referenced through @p indirect, the L2 header copied in front of each fragment), or dropped
  * as tx_too_big where it cannot be (IPv4 with DF, not IP, more than RPS_TX_MAX_FRAGS
- * fragments); a multi-segment mbuf for a port without multi-segment TX (@p multi_seg 0) is
- * copied into one segment, or dropped as tx_too_big when it does not fit one.
+ * fragments); a multi-segment mbuf for a port that does not advertise multi-segment TX
+ * (@p multi_seg 0) is copied into one segment where it fits one.
  */
 void rps_txq_set_limits(struct rps_txq *q, uint16_t mtu, int multi_seg,
 			struct rte_mempool *direct, struct rte_mempool *indirect);
