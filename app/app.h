@@ -158,6 +158,9 @@ struct rps_app {
 	int ready;                     /* start-up done, RX loop about to run (notify.c) */
 	uint64_t test_delay_tsc;       /* test hook: worker cycles per packet (test_hooks.c) */
 	uint64_t test_rx_delay_tsc;    /* test hook: RX lcore cycles per packet */
+	uint64_t test_rx_gap_every;    /* test hook: packets between RX pauses (0: none) */
+	uint64_t test_rx_gap_tsc;      /* test hook: length of an RX pause */
+	uint64_t test_rx_gap_seen;     /* packets since the last RX pause */
 	int rx_done;                   /* set by the RX lcore once it stopped (release) */
 	int report_stop;               /* tells the live-table thread to end */
 	pthread_t report_thread;
@@ -216,6 +219,8 @@ void rps_test_hooks_init(struct rps_app *app);
 uint16_t rps_test_rx_queues(const struct rps_app *app);
 /* Busy-wait @p tsc cycles (the worker delay hook). */
 void rps_test_spin(uint64_t tsc);
+/* Count @p n packets received; pause the RX lcore when RPS_TEST_RX_GAP says so. */
+void rps_test_rx_gap(struct rps_app *app, uint16_t n);
 
 /* notify.c: readiness (app->ready, log, sd_notify READY=1) and other sd_notify states. */
 void rps_ready(struct rps_app *app);

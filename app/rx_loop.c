@@ -54,6 +54,8 @@ rps_rx_main(struct rps_app *app)
 #ifdef RPS_TEST_HOOKS
 			if (unlikely(app->test_rx_delay_tsc != 0)) /* a paced source (test_hooks.c) */
 				rps_test_spin(app->test_rx_delay_tsc * n);
+			if (unlikely(app->test_rx_gap_every != 0)) /* a source with silences */
+				rps_test_rx_gap(app, n);
 #endif
 			n = rps_steer_sanitize(pkts, n, st);
 			map = __atomic_load_n(&app->maps[q], __ATOMIC_ACQUIRE);

@@ -11,6 +11,9 @@
  *                                others are queues that never receive (idle-queue tests)
  *   RPS_TEST_RX_DELAY_NS=N       the RX lcore spends N ns per packet received: a paced
  *                                source, so a finite capture lasts long enough for remaps
+ *   RPS_TEST_RX_GAP=P:MS         after every P packets received the RX lcore pauses MS ms: a
+ *                                source with silences long enough for every backlog to
+ *                                drain on any machine (deferred moves then complete)
  *
  * A build without the hooks warns when such a variable is set, so a test can tell that it
  * cannot set up its condition (and skip) instead of passing or failing by chance.
@@ -25,6 +28,7 @@
 #define DELAY_VAR "RPS_TEST_WORKER_DELAY_NS"
 #define RXQ_VAR "RPS_TEST_RX_QUEUES"
 #define RX_DELAY_VAR "RPS_TEST_RX_DELAY_NS"
+#define RX_GAP_VAR "RPS_TEST_RX_GAP"
 
 void
 rps_test_spin(uint64_t tsc)
@@ -88,8 +92,50 @@ delay_var(const char *var, const char *who)
 }
 
 void
+rps_test_rx_gap(struct rps_app *app, uint16_t n)
+{
+	app->test_rx_gap_seen += n;
+	if (app->test_rx_gap_seen >= app->test_rx_gap_every) {
+		app->test_rx_gap_seen = 0;
+		rps_test_spin(app->test_rx_gap_tsc);
+	}
+}
+
+/* RPS_TEST_RX_GAP=P:MS into app->test_rx_gap_every / test_rx_gap_tsc. */
+static void
+rx_gap_var(struct rps_app *app)
+{
+	const char *v = getenv(RX_GAP_VAR);
+
+	if (v == NULL)
+		return;
+#ifdef RPS_TEST_HOOKS
+	{
+		char *end, *end2;
+		unsigned long every = strtoul(v, &end, 10);
+		unsigned long ms = *end == ':' ? strtoul(end + 1, &end2, 10) : 0;
+
+		if (*v == '\0' || *end != ':' || end[1] == '\0' || *end2 != '\0' || every == 0 ||
+		    every > 100000000ul || ms == 0 || ms > 10000) {
+			RPS_LOG(ERR, "test hook: %s=%s is not PACKETS:MS (1..10000 ms): ignored",
+				RX_GAP_VAR, v);
+			return;
+		}
+		RPS_LOG(WARNING, "test hook: the RX lcore pauses %lu ms after every %lu packets (%s)",
+			ms, every, RX_GAP_VAR);
+		app->test_rx_gap_every = every;
+		app->test_rx_gap_tsc = (uint64_t)ms * rte_get_tsc_hz() / 1000;
+	}
+#else
+	(void)app;
+	RPS_LOG(WARNING, "test hook: %s is ignored: built without -Dtest_hooks=true", RX_GAP_VAR);
+#endif
+}
+
+void
 rps_test_hooks_init(struct rps_app *app)
 {
+	rx_gap_var(app);
 	app->test_delay_tsc = delay_var(DELAY_VAR, "every worker");
 	app->test_rx_delay_tsc = delay_var(RX_DELAY_VAR, "the RX lcore");
 }
