@@ -43,6 +43,19 @@ struct rps_flow_snap {
 	struct rps_flow_summary f[RPS_TOP_FLOWS];
 };
 
+/** A worker's health (health.c): state and counters written by the control thread, read
+ * atomically by telemetry and the summary. */
+enum { RPS_HEALTH_OK, RPS_HEALTH_STALLED, RPS_HEALTH_RECOVERING };
+struct rps_health {
+	int state;                     /* RPS_HEALTH_* */
+	uint64_t stalls;               /* times it was declared stalled */
+	uint64_t recoveries;           /* times it came back */
+	/* control thread only */
+	uint64_t last_head;            /* backlog head at the last tick... */
+	uint64_t still_since;          /* ...unchanged since (TSC) */
+	uint64_t stalled_since, back_since;
+};
+
 /** A worker lcore: its backlog, its TX queue, its counters. */
 struct rps_worker {
 	struct rps_lcore_stats stats;   /* written by this worker only */
@@ -56,6 +69,12 @@ struct rps_worker {
 	struct rps_txq reply_txq;      /* respond: the RX port, this lcore's queue */
 	struct rps_flow_snap *flow_snap; /* NULL without the flow stage */
 	uint64_t next_snap_tsc;
+	struct rps_health health;      /* stalled or not (health.c) */
+	int stuck;                     /* still stalled at exit: never joined, state kept */
+	uint64_t test_stall_after;     /* test hook: stall once received_rps reaches this... */
+	uint64_t test_stall_tsc;       /* ...for this long (0: no stall hook) */
+	uint64_t test_stall_every_tsc; /* ...and again this long after each (0: once) */
+	uint64_t test_stall_not_before;
 	int socket;                    /* where this lcore's state is allocated: its socket, or
 					* SOCKET_ID_ANY when it has none (CPUs on several) or EAL
 					* has no memory there */
@@ -147,6 +166,11 @@ struct rps_app {
 	char last_reload_result[256];  /* "ok", "ok; needs a restart for: backlog", or the error */
 	uint64_t flows_wanted_tsc;     /* last /rps/flows query: workers snapshot only then,
 					* since a snapshot walks the whole flow table */
+	uint16_t (*taken_from)[RPS_MAP_SIZE_MAX]; /* [nb_rxq]: per bucket, the stalled worker
+					* it was moved off (health.c), or UINT16_MAX; NULL when
+					* --stall-timeout is 0. Control thread only */
+	uint64_t stranded;             /* packets left to stalled workers at exit */
+	int workers_stuck;             /* workers given up on at exit (health.c) */
 	uint64_t *pps;                 /* [nb_workers + 1]: processed/s over the last second,
 					* the last entry is the RX lcore's rx rate */
 
@@ -192,6 +216,25 @@ void rps_buckets_tick(struct rps_app *app, uint64_t now);
  * held by the caller. */
 void rps_buckets_set_owners(struct rps_app *app, struct rps_map *const *maps);
 
+/* buckets.c: publish @p owner (per queue, a table of the views' size) as new maps. */
+int rps_buckets_publish_owners(struct rps_app *app, uint16_t (*owner)[RPS_MAP_SIZE_MAX]);
+
+/* health.c: stalled workers (--stall-timeout): detection and failover on the control thread
+ * (rps_health_tick() every control tick), the exit's bounded wait for the workers. */
+int rps_health_init(struct rps_app *app);
+void rps_health_fini(struct rps_app *app);
+void rps_health_tick(struct rps_app *app, uint64_t now);
+/* Give queue @p q's table @p owner (@p size buckets, map set @p set) no stalled worker:
+ * each of their buckets goes to the healthy worker of @p set with the fewest, remembered to
+ * be returned. @p fresh: the table was rebuilt from the configuration (forget what was
+ * taken before). Control thread, ctl_lock or no concurrent publisher. */
+void rps_health_adjust(const struct rps_app *app, uint16_t q, const struct rps_lcoreset *set,
+		       uint16_t *owner, uint32_t size, int fresh);
+const char *rps_health_name(int state);
+/* Wait for every worker to end; give up on those still stalled after the hold-down (their
+ * backlogs counted in app->stranded, worker->stuck set). @return 0, or -EBUSY if any. */
+int rps_health_wait_workers(struct rps_app *app);
+
 /* buckets.c: the "buckets" member of the summary JSON (table size, rebalancer counters,
  * per queue and bucket: lcore, packets, bytes, cycles, moves). */
 void rps_buckets_json(struct rps_app *app, FILE *f);
@@ -219,6 +262,8 @@ void rps_test_hooks_init(struct rps_app *app);
 uint16_t rps_test_rx_queues(const struct rps_app *app);
 /* Busy-wait @p tsc cycles (the worker delay hook). */
 void rps_test_spin(uint64_t tsc);
+/* The stall hook: stop @p w here when RPS_TEST_WORKER_STALL says so. */
+void rps_test_worker_stall(struct rps_worker *w);
 /* Count @p n packets received; pause the RX lcore when RPS_TEST_RX_GAP says so. */
 void rps_test_rx_gap(struct rps_app *app, uint16_t n);
 

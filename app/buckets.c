@@ -122,15 +122,18 @@ workers_of_maps(const struct rps_app *app, uint32_t *weight, uint8_t *allowed)
 		for (uint16_t w = 0; w < app->nb_workers; w++) {
 			unsigned int x = rps_lcoreset_weight(&app->map_sets[q], app->workers[w].lcore);
 
-			allowed[(uint32_t)q * app->nb_workers + w] = x != 0;
+			/* never onto a stalled worker (health.c) */
+			allowed[(uint32_t)q * app->nb_workers + w] = x != 0 &&
+				__atomic_load_n(&app->workers[w].health.state, __ATOMIC_RELAXED) !=
+				RPS_HEALTH_STALLED;
 			if (x > weight[w])
 				weight[w] = x;
 		}
 }
 
 /* Publish the views' owner tables as new maps. @return 0 or -ENOMEM. */
-static int
-publish_owners(struct rps_app *app, uint16_t (*owner)[RPS_MAP_SIZE_MAX])
+int
+rps_buckets_publish_owners(struct rps_app *app, uint16_t (*owner)[RPS_MAP_SIZE_MAX])
 {
 	struct rps_map **maps = calloc(app->nb_rxq, sizeof(*maps));
 	struct rps_lcoreset *sets = calloc(app->nb_rxq, sizeof(*sets));
@@ -223,7 +226,7 @@ rebalance(struct rps_app *app, uint64_t now, int act)
 
 		owner[q][i] = mv[k].to;
 	}
-	if (publish_owners(app, owner) < 0) {
+	if (rps_buckets_publish_owners(app, owner) < 0) {
 		RPS_LOG(ERR, "rebalance: out of memory, %d moves not applied", n);
 		goto out;
 	}

@@ -135,6 +135,36 @@ restart_keys(const struct rps_app *app, const struct rps_config *c, char *out, s
 #undef CHANGED
 }
 
+/* A stalled worker keeps none of the buckets of a map a reload builds (health.c): replace
+ * *@p map by a copy without them. @return 0 or -ENOMEM. */
+static int
+failover_table(struct rps_app *app, uint16_t q, const struct rps_lcoreset *set,
+	       struct rps_map **map, uint32_t gen, int fresh)
+{
+	uint16_t *t;
+	struct rps_map *m;
+	const uint32_t size = (*map)->mask + 1;
+
+	if (app->taken_from == NULL || (*map)->nb_workers == 0)
+		return 0;
+	t = malloc(size * sizeof(*t));
+	if (t == NULL)
+		return -ENOMEM;
+	memcpy(t, (*map)->table, size * sizeof(*t));
+	rps_health_adjust(app, q, set, t, size, fresh);
+	if (memcmp(t, (*map)->table, size * sizeof(*t)) == 0) {
+		free(t);
+		return 0;
+	}
+	m = rps_map_create_table(t, size, gen, app->self.socket);
+	free(t);
+	if (m == NULL)
+		return -ENOMEM;
+	rps_map_free(*map);
+	*map = m;
+	return 0;
+}
+
 int
 rps_control_reload(struct rps_app *app, const char *why)
 {
@@ -148,7 +178,7 @@ rps_control_reload(struct rps_app *app, const char *why)
 	uint32_t size = app->table_size;
 	struct rps_rebalance_conf rb = app->rebal;
 	int safe = __atomic_load_n(&app->reorder_safe, __ATOMIC_RELAXED);
-	int rc = -EINVAL;
+	int rc = -EINVAL, fresh;
 
 	if (c == NULL || maps == NULL || sets == NULL) {
 		snprintf(err, sizeof(err), "out of memory");
@@ -206,8 +236,9 @@ rps_control_reload(struct rps_app *app, const char *why)
 		}
 		/* the same lcores and size: keep the running table (and what the rebalancer
 		 * did to it); otherwise fill a new one */
-		if (app->bview != NULL && app->bview[q] != NULL && size == app->table_size &&
-		    memcmp(&sets[q], &app->map_sets[q], sizeof(sets[q])) == 0)
+		fresh = !(app->bview != NULL && app->bview[q] != NULL && size == app->table_size &&
+			  memcmp(&sets[q], &app->map_sets[q], sizeof(sets[q])) == 0);
+		if (!fresh)
 			maps[q] = rps_map_create_table(app->bview[q]->owner, size, gen,
 						       app->self.socket);
 		else
@@ -215,6 +246,11 @@ rps_control_reload(struct rps_app *app, const char *why)
 		if (maps[q] == NULL) {
 			snprintf(err, sizeof(err), "%s: map of queue %u: %s", app->opt.config_path, q,
 				 merr);
+			goto out;
+		}
+		if (failover_table(app, q, &sets[q], &maps[q], gen, fresh) < 0) {
+			snprintf(err, sizeof(err), "out of memory");
+			rc = -ENOMEM;
 			goto out;
 		}
 	}
@@ -369,6 +405,7 @@ control_thread(void *arg)
 			update_rates(app, prev, (double)(now - last) / (double)hz);
 			last = now;
 		}
+		rps_health_tick(app, now);
 		if (now - last_buckets >= (uint64_t)app->rebal.interval_ms * hz / 1000) {
 			rps_buckets_tick(app, now);
 			last_buckets = now;

@@ -622,18 +622,24 @@ teardown(struct rps_app *app)
 	if (app->opt.flows_json != NULL && write_flows_json(app, app->opt.flows_json) < 0)
 		fprintf(stderr, "dpdk-rps: --flows-json %s: %s\n", app->opt.flows_json,
 			strerror(errno));
-	/* Flush TX, count fragments still held: before the ports close. */
+	/* Flush TX, count fragments still held: before the ports close. A worker still stuck
+	 * keeps its state: it may yet touch it. */
 	rps_worker_ctx_fini(&app->self);
 	for (uint16_t i = 0; app->workers != NULL && i < app->nb_workers; i++)
-		rps_worker_ctx_fini(&app->workers[i]);
+		if (!app->workers[i].stuck)
+			rps_worker_ctx_fini(&app->workers[i]);
+	/* a stuck worker may still be using the ports: leave them open then */
 	if (app->rx_started) {
 		(void)rte_eth_stats_get(app->opt.rx_port, &app->port_stats);
-		rps_port_close(app->opt.rx_port);
+		if (app->workers_stuck == 0)
+			rps_port_close(app->opt.rx_port);
 	}
-	if (app->tx_started)
+	if (app->tx_started && app->workers_stuck == 0)
 		rps_port_close((uint16_t)app->opt.tx_port);
 	for (uint16_t i = 0; app->backlogs != NULL && i < app->nb_workers; i++)
-		rps_backlog_fini(&app->backlogs[i]);
+		if (!app->workers[i].stuck)
+			rps_backlog_fini(&app->backlogs[i]);
+	rps_health_fini(app);
 	if (app->pool != NULL)
 		app->pool_in_use_at_exit = (int64_t)rte_mempool_in_use_count(app->pool);
 }
@@ -737,6 +743,13 @@ main(int argc, char **argv)
 		return -rc;
 	}
 	report_numa(app);
+	if (rps_health_init(app) < 0) {
+		fprintf(stderr, "dpdk-rps: out of memory\n");
+		teardown(app);
+		release(app);
+		rte_eal_cleanup();
+		return EXIT_RUNTIME;
+	}
 	rps_test_hooks_init(app);
 
 	RPS_LOG(INFO, "RX lcore %u, %u worker(s), map %s, hash %s, backlog %u, burst %u",
@@ -765,7 +778,11 @@ main(int argc, char **argv)
 		rps_ready(app);
 	rps_rx_main(app);
 	rps_notify("STOPPING=1");
-	rte_eal_mp_wait_lcore();
+	if (rps_health_wait_workers(app) < 0) {
+		/* a worker still stalled: its backlog is counted, the process exits without it */
+		RPS_CTR_ADD(app->self.stats.dropped[RPS_DROP_STRANDED], app->stranded);
+		ret = EXIT_RUNTIME;
+	}
 
 	rps_telemetry_close();
 	teardown(app);
@@ -779,6 +796,8 @@ main(int argc, char **argv)
 		}
 	}
 	signal_app = NULL;
+	if (app->workers_stuck) /* a stuck lcore may still use what release() would free */
+		return ret;
 	release(app);
 	rte_eal_cleanup();
 	return ret;

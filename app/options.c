@@ -369,6 +369,13 @@ h_rebalance_holddown(struct rps_options *o, const char *arg, const char **why)
 }
 
 static int
+h_stall_timeout(struct rps_options *o, const char *arg, const char **why)
+{
+	return u32_in(arg, 0, 3600000, &o->stall_timeout_ms,
+		      "expected 0 (off) or 1..3600000 milliseconds", why);
+}
+
+static int
 h_idle_sleep(struct rps_options *o, const char *arg, const char **why)
 {
 	uint64_t v;
@@ -478,6 +485,10 @@ static const struct opt_def opts[] = {
 	  h_rebalance_moves },
 	{ "rebalance-holddown", "MS", "a bucket moved is not moved again for MS ms (default 10000)",
 	  h_rebalance_holddown },
+	{ "stall-timeout", "MS", "a worker whose backlog holds packets but whose position has not "
+				 "moved for MS ms is stalled: its buckets move to the healthy workers "
+				 "of each map until it is back (0 = off; default 1000)",
+	  h_stall_timeout },
 	{ "idle-sleep", "US", "an idle lcore (nothing to poll for --idle-spin) sleeps between polls, "
 			      "1 us doubling up to US; 0 = always busy-poll (default 50)", h_idle_sleep },
 	{ "idle-spin", "US", "busy-poll this long after the last packet before sleeping (default 100)",
@@ -532,6 +543,7 @@ rps_options_parse(int argc, char **argv, struct rps_options *o, FILE *err)
 	o->rebalance_threshold = 10;
 	o->rebalance_moves = 8;
 	o->rebalance_holddown_ms = 10000;
+	o->stall_timeout_ms = 1000;
 	o->flow_table_size = 65536;
 	o->flow_timeout_ms = 30000;
 	o->flow_closed_timeout_ms = 1000;

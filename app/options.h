@@ -63,6 +63,7 @@ struct rps_options {
 	uint32_t rebalance_threshold; /* percent over the mean */
 	uint32_t rebalance_moves;     /* per interval */
 	uint32_t rebalance_holddown_ms;
+	uint32_t stall_timeout_ms;    /* --stall-timeout: 0 = no stall detection */
 	uint64_t given;               /* bit i: the i-th option of the table was on the command line */
 };
 

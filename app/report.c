@@ -235,6 +235,15 @@ rps_report_json(const struct rps_app *app, const char *path)
 				s->w[i].st.stage_in[g], s->w[i].st.stage_out[g]);
 		}
 		fprintf(f, "},\n");
+		if (app->nb_workers != 0) {
+			const struct rps_health *h = &app->workers[i].health;
+
+			fprintf(f, "      \"health\": \"%s\", \"stalls\": %" PRIu64
+				", \"recoveries\": %" PRIu64 ",\n",
+				rps_health_name(__atomic_load_n(&h->state, __ATOMIC_RELAXED)),
+				__atomic_load_n(&h->stalls, __ATOMIC_RELAXED),
+				__atomic_load_n(&h->recoveries, __ATOMIC_RELAXED));
+		}
 		fprintf(f, "      \"backlog_hwm\": %" PRIu64 ",\n      \"backlog_depth\": %" PRIu64
 			",\n      \"dropped\": ", s->w[i].hwm, s->w[i].depth);
 		json_drops(f, &s->w[i].st);

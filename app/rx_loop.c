@@ -15,8 +15,10 @@
 static int
 backlogs_empty(const struct rps_app *app)
 {
+	/* a stalled worker's backlog may never empty: the exit gives up on it (health.c) */
 	for (uint16_t w = 0; w < app->nb_workers; w++)
-		if (rps_backlog_depth(&app->backlogs[w]) != 0)
+		if (rps_backlog_depth(&app->backlogs[w]) != 0 &&
+		    !rps_backlog_failed(&app->backlogs[w]))
 			return 0;
 	return 1;
 }

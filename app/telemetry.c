@@ -212,6 +212,16 @@ tel_workers(const char *cmd, const char *params, struct rte_tel_data *d)
 					  app->nb_workers ? app->backlogs[i].capacity : 0);
 		rte_tel_data_add_dict_u64(c, "backlog_depth", s->w[i].depth);
 		rte_tel_data_add_dict_u64(c, "backlog_hwm", s->w[i].hwm);
+		if (app->nb_workers != 0) {
+			const struct rps_health *h = &app->workers[i].health;
+
+			rte_tel_data_add_dict_string(c, "health", rps_health_name(
+				__atomic_load_n(&h->state, __ATOMIC_RELAXED)));
+			rte_tel_data_add_dict_u64(c, "stalls",
+						  __atomic_load_n(&h->stalls, __ATOMIC_RELAXED));
+			rte_tel_data_add_dict_u64(c, "recoveries",
+						  __atomic_load_n(&h->recoveries, __ATOMIC_RELAXED));
+		}
 		rte_tel_data_add_dict_u64(c, "received_rps", st->received_rps);
 		rte_tel_data_add_dict_u64(c, "processed", st->processed);
 		rte_tel_data_add_dict_u64(c, "pps", pps_of(app, i));

@@ -11,6 +11,9 @@
  *                                others are queues that never receive (idle-queue tests)
  *   RPS_TEST_RX_DELAY_NS=N       the RX lcore spends N ns per packet received: a paced
  *                                source, so a finite capture lasts long enough for remaps
+ *   RPS_TEST_WORKER_STALL=W:P:MS[:EVERY]  worker index W stops polling its backlog for MS ms
+ *                                once it has dequeued P packets (again EVERY ms after each
+ *                                stall ends, if given): a stalled worker (--stall-timeout)
  *   RPS_TEST_RX_GAP=P:MS         after every P packets received the RX lcore pauses MS ms: a
  *                                source with silences long enough for every backlog to
  *                                drain on any machine (deferred moves then complete)
@@ -29,6 +32,7 @@
 #define RXQ_VAR "RPS_TEST_RX_QUEUES"
 #define RX_DELAY_VAR "RPS_TEST_RX_DELAY_NS"
 #define RX_GAP_VAR "RPS_TEST_RX_GAP"
+#define STALL_VAR "RPS_TEST_WORKER_STALL"
 
 void
 rps_test_spin(uint64_t tsc)
@@ -133,8 +137,70 @@ rx_gap_var(struct rps_app *app)
 }
 
 void
+rps_test_worker_stall(struct rps_worker *w)
+{
+	if (RPS_CTR_READ(w->stats.received_rps) < w->test_stall_after ||
+	    rte_rdtsc() < w->test_stall_not_before)
+		return;
+	RPS_LOG(WARNING, "test hook: worker lcore %u stops for %.0f ms", w->lcore,
+		(double)w->test_stall_tsc * 1e3 / (double)rte_get_tsc_hz());
+	rps_test_spin(w->test_stall_tsc);
+	if (w->test_stall_every_tsc == 0)
+		w->test_stall_tsc = 0; /* once */
+	else
+		w->test_stall_not_before = rte_rdtsc() + w->test_stall_every_tsc;
+}
+
+/* RPS_TEST_WORKER_STALL=W:P:MS[:EVERY] into the worker's test_stall_* fields. */
+static void
+stall_var(struct rps_app *app)
+{
+	const char *v = getenv(STALL_VAR);
+
+	if (v == NULL)
+		return;
+#ifdef RPS_TEST_HOOKS
+	{
+		unsigned long long f[4] = { 0, 0, 0, 0 };
+		int nf = 0;
+		const char *p = v;
+
+		while (nf < 4) {
+			char *end;
+
+			if (*p < '0' || *p > '9')
+				break;
+			f[nf++] = strtoull(p, &end, 10);
+			p = end;
+			if (*p != ':')
+				break;
+			p++;
+		}
+		if (*p != '\0' || nf < 3 || f[0] >= app->nb_workers || f[2] == 0 ||
+		    f[2] > 3600000 || f[3] > 3600000) {
+			RPS_LOG(ERR, "test hook: %s=%s is not W:PACKETS:MS[:EVERY_MS] with W < %u: "
+				"ignored", STALL_VAR, v, app->nb_workers);
+			return;
+		}
+		struct rps_worker *w = &app->workers[f[0]];
+
+		w->test_stall_after = f[1];
+		w->test_stall_tsc = f[2] * rte_get_tsc_hz() / 1000;
+		w->test_stall_every_tsc = f[3] * rte_get_tsc_hz() / 1000;
+		RPS_LOG(WARNING, "test hook: worker %llu (lcore %u) stops for %llu ms after %llu "
+			"packets%s (%s)", f[0], w->lcore, f[2], f[1], f[3] ? ", repeatedly" : "",
+			STALL_VAR);
+	}
+#else
+	(void)app;
+	RPS_LOG(WARNING, "test hook: %s is ignored: built without -Dtest_hooks=true", STALL_VAR);
+#endif
+}
+
+void
 rps_test_hooks_init(struct rps_app *app)
 {
+	stall_var(app);
 	rx_gap_var(app);
 	app->test_delay_tsc = delay_var(DELAY_VAR, "every worker");
 	app->test_rx_delay_tsc = delay_var(RX_DELAY_VAR, "the RX lcore");

@@ -160,8 +160,14 @@ rps_worker_main(void *arg)
 	rps_idle_init(&idle, w->app->opt.idle_spin_us, w->app->opt.idle_sleep_us, hz);
 	rps_idle_thread_init();
 	for (;;) {
-		uint32_t left;
-		uint32_t n = rps_backlog_dequeue(w->backlog, pkts, burst, &left);
+		uint32_t left, n;
+
+#ifdef RPS_TEST_HOOKS
+		/* a worker that stops polling its backlog, as if preempted (test_hooks.c) */
+		if (unlikely(w->test_stall_tsc != 0))
+			rps_test_worker_stall(w);
+#endif
+		n = rps_backlog_dequeue(w->backlog, pkts, burst, &left);
 
 		RPS_CTR_ADD(st->polls, 1);
 		rps_process_idle(w);

@@ -66,6 +66,12 @@ struct rps_backlog {
 		uint64_t mark_tsc[RPS_DRAIN_MARKS];  /**< when head was sampled... */
 		uint64_t mark_head[RPS_DRAIN_MARKS]; /**< ...and its value then */
 	} cons __rte_cache_aligned;
+	/* Health: written by the control thread only (app/health.c), read by the RX lcore only
+	 * when a bucket wants to leave this worker (never per packet). */
+	struct {
+		uint32_t failed;     /**< 1 while the worker is stalled: its buckets leave it
+				      *   without waiting for it to drain (failover) */
+	} ctl __rte_cache_aligned;
 } __rte_cache_aligned;
 
 /**
@@ -212,6 +218,20 @@ rps_backlog_passed(const struct rps_backlog *b, uint64_t pos, uint32_t pending)
 	if ((int64_t)(pos - tail) > 0)
 		pos = tail;
 	return (int64_t)(head - pos) >= 0;
+}
+
+/** Whether the control thread declared this backlog's worker stalled (any thread). */
+static inline int
+rps_backlog_failed(const struct rps_backlog *b)
+{
+	return __atomic_load_n(&b->ctl.failed, __ATOMIC_ACQUIRE) != 0;
+}
+
+/** Declare the worker stalled (1) or back (0): control thread only. */
+static inline void
+rps_backlog_set_failed(struct rps_backlog *b, int failed)
+{
+	__atomic_store_n(&b->ctl.failed, failed ? 1u : 0u, __ATOMIC_RELEASE);
 }
 
 /**

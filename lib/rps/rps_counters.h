@@ -34,7 +34,8 @@
 	X(FRAG_TIMEOUT, frag_timeout, "fragments of a datagram that never completed (timeout or exit)") \
 	X(FLOW_TABLE_FULL, flow_table_full, "the worker's flow table had no room for a new flow") \
 	X(TX_FAILED, tx_failed, "the TX queue did not accept the packet") \
-	X(TX_TOO_BIG, tx_too_big, "above the TX port's MTU and not fragmentable (IPv4 DF, not IP, too many fragments)")
+	X(TX_TOO_BIG, tx_too_big, "above the TX port's MTU and not fragmentable (IPv4 DF, not IP, too many fragments)") \
+	X(STRANDED, stranded, "left in the backlog of a worker still stalled at exit (--stall-timeout)")
 
 enum rps_drop_reason {
 #define RPS_X_ENUM(e, n, d) RPS_DROP_##e,
@@ -63,6 +64,7 @@ enum rps_drop_reason {
 	X(inner_hashed, "--inner: tunnelled packets hashed on their inner header (RX lcore)") \
 	X(inner_fallback, "--inner: tunnels that could not be read, hashed on the outer header (RX lcore)") \
 	X(flows_migrated, "hash buckets moved to their new worker after a remap (RX lcore)")  \
+	X(failover_moves, "buckets moved off a stalled worker before it had processed their packets: the one move that may reorder a flow (RX lcore)") \
 	X(migrations_deferred, "packets kept on a bucket's old worker until it drained it (RX lcore)") \
 	X(pkts_ipv4, "IPv4 packets seen by the parse stage")                                 \
 	X(pkts_ipv6, "IPv6 packets seen by the parse stage")                                 \

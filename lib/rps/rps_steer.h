@@ -101,7 +101,10 @@ void rps_bucket_stats_free(struct rps_bucket_stats *s);
 /**
  * The reorder-safe table of one RX queue (RX lcore only). A bucket whose map entry now names
  * another worker keeps going to its old worker until that worker has processed past
- * last_tail; only then does it move. So a remap never reorders a flow.
+ * last_tail; only then does it move. So a remap never reorders a flow. One exception: a
+ * worker whose backlog is marked failed (rps_backlog_set_failed(): stalled, app/health.c)
+ * loses its buckets at once, each such early move counted in failover_moves; its packets
+ * still queued are processed if it comes back, later than newer packets of their flows.
  *
  * The table costs nothing while the map is unchanged: once every bucket agrees with the
  * current map (a background scan of RPS_SETTLE_SCAN buckets per burst moves the ones whose

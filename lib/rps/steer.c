@@ -155,13 +155,19 @@ bucket_worker(struct rps_steer_ctx *ctx, const struct rps_map *map, struct rps_b
 	if (unlikely(cur != want)) {
 		if (cur != RPS_BUCKET_NONE && cur < ctx->nb_workers &&
 		    !rps_backlog_passed(&ctx->backlogs[cur], b->last_tail, ctx->group_len[cur])) {
-			w = (uint16_t)cur;
-			(*deferred)++;
-		} else {
-			*moved += cur != RPS_BUCKET_NONE && b->used;
-			b->worker = want;
+			if (likely(!rps_backlog_failed(&ctx->backlogs[cur]))) {
+				w = (uint16_t)cur;
+				(*deferred)++;
+				goto stay;
+			}
+			/* failover: its worker stalled with packets of the bucket */
+			if (b->used)
+				RPS_CTR_ADD(ctx->stats->failover_moves, 1);
 		}
+		*moved += cur != RPS_BUCKET_NONE && b->used;
+		b->worker = want;
 	}
+stay:
 	b->used = 1;
 	/* position right after this packet once its group is enqueued */
 	b->last_tail = ctx->backlogs[w].prod.tail + ctx->group_len[w] + 1;
@@ -205,8 +211,12 @@ settle_scan(const struct rps_steer_ctx *ctx, const struct rps_map *map, struct r
 		if (cur != want) {
 			if (cur != RPS_BUCKET_NONE && cur < ctx->nb_workers &&
 			    !rps_backlog_passed(&ctx->backlogs[cur], b->last_tail, 0)) {
-				t->clean = 0;
-				continue;
+				if (!rps_backlog_failed(&ctx->backlogs[cur])) {
+					t->clean = 0;
+					continue;
+				}
+				if (b->used)
+					RPS_CTR_ADD(ctx->stats->failover_moves, 1);
 			}
 			*moved += cur != RPS_BUCKET_NONE && b->used;
 			b->worker = want;

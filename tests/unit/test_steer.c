@@ -568,6 +568,61 @@ test_reorder_safe_remap(void)
 	bed_fini(&t);
 }
 
+/* Failover: a bucket whose old worker is marked failed (stalled) leaves it at once, each
+ * such early move counted, and its queued packets stay where they are. */
+static void
+test_failover_move(void)
+{
+	static const uint16_t to0[1] = { 0 }, to1[1] = { 1 };
+	struct rte_mbuf *pkts[8], *out[8];
+	struct rps_map *m0, *m1;
+	struct rps_buckets *bk;
+	struct bed t;
+	uint32_t left;
+
+	bed_init(&t, 2, 64, 1, to0, RPS_HASH_JHASH, 0);
+	m0 = t.map;
+	m1 = rps_map_create(to1, NULL, 1, 1, 2, SOCKET_ID_ANY);
+	bk = rps_buckets_create(16, SOCKET_ID_ANY);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(bk);
+	for (unsigned int i = 0; i < 4; i++)
+		pkts[i] = flow_pkt(0, i);
+	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, m0, bk, NULL, pkts, 4), 4);
+	/* remapped while worker 0 holds them: deferred, as long as worker 0 is healthy */
+	pkts[0] = flow_pkt(0, 4);
+	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, m1, bk, NULL, pkts, 1), 1);
+	CU_ASSERT_EQUAL(rte_ring_count(t.bl[0].ring), 5);
+	CU_ASSERT_EQUAL(t.stats.failover_moves, 0);
+	/* worker 0 stalls: the next packet goes to worker 1 at once, one failover move */
+	rps_backlog_set_failed(&t.bl[0], 1);
+	CU_ASSERT(rps_backlog_failed(&t.bl[0]));
+	for (unsigned int i = 0; i < 3; i++)
+		pkts[i] = flow_pkt(0, 5 + i);
+	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, m1, bk, NULL, pkts, 3), 3);
+	CU_ASSERT_EQUAL(rte_ring_count(t.bl[0].ring), 5);
+	CU_ASSERT_EQUAL(rte_ring_count(t.bl[1].ring), 3);
+	CU_ASSERT_EQUAL(t.stats.failover_moves, 1);
+	CU_ASSERT_EQUAL(t.stats.flows_migrated, 1);
+	/* back: moves wait for it again (back to worker 0 only once worker 1 drained) */
+	rps_backlog_set_failed(&t.bl[0], 0);
+	pkts[0] = flow_pkt(0, 8);
+	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, m0, bk, NULL, pkts, 1), 1);
+	CU_ASSERT_EQUAL(rte_ring_count(t.bl[1].ring), 4);
+	CU_ASSERT_EQUAL(t.stats.failover_moves, 1);
+	for (unsigned int w = 0; w < 2; w++) {
+		uint32_t n;
+
+		while ((n = rps_backlog_dequeue(&t.bl[w], out, 8, &left)) != 0) {
+			rps_backlog_complete(&t.bl[w], n);
+			rte_pktmbuf_free_bulk(out, n);
+		}
+	}
+	rps_buckets_free(bk);
+	rps_map_free(m1);
+	bed_fini(&t);
+}
+
 /*
  * Reorder-safe remapping under a random schedule (one thread plays RX lcore and workers):
  * bursts from 120 flows, partial drains of random workers, remaps to random maps (each with
@@ -842,6 +897,7 @@ main(int argc, char **argv)
 		{ "steer_rss", test_steer_rss },
 		{ "steer_rss_targeted", test_steer_rss_targeted },
 		{ "reorder_safe_remap", test_reorder_safe_remap },
+		{ "failover_move", test_failover_move },
 		{ "bucket_stats", test_bucket_stats },
 		{ "order_queues", test_order_queues },
 		CU_TEST_INFO_NULL,

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * health.c: stalled workers (--stall-timeout). A worker whose backlog holds packets while its
+ * position (head) has not moved for the timeout is stalled: preempted for seconds, stuck in a
+ * stage, a bug. The control thread (rps_health_tick(), every tick) then
+ *   1. marks its backlog failed, so the RX lcore's reorder-safe table lets its buckets leave
+ *      at once instead of waiting for it to drain (each such move counted in failover_moves:
+ *      the one case that may reorder a flow: its packets stranded in the stalled backlog are
+ *      processed after newer ones, if ever);
+ *   2. publishes maps in which each of its buckets goes to the healthy worker of the same
+ *      queue's map with the fewest buckets (the normal publish path: RCU, a new generation).
+ * When its position moves again it is back; after a hold-down of twice the timeout (at least
+ * a second) with no new stall, it gets the same buckets back by a normal reorder-safe move.
+ * A worker still stalled at exit is given up on after the hold-down: the packets left in its
+ * backlog are counted as dropped (stranded) and the process exits without joining it.
+ *
+ * Concurrency: all state here is the control thread's, except the counters and state that
+ * telemetry and the summary read atomically (struct rps_health in app.h) and the backlog's
+ * failed flag (rps_backlog_set_failed()).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_launch.h>
+#include <rte_pause.h>
+
+#include "app.h"
+
+/* Bucket not taken from a stalled worker. */
+#define NOT_TAKEN UINT16_MAX
+
+static uint64_t
+ms_tsc(uint64_t ms)
+{
+	return ms * rte_get_tsc_hz() / 1000;
+}
+
+/* Hold-down before a worker that came back gets its buckets back, and the grace a stalled
+ * worker gets at exit: twice the timeout, at least a second. */
+static uint64_t
+holddown_tsc(const struct rps_app *app)
+{
+	return ms_tsc(RTE_MAX(2ull * app->opt.stall_timeout_ms, 1000ull));
+}
+
+int
+rps_health_init(struct rps_app *app)
+{
+	if (app->nb_workers == 0 || app->opt.stall_timeout_ms == 0)
+		return 0;
+	app->taken_from = calloc(app->nb_rxq, sizeof(*app->taken_from));
+	if (app->taken_from == NULL)
+		return -ENOMEM;
+	for (uint16_t q = 0; q < app->nb_rxq; q++)
+		for (uint32_t i = 0; i < RPS_MAP_SIZE_MAX; i++)
+			app->taken_from[q][i] = NOT_TAKEN;
+	return 0;
+}
+
+void
+rps_health_fini(struct rps_app *app)
+{
+	free(app->taken_from);
+	app->taken_from = NULL;
+}
+
+static int
+is_failed(const struct rps_app *app, uint16_t w)
+{
+	return __atomic_load_n(&app->workers[w].health.state, __ATOMIC_RELAXED) ==
+	       RPS_HEALTH_STALLED;
+}
+
+void
+rps_health_adjust(const struct rps_app *app, uint16_t q, const struct rps_lcoreset *set,
+		  uint16_t *owner, uint32_t size, int fresh)
+{
+	uint32_t count[RTE_MAX_LCORE] = { 0 };
+	int healthy = 0;
+
+	if (app->taken_from == NULL)
+		return;
+	if (fresh) /* a table rebuilt from the configuration: nothing in it was taken */
+		for (uint32_t i = 0; i < RPS_MAP_SIZE_MAX; i++)
+			app->taken_from[q][i] = NOT_TAKEN;
+	for (uint16_t w = 0; w < app->nb_workers; w++)
+		if (!is_failed(app, w) && rps_lcoreset_weight(set, app->workers[w].lcore) != 0)
+			healthy = 1;
+	if (!healthy)
+		return; /* every worker of this queue is stalled: nowhere to go */
+	for (uint32_t i = 0; i < size; i++)
+		count[owner[i]]++;
+	for (uint32_t i = 0; i < size; i++) {
+		uint16_t from = owner[i], best = UINT16_MAX;
+
+		if (!is_failed(app, from))
+			continue;
+		for (uint16_t w = 0; w < app->nb_workers; w++)
+			if (!is_failed(app, w) && rps_lcoreset_weight(set, app->workers[w].lcore) &&
+			    (best == UINT16_MAX || count[w] < count[best]))
+				best = w;
+		owner[i] = best;
+		count[best]++;
+		count[from]--;
+		app->taken_from[q][i] = from;
+	}
+}
+
+/* Publish the current tables with @p w's buckets moved away (@p back == 0) or returned. */
+static void
+republish(struct rps_app *app, uint16_t w, int back)
+{
+	uint16_t (*owner)[RPS_MAP_SIZE_MAX] = calloc(app->nb_rxq, sizeof(*owner));
+	uint32_t changed = 0;
+
+	if (owner == NULL) {
+		RPS_LOG(ERR, "health: out of memory: worker %u's buckets not %s",
+			app->workers[w].lcore, back ? "returned" : "moved");
+		return;
+	}
+	pthread_mutex_lock(&app->ctl_lock);
+	for (uint16_t q = 0; q < app->nb_rxq; q++) {
+		const struct rps_bucket_view *v = app->bview[q];
+
+		memcpy(owner[q], v->owner, sizeof(owner[q]));
+		if (!back) {
+			uint16_t before[RPS_MAP_SIZE_MAX];
+
+			memcpy(before, owner[q], v->size * sizeof(before[0]));
+			rps_health_adjust(app, q, &app->map_sets[q], owner[q], v->size, 0);
+			changed += memcmp(before, owner[q], v->size * sizeof(before[0])) != 0;
+			continue;
+		}
+		for (uint32_t i = 0; i < v->size; i++)
+			if (app->taken_from[q][i] == w) {
+				app->taken_from[q][i] = NOT_TAKEN;
+				if (rps_lcoreset_weight(&app->map_sets[q], app->workers[w].lcore)) {
+					owner[q][i] = w;
+					changed++;
+				}
+			}
+	}
+	pthread_mutex_unlock(&app->ctl_lock);
+	if (changed != 0 && rps_buckets_publish_owners(app, owner) < 0)
+		RPS_LOG(ERR, "health: out of memory: worker %u's buckets not %s",
+			app->workers[w].lcore, back ? "returned" : "moved");
+	else if (changed != 0)
+		RPS_LOG(WARNING, "health: worker lcore %u's buckets %s (generation %u)",
+			app->workers[w].lcore, back ? "returned to it" : "moved to healthy workers",
+			app->generation);
+	free(owner);
+}
+
+void
+rps_health_tick(struct rps_app *app, uint64_t now)
+{
+	const uint64_t timeout = ms_tsc(app->opt.stall_timeout_ms);
+
+	if (app->taken_from == NULL)
+		return;
+	for (uint16_t w = 0; w < app->nb_workers; w++) {
+		struct rps_worker *wk = &app->workers[w];
+		struct rps_health *h = &wk->health;
+		const struct rps_backlog *b = &app->backlogs[w];
+		uint64_t head = __atomic_load_n(&b->cons.head, __ATOMIC_ACQUIRE);
+		int state = h->state;
+
+		if (head != h->last_head || rps_backlog_depth(b) == 0) {
+			/* progress, or nothing to do: not stalled */
+			h->last_head = head;
+			h->still_since = now;
+			if (state == RPS_HEALTH_STALLED) {
+				rps_backlog_set_failed(&app->backlogs[w], 0);
+				__atomic_store_n(&h->state, RPS_HEALTH_RECOVERING, __ATOMIC_RELAXED);
+				__atomic_store_n(&h->recoveries, h->recoveries + 1, __ATOMIC_RELAXED);
+				h->back_since = now;
+				RPS_LOG(WARNING, "health: worker lcore %u is back after %.3f s",
+					wk->lcore, (double)(now - h->stalled_since) /
+					(double)rte_get_tsc_hz());
+			} else if (state == RPS_HEALTH_RECOVERING &&
+				   now - h->back_since >= holddown_tsc(app)) {
+				__atomic_store_n(&h->state, RPS_HEALTH_OK, __ATOMIC_RELAXED);
+				republish(app, w, 1);
+			}
+			continue;
+		}
+		if (state == RPS_HEALTH_STALLED || now - h->still_since < timeout)
+			continue;
+		/* stalled: failover */
+		h->stalled_since = now;
+		__atomic_store_n(&h->state, RPS_HEALTH_STALLED, __ATOMIC_RELAXED);
+		__atomic_store_n(&h->stalls, h->stalls + 1, __ATOMIC_RELAXED);
+		rps_backlog_set_failed(&app->backlogs[w], 1);
+		RPS_LOG(WARNING, "health: worker lcore %u stalled: %" PRIu64 " packet(s) waiting, "
+			"position unchanged for %u ms", wk->lcore, rps_backlog_depth(b),
+			app->opt.stall_timeout_ms);
+		republish(app, w, 0);
+	}
+}
+
+const char *
+rps_health_name(int state)
+{
+	switch (state) {
+	case RPS_HEALTH_OK:
+		return "ok";
+	case RPS_HEALTH_STALLED:
+		return "stalled";
+	case RPS_HEALTH_RECOVERING:
+		return "recovering";
+	}
+	return "?";
+}
+
+int
+rps_health_wait_workers(struct rps_app *app)
+{
+	uint64_t given_up_at = 0;
+
+	for (;;) {
+		int running = 0, stuck = 0;
+		uint64_t now = rte_rdtsc();
+
+		for (uint16_t w = 0; w < app->nb_workers; w++) {
+			const struct rps_health *h = &app->workers[w].health;
+
+			if (rte_eal_get_lcore_state(app->workers[w].lcore) != RUNNING)
+				continue;
+			running++;
+			if (__atomic_load_n(&h->state, __ATOMIC_RELAXED) == RPS_HEALTH_STALLED)
+				stuck++;
+		}
+		if (running == 0) {
+			rte_eal_mp_wait_lcore(); /* reap: every worker is back in WAIT */
+			return 0;
+		}
+		/* give up only when every worker still running is stalled, for the hold-down */
+		if (stuck != running || app->taken_from == NULL)
+			given_up_at = 0;
+		else if (given_up_at == 0)
+			given_up_at = now + holddown_tsc(app);
+		else if (now >= given_up_at)
+			break;
+		rte_delay_us_sleep(1000);
+	}
+	for (uint16_t w = 0; w < app->nb_workers; w++) {
+		struct rps_worker *wk = &app->workers[w];
+
+		if (rte_eal_get_lcore_state(wk->lcore) != RUNNING)
+			continue;
+		wk->stuck = 1;
+		app->workers_stuck++;
+		/* it dequeues nothing: what its ring holds never leaves it */
+		app->stranded += rte_ring_count(app->backlogs[w].ring);
+		RPS_LOG(ERR, "health: worker lcore %u still stalled at exit: %u packet(s) "
+			"stranded in its backlog", wk->lcore, rte_ring_count(app->backlogs[w].ring));
+	}
+	return -EBUSY;
+}

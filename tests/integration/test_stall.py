@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""test_stall.py: a worker that stops draining its backlog (--stall-timeout).
+
+The test hook RPS_TEST_WORKER_STALL=W:P:MS makes worker W stop polling its backlog for MS ms
+once it has dequeued P packets, whatever the machine's speed.
+
+recover: 3 workers (lcores 1-3), 30 flows x 2000 packets read by an RX lcore paced to 50 us
+  per packet (RPS_TEST_RX_DELAY_NS: 3 s of traffic on any machine), --stall-timeout 100;
+  worker 0 stops for 600 ms after 2000 packets. Then: worker 0 was declared stalled once and
+  came back once (summary: stalls 1, recoveries 1, health ok); buckets left it before it had
+  drained them (failover_moves > 0); the other workers dropped nothing (the traffic not aimed
+  at the fault kept flowing); on the wire (one TX queue per worker) flows that started on
+  worker 0 went out on another worker during the stall and on worker 0 again at the end (its
+  buckets returned after the hold-down); exit 0, rx_packets == processed + dropped, every
+  mbuf back in the pool.
+
+stuck: worker 0 stops for an hour after 500 packets of a short capture: the process still
+  exits (status 1, within the hold-down and a margin), its backlog counted as dropped
+  `stranded`, accounting exact, worker 0 reported stalled.
+
+usage: test_stall.py PATH/TO/dpdk-rps
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rpstest  # noqa: E402
+
+WORKERS = [1, 2, 3]
+
+
+def flows_by_queue(tx):
+    """Per flow id, the TX queue of each of its packets in file order of timestamps."""
+    wire = []
+    for q, path in enumerate(tx):
+        p = rpstest.read_pcap(path)
+        scale = 1 if p.nsec else 1000
+        for r in p.records:
+            mk = rpstest.marker(r.data)
+            if mk is not None:
+                wire.append((r.ts_sec * 10**9 + r.ts_frac * scale, q, mk[0]))
+    wire.sort()
+    per = {}
+    for _, q, fid in wire:
+        per.setdefault(fid, []).append(q)
+    return per
+
+
+def recover(F, binary, tmp):
+    ctx = 'recover'
+    inp = os.path.join(tmp, 'in.pcap')
+    rpstest.write_pcap(inp, rpstest.gen_traffic.generate_frames(
+        flows=30, packets_per_flow=2000, seed=9, frag_datagrams=0, non_ip=0))
+    env = {'RPS_TEST_WORKER_STALL': '0:2000:600', 'RPS_TEST_RX_DELAY_NS': '50000'}
+    res, tx = rpstest.run_pcap(binary, tmp, inp, len(WORKERS),
+                               ['--map', '0xe', '--tx-port', '0', '--stages', 'parse,output',
+                                '--backlog', '1024', '--stall-timeout', '100',
+                                '--exit-when-idle', '300'],
+                               lcores='0@0,(1-3)@1', timeout=60, tag='recover', env=env)
+    if rpstest.NO_HOOKS in res.stderr:
+        return 'skip'
+    print('%s: exit %s in %.1f s' % (ctx, res.rc, res.elapsed), flush=True)
+    if not F.check(res.rc == 0, '%s: exit %s' % (ctx, res.rc), res):
+        return None
+    if not F.check(res.summary is not None, '%s: %s' % (ctx, res.summary_error), res):
+        return None
+    s = res.summary
+    F.extend(rpstest.check_accounting(s), ctx, res)
+    F.check(s['rx_packets'] == 60000, '%s: rx_packets %d of 60000' % (ctx, s['rx_packets']))
+    F.check(s['mempool']['in_use_at_exit'] == 0, '%s: mbufs leaked: %s' % (ctx, s['mempool']))
+    w = rpstest.worker_table(s, WORKERS)
+    print('%s: health %s, failover_moves %d, flows_migrated %d, dropped %s' % (
+        ctx, [(x['health'], x['stalls'], x['recoveries']) for x in w],
+        s['rx_lcore']['failover_moves'], s['rx_lcore']['flows_migrated'], s['dropped']),
+        flush=True)
+    F.check((w[0]['stalls'], w[0]['recoveries'], w[0]['health']) == (1, 1, 'ok'),
+            '%s: worker 0: stalls %s, recoveries %s, health %s; expected 1, 1, ok' % (
+                ctx, w[0]['stalls'], w[0]['recoveries'], w[0]['health']), res)
+    for i in (1, 2):
+        F.check(w[i]['stalls'] == 0 and sum(w[i]['dropped'].values()) == 0,
+                '%s: healthy worker %d: stalls %s, dropped %s' % (
+                    ctx, i, w[i]['stalls'], w[i]['dropped']))
+    F.check(s['rx_lcore']['failover_moves'] > 0, '%s: no failover move' % ctx, res)
+    per = flows_by_queue(tx)
+    started0 = [f for f, qs in per.items() if qs[0] == 0]
+    moved = [f for f in started0 if any(q != 0 for q in per[f])]
+    back = [f for f in moved if per[f][-1] == 0]
+    print('%s: %d flows started on worker 0, %d went elsewhere during the stall, %d ended on '
+          'it again' % (ctx, len(started0), len(moved), len(back)), flush=True)
+    F.check(len(started0) > 0 and len(moved) == len(started0),
+            '%s: flows of worker 0 that never left it: %s' % (
+                ctx, sorted(set(started0) - set(moved))[:10]))
+    F.check(len(back) == len(moved), '%s: flows not returned to worker 0 after the hold-down: '
+            '%s' % (ctx, sorted(set(moved) - set(back))[:10]))
+    return s
+
+
+def stuck(F, binary, tmp):
+    ctx = 'stuck'
+    inp = os.path.join(tmp, 'in_stuck.pcap')
+    rpstest.write_pcap(inp, rpstest.gen_traffic.generate_frames(
+        flows=20, packets_per_flow=500, seed=10, frag_datagrams=0, non_ip=0))
+    env = {'RPS_TEST_WORKER_STALL': '0:500:3600000', 'RPS_TEST_RX_DELAY_NS': '20000'}
+    res, _ = rpstest.run_pcap(binary, tmp, inp, len(WORKERS),
+                              ['--map', '0xe', '--tx-port', '0', '--stages', 'parse,output',
+                               '--backlog', '4096', '--stall-timeout', '100',
+                               '--exit-when-idle', '300'],
+                              lcores='0@0,(1-3)@1', timeout=60, tag='stuck', env=env)
+    print('%s: exit %s in %.1f s' % (ctx, res.rc, res.elapsed), flush=True)
+    if not F.check(res.rc == 1, '%s: exit %s, expected 1 (a worker given up on)' % (
+            ctx, res.rc), res):
+        return
+    if not F.check(res.summary is not None, '%s: %s' % (ctx, res.summary_error), res):
+        return
+    s = res.summary
+    F.extend(rpstest.check_accounting(s), ctx, res)
+    F.check(s['rx_packets'] == 10000, '%s: rx_packets %d of 10000' % (ctx, s['rx_packets']))
+    w = rpstest.worker_table(s, WORKERS)
+    stranded = s['dropped'].get('stranded', 0)
+    print('%s: stranded %d, worker 0 %s, failover_moves %d' % (
+        ctx, stranded, w[0]['health'], s['rx_lcore']['failover_moves']), flush=True)
+    F.check(stranded > 0, '%s: nothing counted stranded' % ctx, res)
+    F.check(w[0]['health'] == 'stalled' and w[0]['stalls'] == 1,
+            '%s: worker 0 health %s stalls %s' % (ctx, w[0]['health'], w[0]['stalls']))
+    F.check('still stalled at exit' in res.stderr, '%s: no log line for the stuck worker' % ctx,
+            res)
+
+
+def main():
+    binary = rpstest.binary_from_argv()
+    F = rpstest.Failures('test_stall')
+    with rpstest.TempDir('stall') as tmp:
+        if recover(F, binary, tmp) == 'skip':
+            print('SKIP: %s' % rpstest.NO_HOOKS)
+            return rpstest.SKIP
+        stuck(F, binary, tmp)
+    return F.report()
+
+
+if __name__ == '__main__':
+    sys.exit(main())
