@@ -312,6 +312,11 @@ setup_workers(struct rps_app *app)
 		return -ENOMEM;
 	app->steer.symmetric = o->symmetric;
 	app->steer.inner = o->inner;
+	app->steer.backpressure = o->backpressure >= 0 ? o->backpressure :
+		rps_port_is_replay(app->rx_driver);
+	RPS_LOG(INFO, "backpressure %s%s", app->steer.backpressure ? "on" : "off",
+		o->backpressure >= 0 ? "" : app->steer.backpressure ?
+		" (auto: a file or ring input)" : " (auto: a NIC: its queue takes the overflow)");
 	app->steer.tunnels = o->tunnels;
 	if (o->inner)
 		RPS_LOG(INFO, "--inner: tunnels hashed on their inner header, every hash in "

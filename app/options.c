@@ -369,6 +369,16 @@ h_rebalance_holddown(struct rps_options *o, const char *arg, const char **why)
 }
 
 static int
+h_backpressure(struct rps_options *o, const char *arg, const char **why)
+{
+	if (strcmp(arg, "auto") == 0) {
+		o->backpressure = -1;
+		return 0;
+	}
+	return on_off(arg, &o->backpressure, why);
+}
+
+static int
 h_stall_timeout(struct rps_options *o, const char *arg, const char **why)
 {
 	return u32_in(arg, 0, 3600000, &o->stall_timeout_ms,
@@ -485,6 +495,11 @@ static const struct opt_def opts[] = {
 	  h_rebalance_moves },
 	{ "rebalance-holddown", "MS", "a bucket moved is not moved again for MS ms (default 10000)",
 	  h_rebalance_holddown },
+	{ "backpressure", "on|off|auto", "on: while a worker's backlog is full the RX lcore stops "
+					 "taking packets from the port instead of dropping them "
+					 "(lossless; the port's queue takes the overflow); auto (the "
+					 "default): on for file and ring inputs (net_pcap, net_ring, "
+					 "net_memif), off for NICs", h_backpressure },
 	{ "stall-timeout", "MS", "a worker whose backlog holds packets but whose position has not "
 				 "moved for MS ms is stalled: its buckets move to the healthy workers "
 				 "of each map until it is back (0 = off; default 1000)",
@@ -544,6 +559,7 @@ rps_options_parse(int argc, char **argv, struct rps_options *o, FILE *err)
 	o->rebalance_moves = 8;
 	o->rebalance_holddown_ms = 10000;
 	o->stall_timeout_ms = 1000;
+	o->backpressure = -1;
 	o->flow_table_size = 65536;
 	o->flow_timeout_ms = 30000;
 	o->flow_closed_timeout_ms = 1000;

@@ -64,6 +64,7 @@ struct rps_options {
 	uint32_t rebalance_moves;     /* per interval */
 	uint32_t rebalance_holddown_ms;
 	uint32_t stall_timeout_ms;    /* --stall-timeout: 0 = no stall detection */
+	int backpressure;             /* --backpressure: 1 on, 0 off, -1 auto (by RX driver) */
 	uint64_t given;               /* bit i: the i-th option of the table was on the command line */
 };
 

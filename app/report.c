@@ -206,6 +206,8 @@ rps_report_json(const struct rps_app *app, const char *path)
 	fprintf(f, "  \"dropped\": ");
 	json_drops(f, &s->total);
 	fprintf(f, ",\n  \"dropped_total\": %" PRIu64 ",\n", rps_stats_dropped_total(&s->total));
+	fprintf(f, "  \"backpressure\": %s,\n  \"stall_timeout_ms\": %u,\n",
+		app->steer.backpressure ? "true" : "false", app->opt.stall_timeout_ms);
 	fprintf(f, "  \"config\": {\"rx_port\": %u, \"rx_queues\": %u, \"driver\": \"%s\", "
 		"\"tx_port\": %d, \"map\": \"%s\", \"rx_lcore\": %u, \"hash\": \"%s\", "
 		"\"rss_hash_from_port\": %s, \"hash_seed\": %u, \"backlog\": %u, \"burst\": %u, "

@@ -23,6 +23,34 @@ backlogs_empty(const struct rps_app *app)
 	return 1;
 }
 
+/* At the end, packets still held for full backlogs (backpressure) go as the workers make
+ * room; those a worker has not taken after twice the stall timeout (at least a second) of no
+ * progress are dropped as backlog_full. */
+static void
+place_held(struct rps_app *app)
+{
+	const uint64_t wait = (uint64_t)RTE_MAX(2ull * app->opt.stall_timeout_ms, 1000ull) *
+			      rte_get_tsc_hz() / 1000;
+	uint64_t last = rte_rdtsc();
+	uint32_t held = rps_steer_held(&app->steer);
+
+	while (held != 0) {
+		uint32_t now_held = rps_steer_flush(&app->steer);
+		uint64_t now = rte_rdtsc();
+
+		if (now_held < held)
+			last = now;
+		else if (now - last >= wait)
+			break;
+		held = now_held;
+		rte_pause();
+	}
+	if (held != 0) {
+		RPS_LOG(WARNING, "exit: %u packet(s) held for full backlogs dropped", held);
+		rps_steer_drop_held(&app->steer);
+	}
+}
+
 void
 rps_rx_main(struct rps_app *app)
 {
@@ -42,12 +70,28 @@ rps_rx_main(struct rps_app *app)
 	rte_rcu_qsbr_thread_online(app->qsbr, 0);
 	while (!__atomic_load_n(&app->quit, __ATOMIC_RELAXED)) {
 		uint32_t got = 0;
+		uint16_t nb_queues;
+		int paused = 0;
 		uint64_t now;
 
-		for (uint16_t q = 0; q < nb_poll; q++) {
+		/* backpressure: packets held for a full backlog go first; until they have all
+		 * been placed nothing more is taken from the port */
+		if (unlikely(rps_steer_held(&app->steer) != 0) &&
+		    rps_steer_flush(&app->steer) != 0) {
+			RPS_CTR_ADD(st->rx_paused, 1);
+			paused = 1; /* not idle, not busy: waiting on a worker */
+			nb_queues = 0;
+		} else {
+			nb_queues = nb_poll;
+		}
+		for (uint16_t q = 0; q < nb_queues; q++) {
 			const struct rps_map *map;
 			struct rps_buckets *bk;
-			uint16_t n = rte_eth_rx_burst(port, q, pkts, burst);
+			uint16_t n;
+
+			if (unlikely(rps_steer_held(&app->steer) != 0))
+				break; /* a queue's burst filled a backlog: the rest wait */
+			n = rte_eth_rx_burst(port, q, pkts, burst);
 
 			if (n == 0)
 				continue;
@@ -84,6 +128,12 @@ rps_rx_main(struct rps_app *app)
 		if (got != 0) {
 			RPS_CTR_ADD(st->busy_polls, 1);
 			idle_since = 0;
+		} else if (paused) {
+			idle_since = 0;
+			rte_pause();
+			if (now >= deadline)
+				break;
+			continue;
 		} else if (idle_ticks != 0) {
 			if (idle_since == 0)
 				idle_since = now;
@@ -97,6 +147,7 @@ rps_rx_main(struct rps_app *app)
 			RPS_CTR_ADD(st->idle_sleeps, 1);
 	}
 	rte_rcu_qsbr_thread_offline(app->qsbr, 0);
+	place_held(app);
 	app->stop_tsc = rte_rdtsc();
 	/* Everything enqueued so far happens-before this store: a worker that sees it and
 	 * then finds its ring empty has seen every packet. */

@@ -428,6 +428,8 @@ tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_string(d, "hash", rps_hash_mode_name(o->hash_mode));
 	rte_tel_data_add_dict_u64(d, "hash_seed", app->seed);
 	rte_tel_data_add_dict_u64(d, "backlog", o->backlog);
+	rte_tel_data_add_dict_string(d, "backpressure", app->steer.backpressure ? "on" : "off");
+	rte_tel_data_add_dict_u64(d, "stall_timeout_ms", o->stall_timeout_ms);
 	rte_tel_data_add_dict_u64(d, "burst", o->burst);
 	rte_tel_data_add_dict_string(d, "stages", o->stages_text);
 	rte_tel_data_add_dict_u64(d, "flow_table_size", o->flow_table_size);

@@ -188,3 +188,14 @@ rps_port_pool_create(uint32_t nb_mbufs, int socket, int preemptible)
 					      RTE_MBUF_DEFAULT_BUF_SIZE, socket,
 					      preemptible ? "ring_mt_rts" : "ring_mp_mc");
 }
+
+int
+rps_port_is_replay(const char *driver)
+{
+	static const char *const replay[] = { "net_pcap", "net_ring", "net_memif" };
+
+	for (size_t i = 0; i < RTE_DIM(replay); i++)
+		if (strcmp(driver, replay[i]) == 0)
+			return 1;
+	return 0;
+}

@@ -83,6 +83,13 @@ int rps_port_setup(const struct rps_port_req *req, struct rps_port_info *info);
 void rps_port_close(uint16_t port_id);
 
 /**
+ * Whether a port of driver @p driver (rte_eth_dev_info.driver_name) replays or relays
+ * packets that can wait (a capture file, an rte_ring, a memif peer) rather than receiving
+ * from a wire whose queue must be drained: --backpressure auto turns it on for these.
+ */
+int rps_port_is_replay(const char *driver);
+
+/**
  * Create the mbuf pool for a port's socket ("rps_pool_<socket>").
  * @param preemptible the lcores using it may be preempted by one another (they share CPUs):
  *   the pool's ring then uses "ring_mt_rts" (relaxed tail sync), whose producers and

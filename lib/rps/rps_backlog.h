@@ -103,6 +103,23 @@ rps_backlog_enqueue(struct rps_backlog *b, struct rte_mbuf **pkts, uint32_t n)
 	return sent;
 }
 
+/**
+ * Queue what fits of a group of packets, keeping the rest (RX lcore only): the lossless
+ * variant of rps_backlog_enqueue() for backpressure. Refused packets are neither freed nor
+ * counted; the caller offers them again (first) later.
+ * @return the number accepted (a prefix of @p pkts).
+ */
+static inline uint32_t
+rps_backlog_enqueue_keep(struct rps_backlog *b, struct rte_mbuf **pkts, uint32_t n)
+{
+	unsigned int free_space;
+	uint32_t sent = rte_ring_enqueue_burst(b->ring, (void **)pkts, n, &free_space);
+
+	RPS_CTR_ADD(b->prod.tail, sent);
+	RPS_CTR_MAX(b->prod.hwm, b->capacity - free_space);
+	return sent;
+}
+
 /** Allocate the flow-limit state of @p b (before the RX lcore starts). @return 0, -ENOMEM. */
 int rps_backlog_flow_limit_init(struct rps_backlog *b, int socket);
 

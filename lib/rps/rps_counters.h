@@ -59,6 +59,7 @@ enum rps_drop_reason {
 	X(busy_polls, "loop iterations that found packets")                                  \
 	X(idle_sleeps, "sleeps taken between polls of an idle loop (--idle-sleep)")          \
 	X(busy_cycles, "TSC cycles spent processing bursts (workers; the RX lcore without a map)") \
+	X(rx_paused, "--backpressure: RX loop iterations that took nothing from the port because a worker's backlog was full (RX lcore)") \
 	X(hash_computed, "packets whose hash was computed in software (RX lcore)")           \
 	X(hash_from_nic, "packets whose hash came from the NIC's RSS (RX lcore)")            \
 	X(inner_hashed, "--inner: tunnelled packets hashed on their inner header (RX lcore)") \

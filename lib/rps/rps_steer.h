@@ -47,6 +47,11 @@ struct rps_steer_ctx {
 	int flow_limit;              /**< apply each backlog's flow limit (--flow-limit): the
 				      * caller may change it between bursts; every backlog must
 				      * have rps_backlog_flow_limit_init() done */
+	int backpressure;            /**< lossless: a group a full backlog refuses stays held
+				      * in the context (rps_steer_held()) instead of being
+				      * dropped; zeroed by rps_steer_init(), set by the caller */
+	uint32_t held;               /**< packets held for full backlogs (backpressure) */
+	uint16_t nb_held;            /**< workers with held packets: touched[0..nb_held) */
 	struct rps_backlog *backlogs; /**< [nb_workers] */
 	struct rps_lcore_stats *stats; /**< the RX lcore's counters */
 	/* scratch, [nb_workers][burst_max], [nb_workers] and [burst_max] */
@@ -269,5 +274,31 @@ rps_steer_sanitize(struct rte_mbuf **pkts, uint16_t n, struct rps_lcore_stats *s
 uint32_t rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 			 struct rps_buckets *buckets, struct rps_bucket_stats *bstats,
 			 struct rte_mbuf **pkts, uint16_t n);
+
+/*
+ * Backpressure (ctx->backpressure): a backlog that cannot take all of its group keeps the
+ * rest held in the context, in order, and rps_steer_burst() must not be called again until
+ * rps_steer_flush() has placed every held packet: the caller stops taking packets from the
+ * port meanwhile (they wait in the NIC's queue, or in the file or ring that feeds it). Held
+ * packets sit at the positions right after their backlog's tail that the reorder-safe table
+ * already counted, so moves stay reorder-free.
+ */
+
+/** Packets held for full backlogs. */
+static inline uint32_t
+rps_steer_held(const struct rps_steer_ctx *ctx)
+{
+	return ctx->held;
+}
+
+/**
+ * Offer the held packets again. A worker whose backlog is marked failed (stalled) will not
+ * take them: they are dropped as backlog_full, so a stalled worker never blocks the others.
+ * @return packets still held.
+ */
+uint32_t rps_steer_flush(struct rps_steer_ctx *ctx);
+
+/** Drop every held packet (counted as backlog_full): at exit, when waiting is over. */
+void rps_steer_drop_held(struct rps_steer_ctx *ctx);
 
 #endif /* RPS_STEER_H */

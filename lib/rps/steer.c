@@ -264,6 +264,68 @@ group_add(struct rps_steer_ctx *ctx, uint16_t w, struct rte_mbuf *m, uint32_t h,
 	return 1;
 }
 
+/* Backpressure: enqueue what fits of the groups of touched[0..nb_held); keep the rest at the
+ * front of each group, and those workers at the front of touched. @return packets placed. */
+static uint32_t
+place_held(struct rps_steer_ctx *ctx)
+{
+	uint16_t *glen = ctx->group_len;
+	uint16_t keep = 0;
+	uint32_t sent = 0;
+
+	ctx->held = 0;
+	for (uint16_t t = 0; t < ctx->nb_held; t++) {
+		uint16_t w = ctx->touched[t];
+		struct rte_mbuf **g = &ctx->groups[(uint32_t)w * ctx->burst_max];
+		struct rps_backlog *b = &ctx->backlogs[w];
+		uint32_t ok = rps_backlog_enqueue_keep(b, g, glen[w]);
+
+		sent += ok;
+		if (ok == glen[w]) {
+			glen[w] = 0;
+			continue;
+		}
+		if (rps_backlog_failed(b)) { /* a stalled worker: do not wait for it */
+			RPS_CTR_ADD(b->prod.full_drops, glen[w] - ok);
+			RPS_CTR_ADD(ctx->stats->dropped[RPS_DROP_BACKLOG_FULL], glen[w] - ok);
+			rte_pktmbuf_free_bulk(g + ok, glen[w] - ok);
+			glen[w] = 0;
+			continue;
+		}
+		memmove(g, g + ok, (glen[w] - ok) * sizeof(*g));
+		glen[w] = (uint16_t)(glen[w] - ok);
+		ctx->held += glen[w];
+		ctx->touched[keep++] = w;
+	}
+	ctx->nb_held = keep;
+	return sent;
+}
+
+uint32_t
+rps_steer_flush(struct rps_steer_ctx *ctx)
+{
+	if (ctx->held != 0)
+		RPS_CTR_ADD(ctx->stats->enqueued, place_held(ctx));
+	return ctx->held;
+}
+
+void
+rps_steer_drop_held(struct rps_steer_ctx *ctx)
+{
+	for (uint16_t t = 0; t < ctx->nb_held; t++) {
+		uint16_t w = ctx->touched[t];
+		struct rps_backlog *b = &ctx->backlogs[w];
+
+		RPS_CTR_ADD(b->prod.full_drops, ctx->group_len[w]);
+		RPS_CTR_ADD(ctx->stats->dropped[RPS_DROP_BACKLOG_FULL], ctx->group_len[w]);
+		rte_pktmbuf_free_bulk(&ctx->groups[(uint32_t)w * ctx->burst_max],
+				      ctx->group_len[w]);
+		ctx->group_len[w] = 0;
+	}
+	ctx->nb_held = 0;
+	ctx->held = 0;
+}
+
 uint32_t
 rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 		struct rps_buckets *buckets, struct rps_bucket_stats *bstats,
@@ -322,14 +384,19 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 	}
 
 	/* 4. one enqueue per worker touched */
-	for (uint16_t t = 0; t < nb_touched; t++) {
-		uint16_t w = ctx->touched[t];
-		uint32_t ok = rps_backlog_enqueue(&ctx->backlogs[w], &groups[(uint32_t)w * bmax],
-						  glen[w]);
+	if (unlikely(ctx->backpressure)) {
+		ctx->nb_held = nb_touched;
+		sent += place_held(ctx);
+	} else {
+		for (uint16_t t = 0; t < nb_touched; t++) {
+			uint16_t w = ctx->touched[t];
+			uint32_t ok = rps_backlog_enqueue(&ctx->backlogs[w],
+							  &groups[(uint32_t)w * bmax], glen[w]);
 
-		RPS_CTR_ADD(ctx->stats->dropped[RPS_DROP_BACKLOG_FULL], glen[w] - ok);
-		sent += ok;
-		glen[w] = 0;
+			RPS_CTR_ADD(ctx->stats->dropped[RPS_DROP_BACKLOG_FULL], glen[w] - ok);
+			sent += ok;
+			glen[w] = 0;
+		}
 	}
 	if (buckets != NULL && !rps_buckets_settled(buckets, map))
 		settle_scan(ctx, map, buckets, &moved);

@@ -30,7 +30,7 @@ def main():
         rpstest.write_pcap(inp, frames)
         ctx = '--backlog 1 --burst 32'
         res, tx = rpstest.run_pcap(binary, tmp, inp, len(WORKERS),
-                                   ['--map', '0xe', '--tx-port', '0', '--stages', 'output', '--backlog', '1',
+                                   ['--map', '0xe', '--tx-port', '0', '--stages', 'output', '--backpressure', 'off', '--backlog', '1',
                                     '--burst', '32', '--hash-seed', '3',
                                     '--exit-when-idle', '500'],
                                    lcores='0@0,(1-3)@1', timeout=120, tag='backlog')

@@ -53,7 +53,7 @@ def run(F, binary, tmp, inp, limit):
                               # a fixed seed: with a random one, a mouse shares the
                               # elephant's flow-limit bucket (hash & 4095) in ~4% of runs
                               # and is limited with it, as in the kernel
-                              ['--map', '0x6', '--backlog', '1024', '--flow-limit', limit,
+                              ['--map', '0x6', '--backpressure', 'off', '--backlog', '1024', '--flow-limit', limit,
                                '--hash-seed', '1',
                                '--idle-sleep', '0', '--exit-when-idle', '400',
                                '--flows-json', fj],
