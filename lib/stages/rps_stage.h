@@ -25,10 +25,10 @@
 #include <rte_mbuf.h>
 
 #include "rps_counters.h"
+#include "rps_respond.h"
 
 struct rps_reasm;        /* reassemble.c: per-worker rte_ip_frag tables */
 struct rps_flow_table;   /* flow.c: per-worker flow table */
-struct rps_respond_conf; /* respond.c: what to answer */
 
 /** A TX queue with its buffer (rte_eth_tx_buffer), owned by one lcore. */
 struct rps_txq {
@@ -54,6 +54,8 @@ struct rps_stage_ctx {
 	struct rps_flow_table *flows; /* NULL unless flow runs */
 	const struct rps_respond_conf *respond; /* NULL unless respond runs */
 	struct rps_txq *reply_txq;    /* respond's TX queue (on the RX port) */
+	struct rps_respond_limit respond_limit; /* respond's echo reply rate, this lcore's;
+						 * all zero: no limit */
 	struct rps_txq *out_txq;      /* output's TX queue, NULL: packets are consumed */
 };
 
