@@ -218,6 +218,9 @@ check_respond(struct rps_app *app)
 	r->has_ipv6 = o->respond_has_ipv6;
 	memcpy(r->ipv6, o->respond_ipv6, 16);
 	r->udp_echo_port = o->udp_echo_port;
+	r->ipv4_prefix = o->respond_ipv4_prefix;
+	r->rate = o->respond_rate;
+	r->burst = o->respond_burst;
 	return 0;
 }
 
