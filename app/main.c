@@ -203,9 +203,10 @@ check_respond(struct rps_app *app)
 	struct rps_respond_conf *r = &app->respond;
 
 	if (!rps_pipeline_has(&app->pipeline, RPS_STAGE_RESPOND)) {
-		if (o->respond_has_ipv4 || o->respond_has_ipv6 || o->udp_echo_port)
-			RPS_LOG(WARNING, "--respond-ip/--respond-ip6/--udp-echo-port have no effect "
-				"without the respond stage in --stages");
+		if (o->respond_has_ipv4 || o->respond_has_ipv6 || o->udp_echo_port ||
+		    rps_options_given(o, "respond-rate") || rps_options_given(o, "respond-burst"))
+			RPS_LOG(WARNING, "--respond-ip/--respond-ip6/--udp-echo-port/--respond-rate/"
+				"--respond-burst have no effect without the respond stage in --stages");
 		return 0;
 	}
 	if (!o->respond_has_ipv4 && !o->respond_has_ipv6) {
