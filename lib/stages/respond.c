@@ -292,7 +292,8 @@ ipv6_src_refusal(const struct rps_respond_conf *conf, const uint8_t *s, int unsp
 /* Whether a UDP source port may be answered: never a service's port (below 1024: echo,
  * chargen, daytime, qotd, time, DNS, NTP, SNMP, ... and our own echo port), nor one of the
  * services above 1023 known to answer spoofed requests: two servers would echo each other
- * forever, or a victim's service would be flooded with our replies. */
+ * forever, or a victim's service would be flooded with our replies. None of these is in
+ * the ephemeral ranges clients pick from (Linux 32768-60999, IANA 49152-65535). */
 static int
 udp_src_port_ok(uint16_t be_port, uint16_t echo_port)
 {
@@ -313,7 +314,6 @@ udp_src_port_ok(uint16_t be_port, uint16_t echo_port)
 	case 10001: /* Ubiquiti discovery */
 	case 11211: /* memcached */
 	case 27015: /* Steam / Source servers */
-	case 37810: /* DVR discovery */
 		return 0;
 	default:
 		return 1;

@@ -10,10 +10,10 @@
  *
  * Answered (every reply's Ethernet source is @c mac):
  *  - ARP request (Ethernet/IPv4, op 1) whose target is @c ipv4 -> ARP reply to the sender
- *    (gratuitous requests, sender == @c ipv4, are not answered).
+ *    (a probe from 0.0.0.0 too, RFC 5227).
  *  - ICMP echo request (type 8, code 0, valid checksum, not a fragment) to @c ipv4 -> echo
- *    reply: MACs and addresses swapped, TTL 64, IP options echoed as received, header and
- *    ICMP checksums correct.
+ *    reply: MACs and addresses swapped, TTL 64, IP options as below, header and ICMP
+ *    checksums correct.
  *  - ICMPv6 echo request (128, code 0, valid checksum) to @c ipv6 -> echo reply (129), hop
  *    limit 64.
  *  - ICMPv6 neighbour solicitation (135) for target @c ipv6, sent to @c ipv6 or to its
@@ -25,10 +25,10 @@
  *    ff02::1). The reply has its own length: it is built in the request's first segment
  *    (the rest of a chain is freed), or, when that buffer is too small, in a new mbuf from
  *    the request's pool (the request is then freed; no new mbuf: not answered).
- *  - UDP datagram to @c ipv4 / @c ipv6 on @c udp_echo_port (when non-zero), source port
- *    neither 0 nor @c udp_echo_port (two echo servers would bounce forever), valid or (IPv4)
- *    absent checksum -> the same payload back, addresses and ports swapped, checksum correct
- *    (computed when the IPv4 request had none).
+ *  - UDP datagram to @c ipv4 / @c ipv6 on @c udp_echo_port (when non-zero), from a client's
+ *    port (see refused_udp_port below), valid or (IPv4) absent checksum -> the same payload
+ *    back, addresses and ports swapped, checksum correct (computed when the IPv4 request
+ *    had none).
  *
  * Refused (RFC 1122 3.2.2.6, 3.2.1.3, 4.1.3.6; RFC 4861 7.1.1), so that the stage never
  * reflects traffic at a third party: a request addressed to us is not answered, is passed on

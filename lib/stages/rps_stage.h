@@ -97,7 +97,8 @@ uint16_t rps_stage_reassemble(struct rps_stage_ctx *c, struct rte_mbuf **pkts, u
 /** flow: per-worker flow table: counts, TCP state, sequence tracking. Drops flow_table_full. */
 uint16_t rps_stage_flow(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n);
 
-/** respond: answer ARP, ICMP/ICMPv6 echo, neighbour solicitation, UDP echo (reply_txq). */
+/** respond: answer ARP, ICMP/ICMPv6 echo, neighbour solicitation, UDP echo (reply_txq);
+ * refuse reflector requests and echoes over the rate limit (rps_respond.h). */
 uint16_t rps_stage_respond(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n);
 
 /** output: transmit on out_txq, or consume (free) when it is NULL. Returns 0. */
