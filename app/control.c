@@ -58,6 +58,8 @@ rps_control_apply_start_config(struct rps_app *app, char *err, size_t err_len)
 	FROM_FILE("rebalance-moves", has_rebalance_moves, rebalance_moves, o->rebalance_moves);
 	FROM_FILE("rebalance-holddown", has_rebalance_holddown_ms, rebalance_holddown_ms,
 		  o->rebalance_holddown_ms);
+	FROM_FILE("respond-rate", has_respond_rate, respond_rate, o->respond_rate);
+	FROM_FILE("respond-burst", has_respond_burst, respond_burst, o->respond_burst);
 #undef FROM_FILE
 	if (o->rebalance && !o->reorder_safe) {
 		snprintf(err, err_len, "%s: rebalance = on needs reorder_safe = on (a bucket moved "
@@ -132,6 +134,8 @@ restart_keys(const struct rps_app *app, const struct rps_config *c, char *out, s
 	CHANGED(c->has_stages && strcmp(c->stages, o->stages_text) != 0, "stages");
 	CHANGED(c->has_flow_table_size && c->flow_table_size != o->flow_table_size,
 		"flow_table_size");
+	CHANGED(c->has_respond_rate && c->respond_rate != o->respond_rate, "respond_rate");
+	CHANGED(c->has_respond_burst && c->respond_burst != o->respond_burst, "respond_burst");
 #undef CHANGED
 }
 

@@ -203,9 +203,10 @@ check_respond(struct rps_app *app)
 	struct rps_respond_conf *r = &app->respond;
 
 	if (!rps_pipeline_has(&app->pipeline, RPS_STAGE_RESPOND)) {
-		if (o->respond_has_ipv4 || o->respond_has_ipv6 || o->udp_echo_port)
-			RPS_LOG(WARNING, "--respond-ip/--respond-ip6/--udp-echo-port have no effect "
-				"without the respond stage in --stages");
+		if (o->respond_has_ipv4 || o->respond_has_ipv6 || o->udp_echo_port ||
+		    rps_options_given(o, "respond-rate") || rps_options_given(o, "respond-burst"))
+			RPS_LOG(WARNING, "--respond-ip/--respond-ip6/--udp-echo-port/--respond-rate/"
+				"--respond-burst have no effect without the respond stage in --stages");
 		return 0;
 	}
 	if (!o->respond_has_ipv4 && !o->respond_has_ipv6) {
@@ -218,6 +219,9 @@ check_respond(struct rps_app *app)
 	r->has_ipv6 = o->respond_has_ipv6;
 	memcpy(r->ipv6, o->respond_ipv6, 16);
 	r->udp_echo_port = o->udp_echo_port;
+	r->ipv4_prefix = o->respond_ipv4_prefix;
+	r->rate = o->respond_rate;
+	r->burst = o->respond_burst;
 	return 0;
 }
 

@@ -204,6 +204,10 @@ RANGE_HANDLER(h_frag_max, frag_max, uint32_t, 16, 1u << 20, "expected 16..104857
 RANGE_HANDLER(h_frag_timeout, frag_timeout_ms, uint32_t, 1, 600000, "expected 1..600000 milliseconds")
 RANGE_HANDLER(h_udp_echo, udp_echo_port, uint16_t, 1, 65535, "expected a UDP port 1..65535")
 RANGE_HANDLER(h_mtu, mtu, uint16_t, 68, 16000, "expected an MTU of 68..16000 bytes")
+RANGE_HANDLER(h_respond_rate, respond_rate, uint32_t, 0, 100000000,
+	      "expected 0..100000000 replies a second (0 = no limit)")
+RANGE_HANDLER(h_respond_burst, respond_burst, uint32_t, 1, 1000000,
+	      "expected 1..1000000 replies")
 
 static int
 h_flow_timeout(struct rps_options *o, const char *arg, const char **why)
@@ -236,13 +240,26 @@ h_stages(struct rps_options *o, const char *arg, const char **why)
 	return 0;
 }
 
+/* A/LEN or A (prefix RPS_RESPOND_PREFIX_DEFAULT). */
 static int
 h_respond_ip(struct rps_options *o, const char *arg, const char **why)
 {
-	if (inet_pton(AF_INET, arg, &o->respond_ipv4) != 1) {
-		*why = "expected an IPv4 address";
+	const char *slash = strchr(arg, '/');
+	char addr[INET_ADDRSTRLEN];
+	uint64_t plen = RPS_RESPOND_PREFIX_DEFAULT;
+	size_t n = slash != NULL ? (size_t)(slash - arg) : strlen(arg);
+
+	if (n >= sizeof(addr) || (slash != NULL && parse_u64(slash + 1, 0, 32, &plen) < 0)) {
+		*why = "expected an IPv4 address, optionally with a prefix length /0../32";
 		return -1;
 	}
+	memcpy(addr, arg, n);
+	addr[n] = '\0';
+	if (inet_pton(AF_INET, addr, &o->respond_ipv4) != 1) {
+		*why = "expected an IPv4 address, optionally with a prefix length /0../32";
+		return -1;
+	}
+	o->respond_ipv4_prefix = (uint8_t)plen;
 	o->respond_has_ipv4 = 1;
 	return 0;
 }
@@ -469,9 +486,16 @@ static const struct opt_def opts[] = {
 	{ "flow-timeout", "S", "an idle flow is forgotten after S seconds (default 30)", h_flow_timeout },
 	{ "frag-max", "N", "datagrams each worker reassembles at once (default 4096)", h_frag_max },
 	{ "frag-timeout", "MS", "fragments of an incomplete datagram are dropped after MS ms (default 2000)", h_frag_timeout },
-	{ "respond-ip", "A", "respond stage: answer ARP and ICMP echo for this IPv4 address", h_respond_ip },
+	{ "respond-ip", "A[/LEN]", "respond stage: answer ARP and ICMP echo for this IPv4 address; "
+				   "requests from the network or broadcast address of its /LEN "
+				   "(default /24) are refused", h_respond_ip },
 	{ "respond-ip6", "A", "respond stage: answer neighbour solicitation and ICMPv6 echo for this IPv6 address", h_respond_ip6 },
 	{ "udp-echo-port", "P", "respond stage: echo UDP datagrams sent to this port of the addresses above", h_udp_echo },
+	{ "respond-rate", "N", "respond stage: echo replies (ICMP, ICMPv6, UDP) a second per worker "
+			       "at most, 0 = no limit (default 1000, as Linux's icmp_msgs_per_sec)",
+	  h_respond_rate },
+	{ "respond-burst", "N", "respond stage: echo replies a worker may send back to back "
+				"(default 50)", h_respond_burst },
 	{ "flows-json", "FILE", "write every worker's flow table as JSON at exit", h_flows_json },
 	{ "config", "FILE", "INI configuration file (see config/dpdk-rps.conf); reloaded on SIGHUP and "
 			    "when it changes; the command line wins at start", h_config },
@@ -565,6 +589,8 @@ rps_options_parse(int argc, char **argv, struct rps_options *o, FILE *err)
 	o->flow_closed_timeout_ms = 1000;
 	o->frag_max = 4096;
 	o->frag_timeout_ms = 2000;
+	o->respond_rate = RPS_RESPOND_RATE_DEFAULT;
+	o->respond_burst = RPS_RESPOND_BURST_DEFAULT;
 	snprintf(o->stages_text, sizeof(o->stages_text), "parse,validate,reassemble,flow,output");
 	memset(longopts, 0, sizeof(longopts));
 	for (size_t i = 0; i < NB_OPTS; i++) {

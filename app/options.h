@@ -48,8 +48,11 @@ struct rps_options {
 	uint32_t frag_timeout_ms;
 	int respond_has_ipv4, respond_has_ipv6;
 	uint32_t respond_ipv4;        /* network order */
+	uint8_t respond_ipv4_prefix;  /* --respond-ip A/LEN */
 	uint8_t respond_ipv6[16];
 	uint16_t udp_echo_port;
+	uint32_t respond_rate;        /* echo replies a second per worker, 0 = no limit */
+	uint32_t respond_burst;
 	int help;
 	const char *config_path;      /* --config FILE */
 	int reorder_safe;             /* remaps never reorder a flow (default on) */

@@ -52,6 +52,8 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 			c->reply_txq = &w->reply_txq;
 		}
 		c->respond = &app->respond;
+		rps_respond_limit_init(&c->respond_limit, app->respond.rate, app->respond.burst,
+				       c->hz, rte_rdtsc());
 	}
 	if (rps_pipeline_has(&app->pipeline, RPS_STAGE_REASSEMBLE)) {
 		c->reasm = rps_reasm_create(o->frag_max, o->frag_timeout_ms, socket);

@@ -22,7 +22,8 @@ enum key_id {
 	K_RX_PORT, K_TX_PORT, K_HASH, K_HASH_SEED, K_BACKLOG, K_BURST, K_STAGES, K_FLOW_TABLE_SIZE,
 	K_REORDER_SAFE, K_STATS_INTERVAL, K_SYMMETRIC, K_RSS_KEY, K_FLOW_LIMIT, K_INNER,
 	K_VXLAN_PORT, K_IDLE_SLEEP, K_IDLE_SPIN, K_TABLE_SIZE, K_REBALANCE, K_REBALANCE_INTERVAL,
-	K_REBALANCE_THRESHOLD, K_REBALANCE_MOVES, K_REBALANCE_HOLDDOWN, K_DEFAULT, K_QUEUE0,
+	K_REBALANCE_THRESHOLD, K_REBALANCE_MOVES, K_REBALANCE_HOLDDOWN, K_RESPOND_RATE,
+	K_RESPOND_BURST, K_DEFAULT, K_QUEUE0,
 	K_NB = K_QUEUE0 + RPS_CONFIG_MAX_QUEUES
 };
 
@@ -306,6 +307,9 @@ static const struct key {
 				" buckets" },
 	[K_REBALANCE_HOLDDOWN] = { "dataplane", "rebalance_holddown_ms", 0, 86400000, "",
 				   " milliseconds" },
+	[K_RESPOND_RATE] = { "dataplane", "respond_rate", 0, 100000000, "",
+			     " replies a second (0 = no limit)" },
+	[K_RESPOND_BURST] = { "dataplane", "respond_burst", 1, 1000000, "", " replies" },
 	[K_DEFAULT] = { "map", "default", 0, 0, NULL, NULL },
 };
 
@@ -339,7 +343,7 @@ key_lookup(struct parser *p, const char *section, const char *name)
 		     "symmetric, rss_key, inner, vxlan_port, backlog, burst, stages, flow_table_size, "
 		     "reorder_safe, flow_limit, idle_sleep_us, idle_spin_us, table_size, rebalance, "
 		     "rebalance_interval_ms, rebalance_threshold, rebalance_moves, "
-		     "rebalance_holddown_ms or stats_interval)", name);
+		     "rebalance_holddown_ms, respond_rate, respond_burst or stats_interval)", name);
 		return -1;
 	}
 	if (*section == '\0')
@@ -448,6 +452,14 @@ set_value(struct parser *p, int id, const char *name, const char *value)
 	case K_REBALANCE_HOLDDOWN:
 		c->rebalance_holddown_ms = (uint32_t)x;
 		c->has_rebalance_holddown_ms = 1;
+		break;
+	case K_RESPOND_RATE:
+		c->respond_rate = (uint32_t)x;
+		c->has_respond_rate = 1;
+		break;
+	case K_RESPOND_BURST:
+		c->respond_burst = (uint32_t)x;
+		c->has_respond_burst = 1;
 		break;
 	case K_REORDER_SAFE:
 		if (parse_bool(value, &c->reorder_safe) < 0)

@@ -31,6 +31,9 @@
  *   stats_interval = 1          ; live (seconds, 0..86400, 0 = off)
  *   idle_sleep_us = 50          ; restart (as --idle-sleep, 0..100000)
  *   idle_spin_us = 100          ; restart (as --idle-spin, 0..10000000)
+ *   respond_rate = 1000         ; restart (as --respond-rate: echo replies a second per
+ *                               ;   worker, 0..100000000, 0 = no limit)
+ *   respond_burst = 50          ; restart (as --respond-burst, 1..1000000)
  *
  *   [map]
  *   default = 0xfe              ; every RX queue without a line of its own (like --map); live
@@ -97,6 +100,8 @@ struct rps_config {
 	int has_rebalance_threshold;   uint32_t rebalance_threshold;   /* percent */
 	int has_rebalance_moves;       uint32_t rebalance_moves;
 	int has_rebalance_holddown_ms; uint32_t rebalance_holddown_ms;
+	int has_respond_rate;  uint32_t respond_rate;     /* echo replies a second, 0 = no limit */
+	int has_respond_burst; uint32_t respond_burst;
 	/* [map] */
 	int has_default_map;   struct rps_lcoreset default_map;   char default_map_text[128];
 	int has_queue_map[RPS_CONFIG_MAX_QUEUES];

@@ -44,6 +44,18 @@ enum rps_drop_reason {
 	RPS_DROP_MAX
 };
 
+/* Requests the respond stage recognised as addressed to it and refused to answer, by reason
+ * (they are passed on unanswered, like every packet it does not answer). Part of
+ * RPS_LCORE_COUNTERS. X(field, description) */
+#define RPS_RESPOND_REFUSALS(X)                                                          \
+	X(refused_mac_src, "respond: request not answered: its Ethernet source, ARP sender or ND source link-layer address is broadcast, multicast or zero") \
+	X(refused_src_self, "respond: request not answered: its source address is the address it asks for (ours)") \
+	X(refused_src_martian, "respond: request not answered: its source is loopback, 0/8, multicast, class E, the limited or a directed broadcast of --respond-ip's prefix; ::, ::1, multicast, IPv4-mapped or -compatible") \
+	X(refused_udp_port, "respond: UDP echo not answered: source port below 1024, the echo port or a known UDP reflector service (1900, 5353, 11211, ...)") \
+	X(refused_source_route, "respond: request not answered: IPv4 loose or strict source route option") \
+	X(refused_ip_options, "respond: request not answered: malformed IPv4 options") \
+	X(refused_rate_limit, "respond: echo not answered: the worker's --respond-rate / --respond-burst was spent")
+
 /* Counters that every lcore keeps (RX lcore and workers), in summary/JSON order.
  * X(field, description) */
 #define RPS_LCORE_COUNTERS(X)                                                            \
@@ -91,6 +103,7 @@ enum rps_drop_reason {
 	X(icmp6_echo_replies, "ICMPv6 echo requests answered")                               \
 	X(nd_replies, "ICMPv6 neighbour solicitations answered")                             \
 	X(udp_echo_replies, "UDP echo datagrams answered")                                   \
+	RPS_RESPOND_REFUSALS(X)                                                              \
 	X(bytes, "bytes that completed processing")
 
 /* The processing stages, in the only order they may run. X(ENUM, name) */

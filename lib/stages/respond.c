@@ -34,7 +34,38 @@
 #define ARP_OP_REQUEST 1
 #define ARP_OP_REPLY 2
 
+#define IPOPT_EOL 0
+#define IPOPT_NOP 1
+#define IPOPT_RR 7        /* record route */
+#define IPOPT_LSRR 131    /* loose source route */
+#define IPOPT_SSRR 137    /* strict source route */
+
 enum reply_kind { R_NONE, R_ARP, R_ICMP, R_ICMP6, R_ND, R_UDP, R_MAX };
+
+/* Why a request for us is not answered: REF_refused_mac_src, ...; REF_NONE: no refusal. */
+enum refusal {
+#define RPS_X_REF(f, d) REF_##f,
+	RPS_RESPOND_REFUSALS(RPS_X_REF)
+#undef RPS_X_REF
+	REF_MAX,
+	REF_NONE = REF_MAX
+};
+
+/* One request being considered: what to answer for, and why it was refused. */
+struct req {
+	const struct rps_respond_conf *conf;
+	struct rps_respond_limit *limit;
+	uint64_t now;
+	enum refusal why;
+};
+
+/* Refuse with @p why: not answered. */
+static inline enum reply_kind
+refuse(struct req *q, enum refusal why)
+{
+	q->why = why;
+	return R_NONE;
+}
 
 static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
 static const struct rte_ether_addr all_nodes_mac = {
@@ -219,13 +250,119 @@ cksum_adjust(uint16_t ck, uint16_t old, uint16_t new)
 
 /* ---- address checks ---- */
 
-/* An IPv4 source we may answer: not 0.0.0.0, not multicast, class E or broadcast. */
-static inline int
-ipv4_src_ok(uint32_t be_addr)
+/* Why an IPv4 source (network order) may not be answered, REF_NONE when it may: our own
+ * address, 0/8, 127/8, 224/4 and 240/4 (limited broadcast included), the network and the
+ * broadcast address of our prefix (RFC 1122 3.2.1.3, 3.2.2.6). */
+static enum refusal
+ipv4_src_refusal(const struct rps_respond_conf *conf, uint32_t be_src)
 {
-	uint32_t a = rte_be_to_cpu_32(be_addr);
+	const uint32_t a = rte_be_to_cpu_32(be_src), self = rte_be_to_cpu_32(conf->ipv4);
+	const uint8_t plen = conf->ipv4_prefix;
 
-	return a != 0 && a < UINT32_C(0xe0000000);
+	if (be_src == conf->ipv4)
+		return REF_refused_src_self;
+	if ((a >> 24) == 0 || (a >> 24) == 127 || a >= UINT32_C(0xe0000000))
+		return REF_refused_src_martian;
+	if (plen > 0 && plen <= 30) {
+		const uint32_t host = UINT32_MAX >> plen;
+
+		if ((a & ~host) == (self & ~host) && ((a & host) == host || (a & host) == 0))
+			return REF_refused_src_martian;
+	}
+	return REF_NONE;
+}
+
+/* Why an IPv6 source may not be answered, REF_NONE when it may: our own address, ::/96 (::,
+ * ::1, IPv4-compatible; :: allowed when @p unspec_ok), ::ffff:0:0/96, ff00::/8. */
+static enum refusal
+ipv6_src_refusal(const struct rps_respond_conf *conf, const uint8_t *s, int unspec_ok)
+{
+	static const uint8_t zero[16];
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	if (memcmp(s, conf->ipv6, 16) == 0)
+		return REF_refused_src_self;
+	if (s[0] == 0xff || memcmp(s, mapped, 12) == 0)
+		return REF_refused_src_martian;
+	if (memcmp(s, zero, 12) == 0 && !(unspec_ok && memcmp(s, zero, 16) == 0))
+		return REF_refused_src_martian;
+	return REF_NONE;
+}
+
+/* Whether a UDP source port may be answered: never a service's port (below 1024: echo,
+ * chargen, daytime, qotd, time, DNS, NTP, SNMP, ... and our own echo port), nor one of the
+ * services above 1023 known to answer spoofed requests: two servers would echo each other
+ * forever, or a victim's service would be flooded with our replies. None of these is in
+ * the ephemeral ranges clients pick from (Linux 32768-60999, IANA 49152-65535). */
+static int
+udp_src_port_ok(uint16_t be_port, uint16_t echo_port)
+{
+	const uint16_t p = rte_be_to_cpu_16(be_port);
+
+	if (p < 1024 || p == echo_port)
+		return 0;
+	switch (p) {
+	case 1194: /* OpenVPN */
+	case 1434: /* MS SQL browser */
+	case 1900: /* SSDP */
+	case 3283: /* Apple Remote Desktop */
+	case 3478: /* STUN */
+	case 3702: /* WS-Discovery */
+	case 5060: /* SIP */
+	case 5353: /* mDNS */
+	case 5683: /* CoAP */
+	case 10001: /* Ubiquiti discovery */
+	case 11211: /* memcached */
+	case 27015: /* Steam / Source servers */
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+/*
+ * The options of an IPv4 request, rewritten for its reply in place (@p opt, @p len bytes):
+ * a loose or strict source route refuses the request (its return route would have to be
+ * reversed, and source-routed packets are refused as Linux's accept_source_route = 0 does);
+ * Record Route gets @p self where it has room (RFC 1122 3.2.2.6); any other option becomes
+ * NOPs; after End of Options, zeros. @return REF_NONE, or the refusal (malformed options).
+ */
+static enum refusal
+ipv4_options_reply(uint8_t *opt, uint32_t len, uint32_t self)
+{
+	uint32_t i = 0;
+
+	while (i < len) {
+		const uint8_t t = opt[i];
+		uint8_t l;
+
+		if (t == IPOPT_EOL) {
+			memset(opt + i, 0, len - i);
+			break;
+		}
+		if (t == IPOPT_NOP) {
+			i++;
+			continue;
+		}
+		if (len - i < 2 || (l = opt[i + 1]) < 2 || l > len - i)
+			return REF_refused_ip_options;
+		if (t == IPOPT_LSRR || t == IPOPT_SSRR)
+			return REF_refused_source_route;
+		if (t == IPOPT_RR) {
+			const uint8_t ptr = l >= 3 ? opt[i + 2] : 0;
+
+			if (ptr < 4)
+				return REF_refused_ip_options;
+			if ((uint32_t)ptr + 3 <= l) {
+				memcpy(opt + i + ptr - 1, &self, 4);
+				opt[i + 2] = (uint8_t)(ptr + 4);
+			}
+		} else {
+			memset(opt + i, IPOPT_NOP, l);
+		}
+		i += l;
+	}
+	return REF_NONE;
 }
 
 static inline int
@@ -271,10 +408,12 @@ eth_swap(uint8_t *h, const struct rte_ether_addr *self)
 /* ---- ARP ---- */
 
 static enum reply_kind
-answer_arp(const struct rps_respond_conf *conf, struct rte_mbuf *m)
+answer_arp(struct req *q, struct rte_mbuf *m)
 {
+	const struct rps_respond_conf *conf = q->conf;
 	uint8_t h[HDR_MAX] __rte_aligned(8);
-	uint32_t off = RTE_ETHER_HDR_LEN;
+	uint32_t off = RTE_ETHER_HDR_LEN, spa;
+	enum refusal why;
 	uint16_t type;
 	uint8_t *a;
 
@@ -296,8 +435,15 @@ answer_arp(const struct rps_respond_conf *conf, struct rte_mbuf *m)
 	if (a[0] != 0 || a[1] != 1 || a[2] != 0x08 || a[3] != 0x00 || a[4] != 6 || a[5] != 4 ||
 	    a[6] != 0 || a[7] != ARP_OP_REQUEST)
 		return R_NONE;
-	if (memcmp(a + 24, &conf->ipv4, 4) != 0 || memcmp(a + 14, &conf->ipv4, 4) == 0 ||
-	    !mac_unicast(a + 8) || !data_private(m))
+	if (memcmp(a + 24, &conf->ipv4, 4) != 0)
+		return R_NONE;
+	if (!mac_unicast(h + RTE_ETHER_ADDR_LEN) || !mac_unicast(a + 8))
+		return refuse(q, REF_refused_mac_src);
+	memcpy(&spa, a + 14, 4);
+	/* 0.0.0.0 is a probe (RFC 5227), answered; a request from our own address is gratuitous */
+	if (spa != 0 && (why = ipv4_src_refusal(conf, spa)) != REF_NONE)
+		return refuse(q, why);
+	if (!data_private(m))
 		return R_NONE;
 
 	memcpy(h, a + 8, RTE_ETHER_ADDR_LEN);                      /* to the sender */
@@ -312,21 +458,38 @@ answer_arp(const struct rps_respond_conf *conf, struct rte_mbuf *m)
 
 /* ---- IPv4 ---- */
 
-static enum reply_kind
-answer_ipv4(const struct rps_respond_conf *conf, struct rte_mbuf *m)
+/* Why an IPv4 request for us (@p h: its headers, @p ip inside) may not be answered: its
+ * Ethernet source, its source address, its options (rewritten in @p h for the reply). */
+static enum refusal
+ipv4_refusal(const struct rps_respond_conf *conf, uint8_t *h, struct rte_ipv4_hdr *ip)
 {
+	enum refusal why;
+
+	if (!mac_unicast(h + RTE_ETHER_ADDR_LEN))
+		return REF_refused_mac_src;
+	if ((why = ipv4_src_refusal(conf, ip->src_addr)) != REF_NONE)
+		return why;
+	return ipv4_options_reply((uint8_t *)(ip + 1), rte_ipv4_hdr_len(ip) - sizeof(*ip),
+				  conf->ipv4);
+}
+
+static enum reply_kind
+answer_ipv4(struct req *q, struct rte_mbuf *m)
+{
+	const struct rps_respond_conf *conf = q->conf;
 	uint8_t h[HDR_MAX] __rte_aligned(8);
 	const uint32_t l2 = m->l2_len, ihl = m->l3_len, hlen = l2 + ihl + 8;
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(h + l2);
 	uint8_t *l4 = h + l2 + ihl;
 	uint32_t tot, tmp;
 	enum reply_kind k;
+	enum refusal why;
 
 	if (!conf->has_ipv4 || ihl < sizeof(*ip) || hlen > HDR_MAX ||
 	    read_copy(m, 0, hlen, h) < 0)
 		return R_NONE;
 	if (ip->version_ihl != (0x40 | ihl / 4) || ip->dst_addr != conf->ipv4 ||
-	    !ipv4_src_ok(ip->src_addr) || rte_ipv4_cksum(ip) != 0 ||
+	    rte_ipv4_cksum(ip) != 0 ||
 	    (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)))
 		return R_NONE;
 	tot = rte_be_to_cpu_16(ip->total_length);
@@ -337,9 +500,14 @@ answer_ipv4(const struct rps_respond_conf *conf, struct rte_mbuf *m)
 		struct rte_icmp_hdr *ic = (struct rte_icmp_hdr *)l4;
 		uint16_t old, new;
 
-		if (ic->icmp_type != RTE_IP_ICMP_ECHO_REQUEST || ic->icmp_code != 0 ||
-		    !cksum_ok(m, l2 + ihl, tot - ihl, 0) || !data_private(m))
+		if (ic->icmp_type != RTE_IP_ICMP_ECHO_REQUEST || ic->icmp_code != 0)
 			return R_NONE;
+		if ((why = ipv4_refusal(conf, h, ip)) != REF_NONE)
+			return refuse(q, why);
+		if (!cksum_ok(m, l2 + ihl, tot - ihl, 0) || !data_private(m))
+			return R_NONE;
+		if (!rps_respond_limit_take(q->limit, q->now))
+			return refuse(q, REF_refused_rate_limit);
 		memcpy(&old, l4, 2);
 		ic->icmp_type = RTE_IP_ICMP_ECHO_REPLY;
 		memcpy(&new, l4, 2);
@@ -350,9 +518,13 @@ answer_ipv4(const struct rps_respond_conf *conf, struct rte_mbuf *m)
 		uint64_t l4f = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
 
 		if (conf->udp_echo_port == 0 ||
-		    uh->dst_port != rte_cpu_to_be_16(conf->udp_echo_port) ||
-		    uh->src_port == 0 || uh->src_port == uh->dst_port ||
-		    rte_be_to_cpu_16(uh->dgram_len) != tot - ihl)
+		    uh->dst_port != rte_cpu_to_be_16(conf->udp_echo_port))
+			return R_NONE;
+		if ((why = ipv4_refusal(conf, h, ip)) != REF_NONE)
+			return refuse(q, why);
+		if (!udp_src_port_ok(uh->src_port, conf->udp_echo_port))
+			return refuse(q, REF_refused_udp_port);
+		if (rte_be_to_cpu_16(uh->dgram_len) != tot - ihl)
 			return R_NONE;
 		if (uh->dgram_cksum != 0 && l4f != RTE_MBUF_F_RX_L4_CKSUM_GOOD &&
 		    (l4f == RTE_MBUF_F_RX_L4_CKSUM_BAD ||
@@ -360,6 +532,8 @@ answer_ipv4(const struct rps_respond_conf *conf, struct rte_mbuf *m)
 			return R_NONE;
 		if (!data_private(m))
 			return R_NONE;
+		if (!rps_respond_limit_take(q->limit, q->now))
+			return refuse(q, REF_refused_rate_limit);
 		/* swapping addresses and ports leaves a valid checksum valid */
 		tmp = uh->src_port;
 		uh->src_port = uh->dst_port;
@@ -392,16 +566,28 @@ answer_ipv4(const struct rps_respond_conf *conf, struct rte_mbuf *m)
 
 /* ---- IPv6 ---- */
 
+/* Why an IPv6 echo for us (@p h: its headers, @p ip inside) may not be answered. */
+static enum refusal
+ipv6_refusal(const struct rps_respond_conf *conf, const uint8_t *h,
+	     const struct rte_ipv6_hdr *ip)
+{
+	if (!mac_unicast(h + RTE_ETHER_ADDR_LEN))
+		return REF_refused_mac_src;
+	return ipv6_src_refusal(conf, ip->src_addr, 0);
+}
+
 /* Neighbour advertisement for a valid solicitation; *mp may be replaced. */
 static enum reply_kind
-answer_ns(const struct rps_respond_conf *conf, struct rte_mbuf **mp, uint8_t *h, uint32_t plen)
+answer_ns(struct req *q, struct rte_mbuf **mp, uint8_t *h, uint32_t plen)
 {
+	const struct rps_respond_conf *conf = q->conf;
 	struct rte_mbuf *m = *mp, *r;
 	const uint32_t l2 = m->l2_len, l4off = l2 + sizeof(struct rte_ipv6_hdr);
 	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(h + l2);
 	uint8_t target[16], *na;
 	struct rte_ether_addr to;
 	int have_slla = 0, from_unspec;
+	enum refusal why;
 	uint32_t off;
 
 	if (plen < ND_NS_LEN || ip->hop_limits != 255)
@@ -412,8 +598,10 @@ answer_ns(const struct rps_respond_conf *conf, struct rte_mbuf **mp, uint8_t *h,
 	if (!(ipv6_is_solicited_node_of(ip->dst_addr, conf->ipv6) ||
 	      (!from_unspec && memcmp(ip->dst_addr, conf->ipv6, 16) == 0)))
 		return R_NONE;
-	if (!from_unspec && ip->src_addr[0] == 0xff)
-		return R_NONE;
+	if (!mac_unicast(h + RTE_ETHER_ADDR_LEN))
+		return refuse(q, REF_refused_mac_src);
+	if ((why = ipv6_src_refusal(conf, ip->src_addr, 1)) != REF_NONE)
+		return refuse(q, why);
 	if (!cksum_ok(m, l4off, plen, rte_ipv6_phdr_cksum(ip, 0)))
 		return R_NONE;
 	/* options: each a type, a length in 8-byte units (never 0), inside the message */
@@ -427,6 +615,8 @@ answer_ns(const struct rps_respond_conf *conf, struct rte_mbuf **mp, uint8_t *h,
 		if (o[0] == ND_OPT_SOURCE_LL) {
 			if (from_unspec) /* RFC 4861 7.1.1 */
 				return R_NONE;
+			if (!mac_unicast(o + 2))
+				return refuse(q, REF_refused_mac_src);
 			memcpy(to.addr_bytes, o + 2, RTE_ETHER_ADDR_LEN);
 			have_slla = 1;
 		}
@@ -470,8 +660,9 @@ answer_ns(const struct rps_respond_conf *conf, struct rte_mbuf **mp, uint8_t *h,
 }
 
 static enum reply_kind
-answer_ipv6(const struct rps_respond_conf *conf, struct rte_mbuf **mp)
+answer_ipv6(struct req *q, struct rte_mbuf **mp)
 {
+	const struct rps_respond_conf *conf = q->conf;
 	uint8_t h[HDR_MAX] __rte_aligned(8);
 	struct rte_mbuf *m = *mp;
 	const uint32_t l2 = m->l2_len, l4off = l2 + sizeof(struct rte_ipv6_hdr), hlen = l4off + 8;
@@ -479,6 +670,7 @@ answer_ipv6(const struct rps_respond_conf *conf, struct rte_mbuf **mp)
 	uint8_t *l4 = h + l4off;
 	uint32_t plen;
 	enum reply_kind k;
+	enum refusal why;
 
 	/* no extension headers: l3_len is exactly the fixed header */
 	if (!conf->has_ipv6 || m->l3_len != sizeof(*ip) || hlen > HDR_MAX ||
@@ -490,18 +682,22 @@ answer_ipv6(const struct rps_respond_conf *conf, struct rte_mbuf **mp)
 	if (plen < 8 || l4off + plen > m->pkt_len)
 		return R_NONE;
 	if (ip->proto == IPPROTO_ICMPV6 && l4[0] == ND_NEIGHBOR_SOLICIT && l4[1] == 0)
-		return answer_ns(conf, mp, h, plen);
-	if (memcmp(ip->dst_addr, conf->ipv6, 16) != 0 || ip->src_addr[0] == 0xff ||
-	    ipv6_unspecified(ip->src_addr))
+		return answer_ns(q, mp, h, plen);
+	if (memcmp(ip->dst_addr, conf->ipv6, 16) != 0)
 		return R_NONE;
 
 	if (ip->proto == IPPROTO_ICMPV6) {
 		struct rte_icmp_hdr *ic = (struct rte_icmp_hdr *)l4;
 		uint16_t old, new;
 
-		if (ic->icmp_type != ICMP6_ECHO_REQUEST || ic->icmp_code != 0 ||
-		    !cksum_ok(m, l4off, plen, rte_ipv6_phdr_cksum(ip, 0)) || !data_private(m))
+		if (ic->icmp_type != ICMP6_ECHO_REQUEST || ic->icmp_code != 0)
 			return R_NONE;
+		if ((why = ipv6_refusal(conf, h, ip)) != REF_NONE)
+			return refuse(q, why);
+		if (!cksum_ok(m, l4off, plen, rte_ipv6_phdr_cksum(ip, 0)) || !data_private(m))
+			return R_NONE;
+		if (!rps_respond_limit_take(q->limit, q->now))
+			return refuse(q, REF_refused_rate_limit);
 		memcpy(&old, l4, 2);
 		ic->icmp_type = ICMP6_ECHO_REPLY;
 		memcpy(&new, l4, 2);
@@ -514,9 +710,13 @@ answer_ipv6(const struct rps_respond_conf *conf, struct rte_mbuf **mp)
 		uint16_t tmp;
 
 		if (conf->udp_echo_port == 0 ||
-		    uh->dst_port != rte_cpu_to_be_16(conf->udp_echo_port) ||
-		    uh->src_port == 0 || uh->src_port == uh->dst_port ||
-		    rte_be_to_cpu_16(uh->dgram_len) != plen || uh->dgram_cksum == 0)
+		    uh->dst_port != rte_cpu_to_be_16(conf->udp_echo_port))
+			return R_NONE;
+		if ((why = ipv6_refusal(conf, h, ip)) != REF_NONE)
+			return refuse(q, why);
+		if (!udp_src_port_ok(uh->src_port, conf->udp_echo_port))
+			return refuse(q, REF_refused_udp_port);
+		if (rte_be_to_cpu_16(uh->dgram_len) != plen || uh->dgram_cksum == 0)
 			return R_NONE;
 		if (l4f != RTE_MBUF_F_RX_L4_CKSUM_GOOD &&
 		    (l4f == RTE_MBUF_F_RX_L4_CKSUM_BAD ||
@@ -524,6 +724,8 @@ answer_ipv6(const struct rps_respond_conf *conf, struct rte_mbuf **mp)
 			return R_NONE;
 		if (!data_private(m))
 			return R_NONE;
+		if (!rps_respond_limit_take(q->limit, q->now))
+			return refuse(q, REF_refused_rate_limit);
 		tmp = uh->src_port;
 		uh->src_port = uh->dst_port;
 		uh->dst_port = tmp;
@@ -543,7 +745,7 @@ answer_ipv6(const struct rps_respond_conf *conf, struct rte_mbuf **mp)
 /* ---- the stage ---- */
 
 static enum reply_kind
-answer(const struct rps_respond_conf *conf, struct rte_mbuf **mp)
+answer(struct req *q, struct rte_mbuf **mp)
 {
 	struct rte_mbuf *m = *mp;
 	const uint32_t pt = m->packet_type;
@@ -552,31 +754,50 @@ answer(const struct rps_respond_conf *conf, struct rte_mbuf **mp)
 	if (m->ol_flags & (RTE_MBUF_F_RX_VLAN_STRIPPED | RTE_MBUF_F_RX_QINQ_STRIPPED))
 		return R_NONE;
 	if ((pt & RTE_PTYPE_L3_MASK) == 0)
-		return answer_arp(conf, m);
+		return answer_arp(q, m);
 	if ((pt & RTE_PTYPE_L4_MASK) == RTE_PTYPE_L4_FRAG)
 		return R_NONE;
 	if (RTE_ETH_IS_IPV4_HDR(pt))
-		return answer_ipv4(conf, m);
+		return answer_ipv4(q, m);
 	if (RTE_ETH_IS_IPV6_HDR(pt))
-		return answer_ipv6(conf, mp);
+		return answer_ipv6(q, mp);
 	return R_NONE;
+}
+
+void
+rps_respond_limit_init(struct rps_respond_limit *l, uint32_t rate, uint32_t burst, uint64_t hz,
+		       uint64_t now)
+{
+	memset(l, 0, sizeof(*l));
+	if (rate == 0)
+		return;
+	l->cost = RTE_MAX(hz / rate, (uint64_t)1);
+	l->cap = (uint64_t)RTE_MAX(burst, 1u) * l->cost;
+	l->credit = l->cap;
+	l->last = now;
 }
 
 uint16_t
 rps_stage_respond(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 {
-	const struct rps_respond_conf *conf = c->respond;
 	struct rps_lcore_stats *st = c->st;
-	uint32_t cnt[R_MAX] = { 0 };
+	struct req q = { .conf = c->respond, .limit = &c->respond_limit, .now = c->now };
+	uint32_t cnt[R_MAX] = { 0 }, ref[REF_MAX] = { 0 }, refused = 0;
 	uint16_t kept = 0;
 
-	if (conf == NULL || c->reply_txq == NULL)
+	if (q.conf == NULL || c->reply_txq == NULL)
 		return n;
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		enum reply_kind k = answer(conf, &m);
+		enum reply_kind k;
 
+		q.why = REF_NONE;
+		k = answer(&q, &m);
 		if (k == R_NONE) {
+			if (q.why != REF_NONE) {
+				ref[q.why]++;
+				refused++;
+			}
 			pkts[kept++] = m;
 			continue;
 		}
@@ -589,6 +810,11 @@ rps_stage_respond(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 		RPS_CTR_ADD(st->icmp6_echo_replies, cnt[R_ICMP6]);
 		RPS_CTR_ADD(st->nd_replies, cnt[R_ND]);
 		RPS_CTR_ADD(st->udp_echo_replies, cnt[R_UDP]);
+	}
+	if (refused != 0) {
+#define RPS_X_REF(f, d) RPS_CTR_ADD(st->f, ref[REF_##f]);
+		RPS_RESPOND_REFUSALS(RPS_X_REF)
+#undef RPS_X_REF
 	}
 	return kept;
 }

@@ -25,10 +25,10 @@
 #include <rte_mbuf.h>
 
 #include "rps_counters.h"
+#include "rps_respond.h"
 
 struct rps_reasm;        /* reassemble.c: per-worker rte_ip_frag tables */
 struct rps_flow_table;   /* flow.c: per-worker flow table */
-struct rps_respond_conf; /* respond.c: what to answer */
 
 /** A TX queue with its buffer (rte_eth_tx_buffer), owned by one lcore. */
 struct rps_txq {
@@ -54,6 +54,8 @@ struct rps_stage_ctx {
 	struct rps_flow_table *flows; /* NULL unless flow runs */
 	const struct rps_respond_conf *respond; /* NULL unless respond runs */
 	struct rps_txq *reply_txq;    /* respond's TX queue (on the RX port) */
+	struct rps_respond_limit respond_limit; /* respond's echo reply rate, this lcore's;
+						 * all zero: no limit */
 	struct rps_txq *out_txq;      /* output's TX queue, NULL: packets are consumed */
 };
 
@@ -95,7 +97,8 @@ uint16_t rps_stage_reassemble(struct rps_stage_ctx *c, struct rte_mbuf **pkts, u
 /** flow: per-worker flow table: counts, TCP state, sequence tracking. Drops flow_table_full. */
 uint16_t rps_stage_flow(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n);
 
-/** respond: answer ARP, ICMP/ICMPv6 echo, neighbour solicitation, UDP echo (reply_txq). */
+/** respond: answer ARP, ICMP/ICMPv6 echo, neighbour solicitation, UDP echo (reply_txq);
+ * refuse reflector requests and echoes over the rate limit (rps_respond.h). */
 uint16_t rps_stage_respond(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n);
 
 /** output: transmit on out_txq, or consume (free) when it is NULL. Returns 0. */

@@ -11,8 +11,9 @@ namespace the kernel's own ARP and neighbour discovery resolve our MAC, `ping` a
 get every echo answered, and a UDP client must get 200 datagrams back byte for byte over
 IPv4 and over IPv6. Then SIGINT: exit 0, and the summary JSON must count the replies
 (icmp_echo_replies, icmp6_echo_replies, udp_echo_replies exactly what was sent;
-arp_replies, nd_replies at least 1), drop nothing, and account for every packet
-(rx_packets == processed + sum(dropped)).
+arp_replies, nd_replies at least 1), refuse nothing (refused_* 0: these are no reflector
+requests; --respond-rate 0, as the client may ask faster than the default limit), drop
+nothing, and account for every packet (rx_packets == processed + sum(dropped)).
 
 Nothing leaves the pair: IPv6 is off and IPv4 forwarding is off on vr-PID, and the
 namespace has no other interface than lo. The namespace and the pair are removed in every
@@ -287,6 +288,10 @@ def check_summary(F, s, sent):
         s['tx_packets'], answered))
     F.check(rpstest.dropped_total(s) == 0, 'dropped %s, expected nothing on this link' % {
         k: v for k, v in s['dropped'].items() if v})
+    # real tools from a unicast neighbour: nothing is a reflector request
+    refused = {k: sum(w.get(k, 0) for w in s['workers'])
+               for k in s['workers'][0] if k.startswith('refused_')} if s['workers'] else {}
+    F.check(refused and not any(refused.values()), 'refused %s, expected none' % refused)
 
 
 def on_term(signum, frame):
@@ -318,7 +323,11 @@ def main():
                                    vdevs=['net_af_packet0,iface=%s,qpairs=2' % VR])
             app = ['--map', '0x6', '--stages', 'parse,validate,reassemble,flow,respond,output',
                    '--respond-ip', SELF4, '--respond-ip6', SELF6,
-                   '--udp-echo-port', str(ECHO_PORT), '--summary-json', summary_path]
+                   '--udp-echo-port', str(ECHO_PORT), '--summary-json', summary_path,
+                   # the UDP client asks one at a time, faster than the default 1000
+                   # replies/s on a quiet machine: no limit here (test_respond_reflect
+                   # tests it)
+                   '--respond-rate', '0']
             cmd = [binary] + eal + ['--'] + app
             print('$ %s' % ' '.join(cmd), flush=True)
             with open(log_path, 'wb') as log:

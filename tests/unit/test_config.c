@@ -156,6 +156,25 @@ test_flow_limit_idle_keys(void)
 	CU_ASSERT(strncmp(err, "t.conf:2: idle_spin_us:", 23) == 0);
 }
 
+/* The respond stage's reply rate limit. */
+static void
+test_respond_keys(void)
+{
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\nrespond_rate = 0\nrespond_burst = 1\n"), 0);
+	CU_ASSERT(cfg.has_respond_rate == 1 && cfg.respond_rate == 0);
+	CU_ASSERT(cfg.has_respond_burst == 1 && cfg.respond_burst == 1);
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\nrespond_rate = 100000000\n"
+				    "respond_burst = 1000000\n"), 0);
+	CU_ASSERT(cfg.respond_rate == 100000000 && cfg.respond_burst == 1000000);
+	CU_ASSERT_EQUAL(cfg.has_idle_spin_us, 0);
+	CU_ASSERT_EQUAL(parse("[dataplane]\nrespond_rate = 100000001\n"), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "t.conf:2: respond_rate: expected 0..100000000 replies a "
+			       "second (0 = no limit), not '100000001'");
+	CU_ASSERT_EQUAL(parse("[dataplane]\nrespond_burst = 0\n"), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "t.conf:2: respond_burst: expected 1..1000000 replies, not '0'");
+	CU_ASSERT_EQUAL(parse("[dataplane]\nrespond_rate = 010\n"), -EINVAL);
+}
+
 /* The indirection table and the rebalancer's keys; weighted maps. */
 static void
 test_table_rebalance_keys(void)
@@ -340,13 +359,15 @@ test_errors(void)
 		  "t.conf:2: unknown key 'bakclog' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
 		  "symmetric, rss_key, inner, vxlan_port, backlog, burst, stages, flow_table_size, "
 		  "reorder_safe, flow_limit, idle_sleep_us, idle_spin_us, table_size, rebalance, "
-		  "rebalance_interval_ms, rebalance_threshold, rebalance_moves, rebalance_holddown_ms or "
+		  "rebalance_interval_ms, rebalance_threshold, rebalance_moves, rebalance_holddown_ms, "
+		  "respond_rate, respond_burst or "
 		  "stats_interval)" },
 		{ "[dataplane]\nBacklog = 5\n",
 		  "t.conf:2: unknown key 'Backlog' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
 		  "symmetric, rss_key, inner, vxlan_port, backlog, burst, stages, flow_table_size, "
 		  "reorder_safe, flow_limit, idle_sleep_us, idle_spin_us, table_size, rebalance, "
-		  "rebalance_interval_ms, rebalance_threshold, rebalance_moves, rebalance_holddown_ms or "
+		  "rebalance_interval_ms, rebalance_threshold, rebalance_moves, rebalance_holddown_ms, "
+		  "respond_rate, respond_burst or "
 		  "stats_interval)" },
 		{ "[map]\nbacklog = 5\n",
 		  "t.conf:2: unknown key 'backlog' in [map] (expected default or queue0..queue63)" },
@@ -354,7 +375,8 @@ test_errors(void)
 		  "t.conf:2: unknown key 'default' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
 		  "symmetric, rss_key, inner, vxlan_port, backlog, burst, stages, flow_table_size, "
 		  "reorder_safe, flow_limit, idle_sleep_us, idle_spin_us, table_size, rebalance, "
-		  "rebalance_interval_ms, rebalance_threshold, rebalance_moves, rebalance_holddown_ms or "
+		  "rebalance_interval_ms, rebalance_threshold, rebalance_moves, rebalance_holddown_ms, "
+		  "respond_rate, respond_burst or "
 		  "stats_interval)" },
 		{ "[dataplane]\nburst = 1\n[mapp]\nqueue0 = 1\n",
 		  "t.conf:3: unknown section [mapp] (expected [dataplane] or [map])" },
@@ -507,7 +529,8 @@ test_errors(void)
 		  "t.conf:2: unknown key 'bogus' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
 		  "symmetric, rss_key, inner, vxlan_port, backlog, burst, stages, flow_table_size, "
 		  "reorder_safe, flow_limit, idle_sleep_us, idle_spin_us, table_size, rebalance, "
-		  "rebalance_interval_ms, rebalance_threshold, rebalance_moves, rebalance_holddown_ms or "
+		  "rebalance_interval_ms, rebalance_threshold, rebalance_moves, rebalance_holddown_ms, "
+		  "respond_rate, respond_burst or "
 		  "stats_interval)" },
 		/* structure */
 		{ "backlog = 1\n[dataplane]\n",
@@ -735,7 +758,7 @@ test_example_file(void)
 	static const char *const keys[] = {
 		"rx_port", "tx_port", "hash", "hash_seed", "backlog", "burst", "stages", "flow_table_size",
 		"reorder_safe", "stats_interval", "default", "queue0", "queue1", "symmetric", "rss_key",
-		"inner", "vxlan_port",
+		"inner", "vxlan_port", "respond_rate", "respond_burst",
 	};
 	static const int l1_2[] = { 1, 2, -1 };
 	const char *path = RPS_SOURCE_ROOT "/config/dpdk-rps.conf";
@@ -792,6 +815,7 @@ main(int argc, char **argv)
 		{ "inner_keys", test_inner_keys },
 		{ "flow_limit_idle_keys", test_flow_limit_idle_keys },
 		{ "table_rebalance_keys", test_table_rebalance_keys },
+		{ "respond_keys", test_respond_keys },
 		{ "tx_port", test_tx_port },
 		{ "queue_map_precedence", test_queue_map_precedence },
 		{ "errors_exact_file_line_message", test_errors },

@@ -444,9 +444,40 @@ cksums_valid(const struct ut_pkt *p)
  * @p want, exactly that frame was transmitted and counted under @p which (and nothing else);
  * without, the packet was passed on byte for byte and nothing was counted or sent.
  */
+/* Sum of the respond stage's refusal counters. */
+static uint64_t
+refused_total(void)
+{
+	uint64_t t = 0;
+
+#define RPS_X_SUM(f, d) t += st.f;
+	RPS_RESPOND_REFUSALS(RPS_X_SUM)
+#undef RPS_X_SUM
+	return t;
+}
+
+static void
+check_layouts_r(const struct ut_pkt *req, const struct ut_pkt *want, enum ctr which,
+		const uint64_t *refused, const char *what);
+
 static void
 check_layouts(const struct ut_pkt *req, const struct ut_pkt *want, enum ctr which,
 	      const char *what)
+{
+	check_layouts_r(req, want, which, NULL, what);
+}
+
+/* As check_layouts(req, NULL, C_NONE, what), and the request was refused: counted once, in
+ * @p refused (a refusal counter of st), and in no other. */
+static void
+check_refused(const struct ut_pkt *req, const uint64_t *refused, const char *what)
+{
+	check_layouts_r(req, NULL, C_NONE, refused, what);
+}
+
+static void
+check_layouts_r(const struct ut_pkt *req, const struct ut_pkt *want, enum ctr which,
+		const uint64_t *refused, const char *what)
 {
 	int bad = 0;
 
@@ -477,9 +508,14 @@ check_layouts(const struct ut_pkt *req, const struct ut_pkt *want, enum ctr whic
 				ok &= same_bytes(m, req, what);
 			ok &= counters_are(C_NONE, 0);
 		}
+		if (refused != NULL)
+			ok &= *refused == 1 && refused_total() == 1;
+		else
+			ok &= refused_total() == 0;
 		if (!ok) {
 			bad++;
-			fprintf(stderr, "  %s: layout %d: passed %u, sent %u\n", what, form, k, ns);
+			fprintf(stderr, "  %s: layout %d: passed %u, sent %u, refused %lu\n", what,
+				form, k, ns, (unsigned long)refused_total());
 		}
 		CU_ASSERT_TRUE(ok);
 		if (k == 1)
@@ -516,9 +552,9 @@ test_arp(void)
 	arp_frame(&req, 0, 2, &self_mac, &peer_mac, &peer_mac, PEER4, &self_mac, SELF4, 60);
 	check_layouts(&req, NULL, C_NONE, "arp reply");
 	arp_frame(&req, 0, 1, &bcast_mac, &peer_mac, &peer_mac, SELF4, &zero_mac, SELF4, 60);
-	check_layouts(&req, NULL, C_NONE, "gratuitous arp");
+	check_refused(&req, &st.refused_src_self, "gratuitous arp");
 	arp_frame(&req, 0, 1, &bcast_mac, &peer_mac, &bcast_mac, PEER4, &zero_mac, SELF4, 60);
-	check_layouts(&req, NULL, C_NONE, "arp from a broadcast sha");
+	check_refused(&req, &st.refused_mac_src, "arp from a broadcast sha");
 	/* cut short: the ARP body ends 1 byte early */
 	arp_frame(&req, 0, 1, &bcast_mac, &peer_mac, &peer_mac, PEER4, &zero_mac, SELF4, 0);
 	req.len--;
@@ -554,7 +590,7 @@ test_icmp4_echo(void)
 	icmp4_frame(&req, 0, 0, PEER4, SELF4, 8, 17, 56, RTE_IPV4_HDR_MF_FLAG);
 	check_layouts(&req, NULL, C_NONE, "icmp echo, first fragment");
 	icmp4_frame(&req, 0, 0, 0xe0120002, SELF4, 8, 17, 56, 0);
-	check_layouts(&req, NULL, C_NONE, "icmp echo from a multicast source");
+	check_refused(&req, &st.refused_src_martian, "icmp echo from a multicast source");
 	/* the total length claims more than the frame holds */
 	icmp4_frame(&req, 0, 0, PEER4, SELF4, 8, 17, 56, 0);
 	req.len = (uint16_t)(req.len - 10);
@@ -582,7 +618,7 @@ test_icmp6_echo(void)
 	req.b[req.len - 3] ^= 1;
 	check_layouts(&req, NULL, C_NONE, "icmpv6 echo with a bad checksum");
 	echo6_frame(&req, 0, all_nodes6, self6, 128, 3, 56);
-	check_layouts(&req, NULL, C_NONE, "icmpv6 echo from a multicast source");
+	check_refused(&req, &st.refused_src_martian, "icmpv6 echo from a multicast source");
 	echo6_frame(&req, 0, peer6, self6, 128, 3, 56);
 	req.len = (uint16_t)(req.len - 1);
 	check_layouts(&req, NULL, C_NONE, "icmpv6 echo cut short");
@@ -694,7 +730,7 @@ test_udp_echo(void)
 	udp4_frame(&req, 0, PEER4, OTHER4, 40000, ECHO_PORT, 9, 100, 1);
 	check_layouts(&req, NULL, C_NONE, "udp v4 to another address");
 	udp4_frame(&req, 0, PEER4, SELF4, ECHO_PORT, ECHO_PORT, 9, 100, 1);
-	check_layouts(&req, NULL, C_NONE, "udp v4 from the echo port");
+	check_refused(&req, &st.refused_udp_port, "udp v4 from the echo port");
 	udp4_frame(&req, 0, PEER4, SELF4, 40000, ECHO_PORT, 9, 100, 1);
 	req.b[req.len - 1] ^= 0x21;
 	check_layouts(&req, NULL, C_NONE, "udp v4 with a bad checksum");
@@ -914,6 +950,406 @@ test_random_replies(void)
 	}
 }
 
+/* ---- refusals: requests that would make the stage a reflector ---- */
+
+static const struct rte_ether_addr mcast_mac = {
+	.addr_bytes = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 } };
+static const struct rte_ether_addr mcast6_mac = {
+	.addr_bytes = { 0x33, 0x33, 0x00, 0x00, 0x00, 0x01 } };
+
+/* An IPv6 address: @p prefix12 (12 bytes, NULL: zeros) then IPv4 address @p v4. */
+static void
+ip6_of(uint8_t *a, const uint8_t *prefix12, uint32_t v4)
+{
+	memset(a, 0, 16);
+	if (prefix12 != NULL)
+		memcpy(a, prefix12, 12);
+	a[12] = (uint8_t)(v4 >> 24);
+	a[13] = (uint8_t)(v4 >> 16);
+	a[14] = (uint8_t)(v4 >> 8);
+	a[15] = (uint8_t)v4;
+}
+
+/* Replace the IPv4 options of an ICMP frame (no VLAN) with @p opt (the header's length) and
+ * fix the header checksum; the ICMP checksum does not cover them. */
+static void
+set_opts(struct ut_pkt *p, const uint8_t *opt, uint8_t len)
+{
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(p->b + p->l3_off);
+
+	CU_ASSERT_EQUAL_FATAL(rte_ipv4_hdr_len(ip), sizeof(*ip) + len);
+	memcpy(ip + 1, opt, len);
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+}
+
+/* Broadcast, multicast or zero Ethernet sources and link-layer addresses: each was answered
+ * before (the reply went to a group, or was sent on behalf of one). */
+static void
+test_refuse_mac_src(void)
+{
+	struct ut_pkt req;
+	uint8_t sn[16];
+
+	NEED_PORT();
+	solicited_node(sn, self6);
+	arp_frame(&req, 0, 1, &bcast_mac, &bcast_mac, &peer_mac, PEER4, &zero_mac, SELF4, 60);
+	check_refused(&req, &st.refused_mac_src, "arp from a broadcast Ethernet source");
+	arp_frame(&req, 0, 1, &bcast_mac, &mcast_mac, &peer_mac, PEER4, &zero_mac, SELF4, 60);
+	check_refused(&req, &st.refused_mac_src, "arp from a multicast Ethernet source");
+	arp_frame(&req, 0, 1, &bcast_mac, &peer_mac, &mcast_mac, PEER4, &zero_mac, SELF4, 60);
+	check_refused(&req, &st.refused_mac_src, "arp from a multicast sha");
+	arp_frame(&req, 0, 1, &bcast_mac, &peer_mac, &zero_mac, PEER4, &zero_mac, SELF4, 60);
+	check_refused(&req, &st.refused_mac_src, "arp from a zero sha");
+	icmp4_frame(&req, 0, 0, PEER4, SELF4, 8, 17, 56, 0);
+	set_macs(&req, &self_mac, &bcast_mac);
+	check_refused(&req, &st.refused_mac_src, "icmp echo from a broadcast Ethernet source");
+	icmp4_frame(&req, 1, 0, PEER4, SELF4, 8, 17, 56, 0);
+	set_macs(&req, &self_mac, &mcast_mac);
+	check_refused(&req, &st.refused_mac_src, "vlan icmp echo from a multicast source");
+	echo6_frame(&req, 0, peer6, self6, 128, 3, 56);
+	set_macs(&req, &self_mac, &mcast6_mac);
+	check_refused(&req, &st.refused_mac_src, "icmpv6 echo from a multicast Ethernet source");
+	udp4_frame(&req, 0, PEER4, SELF4, 40000, ECHO_PORT, 9, 100, 1);
+	set_macs(&req, &self_mac, &bcast_mac);
+	check_refused(&req, &st.refused_mac_src, "udp echo from a broadcast Ethernet source");
+	udp6_frame(&req, 0, peer6, self6, 50000, ECHO_PORT, 1, 77, 1);
+	set_macs(&req, &self_mac, &zero_mac);
+	check_refused(&req, &st.refused_mac_src, "udp6 echo from a zero Ethernet source");
+	ns_frame(&req, 0, peer6, sn, self6, &peer_mac, 255);
+	memcpy(req.b + 6, bcast_mac.addr_bytes, 6);
+	check_refused(&req, &st.refused_mac_src, "ns from a broadcast Ethernet source");
+	ns_frame(&req, 0, peer6, sn, self6, &mcast6_mac, 255);
+	check_refused(&req, &st.refused_mac_src, "ns with a multicast source link-layer address");
+	ns_frame(&req, 0, peer6, sn, self6, &bcast_mac, 255);
+	check_refused(&req, &st.refused_mac_src, "ns with a broadcast source link-layer address");
+}
+
+/* IPv4 sources no reply may go to (RFC 1122 3.2.1.3, 3.2.2.6). */
+static void
+test_refuse_src4(void)
+{
+	static const uint32_t martian[] = {
+		0x7f000001, 0x7f120001,    /* loopback */
+		0x00000000, 0x00120002,    /* this network */
+		0xffffffff,                /* limited broadcast */
+		0xe0000001, 0xefffffff,    /* multicast */
+		0xf0000001,                /* class E */
+		0xc61200ff, 0xc6120000,    /* directed broadcast and network of 198.18.0.1/24 */
+	};
+	struct rps_respond_conf saved = conf;
+	struct ut_pkt req, want;
+	char what[96];
+
+	NEED_PORT();
+	conf.ipv4_prefix = 24;
+	icmp4_frame(&req, 0, 0, SELF4, SELF4, 8, 17, 56, 0);
+	check_refused(&req, &st.refused_src_self, "icmp echo from our own address");
+	udp4_frame(&req, 0, SELF4, SELF4, 40000, ECHO_PORT, 9, 20, 1);
+	check_refused(&req, &st.refused_src_self, "udp echo from our own address");
+	for (unsigned int i = 0; i < RTE_DIM(martian); i++) {
+		snprintf(what, sizeof(what), "icmp echo from %08x", martian[i]);
+		icmp4_frame(&req, 0, 0, martian[i], SELF4, 8, 17, 56, 0);
+		check_refused(&req, &st.refused_src_martian, what);
+		snprintf(what, sizeof(what), "udp echo from %08x", martian[i]);
+		udp4_frame(&req, 0, martian[i], SELF4, 40000, ECHO_PORT, 9, 20, 1);
+		check_refused(&req, &st.refused_src_martian, what);
+		if (martian[i] == 0)
+			continue; /* an ARP probe */
+		snprintf(what, sizeof(what), "arp from %08x", martian[i]);
+		arp_frame(&req, 0, 1, &bcast_mac, &peer_mac, &peer_mac, martian[i], &zero_mac,
+			  SELF4, 60);
+		check_refused(&req, &st.refused_src_martian, what);
+	}
+	/* an ARP probe (sender 0.0.0.0, RFC 5227) is answered */
+	arp_frame(&req, 0, 1, &bcast_mac, &peer_mac, &peer_mac, 0, &zero_mac, SELF4, 60);
+	arp_frame(&want, 0, 2, &peer_mac, &self_mac, &self_mac, SELF4, &peer_mac, 0, 60);
+	check_layouts(&req, &want, C_ARP, "arp probe");
+	/* in a /16, 198.18.0.255 is a host like any other; 198.18.255.255 is not */
+	conf.ipv4_prefix = 16;
+	icmp4_frame(&req, 0, 0, UT_IP4(255), SELF4, 8, 17, 56, 0);
+	icmp4_frame(&want, 0, 0, SELF4, UT_IP4(255), 0, 64, 56, 0);
+	set_macs(&want, &peer_mac, &self_mac);
+	check_layouts(&req, &want, C_ICMP, "icmp echo from 198.18.0.255 in a /16");
+	icmp4_frame(&req, 0, 0, UT_IP4(0xffff), SELF4, 8, 17, 56, 0);
+	check_refused(&req, &st.refused_src_martian, "icmp echo from 198.18.255.255 in a /16");
+	/* a /31 has no broadcast address (RFC 3021) */
+	conf.ipv4_prefix = 31;
+	icmp4_frame(&req, 0, 0, UT_IP4(0), SELF4, 8, 17, 56, 0);
+	icmp4_frame(&want, 0, 0, SELF4, UT_IP4(0), 0, 64, 56, 0);
+	set_macs(&want, &peer_mac, &self_mac);
+	check_layouts(&req, &want, C_ICMP, "icmp echo from the other end of a /31");
+	conf = saved;
+}
+
+/* IPv6 sources no reply may go to. */
+static void
+test_refuse_src6(void)
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+	uint8_t srcs[5][16], sn[16];
+	struct ut_pkt req;
+	char what[96];
+
+	NEED_PORT();
+	solicited_node(sn, self6);
+	ip6_of(srcs[0], NULL, 1);                  /* ::1 */
+	ip6_of(srcs[1], NULL, 0);                  /* :: */
+	ip6_of(srcs[2], mapped, PEER4);            /* ::ffff:198.18.0.2 */
+	ip6_of(srcs[3], NULL, PEER4);              /* ::198.18.0.2, IPv4-compatible */
+	memcpy(srcs[4], all_nodes6, 16);           /* ff02::1 */
+	echo6_frame(&req, 0, self6, self6, 128, 3, 56);
+	check_refused(&req, &st.refused_src_self, "icmpv6 echo from our own address");
+	udp6_frame(&req, 0, self6, self6, 50000, ECHO_PORT, 1, 77, 1);
+	check_refused(&req, &st.refused_src_self, "udp6 echo from our own address");
+	ns_frame(&req, 0, self6, sn, self6, &peer_mac, 255);
+	check_refused(&req, &st.refused_src_self, "ns from our own address");
+	for (unsigned int i = 0; i < RTE_DIM(srcs); i++) {
+		snprintf(what, sizeof(what), "icmpv6 echo from source %u", i);
+		echo6_frame(&req, 0, srcs[i], self6, 128, 3, 56);
+		check_refused(&req, &st.refused_src_martian, what);
+		snprintf(what, sizeof(what), "udp6 echo from source %u", i);
+		udp6_frame(&req, 0, srcs[i], self6, 50000, ECHO_PORT, 1, 77, 1);
+		check_refused(&req, &st.refused_src_martian, what);
+		if (i == 1)
+			continue; /* an NS from :: is duplicate address detection (test_nd) */
+		snprintf(what, sizeof(what), "ns from source %u", i);
+		ns_frame(&req, 0, srcs[i], sn, self6, i == 4 ? NULL : &peer_mac, 255);
+		check_refused(&req, &st.refused_src_martian, what);
+	}
+}
+
+/* UDP echo from a service's port: echo/chargen loops and reflection into a victim's service. */
+static void
+test_refuse_udp_port(void)
+{
+	static const uint16_t refused[] = { 0, 1, 7, 13, 17, 19, 37, 53, 69, 111, 123, 137, 161,
+					    389, 1023, 1900, 3702, 5353, 11211 };
+	static const uint16_t answered[] = { 1024, 40000, 65535 };
+	struct ut_pkt req, want;
+	char what[64];
+
+	NEED_PORT();
+	for (unsigned int i = 0; i < RTE_DIM(refused); i++) {
+		snprintf(what, sizeof(what), "udp echo from port %u", refused[i]);
+		udp4_frame(&req, 0, PEER4, SELF4, refused[i], ECHO_PORT, 9, 30, 1);
+		check_refused(&req, &st.refused_udp_port, what);
+		snprintf(what, sizeof(what), "udp6 echo from port %u", refused[i]);
+		udp6_frame(&req, 0, peer6, self6, refused[i], ECHO_PORT, 1, 30, 1);
+		check_refused(&req, &st.refused_udp_port, what);
+	}
+	for (unsigned int i = 0; i < RTE_DIM(answered); i++) {
+		snprintf(what, sizeof(what), "udp echo from port %u", answered[i]);
+		udp4_frame(&req, 0, PEER4, SELF4, answered[i], ECHO_PORT, 9, 30, 1);
+		udp4_frame(&want, 0, SELF4, PEER4, ECHO_PORT, answered[i], 64, 30, 1);
+		set_macs(&want, &peer_mac, &self_mac);
+		check_layouts(&req, &want, C_UDP, what);
+	}
+	/* the echo service on another port: its own port is refused, 7 too */
+	conf.udp_echo_port = 4000;
+	udp4_frame(&req, 0, PEER4, SELF4, 4000, 4000, 9, 30, 1);
+	check_refused(&req, &st.refused_udp_port, "udp echo from the echo port 4000");
+	udp4_frame(&req, 0, PEER4, SELF4, 7, 4000, 9, 30, 1);
+	check_refused(&req, &st.refused_udp_port, "udp echo on 4000 from port 7");
+	conf.udp_echo_port = ECHO_PORT;
+}
+
+/* IPv4 options: source routes refused; Record Route filled in; others become NOPs. */
+static void
+test_ip_options(void)
+{
+	uint8_t lsrr[8] = { 131, 7, 4, 198, 18, 0, 9, 1 };
+	uint8_t ssrr[8] = { 137, 7, 4, 198, 18, 0, 9, 0 };
+	uint8_t rr[12] = { 7, 11, 4, 0, 0, 0, 0, 0, 0, 0, 0, 1 };
+	uint8_t rr_want[12] = { 7, 11, 8, 198, 18, 0, 1, 0, 0, 0, 0, 1 };
+	uint8_t rr_full[8] = { 7, 7, 8, 198, 18, 0, 5, 0 };
+	uint8_t ts[12] = { 1, 68, 10, 5, 0, 0, 0, 0, 0, 0, 0, 0 };
+	uint8_t ts_want[12] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0 };
+	uint8_t eol_lsrr[8] = { 0, 131, 7, 4, 198, 18, 0, 9 };
+	uint8_t zeros[8] = { 0 };
+	uint8_t bad_len[8] = { 1, 7, 9, 4, 0, 0, 0, 0 };
+	uint8_t bad_ptr[8] = { 7, 7, 2, 0, 0, 0, 0, 0 };
+	uint8_t one_byte[4] = { 1, 1, 1, 68 };
+	struct ut_pkt req, want;
+
+	NEED_PORT();
+	icmp4_frame(&req, 0, 8, PEER4, SELF4, 8, 17, 56, 0);
+	set_opts(&req, lsrr, 8);
+	check_refused(&req, &st.refused_source_route, "icmp echo with LSRR");
+	icmp4_frame(&req, 0, 8, PEER4, SELF4, 8, 17, 56, 0);
+	set_opts(&req, ssrr, 8);
+	check_refused(&req, &st.refused_source_route, "icmp echo with SSRR");
+	/* Record Route with room: our address recorded, the pointer moved on */
+	icmp4_frame(&req, 0, 12, PEER4, SELF4, 8, 17, 56, 0);
+	set_opts(&req, rr, 12);
+	icmp4_reply(&want, 0, 12, 56);
+	set_opts(&want, rr_want, 12);
+	check_layouts(&req, &want, C_ICMP, "icmp echo with record route");
+	icmp4_frame(&req, 0, 8, PEER4, SELF4, 8, 17, 56, 0);
+	set_opts(&req, rr_full, 8);
+	icmp4_reply(&want, 0, 8, 56);
+	set_opts(&want, rr_full, 8);
+	check_layouts(&req, &want, C_ICMP, "icmp echo with a full record route");
+	/* a timestamp option is not echoed: NOPs in its place */
+	icmp4_frame(&req, 0, 12, PEER4, SELF4, 8, 17, 56, 0);
+	set_opts(&req, ts, 12);
+	icmp4_reply(&want, 0, 12, 56);
+	set_opts(&want, ts_want, 12);
+	check_layouts(&req, &want, C_ICMP, "icmp echo with a timestamp option");
+	/* after End of Options nothing is read, and nothing is sent back */
+	icmp4_frame(&req, 0, 8, PEER4, SELF4, 8, 17, 56, 0);
+	set_opts(&req, eol_lsrr, 8);
+	icmp4_reply(&want, 0, 8, 56);
+	set_opts(&want, zeros, 8);
+	check_layouts(&req, &want, C_ICMP, "icmp echo with junk after end of options");
+	/* malformed */
+	icmp4_frame(&req, 0, 8, PEER4, SELF4, 8, 17, 56, 0);
+	set_opts(&req, bad_len, 8);
+	check_refused(&req, &st.refused_ip_options, "icmp echo, option running past the header");
+	icmp4_frame(&req, 0, 8, PEER4, SELF4, 8, 17, 56, 0);
+	set_opts(&req, bad_ptr, 8);
+	check_refused(&req, &st.refused_ip_options, "icmp echo, record route pointer 2");
+	icmp4_frame(&req, 0, 4, PEER4, SELF4, 8, 17, 56, 0);
+	set_opts(&req, one_byte, 4);
+	check_refused(&req, &st.refused_ip_options, "icmp echo, option without its length");
+}
+
+/* The token bucket alone, on a clock the test drives. */
+static void
+test_limit_bucket(void)
+{
+	struct rps_respond_limit l;
+	const uint64_t hz = 1000000000, t0 = 5000; /* 1000/s: one reply every 1e6 cycles */
+	unsigned int ok = 0;
+
+	rps_respond_limit_init(&l, 1000, 5, hz, t0);
+	for (int i = 0; i < 10; i++)
+		ok += (unsigned int)rps_respond_limit_take(&l, t0);
+	CU_ASSERT_EQUAL(ok, 5);                                 /* the burst, then nothing */
+	CU_ASSERT_EQUAL(rps_respond_limit_take(&l, t0 + 999999), 0);
+	CU_ASSERT_EQUAL(rps_respond_limit_take(&l, t0 + 1000000), 1); /* one interval: one */
+	CU_ASSERT_EQUAL(rps_respond_limit_take(&l, t0 + 1000000), 0);
+	CU_ASSERT_EQUAL(rps_respond_limit_take(&l, t0 + 2500000), 1); /* 1.5: one, half kept */
+	CU_ASSERT_EQUAL(rps_respond_limit_take(&l, t0 + 2999999), 0);
+	CU_ASSERT_EQUAL(rps_respond_limit_take(&l, t0 + 3000000), 1);
+	/* a long silence refills the burst, no more */
+	ok = 0;
+	for (int i = 0; i < 10; i++)
+		ok += (unsigned int)rps_respond_limit_take(&l, t0 + 100 * hz);
+	CU_ASSERT_EQUAL(ok, 5);
+	/* a clock far ahead does not overflow the credit; one that goes back adds nothing */
+	ok = 0;
+	for (int i = 0; i < 10; i++)
+		ok += (unsigned int)rps_respond_limit_take(&l, UINT64_MAX - 1);
+	CU_ASSERT_EQUAL(ok, 5);
+	CU_ASSERT_EQUAL(rps_respond_limit_take(&l, t0), 0);
+	/* 1000 replies a second over 10 s: 10 000 + the burst */
+	rps_respond_limit_init(&l, 1000, 5, hz, 0);
+	ok = 0;
+	for (uint64_t t = 0; t <= 10 * hz; t += hz / 4000) /* offered 4000/s */
+		ok += (unsigned int)rps_respond_limit_take(&l, t);
+	CU_ASSERT_EQUAL(ok, 10000 + 5);
+	/* rate 0: no limit; burst 0 taken as 1; a rate above hz costs a cycle */
+	rps_respond_limit_init(&l, 0, 5, hz, 0);
+	for (int i = 0; i < 1000; i++)
+		CU_ASSERT_EQUAL(rps_respond_limit_take(&l, 0), 1);
+	rps_respond_limit_init(&l, 1000, 0, hz, 0);
+	CU_ASSERT_EQUAL(rps_respond_limit_take(&l, 0), 1);
+	CU_ASSERT_EQUAL(rps_respond_limit_take(&l, 0), 0);
+	rps_respond_limit_init(&l, 100, 3, 10, 0);
+	CU_ASSERT_EQUAL(l.cost, 1);
+}
+
+/* The stage under its bucket: echoes beyond the burst are refused (rate_limit) and passed
+ * on; ARP and ND are always answered; a refused request spends no token. */
+static void
+test_limit_stage(void)
+{
+	enum { N = 12 };
+	static const unsigned int pass[] = { 3, 5, 6, 7, 9, 10, 11 };
+	struct rps_stage_ctx c = { .st = &st, .respond = &conf, .reply_txq = &txq };
+	struct ut_pkt req[N];
+	struct rte_mbuf *pkts[N], *orig[N], *out[BURST];
+	uint8_t sn[16];
+	uint16_t k, ns;
+
+	NEED_PORT();
+	solicited_node(sn, self6);
+	/* 10 replies a second on a 1000 Hz clock: one every 100 ticks, bursts of 3 */
+	c.hz = 1000;
+	c.now = 7;
+	rps_respond_limit_init(&c.respond_limit, 10, 3, c.hz, c.now);
+	for (int i = 0; i < 4; i++)
+		icmp4_frame(&req[i], 0, 0, PEER4, SELF4, 8, 17, 56, 0);
+	arp_frame(&req[4], 0, 1, &bcast_mac, &peer_mac, &peer_mac, PEER4, &zero_mac, SELF4, 60);
+	for (int i = 5; i < 8; i++)
+		echo6_frame(&req[i], 0, peer6, self6, 128, 3, 56);
+	ns_frame(&req[8], 0, peer6, sn, self6, &peer_mac, 255);
+	for (int i = 9; i < N; i++)
+		udp4_frame(&req[i], 0, PEER4, SELF4, 40000, ECHO_PORT, 9, 30, 1);
+	for (int i = 0; i < N; i++) {
+		pkts[i] = ut_mbuf(req[i].b, req[i].len);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(pkts[i]);
+		orig[i] = pkts[i];
+	}
+	reset();
+	CU_ASSERT_EQUAL_FATAL(rps_stage_parse(&c, pkts, N), N);
+	k = rps_stage_respond(&c, pkts, N);
+	rps_txq_flush(&txq);
+	ns = sent(out, BURST);
+	/* 3 echoes, ARP, NA: 5 sent; 9 echoes refused and passed on */
+	CU_ASSERT_EQUAL(ns, 5);
+	CU_ASSERT_EQUAL(k, N - 5);
+	CU_ASSERT_EQUAL(st.icmp_echo_replies, 3);
+	CU_ASSERT_EQUAL(st.arp_replies, 1);
+	CU_ASSERT_EQUAL(st.nd_replies, 1);
+	CU_ASSERT_EQUAL(st.icmp6_echo_replies + st.udp_echo_replies, 0);
+	CU_ASSERT_EQUAL(st.refused_rate_limit, N - 5);
+	CU_ASSERT_EQUAL(refused_total(), N - 5);
+	CU_ASSERT_EQUAL(st.processed, 5);
+	for (uint16_t i = 0; i < RTE_MIN(k, (uint16_t)RTE_DIM(pass)); i++)
+		CU_ASSERT_PTR_EQUAL(pkts[i], orig[pass[i]]); /* in order, untouched */
+	rte_pktmbuf_free_bulk(pkts, k);
+	rte_pktmbuf_free_bulk(out, ns);
+
+	/* 150 ticks later: one token (and half of the next); a refused request takes none */
+	c.now += 150;
+	icmp4_frame(&req[0], 0, 0, 0x7f000001, SELF4, 8, 17, 56, 0);     /* loopback: refused */
+	udp4_frame(&req[1], 0, PEER4, SELF4, 40000, ECHO_PORT, 9, 30, 1);
+	echo6_frame(&req[2], 0, peer6, self6, 128, 3, 56);
+	for (int i = 0; i < 3; i++) {
+		pkts[i] = ut_mbuf(req[i].b, req[i].len);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(pkts[i]);
+	}
+	reset();
+	CU_ASSERT_EQUAL_FATAL(rps_stage_parse(&c, pkts, 3), 3);
+	k = rps_stage_respond(&c, pkts, 3);
+	rps_txq_flush(&txq);
+	ns = sent(out, BURST);
+	CU_ASSERT_EQUAL(ns, 1);
+	CU_ASSERT_EQUAL(k, 2);
+	CU_ASSERT_EQUAL(st.udp_echo_replies, 1);
+	CU_ASSERT_EQUAL(st.refused_src_martian, 1);
+	CU_ASSERT_EQUAL(st.refused_rate_limit, 1);
+	rte_pktmbuf_free_bulk(pkts, k);
+	rte_pktmbuf_free_bulk(out, ns);
+
+	/* 50 ticks more: the half token became one */
+	c.now += 50;
+	echo6_frame(&req[0], 0, peer6, self6, 128, 3, 56);
+	pkts[0] = ut_mbuf(req[0].b, req[0].len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pkts[0]);
+	reset();
+	CU_ASSERT_EQUAL_FATAL(rps_stage_parse(&c, pkts, 1), 1);
+	CU_ASSERT_EQUAL(rps_stage_respond(&c, pkts, 1), 0);
+	rps_txq_flush(&txq);
+	ns = sent(out, BURST);
+	CU_ASSERT_EQUAL(ns, 1);
+	CU_ASSERT_EQUAL(st.icmp6_echo_replies, 1);
+	CU_ASSERT_EQUAL(refused_total(), 0);
+	rte_pktmbuf_free_bulk(out, ns);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -928,6 +1364,13 @@ main(int argc, char **argv)
 		{ "not_configured", test_not_configured },
 		{ "shared_data", test_shared_data },
 		{ "random_replies", test_random_replies },
+		{ "refuse_mac_src", test_refuse_mac_src },
+		{ "refuse_src4", test_refuse_src4 },
+		{ "refuse_src6", test_refuse_src6 },
+		{ "refuse_udp_port", test_refuse_udp_port },
+		{ "ip_options", test_ip_options },
+		{ "limit_bucket", test_limit_bucket },
+		{ "limit_stage", test_limit_stage },
 		CU_TEST_INFO_NULL,
 	};
 
