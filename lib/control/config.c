@@ -599,7 +599,7 @@ parse_text(const char *text, size_t len, const char *name, struct rps_config *cf
 
 /* Reads of a file that keeps changing before it is refused, and the pause between them. */
 #define CONFIG_READS_MAX 8
-#define CONFIG_REREAD_PAUSE_NS (5 * 1000 * 1000)
+#define CONFIG_REREAD_PAUSE_NS (1000 * 1000)
 
 struct file_read {
 	char *buf;      /* CONFIG_MAX_SIZE + 1 bytes */
@@ -694,33 +694,33 @@ same_read(const struct file_read *a, const struct file_read *b)
 	       memcmp(a->buf, b->buf, a->len) == 0;
 }
 
-/* Read @p path until two reads in a row agree; @p r[0] or @p r[1] holds it (returned). */
+/*
+ * Read @p path until two reads in a row agree; @p r[1] holds it. The two reads of a pair
+ * follow each other at once; after a pair that disagreed (a writer was busy), a pause.
+ */
 static int
-read_stable(const char *path, struct file_read r[2], int *which, char *err, size_t err_len)
+read_stable(const char *path, struct file_read r[2], char *err, size_t err_len)
 {
-	int rc = read_once(path, &r[0], err, err_len);
+	int rc = 0;
 
-	for (int i = 1; rc == 0 && i < CONFIG_READS_MAX; i++) {
-		struct file_read *prev = &r[(i - 1) & 1], *cur = &r[i & 1];
-
-		if (i > 1) {
+	for (int i = 0; i < CONFIG_READS_MAX / 2; i++) {
+		if (i > 0) {
 			struct timespec ts = { 0, CONFIG_REREAD_PAUSE_NS };
 
 			nanosleep(&ts, NULL);
 		}
-		rc = read_once(path, cur, err, err_len);
-		if (rc == 0 && same_read(prev, cur)) {
-			*which = i & 1;
+		rc = read_once(path, &r[0], err, err_len);
+		if (rc == 0)
+			rc = read_once(path, &r[1], err, err_len);
+		if (rc < 0)
+			return rc;
+		if (same_read(&r[0], &r[1]))
 			return 0;
-		}
 	}
-	if (rc == 0) {
-		if (err != NULL && err_len > 0)
-			snprintf(err, err_len, "%s: changed during each of %d reads; not applied",
-				 path, CONFIG_READS_MAX);
-		rc = -EAGAIN;
-	}
-	return rc;
+	if (err != NULL && err_len > 0)
+		snprintf(err, err_len, "%s: changed during each of %d reads; not applied", path,
+			 CONFIG_READS_MAX);
+	return -EAGAIN;
 }
 
 /* Why a file or folder others can change is a risk; appends to @p out. */
@@ -773,7 +773,7 @@ rps_config_load_file(const char *path, struct rps_config *cfg, struct rps_config
 		     char *err, size_t err_len)
 {
 	struct file_read r[2] = { { 0 }, { 0 } };
-	int which = 0, rc;
+	int rc;
 
 	memset(cfg, 0, sizeof(*cfg));
 	if (info != NULL)
@@ -786,12 +786,12 @@ rps_config_load_file(const char *path, struct rps_config *cfg, struct rps_config
 		rc = -ENOMEM;
 		goto out;
 	}
-	rc = read_stable(path, r, &which, err, err_len);
+	rc = read_stable(path, r, err, err_len);
 	if (rc < 0)
 		goto out;
 	if (info != NULL)
-		check_file_safety(path, &r[which].st, info->warning, sizeof(info->warning));
-	rc = parse_text(r[which].buf, r[which].len, path, cfg, err, err_len);
+		check_file_safety(path, &r[1].st, info->warning, sizeof(info->warning));
+	rc = parse_text(r[1].buf, r[1].len, path, cfg, err, err_len);
 out:
 	free(r[0].buf);
 	free(r[1].buf);

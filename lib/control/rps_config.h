@@ -118,7 +118,7 @@ struct rps_config {
  * The file is opened with O_NONBLOCK (a FIFO at the path cannot block the caller) and must
  * be a regular file (a symlink to one is fine): anything else is refused with
  * "FILE: not a regular file (a FIFO)". It is read until two reads in a row agree
- * (device, inode, size, mtime and content), at most 8 reads 5 ms apart, so a file rewritten
+ * (device, inode, size, mtime and content), in pairs of reads back to back, at most 4 pairs 1 ms apart, so a file rewritten
  * while it is read is never parsed half-old, half-new.
  * @return 0, or -EINVAL (syntax or value error, or not a regular file), -errno when the
  *   file cannot be opened or read (-ENOENT, -EACCES, -EISDIR, ...), -EFBIG (over 1 MiB),
