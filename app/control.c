@@ -2,10 +2,12 @@
 /*
  * control.c: live control, off the data path. The configuration file is merged under the
  * command line at start; afterwards a control thread reloads it on SIGHUP and whenever it
- * changes (inotify on its directory, so editors that replace the file work), applies what can
- * change live (maps, reorder_safe, stats_interval) atomically, refuses a bad file with its
- * FILE:LINE error while the old configuration keeps running, and reports keys that need a
- * restart. It also computes per-second rates for telemetry.
+ * changes (inotify along its symlink chain, so editors that replace the file and Kubernetes
+ * ConfigMap updates work; once the writer is done, see "Watching the file"), applies what
+ * can change live (maps, reorder_safe, stats_interval) atomically, refuses a bad file with
+ * its FILE:LINE error while the old configuration keeps running, and reports keys that need
+ * a restart. The checks that need the port (check_file_maps) run at start too. It also
+ * computes per-second rates for telemetry.
  */
 #include <errno.h>
 #include <libgen.h>

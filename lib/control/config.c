@@ -631,6 +631,9 @@ read_once(const char *path, struct file_read *r, char *err, size_t err_len)
 	ssize_t n;
 	int fd, rc = 0;
 
+	/* not even opened when it is something else already (opening a device can act) */
+	if (stat(path, &before) == 0 && !S_ISREG(before.st_mode))
+		goto not_regular;
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
 		rc = errno != 0 ? errno : ENOENT;
@@ -645,12 +648,9 @@ read_once(const char *path, struct file_read *r, char *err, size_t err_len)
 		close(fd);
 		return -rc;
 	}
-	if (!S_ISREG(before.st_mode)) {
-		if (err != NULL && err_len > 0)
-			snprintf(err, err_len, "%s: not a regular file (%s)", path,
-				 file_type_name(before.st_mode));
+	if (!S_ISREG(before.st_mode)) { /* replaced between stat() and open() */
 		close(fd);
-		return S_ISDIR(before.st_mode) ? -EISDIR : -EINVAL;
+		goto not_regular;
 	}
 	r->len = 0;
 	while (r->len <= CONFIG_MAX_SIZE) {
@@ -681,6 +681,11 @@ read_once(const char *path, struct file_read *r, char *err, size_t err_len)
 	    r->st.st_mtim.tv_nsec != before.st_mtim.tv_nsec || (off_t)r->len != r->st.st_size)
 		r->st.st_size = -1;
 	return 0;
+not_regular:
+	if (err != NULL && err_len > 0)
+		snprintf(err, err_len, "%s: not a regular file (%s)", path,
+			 file_type_name(before.st_mode));
+	return S_ISDIR(before.st_mode) ? -EISDIR : -EINVAL;
 }
 
 /* Whether two reads saw the same version of the file. */

@@ -83,7 +83,7 @@ class Run:
         m = self.tel('/rps/map')
         return m['queue0']['lcores'] if m else None
 
-    def wait(self, pred, what, timeout=10.0):
+    def wait(self, pred, what, timeout=20.0):
         """Poll /rps/config until pred(config) holds; the config, or None after timeout."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and self.proc.poll() is None:

@@ -686,7 +686,9 @@ test_file_types(void)
 	CU_ASSERT_FATAL(sfd >= 0 && strlen(sock) < sizeof(sa.sun_path));
 	memcpy(sa.sun_path, sock, strlen(sock) + 1);
 	CU_ASSERT_FATAL(bind(sfd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
-	CU_ASSERT_EQUAL(rps_config_load(sock, &cfg, err, sizeof(err)), -ENXIO);
+	CU_ASSERT_EQUAL(rps_config_load(sock, &cfg, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s: not a regular file (a socket)", sock);
+	CU_ASSERT_STRING_EQUAL(err, want);
 	close(sfd);
 
 	write_file(file, "[dataplane]\nbacklog = 9\n", 0600);
