@@ -164,6 +164,9 @@ struct rps_app {
 	uint64_t reloads_ok, reloads_failed;
 	uint64_t last_reload_tsc;      /* 0 = never */
 	char last_reload_result[256];  /* "ok", "ok; needs a restart for: backlog", or the error */
+	uint64_t watch_events;         /* inotify events on the config's names (atomic reads) */
+	uint32_t watch_names;          /* names watched along its symlink chain */
+	int watch_armed;               /* a file reload is due once the writer is quiet */
 	uint64_t flows_wanted_tsc;     /* last /rps/flows query: workers snapshot only then,
 					* since a snapshot walks the whole flow table */
 	uint16_t (*taken_from)[RPS_MAP_SIZE_MAX]; /* [nb_rxq]: per bucket, the stalled worker
@@ -245,6 +248,8 @@ void rps_control_stop(struct rps_app *app);
 int rps_control_reload(struct rps_app *app, const char *why);
 /* control.c: merge the file read at start under the command line. */
 int rps_control_apply_start_config(struct rps_app *app, char *err, size_t err_len);
+/* control.c: refuse at start (ports set up) a file's maps that every reload would refuse. */
+int rps_control_check_start_config(const struct rps_app *app, char *err, size_t err_len);
 
 /* telemetry.c: the /rps/ commands on DPDK's telemetry socket. */
 int rps_telemetry_register(struct rps_app *app);

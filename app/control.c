@@ -2,10 +2,12 @@
 /*
  * control.c: live control, off the data path. The configuration file is merged under the
  * command line at start; afterwards a control thread reloads it on SIGHUP and whenever it
- * changes (inotify on its directory, so editors that replace the file work), applies what can
- * change live (maps, reorder_safe, stats_interval) atomically, refuses a bad file with its
- * FILE:LINE error while the old configuration keeps running, and reports keys that need a
- * restart. It also computes per-second rates for telemetry.
+ * changes (inotify along its symlink chain, so editors that replace the file and Kubernetes
+ * ConfigMap updates work; once the writer is done, see "Watching the file"), applies what
+ * can change live (maps, reorder_safe, stats_interval) atomically, refuses a bad file with
+ * its FILE:LINE error while the old configuration keeps running, and reports keys that need
+ * a restart. The checks that need the port (check_file_maps) run at start too. It also
+ * computes per-second rates for telemetry.
  */
 #include <errno.h>
 #include <libgen.h>
@@ -14,12 +16,74 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_lcore.h>
 
 #include "app.h"
+
+/* Read @p path; warn (once per load) when others could change what it says. */
+static int
+load_file(const char *path, struct rps_config *c, const char *why, char *err, size_t err_len)
+{
+	struct rps_config_file info;
+	int rc = rps_config_load_file(path, c, &info, err, err_len);
+
+	if (info.warning[0] != '\0')
+		RPS_LOG(WARNING, "config %s (%s): %s: whoever can write there controls the steering "
+			"at the next reload (chmod go-w, chown to this user or root)", path, why,
+			info.warning);
+	return rc;
+}
+
+/*
+ * The checks of a file's maps that need the port and the lcores: every queueN line names an
+ * RX queue of the port, every map only enabled lcores other than the RX lcore. The same at
+ * start and on each reload, so that a file accepted at start cannot fail every reload.
+ */
+static int
+check_file_maps(const struct rps_app *app, const struct rps_config *c, char *err,
+		size_t err_len)
+{
+	const char *path = app->opt.config_path;
+	struct rps_lcoreset enabled;
+	unsigned int bad;
+
+	for (unsigned int q = RTE_MIN(app->nb_rxq, RPS_CONFIG_MAX_QUEUES);
+	     q < RPS_CONFIG_MAX_QUEUES; q++)
+		if (c->has_queue_map[q]) {
+			snprintf(err, err_len, "%s:%d: queue%u: port %u has %u RX queue(s) "
+				 "(queue0..queue%u)", path, c->queue_map_line[q], q,
+				 app->opt.rx_port, app->nb_rxq, app->nb_rxq - 1u);
+			return -EINVAL;
+		}
+	rps_app_enabled_lcores(&enabled);
+	for (uint16_t q = 0; q < app->nb_rxq; q++) {
+		const char *text = NULL;
+		const struct rps_lcoreset *s = rps_config_queue_map(c, q, &text);
+		int r;
+
+		if (s == NULL)
+			continue;
+		r = rps_lcoreset_check(s, &enabled, app->rx_lcore, &bad);
+		if (r < 0) {
+			snprintf(err, err_len, "%s:%d: map of queue %u (%s): lcore %u %s", path,
+				 q < RPS_CONFIG_MAX_QUEUES && c->has_queue_map[q] ?
+				 c->queue_map_line[q] : c->default_map_line, q, text ? text : "?",
+				 bad, r == -EBUSY ? "is the RX lcore" : "is not enabled in EAL");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int
+rps_control_check_start_config(const struct rps_app *app, char *err, size_t err_len)
+{
+	return app->start_cfg != NULL ? check_file_maps(app, app->start_cfg, err, err_len) : 0;
+}
 
 int
 rps_control_apply_start_config(struct rps_app *app, char *err, size_t err_len)
@@ -33,7 +97,7 @@ rps_control_apply_start_config(struct rps_app *app, char *err, size_t err_len)
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return -ENOMEM;
-	if (rps_config_load(o->config_path, c, err, err_len) < 0) {
+	if (load_file(o->config_path, c, "start", err, err_len) < 0) {
 		free(c);
 		return -EINVAL;
 	}
@@ -175,9 +239,7 @@ rps_control_reload(struct rps_app *app, const char *why)
 	struct rps_config *c = calloc(1, sizeof(*c));
 	struct rps_map **maps = calloc(app->nb_rxq, sizeof(*maps));
 	struct rps_lcoreset *sets = calloc(app->nb_rxq, sizeof(*sets));
-	struct rps_lcoreset enabled;
 	char err[256] = "", restart[160], when[64];
-	unsigned int bad;
 	uint32_t gen = app->generation + 1;
 	uint32_t size = app->table_size;
 	struct rps_rebalance_conf rb = app->rebal;
@@ -193,16 +255,9 @@ rps_control_reload(struct rps_app *app, const char *why)
 		snprintf(err, sizeof(err), "no --config file to reload: nothing changed");
 		goto out;
 	}
-	if (rps_config_load(app->opt.config_path, c, err, sizeof(err)) < 0)
+	if (load_file(app->opt.config_path, c, why, err, sizeof(err)) < 0 ||
+	    check_file_maps(app, c, err, sizeof(err)) < 0)
 		goto out;
-	rps_app_enabled_lcores(&enabled);
-	for (unsigned int q = RTE_MIN(app->nb_rxq, RPS_CONFIG_MAX_QUEUES);
-	     q < RPS_CONFIG_MAX_QUEUES; q++)
-		if (c->has_queue_map[q]) {
-			snprintf(err, sizeof(err), "%s: queue%u: port %u has %u RX queue(s)",
-				 app->opt.config_path, q, app->opt.rx_port, app->nb_rxq);
-			goto out;
-		}
 	if (c->has_table_size)
 		size = c->table_size;
 	if (c->has_reorder_safe)
@@ -228,16 +283,6 @@ rps_control_reload(struct rps_app *app, const char *why)
 		char merr[160];
 
 		sets[q] = s != NULL ? *s : app->map_sets[q]; /* no line: the map stays */
-		if (s != NULL) {
-			int r = rps_lcoreset_check(s, &enabled, app->rx_lcore, &bad);
-
-			if (r < 0) {
-				snprintf(err, sizeof(err), "%s: map of queue %u (%s): lcore %u %s",
-					 app->opt.config_path, q, text ? text : "?", bad,
-					 r == -EBUSY ? "is the RX lcore" : "is not enabled in EAL");
-				goto out;
-			}
-		}
 		/* the same lcores and size: keep the running table (and what the rebalancer
 		 * did to it); otherwise fill a new one */
 		fresh = !(app->bview != NULL && app->bview[q] != NULL && size == app->table_size &&
@@ -337,45 +382,156 @@ update_rates(struct rps_app *app, uint64_t *prev, double dt)
 	}
 }
 
-static int
-watch_config(const struct rps_app *app, char *name, size_t len)
-{
-	char dir[PATH_MAX], base[PATH_MAX];
-	int fd;
+/*
+ * Watching the file. inotify on a file's folder sees an editor's rename, but not a change
+ * made further along a symlink chain: a Kubernetes ConfigMap mounts FILE -> ..data/FILE with
+ * ..data -> ..TIMESTAMP, and an update renames a new ..data over the old one. So every hop of
+ * the chain is watched: the folder of each link and of the file itself, for that name, and
+ * the folder of each symlinked folder on the way (..data), for its name. After each change
+ * the chain is walked again (it now leads elsewhere).
+ *
+ * An event only arms a reload when the name is complete: closed after writing, renamed into
+ * place, or created as a symlink. Creating a regular file does not arm one (it is empty or
+ * half-written until closed); any event on a watched name pushes an armed reload back, which
+ * runs once nothing has happened for WATCH_QUIET_MS. rps_config_load() then reads the file
+ * until two reads agree.
+ */
+#define WATCH_QUIET_MS 100
+#define WATCH_NAMES_MAX 32
+#define WATCH_HOPS_MAX 16
+#define WATCH_MASK (IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_MODIFY | IN_DELETE | \
+		    IN_MOVED_FROM)
 
-	if (app->opt.config_path == NULL)
-		return -1;
-	snprintf(dir, sizeof(dir), "%s", app->opt.config_path);
-	snprintf(base, sizeof(base), "%s", app->opt.config_path);
-	snprintf(name, len, "%s", basename(base));
-	fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (inotify_add_watch(fd, dirname(dir), IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE) < 0) {
-		close(fd);
-		return -1;
+struct watch {
+	int fd;                    /* inotify, -1 = none */
+	unsigned int nb;
+	struct {
+		int wd;
+		char dir[PATH_MAX];    /* to lstat a created name */
+		char name[NAME_MAX + 1];
+	} item[WATCH_NAMES_MAX];
+	uint64_t deadline;         /* armed: reload when the TSC passes it; 0 = not armed */
+};
+
+/* Watch the folder of @p path for its last component. */
+static void
+watch_add(struct rps_app *app, struct watch *w, const char *path)
+{
+	char d[PATH_MAX], b[PATH_MAX];
+	const char *dir, *base;
+	int wd;
+
+	snprintf(d, sizeof(d), "%s", path);
+	snprintf(b, sizeof(b), "%s", path);
+	dir = dirname(d);
+	base = basename(b);
+	for (unsigned int i = 0; i < w->nb; i++)
+		if (strcmp(w->item[i].dir, dir) == 0 && strcmp(w->item[i].name, base) == 0)
+			return;
+	if (w->nb == WATCH_NAMES_MAX || strlen(base) > NAME_MAX)
+		return;
+	wd = inotify_add_watch(w->fd, dir, WATCH_MASK);
+	if (wd < 0) {
+		RPS_LOG(DEBUG, "config watch: %s: %s", dir, strerror(errno));
+		return;
 	}
-	return fd;
+	w->item[w->nb].wd = wd;
+	snprintf(w->item[w->nb].dir, sizeof(w->item[w->nb].dir), "%s", dir);
+	snprintf(w->item[w->nb].name, sizeof(w->item[w->nb].name), "%s", base);
+	w->nb++;
+	__atomic_store_n(&app->watch_names, w->nb, __ATOMIC_RELAXED);
 }
 
-/* Whether the inotify events waiting on @p fd touch the file @p name. */
-static int
-config_changed(int fd, const char *name)
+/* Watch the symlinked folders on @p path's way (each in its parent, for its name). */
+static void
+watch_linked_dirs(struct rps_app *app, struct watch *w, const char *path)
 {
-	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-	int hit = 0;
+	char pre[PATH_MAX];
+	struct stat st;
+	size_t n = strlen(path);
+
+	for (size_t i = 1; i < n && i < sizeof(pre); i++) {
+		if (path[i] != '/')
+			continue;
+		memcpy(pre, path, i);
+		pre[i] = '\0';
+		if (lstat(pre, &st) == 0 && S_ISLNK(st.st_mode))
+			watch_add(app, w, pre);
+	}
+}
+
+/* (Re)build the watches along the config path's symlink chain, as it is now. */
+static void
+watch_arm(struct rps_app *app, struct watch *w)
+{
+	char p[PATH_MAX], t[PATH_MAX], d[PATH_MAX];
+	struct stat st;
 	ssize_t n;
 
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		for (char *p = buf; p < buf + n;) {
-			const struct inotify_event *ev = (const struct inotify_event *)p;
-
-			if (ev->len > 0 && strcmp(ev->name, name) == 0)
-				hit = 1;
-			p += sizeof(*ev) + ev->len;
+	if (w->fd >= 0)
+		close(w->fd);
+	w->nb = 0;
+	__atomic_store_n(&app->watch_names, 0, __ATOMIC_RELAXED);
+	w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (w->fd < 0 || app->opt.config_path == NULL)
+		return;
+	snprintf(p, sizeof(p), "%s", app->opt.config_path);
+	for (int hop = 0; hop < WATCH_HOPS_MAX; hop++) {
+		watch_linked_dirs(app, w, p);
+		watch_add(app, w, p);
+		if (lstat(p, &st) < 0 || !S_ISLNK(st.st_mode))
+			break;
+		n = readlink(p, t, sizeof(t) - 1);
+		if (n <= 0)
+			break;
+		t[n] = '\0';
+		if (t[0] == '/') {
+			snprintf(p, sizeof(p), "%s", t);
+		} else {
+			snprintf(d, sizeof(d), "%s", p);
+			if ((size_t)snprintf(p, sizeof(p), "%s/%s", dirname(d), t) >= sizeof(p))
+				break;
 		}
 	}
-	return hit;
+}
+
+/* Read the waiting events: arm or push back the reload for those on watched names. */
+static void
+watch_read(struct rps_app *app, struct watch *w, uint64_t now)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	const uint64_t quiet = WATCH_QUIET_MS * rte_get_tsc_hz() / 1000;
+	ssize_t n;
+
+	while ((n = read(w->fd, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *ev = (const struct inotify_event *)p;
+			int arm = (ev->mask & IN_Q_OVERFLOW) != 0, hit = arm;
+
+			p += sizeof(*ev) + ev->len;
+			for (unsigned int i = 0; i < w->nb && !hit && ev->len > 0; i++) {
+				char path[PATH_MAX + NAME_MAX + 2];
+				struct stat st;
+
+				if (w->item[i].wd != ev->wd || strcmp(w->item[i].name, ev->name) != 0)
+					continue;
+				hit = 1;
+				if (ev->mask & (IN_CLOSE_WRITE | IN_MOVED_TO)) {
+					arm = 1;
+				} else if (ev->mask & IN_CREATE) {
+					/* a symlink is complete once created; a file is not */
+					snprintf(path, sizeof(path), "%s/%s", w->item[i].dir, ev->name);
+					arm = lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+				}
+			}
+			if (!hit)
+				continue;
+			__atomic_fetch_add(&app->watch_events, 1, __ATOMIC_RELAXED);
+			if (arm || w->deadline != 0)
+				w->deadline = now + quiet;
+		}
+	}
+	__atomic_store_n(&app->watch_armed, w->deadline != 0, __ATOMIC_RELAXED);
 }
 
 static void *
@@ -385,23 +541,33 @@ control_thread(void *arg)
 	uint16_t nw = app->nb_workers ? app->nb_workers : 1;
 	uint64_t *prev = calloc(nw + 1u, sizeof(*prev));
 	uint64_t last = rte_rdtsc(), hz = rte_get_tsc_hz(), last_buckets = 0;
-	char name[NAME_MAX + 1];
-	int fd = watch_config(app, name, sizeof(name));
+	struct watch w = { .fd = -1 };
 
+	if (app->opt.config_path != NULL)
+		watch_arm(app, &w);
 	while (prev != NULL && !__atomic_load_n(&app->control_stop, __ATOMIC_ACQUIRE)) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		const uint32_t tick_ms = RTE_MIN(100u, app->rebal.interval_ms);
-		uint64_t now;
+		struct pollfd p = { .fd = w.fd, .events = POLLIN };
+		uint32_t tick_ms = RTE_MIN(100u, app->rebal.interval_ms);
+		uint64_t now = rte_rdtsc();
 
-		if (fd >= 0)
+		if (w.deadline != 0) /* wake when the armed reload is due */
+			tick_ms = RTE_MIN(tick_ms, w.deadline > now ?
+					  (uint32_t)((w.deadline - now) * 1000 / hz) + 1 : 0u);
+		if (w.fd >= 0)
 			(void)poll(&p, 1, (int)tick_ms);
 		else
 			usleep(tick_ms * 1000);
-		if (__atomic_exchange_n(&app->reload_requested, 0, __ATOMIC_ACQ_REL))
+		now = rte_rdtsc();
+		if (w.fd >= 0 && (p.revents & POLLIN))
+			watch_read(app, &w, now);
+		if (__atomic_exchange_n(&app->reload_requested, 0, __ATOMIC_ACQ_REL)) {
+			watch_arm(app, &w); /* the chain may lead elsewhere now */
 			rps_control_reload(app, "SIGHUP");
-		if (fd >= 0 && (p.revents & POLLIN) && config_changed(fd, name)) {
-			usleep(5 * 1000); /* let a writer finish its burst of events */
-			config_changed(fd, name);
+		}
+		if (w.deadline != 0 && now >= w.deadline) {
+			w.deadline = 0;
+			__atomic_store_n(&app->watch_armed, 0, __ATOMIC_RELAXED);
+			watch_arm(app, &w);
 			rps_control_reload(app, "file changed");
 		}
 		now = rte_rdtsc();
@@ -415,8 +581,8 @@ control_thread(void *arg)
 			last_buckets = now;
 		}
 	}
-	if (fd >= 0)
-		close(fd);
+	if (w.fd >= 0)
+		close(w.fd);
 	free(prev);
 	return NULL;
 }

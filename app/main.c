@@ -730,6 +730,14 @@ main(int argc, char **argv)
 	app->nb_workers = (uint16_t)rps_lcoreset_count(&app->opt.map);
 	rc = setup_ports(app);
 	if (rc == 0) {
+		char err[320];
+
+		if (rps_control_check_start_config(app, err, sizeof(err)) < 0) {
+			fprintf(stderr, "dpdk-rps: --config: %s\n", err);
+			rc = -EXIT_USAGE;
+		}
+	}
+	if (rc == 0) {
 		int wrc = setup_workers(app);
 
 		if (wrc == -EDOM) {

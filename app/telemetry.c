@@ -416,6 +416,12 @@ tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 				  (rte_rdtsc() - app->last_reload_tsc) / rte_get_tsc_hz());
 	rte_tel_data_add_dict_u64(d, "reloads_ok", app->reloads_ok);
 	rte_tel_data_add_dict_u64(d, "reloads_failed", app->reloads_failed);
+	rte_tel_data_add_dict_u64(d, "watch_events",
+				  __atomic_load_n(&app->watch_events, __ATOMIC_RELAXED));
+	rte_tel_data_add_dict_u64(d, "watch_names",
+				  __atomic_load_n(&app->watch_names, __ATOMIC_RELAXED));
+	rte_tel_data_add_dict_int(d, "watch_armed",
+				  __atomic_load_n(&app->watch_armed, __ATOMIC_RELAXED));
 	rte_tel_data_add_dict_u64(d, "table_size", app->table_size);
 	rte_tel_data_add_dict_int(d, "rebalance", app->rebal.on);
 	rte_tel_data_add_dict_u64(d, "rebalance_interval_ms", app->rebal.interval_ms);

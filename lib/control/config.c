@@ -2,12 +2,18 @@
 /* config.c: parse the INI configuration file (libinih) into a struct rps_config. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <ini.h>
 
@@ -547,6 +553,10 @@ handler(void *user, const char *section, const char *name, const char *value)
 	if (!set_value(p, id, name, value))
 		return 0;
 	p->first_line[id] = p->line;
+	if (id >= K_QUEUE0)
+		p->cfg->queue_map_line[id - K_QUEUE0] = p->line;
+	else if (id == K_DEFAULT)
+		p->cfg->default_map_line = p->line;
 	if ((id == K_SYMMETRIC || id == K_RSS_KEY) && p->cfg->has_symmetric &&
 	    p->cfg->symmetric && p->cfg->has_rss_key &&
 	    !rps_toeplitz_key_is_symmetric(p->cfg->rss_key, p->cfg->rss_key_len))
@@ -592,46 +602,223 @@ parse_text(const char *text, size_t len, const char *name, struct rps_config *cf
 	return -EINVAL;
 }
 
-int
-rps_config_load(const char *path, struct rps_config *cfg, char *err, size_t err_len)
-{
-	FILE *f;
-	char *buf;
-	size_t len;
-	int rc;
+/*
+ * Reading the file. It is opened without blocking (a FIFO at the path would block open() and
+ * read() until some writer came, a tty could become our controlling terminal) and must be a
+ * regular file. It is read until two reads in a row agree (identity, size, mtime and every
+ * byte): a file being rewritten in place while it is read is not parsed half-old, half-new.
+ */
 
-	memset(cfg, 0, sizeof(*cfg));
-	f = fopen(path, "r");
-	if (f == NULL) {
+/* Reads of a file that keeps changing before it is refused, and the pause between them. */
+#define CONFIG_READS_MAX 8
+#define CONFIG_REREAD_PAUSE_NS (1000 * 1000)
+
+struct file_read {
+	char *buf;      /* CONFIG_MAX_SIZE + 1 bytes */
+	size_t len;
+	struct stat st; /* fstat() after the read */
+};
+
+static const char *
+file_type_name(mode_t m)
+{
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISSOCK(m))
+		return "a socket";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISBLK(m))
+		return "a block device";
+	return "not a plain file";
+}
+
+/* One read of the whole file into @p r (its buffer allocated by the caller). */
+static int
+read_once(const char *path, struct file_read *r, char *err, size_t err_len)
+{
+	struct stat before;
+	ssize_t n;
+	int fd, rc = 0;
+
+	/* not even opened when it is something else already (opening a device can act) */
+	if (stat(path, &before) == 0 && !S_ISREG(before.st_mode))
+		goto not_regular;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
 		rc = errno != 0 ? errno : ENOENT;
 		if (err != NULL && err_len > 0)
 			snprintf(err, err_len, "%s: cannot open: %s", path, strerror(rc));
 		return -rc;
 	}
-	buf = malloc(CONFIG_MAX_SIZE + 1);
-	if (buf == NULL) {
-		fclose(f);
+	if (fstat(fd, &before) < 0) {
+		rc = errno;
 		if (err != NULL && err_len > 0)
-			snprintf(err, err_len, "%s: out of memory", path);
-		return -ENOMEM;
+			snprintf(err, err_len, "%s: cannot stat: %s", path, strerror(rc));
+		close(fd);
+		return -rc;
 	}
-	errno = 0;
-	len = fread(buf, 1, CONFIG_MAX_SIZE + 1, f);
-	if (ferror(f)) {
-		rc = errno != 0 ? errno : EIO;
-		if (err != NULL && err_len > 0)
-			snprintf(err, err_len, "%s: cannot read: %s", path, strerror(rc));
-		rc = -rc;
-	} else if (len > CONFIG_MAX_SIZE) {
+	if (!S_ISREG(before.st_mode)) { /* replaced between stat() and open() */
+		close(fd);
+		goto not_regular;
+	}
+	r->len = 0;
+	while (r->len <= CONFIG_MAX_SIZE) {
+		n = read(fd, r->buf + r->len, CONFIG_MAX_SIZE + 1 - r->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = errno != 0 ? errno : EIO;
+			if (err != NULL && err_len > 0)
+				snprintf(err, err_len, "%s: cannot read: %s", path, strerror(rc));
+			close(fd);
+			return -rc;
+		}
+		if (n == 0)
+			break;
+		r->len += (size_t)n;
+	}
+	if (fstat(fd, &r->st) < 0)
+		r->st = before;
+	close(fd);
+	if (r->len > CONFIG_MAX_SIZE) {
 		if (err != NULL && err_len > 0)
 			snprintf(err, err_len, "%s: larger than %u bytes", path, CONFIG_MAX_SIZE);
-		rc = -EFBIG;
-	} else {
-		rc = parse_text(buf, len, path, cfg, err, err_len);
+		return -EFBIG;
 	}
-	fclose(f);
-	free(buf);
+	/* written to while we read it: not one version of the file */
+	if (r->st.st_size != before.st_size || r->st.st_mtim.tv_sec != before.st_mtim.tv_sec ||
+	    r->st.st_mtim.tv_nsec != before.st_mtim.tv_nsec || (off_t)r->len != r->st.st_size)
+		r->st.st_size = -1;
+	return 0;
+not_regular:
+	if (err != NULL && err_len > 0)
+		snprintf(err, err_len, "%s: not a regular file (%s)", path,
+			 file_type_name(before.st_mode));
+	return S_ISDIR(before.st_mode) ? -EISDIR : -EINVAL;
+}
+
+/* Whether two reads saw the same version of the file. */
+static int
+same_read(const struct file_read *a, const struct file_read *b)
+{
+	return a->st.st_size >= 0 && b->st.st_size >= 0 && a->st.st_dev == b->st.st_dev &&
+	       a->st.st_ino == b->st.st_ino && a->st.st_size == b->st.st_size &&
+	       a->st.st_mtim.tv_sec == b->st.st_mtim.tv_sec &&
+	       a->st.st_mtim.tv_nsec == b->st.st_mtim.tv_nsec && a->len == b->len &&
+	       memcmp(a->buf, b->buf, a->len) == 0;
+}
+
+/*
+ * Read @p path until two reads in a row agree; @p r[1] holds it. The two reads of a pair
+ * follow each other at once; after a pair that disagreed (a writer was busy), a pause.
+ */
+static int
+read_stable(const char *path, struct file_read r[2], char *err, size_t err_len)
+{
+	int rc = 0;
+
+	for (int i = 0; i < CONFIG_READS_MAX / 2; i++) {
+		if (i > 0) {
+			struct timespec ts = { 0, CONFIG_REREAD_PAUSE_NS };
+
+			nanosleep(&ts, NULL);
+		}
+		rc = read_once(path, &r[0], err, err_len);
+		if (rc == 0)
+			rc = read_once(path, &r[1], err, err_len);
+		if (rc < 0)
+			return rc;
+		if (same_read(&r[0], &r[1]))
+			return 0;
+	}
+	if (err != NULL && err_len > 0)
+		snprintf(err, err_len, "%s: changed during each of %d reads; not applied", path,
+			 CONFIG_READS_MAX);
+	return -EAGAIN;
+}
+
+/* Why a file or folder others can change is a risk; appends to @p out. */
+static void
+check_owner_mode(const char *what, const char *path, const struct stat *st, int is_dir,
+		 char *out, size_t len)
+{
+	size_t pos = strlen(out);
+	uid_t me = geteuid();
+	const char *sep = pos > 0 ? "; " : "";
+
+	if (pos + 1 >= len)
+		return;
+	/* a sticky folder (as /tmp) lets others add files, not replace ours */
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0 && !(is_dir && (st->st_mode & S_ISVTX)))
+		snprintf(out + pos, len - pos, "%s%s %s is writable by %s (mode %04o)", sep, what,
+			 path, (st->st_mode & S_IWOTH) ? "others" : "its group",
+			 (unsigned int)(st->st_mode & 07777));
+	else if (st->st_uid != me && st->st_uid != 0)
+		snprintf(out + pos, len - pos, "%s%s %s is owned by uid %u, neither root nor us "
+			 "(uid %u)", sep, what, path, (unsigned int)st->st_uid, (unsigned int)me);
+}
+
+/* The file (as read, @p st) and the folders that hold the name and the file itself. */
+static void
+check_file_safety(const char *path, const struct stat *st, char *out, size_t len)
+{
+	char buf[PATH_MAX], real[PATH_MAX];
+	struct stat dst;
+
+	out[0] = '\0';
+	check_owner_mode("file", path, st, 0, out, len);
+	snprintf(buf, sizeof(buf), "%s", path);
+	if (stat(dirname(buf), &dst) == 0) {
+		snprintf(buf, sizeof(buf), "%s", path);
+		check_owner_mode("folder", dirname(buf), &dst, 1, out, len);
+	}
+	/* a symlink (a Kubernetes ConfigMap): the folder the file really is in, too */
+	if (realpath(path, real) != NULL) {
+		char *rdir = dirname(real);
+
+		snprintf(buf, sizeof(buf), "%s", path);
+		if (strcmp(rdir, dirname(buf)) != 0 && stat(rdir, &dst) == 0)
+			check_owner_mode("folder", rdir, &dst, 1, out, len);
+	}
+}
+
+int
+rps_config_load_file(const char *path, struct rps_config *cfg, struct rps_config_file *info,
+		     char *err, size_t err_len)
+{
+	struct file_read r[2] = { { 0 }, { 0 } };
+	int rc;
+
+	memset(cfg, 0, sizeof(*cfg));
+	if (info != NULL)
+		memset(info, 0, sizeof(*info));
+	r[0].buf = malloc(CONFIG_MAX_SIZE + 1);
+	r[1].buf = malloc(CONFIG_MAX_SIZE + 1);
+	if (r[0].buf == NULL || r[1].buf == NULL) {
+		if (err != NULL && err_len > 0)
+			snprintf(err, err_len, "%s: out of memory", path);
+		rc = -ENOMEM;
+		goto out;
+	}
+	rc = read_stable(path, r, err, err_len);
+	if (rc < 0)
+		goto out;
+	if (info != NULL)
+		check_file_safety(path, &r[1].st, info->warning, sizeof(info->warning));
+	rc = parse_text(r[1].buf, r[1].len, path, cfg, err, err_len);
+out:
+	free(r[0].buf);
+	free(r[1].buf);
 	return rc;
+}
+
+int
+rps_config_load(const char *path, struct rps_config *cfg, char *err, size_t err_len)
+{
+	return rps_config_load_file(path, cfg, NULL, err, err_len);
 }
 
 int

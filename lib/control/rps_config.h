@@ -107,6 +107,9 @@ struct rps_config {
 	int has_queue_map[RPS_CONFIG_MAX_QUEUES];
 	struct rps_lcoreset queue_map[RPS_CONFIG_MAX_QUEUES];
 	char queue_map_text[RPS_CONFIG_MAX_QUEUES][128];
+	/* the line that set each map (for FILE:LINE in the application's checks), 0 = none */
+	int default_map_line;
+	int queue_map_line[RPS_CONFIG_MAX_QUEUES];
 };
 
 /**
@@ -117,10 +120,35 @@ struct rps_config {
  *   "rps.conf:9: unknown section [mapp] (expected [dataplane] or [map])",
  *   "rps.conf: cannot open: No such file or directory"); may be NULL; truncated to
  *   @p err_len.
- * @return 0, or -EINVAL (syntax or value error), -errno when the file cannot be opened or
- *   read (-ENOENT, -EACCES, -EISDIR, ...), -EFBIG (over 1 MiB), -ENOMEM.
+ * The file is opened with O_NONBLOCK (a FIFO at the path cannot block the caller) and must
+ * be a regular file (a symlink to one is fine): anything else is refused with
+ * "FILE: not a regular file (a FIFO)". It is read until two reads in a row agree
+ * (device, inode, size, mtime and content), in pairs of reads back to back, at most 4 pairs 1 ms apart, so a file rewritten
+ * while it is read is never parsed half-old, half-new.
+ * @return 0, or -EINVAL (syntax or value error, or not a regular file), -errno when the
+ *   file cannot be opened or read (-ENOENT, -EACCES, -EISDIR, ...), -EFBIG (over 1 MiB),
+ *   -EAGAIN (it changed during every read), -ENOMEM.
  */
 int rps_config_load(const char *path, struct rps_config *cfg, char *err, size_t err_len);
+
+/** What rps_config_load_file() found about the file besides its content. */
+struct rps_config_file {
+	/*
+	 * Why the file is unsafe, "" if it is not: the file, the folder that holds its name or
+	 * (through symlinks) the folder it really is in is writable by its group or by others
+	 * (a folder with the sticky bit, as /tmp, is not counted), or is owned by a user other
+	 * than root and the caller's effective uid. Anyone who can write there can change
+	 * what dpdk-rps applies at the next reload.
+	 */
+	char warning[512];
+};
+
+/**
+ * rps_config_load(), and when @p info is not NULL also the owner and mode checks above
+ * (filled whenever the file could be read, whether it parsed or not).
+ */
+int rps_config_load_file(const char *path, struct rps_config *cfg, struct rps_config_file *info,
+			 char *err, size_t err_len);
 
 /**
  * Same as rps_config_load on an in-memory NUL-terminated text (for tests); @p name stands

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_config.c: the configuration-file parser (lib/control/config.c). */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <CUnit/Basic.h>
@@ -633,7 +637,7 @@ test_files(void)
 				    "directory");
 	CU_ASSERT(cfg_is_zero(&cfg));
 	CU_ASSERT_EQUAL(rps_config_load("/", &cfg, err, sizeof(err)), -EISDIR);
-	CU_ASSERT_STRING_EQUAL(err, "/: cannot read: Is a directory");
+	CU_ASSERT_STRING_EQUAL(err, "/: not a regular file (a directory)");
 
 	path = tmp_file(good, sizeof(good) - 1);
 	CU_ASSERT_EQUAL(rps_config_load(path, &cfg, err, sizeof(err)), 0);
@@ -651,6 +655,158 @@ test_files(void)
 	CU_ASSERT_EQUAL(rps_config_load(path, &cfg, err, sizeof(err)), 0);
 	CU_ASSERT(cfg_is_zero(&cfg));
 	unlink(path);
+}
+
+/* A new private folder for the file-type and mode tests (static buffer). */
+static const char *
+tmp_dir(void)
+{
+	static char path[256];
+	const char *dir = getenv("TMPDIR");
+
+	snprintf(path, sizeof(path), "%s/rps-config-d-XXXXXX", dir != NULL && *dir ? dir : "/tmp");
+	CU_ASSERT_FATAL(mkdtemp(path) != NULL);
+	return path;
+}
+
+static void
+write_file(const char *path, const char *text, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+
+	CU_ASSERT_FATAL(f != NULL);
+	fputs(text, f);
+	fclose(f);
+	CU_ASSERT_FATAL(chmod(path, mode) == 0);
+}
+
+/*
+ * Only a regular file is read, and a FIFO cannot block the caller (before the fix, open()
+ * waited for a writer forever: the alarm ends the test then). A symlink to a file is fine.
+ */
+static void
+test_file_types(void)
+{
+	char dir[256], fifo[320], sock[320], file[320], link[320], want[700];
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int sfd;
+
+	snprintf(dir, sizeof(dir), "%s", tmp_dir());
+	snprintf(fifo, sizeof(fifo), "%s/fifo.conf", dir);
+	snprintf(sock, sizeof(sock), "%s/sock.conf", dir);
+	snprintf(file, sizeof(file), "%s/real.conf", dir);
+	snprintf(link, sizeof(link), "%s/link.conf", dir);
+
+	CU_ASSERT_FATAL(mkfifo(fifo, 0600) == 0);
+	alarm(10);
+	CU_ASSERT_EQUAL(rps_config_load(fifo, &cfg, err, sizeof(err)), -EINVAL);
+	alarm(0);
+	snprintf(want, sizeof(want), "%s: not a regular file (a FIFO)", fifo);
+	CU_ASSERT_STRING_EQUAL(err, want);
+	CU_ASSERT(cfg_is_zero(&cfg));
+
+	sfd = socket(AF_UNIX, SOCK_STREAM, 0);
+	CU_ASSERT_FATAL(sfd >= 0 && strlen(sock) < sizeof(sa.sun_path));
+	memcpy(sa.sun_path, sock, strlen(sock) + 1);
+	CU_ASSERT_FATAL(bind(sfd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+	CU_ASSERT_EQUAL(rps_config_load(sock, &cfg, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s: not a regular file (a socket)", sock);
+	CU_ASSERT_STRING_EQUAL(err, want);
+	close(sfd);
+
+	write_file(file, "[dataplane]\nbacklog = 9\n", 0600);
+	CU_ASSERT_FATAL(symlink("real.conf", link) == 0);
+	CU_ASSERT_EQUAL(rps_config_load(link, &cfg, err, sizeof(err)), 0);
+	CU_ASSERT(cfg.has_backlog && cfg.backlog == 9);
+	unlink(link);
+	/* a symlink to the FIFO is refused the same way */
+	CU_ASSERT_FATAL(symlink("fifo.conf", link) == 0);
+	alarm(10);
+	CU_ASSERT_EQUAL(rps_config_load(link, &cfg, err, sizeof(err)), -EINVAL);
+	alarm(0);
+	snprintf(want, sizeof(want), "%s: not a regular file (a FIFO)", link);
+	CU_ASSERT_STRING_EQUAL(err, want);
+
+	unlink(link);
+	unlink(file);
+	unlink(sock);
+	unlink(fifo);
+	rmdir(dir);
+}
+
+/* The owner and mode warnings of rps_config_load_file(); the file parses either way. */
+static void
+test_file_modes(void)
+{
+	struct rps_config_file info;
+	char dir[256], sub[320], file[320], link[320], want[800];
+
+	snprintf(dir, sizeof(dir), "%s", tmp_dir());
+	snprintf(file, sizeof(file), "%s/rps.conf", dir);
+	write_file(file, "[dataplane]\nbacklog = 9\n", 0600);
+
+	/* mkdtemp's 0700 folder, a 0600 file: nothing to say */
+	CU_ASSERT_EQUAL(rps_config_load_file(file, &cfg, &info, err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(info.warning, "");
+	CU_ASSERT(cfg.has_backlog && cfg.backlog == 9);
+
+	CU_ASSERT_FATAL(chmod(file, 0666) == 0);
+	CU_ASSERT_EQUAL(rps_config_load_file(file, &cfg, &info, err, sizeof(err)), 0);
+	snprintf(want, sizeof(want), "file %s is writable by others (mode 0666)", file);
+	CU_ASSERT_STRING_EQUAL(info.warning, want);
+	CU_ASSERT_FATAL(chmod(file, 0620) == 0);
+	CU_ASSERT_EQUAL(rps_config_load_file(file, &cfg, &info, err, sizeof(err)), 0);
+	snprintf(want, sizeof(want), "file %s is writable by its group (mode 0620)", file);
+	CU_ASSERT_STRING_EQUAL(info.warning, want);
+	CU_ASSERT_FATAL(chmod(file, 0644) == 0);
+
+	/* the folder: anyone could rename another file over ours; sticky (as /tmp) is fine */
+	CU_ASSERT_FATAL(chmod(dir, 0777) == 0);
+	CU_ASSERT_EQUAL(rps_config_load_file(file, &cfg, &info, err, sizeof(err)), 0);
+	snprintf(want, sizeof(want), "folder %s is writable by others (mode 0777)", dir);
+	CU_ASSERT_STRING_EQUAL(info.warning, want);
+	CU_ASSERT_FATAL(chmod(dir, 01777) == 0);
+	CU_ASSERT_EQUAL(rps_config_load_file(file, &cfg, &info, err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(info.warning, "");
+
+	/* also when the file refuses to parse, and with the file and the folder both */
+	write_file(file, "[dataplane]\nbacklog = lots\n", 0646);
+	CU_ASSERT_FATAL(chmod(dir, 0770) == 0);
+	CU_ASSERT_EQUAL(rps_config_load_file(file, &cfg, &info, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "file %s is writable by others (mode 0646); folder %s is "
+		 "writable by its group (mode 0770)", file, dir);
+	CU_ASSERT_STRING_EQUAL(info.warning, want);
+	CU_ASSERT(cfg_is_zero(&cfg));
+
+	/* through a symlink: the folder the file really is in counts too */
+	CU_ASSERT_FATAL(chmod(dir, 0700) == 0);
+	write_file(file, "[dataplane]\nbacklog = 9\n", 0600);
+	snprintf(sub, sizeof(sub), "%s/data", dir);
+	snprintf(link, sizeof(link), "%s/data/link.conf", dir);
+	CU_ASSERT_FATAL(mkdir(sub, 0700) == 0);
+	CU_ASSERT_FATAL(symlink("../rps.conf", link) == 0);
+	CU_ASSERT_EQUAL(rps_config_load_file(link, &cfg, &info, err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(info.warning, "");
+	CU_ASSERT_FATAL(chmod(dir, 0757) == 0);
+	CU_ASSERT_EQUAL(rps_config_load_file(link, &cfg, &info, err, sizeof(err)), 0);
+	snprintf(want, sizeof(want), "folder %s is writable by others (mode 0757)", dir);
+	CU_ASSERT(strstr(info.warning, want) != NULL);
+	if (strstr(info.warning, want) == NULL)
+		printf("\n  got '%s'\n", info.warning);
+	CU_ASSERT_FATAL(chmod(dir, 0700) == 0);
+
+	/* another user's file (only root can make one) */
+	if (geteuid() == 0) {
+		CU_ASSERT_FATAL(chown(file, 65534, 65534) == 0);
+		CU_ASSERT_EQUAL(rps_config_load_file(file, &cfg, &info, err, sizeof(err)), 0);
+		snprintf(want, sizeof(want), "file %s is owned by uid 65534, neither root nor us "
+			 "(uid 0)", file);
+		CU_ASSERT_STRING_EQUAL(info.warning, want);
+	}
+	unlink(link);
+	rmdir(sub);
+	unlink(file);
+	rmdir(dir);
 }
 
 /* Comments, blank lines, indentation, CRLF, a byte order mark, no final newline. */
@@ -821,6 +977,8 @@ main(int argc, char **argv)
 		{ "errors_exact_file_line_message", test_errors },
 		{ "errors_long_line_nul_short_buffer", test_errors_special },
 		{ "files_missing_directory_good_bad", test_files },
+		{ "file_types_fifo_socket_symlink", test_file_types },
+		{ "file_owner_and_mode_warnings", test_file_modes },
 		{ "layout_comments_crlf_indent_bom", test_layout },
 		{ "random_texts", test_random_texts },
 		{ "example_file", test_example_file },
