@@ -23,6 +23,7 @@
 #include "rps_flow.h"
 #include "rps_numa.h"
 #include "rps_port.h"
+#include "rps_reasm.h"
 
 RTE_LOG_REGISTER(rps_logtype, rps, INFO);
 
@@ -395,7 +396,8 @@ setup_ports(struct rps_app *app)
 	uint16_t nb_tx = app->nb_workers ? app->nb_workers : 1;
 	struct rps_port_info rxi, txi;
 	struct rps_port_req req;
-	int rc, socket, shared;
+	uint32_t need, frag_mbufs;
+	int rc, socket, shared, reasm;
 
 	rc = rps_port_query(o->rx_port, &rxi);
 	if (rc < 0) {
@@ -426,11 +428,26 @@ setup_ports(struct rps_app *app)
 	socket = rxi.socket >= 0 ? rxi.socket : (int)rte_socket_id();
 	app->nb_rxq = o->rx_queues ? o->rx_queues :
 		RTE_MIN(rxi.max_rxq, (uint16_t)RPS_PORT_DEFAULT_MAX_RXQ);
+	/*
+	 * The pool: what unfragmented traffic needs, plus what reassembly may hold.
+	 *   need  = RX rings + TX rings + full backlogs and each worker's bursts in flight
+	 *           + the RX lcore's burst + a reserve for the per-lcore mempool caches
+	 *             (384 per lcore: a cache of 256 may fill to 1.5x);
+	 *   pool  = max(MIN_POOL, need + workers * --frag-mbufs) by default, or --mbufs;
+	 *   budget per worker = min(--frag-mbufs, (pool - need) / workers), at least
+	 *           RPS_REASM_MIN_BUDGET.
+	 * Reassembly evicts its oldest datagrams rather than hold more than its budget
+	 * (reassemble.c), so a flood of fragments that never complete can take at most
+	 * workers * budget mbufs and the RX rings and backlogs always find theirs.
+	 */
+	need = app->nb_rxq * RX_DESC + nb_tx * TX_DESC +
+	       (uint32_t)app->nb_workers * (o->backlog + 2u * RPS_BURST_MAX) +
+	       2u * RPS_BURST_MAX + 384u * rte_lcore_count();
+	frag_mbufs = o->frag_mbufs ? o->frag_mbufs : o->frag_max;
+	reasm = rps_pipeline_has(&app->pipeline, RPS_STAGE_REASSEMBLE);
 	if (app->pool_size == 0)
 		app->pool_size = o->mbufs ? o->mbufs :
-			RTE_MAX(MIN_POOL, app->nb_rxq * RX_DESC + nb_tx * TX_DESC +
-				(uint32_t)app->nb_workers * (o->backlog + 2u * RPS_BURST_MAX) +
-				2u * RPS_BURST_MAX + 384u * rte_lcore_count());
+			RTE_MAX(MIN_POOL, need + (reasm ? nb_tx * frag_mbufs : 0));
 	shared = lcores_share_cpus();
 	if (shared)
 		RPS_LOG(INFO, "some lcores share a CPU: the mbuf pool uses ring_mt_rts, which a "
@@ -445,6 +462,16 @@ setup_ports(struct rps_app *app)
 	}
 	if (app->pool != NULL && o->mbufs == 0)
 		RPS_LOG(DEBUG, "mbuf pool: %u mbufs", app->pool_size);
+	app->frag_budget = RTE_MIN(frag_mbufs, app->pool_size > need ?
+				   (app->pool_size - need) / nb_tx : 0);
+	if (reasm && app->frag_budget < frag_mbufs) {
+		app->frag_budget = RTE_MAX(app->frag_budget, RPS_REASM_MIN_BUDGET);
+		rte_log(app->frag_budget == RPS_REASM_MIN_BUDGET ? RTE_LOG_WARNING : RTE_LOG_INFO,
+			rps_logtype, "RPS: a pool of %u mbufs leaves reassembly %u mbufs per worker (not %u: rings, "
+			"backlogs and caches need %u)%s", app->pool_size, app->frag_budget,
+			frag_mbufs, need, app->frag_budget == RPS_REASM_MIN_BUDGET ?
+			"; even that may starve the RX rings: raise --mbufs\n" : "\n");
+	}
 	if (app->pool == NULL) {
 		fprintf(stderr, "dpdk-rps: cannot create a pool of %u mbufs on socket %d: %s "
 			"(use --mbufs or give EAL more memory with -m)\n", app->pool_size, socket,
