@@ -34,6 +34,7 @@ struct dg {
 	uint8_t opt_len;  /* IPv4 options in the first fragment (and the datagram) */
 	uint8_t tcp_doff; /* TCP data offset word (proto TCP) */
 	uint32_t l4_len;  /* bytes after the IP header of the whole datagram */
+	uint16_t ck;      /* UDP checksum field as stored (0: none); see set_cksum() */
 };
 
 static uint8_t fbuf[FRAME_MAX], xbuf[FRAME_MAX], rbuf[FRAME_MAX];
@@ -92,8 +93,7 @@ dg_l4(const struct dg *d, uint8_t *b)
 		b[3] = 0xd0;
 		b[4] = (uint8_t)(d->l4_len >> 8);
 		b[5] = (uint8_t)d->l4_len;
-		b[6] = 0;
-		b[7] = 0;
+		memcpy(&b[6], &d->ck, 2);
 	}
 	if (d->l4_len >= 20 && proto == IPPROTO_TCP)
 		b[12] = d->tcp_doff ? d->tcp_doff : 0x50;
@@ -281,6 +281,28 @@ check_dgram(struct rte_mbuf *m, const struct dg *d, uint16_t segs)
 	if (!d->v6)
 		CU_ASSERT_EQUAL(m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK,
 				RTE_MBUF_F_RX_IP_CKSUM_GOOD);
+}
+
+/* Give UDP datagram @p d its right checksum, or with @p good 0 a wrong one. */
+static void
+set_cksum(struct dg *d, int good)
+{
+	uint32_t l2 = l2_len(d), l3 = d->v6 ? 40 + ext_bytes(d) : 20u + d->opt_len;
+	uint16_t ck;
+
+	d->ck = 0;
+	frame(xbuf, d, 0, 0, 0, 1, 0);
+	if (d->v6) {
+		struct rte_ipv6_hdr h;
+
+		memcpy(&h, xbuf + l2, sizeof(h));
+		h.proto = IPPROTO_UDP;
+		h.payload_len = rte_cpu_to_be_16((uint16_t)d->l4_len);
+		ck = rte_ipv6_udptcp_cksum(&h, xbuf + l2 + l3);
+	} else {
+		ck = rte_ipv4_udptcp_cksum((const struct rte_ipv4_hdr *)(xbuf + l2), xbuf + l2 + l3);
+	}
+	d->ck = good ? ck : (uint16_t)(ck ^ 0x0101);
 }
 
 /* ---- a stage context with its own table and counters ---- */
@@ -1063,6 +1085,109 @@ test_budget_one_fragment(void)
 	fx_fini(&f);
 }
 
+/* IPv6 fragments with hop-by-hop, destination-options and routing headers before the
+ * fragment header reassemble into the datagram with the first fragment's headers. */
+static void
+test_v6_ext(void)
+{
+	static const unsigned int ks[] = { 2, 4 };
+
+	for (int hbh = 1; hbh <= 3; hbh++)
+		for (unsigned int ki = 0; ki < RTE_DIM(ks); ki++)
+			for (unsigned int ord = 0; ord < 3; ord++) {
+				unsigned int k = ks[ki], idx[8];
+				struct dg d = { .v6 = 1, .hbh = hbh, .vlan = ord == 2,
+						.id = (uint16_t)(500 + hbh * 10 + ki * 3 + ord),
+						.l4_len = k * 24 };
+				struct rte_mbuf *pkts[8];
+				struct fx f;
+
+				fx_init(&f, 64, 1000);
+				order(idx, k, ord);
+				for (unsigned int i = 0; i < k; i++)
+					pkts[i] = mk_nth(&d, idx[i], k);
+				CU_ASSERT_EQUAL_FATAL(fx_run(&f, pkts, (uint16_t)k, 0), 1);
+				fx_took(&f, pkts[0], &d, (uint16_t)k, (uint16_t)k);
+				fx_fini(&f);
+				CU_ASSERT_EQUAL(dropped_total(&f.st), 0);
+			}
+	{ /* two such datagrams interleaved with a plain one, and an atomic fragment */
+		struct dg a = { .v6 = 1, .hbh = 2, .id = 601, .l4_len = 48 };
+		struct dg b = { .v6 = 1, .id = 602, .l4_len = 48 };
+		struct dg c = { .v6 = 1, .hbh = 3, .id = 603, .l4_len = 48 };
+		struct dg at = { .v6 = 1, .hbh = 1, .id = 604, .l4_len = 16 };
+		struct rte_mbuf *pkts[8];
+		struct fx f;
+
+		fx_init(&f, 64, 1000);
+		pkts[0] = mk_nth(&a, 1, 2);
+		pkts[1] = mk_nth(&b, 0, 2);
+		pkts[2] = mk_nth(&c, 0, 2);
+		pkts[3] = mk(&at, 0, 16, 0); /* offset 0, M 0: a whole packet, passed as is */
+		pkts[4] = mk_nth(&a, 0, 2);
+		pkts[5] = mk_nth(&c, 1, 2);
+		pkts[6] = mk_nth(&b, 1, 2);
+		CU_ASSERT_EQUAL_FATAL(fx_run(&f, pkts, 7, 1), 4);
+		rte_pktmbuf_free(pkts[0]);
+		fx_took(&f, pkts[1], &a, 2, 2);
+		fx_took(&f, pkts[2], &c, 2, 2);
+		fx_took(&f, pkts[3], &b, 2, 2);
+		fx_fini(&f);
+		CU_ASSERT_EQUAL(dropped_total(&f.st), 0);
+	}
+}
+
+/* With the validate stage (rps_reasm_set_check_l4), a completed datagram's UDP checksum is
+ * verified over the whole datagram: a wrong one is dropped once as bad_l4_checksum. */
+static void
+test_l4_cksum(void)
+{
+	for (int v = 0; v < 3; v++)
+		for (int good = 0; good < 2; good++)
+			for (int check = 0; check < 2; check++) {
+				struct dg d = { .v6 = v != 0, .hbh = v == 2 ? 3 : 0,
+						.opt_len = v == 0 ? 8 : 0,
+						.id = (uint16_t)(700 + v * 4 + good * 2 + check),
+						.l4_len = 120 };
+				struct rte_mbuf *pkts[4];
+				struct fx f;
+				uint16_t n;
+
+				set_cksum(&d, good);
+				fx_init(&f, 64, 1000);
+				rps_reasm_set_check_l4(f.c.reasm, check);
+				for (unsigned int i = 0; i < 3; i++)
+					pkts[i] = mk_nth(&d, 2 - i, 3);
+				n = fx_run(&f, pkts, 3, 0);
+				CU_ASSERT_EQUAL(n, good || !check ? 1 : 0);
+				if (n == 1)
+					fx_took(&f, pkts[0], &d, 3, 3);
+				CU_ASSERT_EQUAL(f.st.dropped[RPS_DROP_BAD_L4_CHECKSUM],
+						good || !check ? 0u : 1u);
+				CU_ASSERT_EQUAL(f.st.cksum_sw, check ? 1u : 0u);
+				CU_ASSERT_EQUAL(f.st.frags_reassembled, 1);
+				CU_ASSERT_EQUAL(f.st.processed, 2);
+				rps_reasm_destroy(f.c.reasm, &f.st);
+				f.c.reasm = NULL;
+				CU_ASSERT_EQUAL(f.st.processed + n + dropped_total(&f.st), 3);
+				CU_ASSERT_EQUAL(ut_pool_avail(), f.pool0);
+			}
+	{ /* UDP over IPv4 without a checksum (0) passes */
+		struct dg d = { .id = 720, .l4_len = 64 };
+		struct rte_mbuf *pkts[2];
+		struct fx f;
+
+		fx_init(&f, 64, 1000);
+		rps_reasm_set_check_l4(f.c.reasm, 1);
+		pkts[0] = mk_nth(&d, 0, 2);
+		pkts[1] = mk_nth(&d, 1, 2);
+		CU_ASSERT_EQUAL_FATAL(fx_run(&f, pkts, 2, 0), 1);
+		fx_took(&f, pkts[0], &d, 2, 2);
+		fx_fini(&f);
+		CU_ASSERT_EQUAL(dropped_total(&f.st), 0);
+	}
+}
+
 /* A datagram the re-parse refuses is dropped under parse's reason, counted once. */
 static void
 test_reparse_drop(void)
@@ -1213,6 +1338,8 @@ main(int argc, char **argv)
 		{ "size_limit", test_size_limit },
 		{ "table_full", test_table_full },
 		{ "budget", test_budget },
+		{ "v6_ext", test_v6_ext },
+		{ "l4_cksum", test_l4_cksum },
 		{ "budget_one_fragment", test_budget_one_fragment },
 		{ "reparse_drop", test_reparse_drop },
 		{ "create_and_null", test_create_and_null },
