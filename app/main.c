@@ -32,6 +32,7 @@ RTE_LOG_REGISTER(rps_logtype, rps, INFO);
 #define RX_DESC 1024
 #define TX_DESC 1024
 #define MIN_POOL 16384u
+#define MAX_POOL (1u << 26) /* as --mbufs */
 #define INDIRECT_POOL 8191u /* references of re-fragmented output in flight, all workers */
 
 static struct rps_app *signal_app; /* the one thing the signal handler may touch */
@@ -446,8 +447,8 @@ setup_ports(struct rps_app *app)
 	frag_mbufs = o->frag_mbufs ? o->frag_mbufs : o->frag_max;
 	reasm = rps_pipeline_has(&app->pipeline, RPS_STAGE_REASSEMBLE);
 	if (app->pool_size == 0)
-		app->pool_size = o->mbufs ? o->mbufs :
-			RTE_MAX(MIN_POOL, need + (reasm ? nb_tx * frag_mbufs : 0));
+		app->pool_size = o->mbufs ? o->mbufs : (uint32_t)RTE_MIN(MAX_POOL,
+			RTE_MAX(MIN_POOL, need + (reasm ? (uint64_t)nb_tx * frag_mbufs : 0)));
 	shared = lcores_share_cpus();
 	if (shared)
 		RPS_LOG(INFO, "some lcores share a CPU: the mbuf pool uses ring_mt_rts, which a "
@@ -462,21 +463,23 @@ setup_ports(struct rps_app *app)
 	}
 	if (app->pool != NULL && o->mbufs == 0)
 		RPS_LOG(DEBUG, "mbuf pool: %u mbufs", app->pool_size);
-	app->frag_budget = RTE_MIN(frag_mbufs, app->pool_size > need ?
-				   (app->pool_size - need) / nb_tx : 0);
-	if (reasm && app->frag_budget < frag_mbufs) {
-		app->frag_budget = RTE_MAX(app->frag_budget, RPS_REASM_MIN_BUDGET);
-		rte_log(app->frag_budget == RPS_REASM_MIN_BUDGET ? RTE_LOG_WARNING : RTE_LOG_INFO,
-			rps_logtype, "RPS: a pool of %u mbufs leaves reassembly %u mbufs per worker (not %u: rings, "
-			"backlogs and caches need %u)%s", app->pool_size, app->frag_budget,
-			frag_mbufs, need, app->frag_budget == RPS_REASM_MIN_BUDGET ?
-			"; even that may starve the RX rings: raise --mbufs\n" : "\n");
-	}
 	if (app->pool == NULL) {
 		fprintf(stderr, "dpdk-rps: cannot create a pool of %u mbufs on socket %d: %s "
 			"(use --mbufs or give EAL more memory with -m)\n", app->pool_size, socket,
 			rte_strerror(rte_errno));
 		return -EXIT_RUNTIME;
+	}
+	app->frag_budget = RTE_MIN(frag_mbufs, app->pool_size > need ?
+				   (app->pool_size - need) / nb_tx : 0);
+	if (reasm && app->frag_budget < frag_mbufs) {
+		int low = app->frag_budget <= RPS_REASM_MIN_BUDGET;
+
+		app->frag_budget = RTE_MAX(app->frag_budget, RPS_REASM_MIN_BUDGET);
+		rte_log(low ? RTE_LOG_WARNING : RTE_LOG_INFO, rps_logtype,
+			"RPS: a pool of %u mbufs leaves reassembly %u mbufs per worker, not %u "
+			"(rings, backlogs and caches need %u)%s\n", app->pool_size,
+			app->frag_budget, frag_mbufs, need,
+			low ? ": a fragment flood may starve them; raise --mbufs" : "");
 	}
 	memset(&req, 0, sizeof(req));
 	req.port_id = o->rx_port;
