@@ -47,6 +47,7 @@ USAGE_ERRORS = [
     (['--respond-ip6', 'zz::1'], ['--respond-ip6'], 'bad IPv6 address'),
     (['--flow-table-size', '10'], ['--flow-table-size'], 'flow table too small'),
     (['--frag-timeout', '0'], ['--frag-timeout'], 'frag timeout 0'),
+    (['--frag-mbufs', '15'], ['--frag-mbufs', '16..'], 'frag budget below two datagrams'),
     (['--mtu', '67'], ['--mtu'], 'MTU below the IPv4 minimum'),
     (['--mtu', '20000'], ['--mtu'], 'MTU too large'),
     (['--reorder-safe', 'maybe'], ['--reorder-safe'], 'bad reorder-safe'),
