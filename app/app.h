@@ -113,6 +113,7 @@ struct rps_app {
 	uint16_t tx_mtu;               /* the output port's MTU (0: no output port) */
 	int tx_multi_seg;              /* ... and whether it takes multi-segment mbufs */
 	uint32_t pool_size;
+	uint32_t frag_budget;          /* mbufs each worker's reassembly may hold (setup_ports) */
 	int64_t pool_in_use_at_exit;  /* -1 until measured after the ports are closed */
 	char rx_driver[64];
 	struct rps_cpu_paths cpu;      /* build baseline, CPU-specific paths taken (rps_cpu.h) */

@@ -23,6 +23,7 @@
 #include "rps_flow.h"
 #include "rps_numa.h"
 #include "rps_port.h"
+#include "rps_reasm.h"
 
 RTE_LOG_REGISTER(rps_logtype, rps, INFO);
 
@@ -31,6 +32,7 @@ RTE_LOG_REGISTER(rps_logtype, rps, INFO);
 #define RX_DESC 1024
 #define TX_DESC 1024
 #define MIN_POOL 16384u
+#define MAX_POOL (1u << 26) /* as --mbufs */
 #define INDIRECT_POOL 8191u /* references of re-fragmented output in flight, all workers */
 
 static struct rps_app *signal_app; /* the one thing the signal handler may touch */
@@ -404,7 +406,8 @@ setup_ports(struct rps_app *app)
 	uint16_t nb_tx = app->nb_workers ? app->nb_workers : 1;
 	struct rps_port_info rxi, txi;
 	struct rps_port_req req;
-	int rc, socket, shared;
+	uint32_t need, frag_mbufs;
+	int rc, socket, shared, reasm;
 
 	rc = rps_port_query(o->rx_port, &rxi);
 	if (rc < 0) {
@@ -435,11 +438,26 @@ setup_ports(struct rps_app *app)
 	socket = rxi.socket >= 0 ? rxi.socket : (int)rte_socket_id();
 	app->nb_rxq = o->rx_queues ? o->rx_queues :
 		RTE_MIN(rxi.max_rxq, (uint16_t)RPS_PORT_DEFAULT_MAX_RXQ);
+	/*
+	 * The pool: what unfragmented traffic needs, plus what reassembly may hold.
+	 *   need  = RX rings + TX rings + full backlogs and each worker's bursts in flight
+	 *           + the RX lcore's burst + a reserve for the per-lcore mempool caches
+	 *             (384 per lcore: a cache of 256 may fill to 1.5x);
+	 *   pool  = max(MIN_POOL, need + workers * --frag-mbufs) by default, or --mbufs;
+	 *   budget per worker = min(--frag-mbufs, (pool - need) / workers), at least
+	 *           RPS_REASM_MIN_BUDGET.
+	 * Reassembly evicts its oldest datagrams rather than hold more than its budget
+	 * (reassemble.c), so a flood of fragments that never complete can take at most
+	 * workers * budget mbufs and the RX rings and backlogs always find theirs.
+	 */
+	need = app->nb_rxq * RX_DESC + nb_tx * TX_DESC +
+	       (uint32_t)app->nb_workers * (o->backlog + 2u * RPS_BURST_MAX) +
+	       2u * RPS_BURST_MAX + 384u * rte_lcore_count();
+	frag_mbufs = o->frag_mbufs ? o->frag_mbufs : o->frag_max;
+	reasm = rps_pipeline_has(&app->pipeline, RPS_STAGE_REASSEMBLE);
 	if (app->pool_size == 0)
-		app->pool_size = o->mbufs ? o->mbufs :
-			RTE_MAX(MIN_POOL, app->nb_rxq * RX_DESC + nb_tx * TX_DESC +
-				(uint32_t)app->nb_workers * (o->backlog + 2u * RPS_BURST_MAX) +
-				2u * RPS_BURST_MAX + 384u * rte_lcore_count());
+		app->pool_size = o->mbufs ? o->mbufs : (uint32_t)RTE_MIN(MAX_POOL,
+			RTE_MAX(MIN_POOL, need + (reasm ? (uint64_t)nb_tx * frag_mbufs : 0)));
 	shared = lcores_share_cpus();
 	if (shared)
 		RPS_LOG(INFO, "some lcores share a CPU: the mbuf pool uses ring_mt_rts, which a "
@@ -459,6 +477,18 @@ setup_ports(struct rps_app *app)
 			"(use --mbufs or give EAL more memory with -m)\n", app->pool_size, socket,
 			rte_strerror(rte_errno));
 		return -EXIT_RUNTIME;
+	}
+	app->frag_budget = RTE_MIN(frag_mbufs, app->pool_size > need ?
+				   (app->pool_size - need) / nb_tx : 0);
+	if (reasm && app->frag_budget < frag_mbufs) {
+		int low = app->frag_budget <= RPS_REASM_MIN_BUDGET;
+
+		app->frag_budget = RTE_MAX(app->frag_budget, RPS_REASM_MIN_BUDGET);
+		rte_log(low ? RTE_LOG_WARNING : RTE_LOG_INFO, rps_logtype,
+			"RPS: a pool of %u mbufs leaves reassembly %u mbufs per worker, not %u "
+			"(rings, backlogs and caches need %u)%s\n", app->pool_size,
+			app->frag_budget, frag_mbufs, need,
+			low ? ": a fragment flood may starve them; raise --mbufs" : "");
 	}
 	memset(&req, 0, sizeof(req));
 	req.port_id = o->rx_port;

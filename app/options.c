@@ -201,6 +201,7 @@ h_summary(struct rps_options *o, const char *arg, const char **why)
 
 RANGE_HANDLER(h_flow_size, flow_table_size, uint32_t, 64, 1u << 24, "expected 64..16777216 flows")
 RANGE_HANDLER(h_frag_max, frag_max, uint32_t, 16, 1u << 20, "expected 16..1048576 datagrams")
+RANGE_HANDLER(h_frag_mbufs, frag_mbufs, uint32_t, 16, 1u << 24, "expected 16..16777216 mbufs")
 RANGE_HANDLER(h_frag_timeout, frag_timeout_ms, uint32_t, 1, 600000, "expected 1..600000 milliseconds")
 RANGE_HANDLER(h_udp_echo, udp_echo_port, uint16_t, 1, 65535, "expected a UDP port 1..65535")
 RANGE_HANDLER(h_mtu, mtu, uint16_t, 68, 16000, "expected an MTU of 68..16000 bytes")
@@ -485,6 +486,9 @@ static const struct opt_def opts[] = {
 	{ "flow-table-size", "N", "flows each worker tracks (default 65536)", h_flow_size },
 	{ "flow-timeout", "S", "an idle flow is forgotten after S seconds (default 30)", h_flow_timeout },
 	{ "frag-max", "N", "datagrams each worker reassembles at once (default 4096)", h_frag_max },
+	{ "frag-mbufs", "N", "mbufs each worker's reassembly may hold; past it the oldest incomplete "
+			     "datagrams are evicted (frag_evicted). The default pool adds this much per "
+			     "worker; a smaller --mbufs lowers it (default: --frag-max)", h_frag_mbufs },
 	{ "frag-timeout", "MS", "fragments of an incomplete datagram are dropped after MS ms (default 2000)", h_frag_timeout },
 	{ "respond-ip", "A[/LEN]", "respond stage: answer ARP and ICMP echo for this IPv4 address; "
 				   "requests from the network or broadcast address of its /LEN "

@@ -45,6 +45,7 @@ struct rps_options {
 	uint32_t flow_timeout_ms;
 	uint32_t flow_closed_timeout_ms;
 	uint32_t frag_max;
+	uint32_t frag_mbufs;          /* 0 = --frag-max */
 	uint32_t frag_timeout_ms;
 	int respond_has_ipv4, respond_has_ipv6;
 	uint32_t respond_ipv4;        /* network order */

@@ -59,6 +59,10 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 		c->reasm = rps_reasm_create(o->frag_max, o->frag_timeout_ms, socket);
 		if (c->reasm == NULL)
 			return -ENOMEM;
+		if (rps_reasm_set_budget(c->reasm, app->frag_budget) < 0)
+			return -EINVAL;
+		rps_reasm_set_check_l4(c->reasm, rps_pipeline_has(&app->pipeline,
+								  RPS_STAGE_VALIDATE));
 		/* a bucket does not move off this worker while its fragments may be held */
 		if (w->backlog != NULL)
 			rps_backlog_drain_init(w->backlog, (uint64_t)o->frag_timeout_ms *

@@ -32,6 +32,7 @@
 	X(BAD_HEADER, bad_header, "a malformed transport or extension header (e.g. TCP data offset < 5)") \
 	X(FRAG_ERROR, frag_error, "fragment refused: overlap, too many fragments, bad offsets") \
 	X(FRAG_TIMEOUT, frag_timeout, "fragments of a datagram that never completed (timeout or exit)") \
+	X(FRAG_EVICTED, frag_evicted, "fragments of the oldest incomplete datagrams, evicted to keep reassembly within --frag-mbufs / --frag-max") \
 	X(FLOW_TABLE_FULL, flow_table_full, "the worker's flow table had no room for a new flow") \
 	X(TX_FAILED, tx_failed, "the TX queue did not accept the packet") \
 	X(TX_TOO_BIG, tx_too_big, "above the TX port's MTU and not fragmentable (IPv4 DF, not IP, too many fragments)") \

@@ -27,10 +27,34 @@
  * any chain it returns, completed or given up, are the segments with l3_len != 0.
  *
  * Timeout or error: rte_ip_frag also frees stale entries it meets while looking up a key,
- * and those are timeouts. Before the first table call of a burst we sweep every entry that is
- * stale at c->now (the LRU list is ordered by start time, which only grows), and all calls of
- * the burst use that same c->now, so nothing a lookup meets is stale: whatever lands on the
- * death row during a burst is an error.
+ * and those are timeouts. Before the first table call of a burst we sweep every entry that
+ * would be stale at any timestamp the burst will use (see below), so nothing a lookup meets
+ * is stale: whatever lands on the death row during a table call is an error.
+ *
+ * Timestamps: every fragment is given to the table with its own timestamp, strictly above
+ * the previous one (max(c->now, last + 1), then + 1 per fragment of the burst), so each
+ * datagram's start time (that of its first fragment) is unique. Timeouts come at most a
+ * burst's worth of cycles early, which no timeout in milliseconds can tell.
+ *
+ * The budget (like Linux's ipfrag_high_thresh): rte_ip_frag bounds datagrams (max_entries)
+ * but not mbufs, and refuses a new datagram when its table is full. So we count what we hold
+ * and, before a fragment would take more than @c max_mbufs mbufs or @c max_frags fragments,
+ * evict the oldest datagrams, just enough for it (no low threshold: eviction costs O(1) per
+ * datagram, so nothing is gained by freeing more than needed). Keeping fragments below
+ * max_frags (the table's max_entries) also means a free entry always exists, since every
+ * datagram in progress holds at least one fragment: a new datagram is never refused because
+ * old ones fill the table, the oldest goes instead.
+ * Which datagram is the oldest: rte_ip_frag's LRU list is ordered by start time (an entry is
+ * appended when created, and never moved), and rte_ip_frag_table_del_expired_entries(tms)
+ * frees entries from its head while start + max_cycles < tms. Its table is opaque, so we keep
+ * a ring of the timestamps we gave (the last ring_mask + 1 of them): a datagram's start is
+ * one of them. Evicting "up to t" (calling it with tms = t + max_cycles + 1) frees every
+ * datagram that started at or before t, oldest first. Popping t from the ring's oldest end
+ * frees at most the one datagram that started at t, if it is still held (those that
+ * started before were freed by earlier pops, or are older than the whole ring, which can
+ * only make the first pop free them too: still oldest first). Each timestamp is pushed and
+ * popped once, so eviction is O(1) amortized per fragment. Evicted fragments are dropped as
+ * frag_evicted.
  */
 
 /* Entries per hash bucket (rte_ip_frag: a power of two; each key has two buckets). */
@@ -46,9 +70,21 @@
 #define IP6_FRAG_LEN ((uint32_t)sizeof(struct rte_ipv6_fragment_ext))
 #define REASM_MAX_IP_LEN 65535u
 
+/* Longest IPv6 unfragmentable part (extension headers before the fragment header) we
+ * reassemble: l3_len is a 9-bit field and must hold 40 + this + 8. */
+#define REASM_MAX_V6_UNFRAG 456u
+
 struct rps_reasm {
 	struct rte_ip_frag_tbl *tbl;
 	uint64_t held;                  /* fragments in the table now */
+	uint64_t held_mbufs;            /* their segments */
+	uint64_t max_frags;             /* held stays below this: the table's max_entries */
+	uint64_t max_mbufs;             /* held_mbufs stays at or below this: the budget */
+	uint64_t max_cycles;            /* the table's timeout */
+	uint64_t last_tms;              /* timestamp of the last fragment given to the table */
+	uint64_t *ring;                 /* timestamps given to the table, oldest at tail */
+	uint32_t ring_mask, ring_head, ring_tail;
+	int check_l4;                   /* validate the completed datagram (validate stage runs) */
 	struct rps_lcore_stats scratch; /* counters for re-parsing a completed datagram */
 	struct rte_ip_frag_death_row dr;
 };
@@ -59,31 +95,65 @@ rps_reasm_held(const struct rps_reasm *r)
 	return r != NULL ? r->held : 0;
 }
 
+uint64_t
+rps_reasm_held_mbufs(const struct rps_reasm *r)
+{
+	return r != NULL ? r->held_mbufs : 0;
+}
+
+uint32_t
+rps_reasm_budget(const struct rps_reasm *r)
+{
+	return r != NULL ? (uint32_t)r->max_mbufs : 0;
+}
+
+int
+rps_reasm_set_budget(struct rps_reasm *r, uint32_t max_mbufs)
+{
+	if (r == NULL || max_mbufs < RPS_REASM_MIN_BUDGET)
+		return -EINVAL;
+	r->max_mbufs = max_mbufs;
+	return 0;
+}
+
+void
+rps_reasm_set_check_l4(struct rps_reasm *r, int on)
+{
+	if (r != NULL)
+		r->check_l4 = on != 0;
+}
+
 /* classify(): not a fragment (pass), or a fragment ready for the table. Values >= 0 are drop
  * reasons; only RPS_DROP_FRAG_ERROR counts as a fragment given to reassembly (frags_in). */
 #define PASS (-1)
 #define FRAG (-2)
 
 struct frag_hdrs {
-	void *ip;                             /* IPv4 or IPv6 header, in the first segment */
+	void *ip;                             /* IPv4 header in the first segment, or &ip6 */
 	struct rte_ipv6_fragment_ext *fh;     /* IPv6 fragment header, or NULL for IPv4 */
 	uint16_t l3_len;
+	/* IPv6: a copy of the header whose payload_len leaves out the unfragmentable part, as
+	 * rte_ipv6_frag_reassemble_packet() expects (it subtracts only the fragment header) */
+	struct rte_ipv6_hdr ip6;
+	uint16_t stash;                       /* IPv6 first fragment with extension headers */
 };
 
-/* Fragments in a chain returned by rte_ip_frag (see the marking above); clears the marks
- * of all but the first segment when @p clear. */
+/* Fragments in a chain returned by rte_ip_frag (see the marking above), and the chain's
+ * segments in @p segs; clears the marks of all but the first segment when @p clear. */
 static inline uint32_t
-count_frags(struct rte_mbuf *m, int clear)
+count_frags(struct rte_mbuf *m, int clear, uint32_t *segs)
 {
-	uint32_t n = 1;
+	uint32_t n = 1, sg = 1;
 
 	for (struct rte_mbuf *s = m->next; s != NULL; s = s->next) {
+		sg++;
 		if (s->l3_len != 0) {
 			n++;
 			if (clear)
 				s->l3_len = 0;
 		}
 	}
+	*segs = sg;
 	return n;
 }
 
@@ -91,12 +161,17 @@ count_frags(struct rte_mbuf *m, int clear)
 static uint64_t
 dr_flush(struct rps_reasm *r)
 {
-	uint64_t n = 0;
+	uint64_t n = 0, segs = 0;
 
-	for (uint32_t i = 0; i < r->dr.cnt; i++)
-		n += count_frags(r->dr.row[i], 0);
+	for (uint32_t i = 0; i < r->dr.cnt; i++) {
+		uint32_t sg;
+
+		n += count_frags(r->dr.row[i], 0, &sg);
+		segs += sg;
+	}
 	rte_ip_frag_free_death_row(&r->dr, REASM_DR_PREFETCH);
 	r->held -= n;
+	r->held_mbufs -= segs;
 	return n;
 }
 
@@ -114,6 +189,39 @@ sweep(struct rps_reasm *r, uint64_t tms)
 			return n;
 		n += dr_flush(r);
 	}
+}
+
+/* Whether a fragment of @p segs mbufs must wait for evictions before it may be held. */
+static inline int
+over_budget(const struct rps_reasm *r, uint32_t segs)
+{
+	return r->held >= r->max_frags || r->held_mbufs + segs > r->max_mbufs;
+}
+
+/* Evict the oldest datagrams until a fragment of @p segs mbufs fits (see the top of the
+ * file). Returns the fragments freed. */
+static uint64_t
+evict(struct rps_reasm *r, uint32_t segs)
+{
+	uint64_t n = 0;
+
+	while (r->held != 0 && over_budget(r, segs)) {
+		uint64_t t = UINT64_MAX - r->max_cycles - 1; /* empty ring: everything */
+
+		if (r->ring_tail != r->ring_head)
+			t = r->ring[r->ring_tail++ & r->ring_mask];
+		n += sweep(r, t + r->max_cycles + 1);
+	}
+	return n;
+}
+
+/* Remember @p tms as a datagram's possible start, forgetting the oldest when full. */
+static inline void
+ring_push(struct rps_reasm *r, uint64_t tms)
+{
+	r->ring[r->ring_head++ & r->ring_mask] = tms;
+	if (r->ring_head - r->ring_tail > r->ring_mask + 1)
+		r->ring_tail = r->ring_head - (r->ring_mask + 1);
 }
 
 /* Cut the packet to @p len bytes (< pkt_len), freeing the segments wholly past it. */
@@ -182,6 +290,20 @@ classify_ipv4(struct rte_mbuf *m, struct frag_hdrs *f)
 			  (fo & RTE_IPV4_HDR_MF_FLAG) != 0, REASM_MAX_IP_LEN - sizeof(buf));
 }
 
+/*
+ * IPv6: the fragment header may follow hop-by-hop, routing and destination-options headers
+ * (the unfragmentable part, RFC 8200 4.5); rte_ipv6_frag_get_ipv6_fragment_header() looks
+ * only right after the fixed header, so walk the chain (at most RPS_PARSE_MAX_V6EXT headers,
+ * all in the first segment). rte_ip_frag handles such a fragment as long as l3_len covers
+ * the whole header chain up to and including the fragment header, and the header it is
+ * given has a payload_len without the unfragmentable part: later fragments lose their
+ * l2_len + l3_len when chained, and the first fragment's headers are moved over its fragment
+ * header. It then writes the first extension header's next-header into the IPv6 header and
+ * leaves the last one pointing at a fragment header that is gone, with the payload length of
+ * the fragmentable part: the first fragment's IPv6 next-header and fragment next-header are
+ * kept in its tso_segsz (nothing reads it on receive) and fix_ipv6() puts them back.
+ * A fragment header after an AH or unknown header is refused (frag_error).
+ */
 static inline int
 classify_ipv6(struct rte_mbuf *m, struct frag_hdrs *f)
 {
@@ -190,53 +312,56 @@ classify_ipv6(struct rte_mbuf *m, struct frag_hdrs *f)
 	const struct rte_ipv6_hdr *ip = rte_pktmbuf_read(m, l2, sizeof(buf), &buf);
 	struct rte_ipv6_fragment_ext fbuf;
 	const struct rte_ipv6_fragment_ext *fh;
-	uint32_t off, plen;
+	uint32_t off, plen, unfrag, ofs;
 	uint16_t fd;
 	uint8_t nh;
+	int i, ah = 0;
 
 	if (ip == NULL || (rte_be_to_cpu_32(ip->vtc_flow) >> 28) != 6)
 		return PASS;
 	nh = ip->proto;
-	if (nh == RPS_IP6_FRAGMENT) {
-		fh = rte_pktmbuf_read(m, l2 + IP6_HDR_LEN, sizeof(fbuf), &fbuf);
-		if (fh == NULL)
-			return RPS_DROP_TRUNCATED;
-		fd = rte_be_to_cpu_16(fh->frag_data);
-		if ((fd & RTE_IPV6_FRAG_USED_MASK) == 0)
-			return PASS; /* atomic fragment (RFC 6946): a whole packet */
-		plen = rte_be_to_cpu_16(ip->payload_len);
-		if (plen < IP6_FRAG_LEN || plen > len - l2 - IP6_HDR_LEN)
-			return RPS_DROP_BAD_LENGTH;
-		f->ip = rte_pktmbuf_mtod_offset(m, void *, l2);
-		f->fh = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_fragment_ext *,
-						l2 + IP6_HDR_LEN);
-		f->l3_len = (uint16_t)(IP6_HDR_LEN + IP6_FRAG_LEN);
-		return check_frag(m, l2 + IP6_HDR_LEN + IP6_FRAG_LEN, l2 + IP6_HDR_LEN + plen,
-				  plen - IP6_FRAG_LEN, (uint32_t)(fd & RTE_IPV6_EHDR_FO_MASK),
-				  (fd & RTE_IPV6_EHDR_MF_MASK) != 0, REASM_MAX_IP_LEN);
-	}
-	/* A fragment header further down the chain: rte_ip_frag cannot rebuild such a datagram
-	 * (it assumes the fragment header follows the IPv6 header), so refuse it. */
 	off = l2 + IP6_HDR_LEN;
-	for (int i = 0; i < RPS_PARSE_MAX_V6EXT; i++) {
-		uint8_t eb[RPS_IP6_EXT_MIN];
+	for (i = 0; nh != RPS_IP6_FRAGMENT; i++) {
+		uint8_t eb[2];
 		const uint8_t *e;
-		uint32_t elen;
 
-		if (nh != RPS_IP6_HOPOPTS && nh != RPS_IP6_ROUTING && nh != RPS_IP6_DSTOPTS &&
-		    nh != RPS_IP6_AH && nh != RPS_IP6_FRAGMENT)
+		if (i == RPS_PARSE_MAX_V6EXT ||
+		    (nh != RPS_IP6_HOPOPTS && nh != RPS_IP6_ROUTING && nh != RPS_IP6_DSTOPTS &&
+		     nh != RPS_IP6_AH))
 			return PASS;
 		e = rte_pktmbuf_read(m, off, sizeof(eb), eb);
 		if (e == NULL)
-			return PASS;
-		if (nh == RPS_IP6_FRAGMENT)
-			return ((e[2] << 8 | e[3]) & RTE_IPV6_FRAG_USED_MASK) == 0 ?
-			       PASS : RPS_DROP_FRAG_ERROR;
-		elen = rps_ip6_ext_len(nh, e);
-		off += elen;
+			return PASS; /* not a fragment we can see: parse/validate judged it */
+		ah |= nh == RPS_IP6_AH;
+		off += rps_ip6_ext_len(nh, e);
 		nh = e[0];
 	}
-	return PASS;
+	fh = rte_pktmbuf_read(m, off, sizeof(fbuf), &fbuf);
+	if (fh == NULL)
+		return RPS_DROP_TRUNCATED;
+	fd = rte_be_to_cpu_16(fh->frag_data);
+	if ((fd & RTE_IPV6_FRAG_USED_MASK) == 0)
+		return PASS; /* atomic fragment (RFC 6946): a whole packet */
+	if (ah)
+		return RPS_DROP_FRAG_ERROR;
+	unfrag = off - l2 - IP6_HDR_LEN;
+	plen = rte_be_to_cpu_16(ip->payload_len);
+	if (plen < unfrag + IP6_FRAG_LEN || plen > len - l2 - IP6_HDR_LEN)
+		return RPS_DROP_BAD_LENGTH;
+	if (unfrag > REASM_MAX_V6_UNFRAG)
+		return RPS_DROP_FRAG_ERROR;
+	ofs = fd & RTE_IPV6_EHDR_FO_MASK;
+	memcpy(&f->ip6, ip, sizeof(f->ip6));
+	f->ip6.payload_len = rte_cpu_to_be_16((uint16_t)(plen - unfrag));
+	f->ip = &f->ip6;
+	f->fh = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_fragment_ext *, off);
+	f->l3_len = (uint16_t)(IP6_HDR_LEN + unfrag + IP6_FRAG_LEN);
+	f->stash = 0;
+	if (unfrag != 0 && ofs == 0)
+		f->stash = (uint16_t)(ip->proto << 8 | fh->next_header);
+	return check_frag(m, l2 + f->l3_len, l2 + IP6_HDR_LEN + plen,
+			  plen - unfrag - IP6_FRAG_LEN, ofs, (fd & RTE_IPV6_EHDR_MF_MASK) != 0,
+			  REASM_MAX_IP_LEN - unfrag);
 }
 
 /* PASS, FRAG (with @p f filled in) or a drop reason. */
@@ -253,7 +378,59 @@ classify(struct rte_mbuf *m, struct frag_hdrs *f)
 }
 
 /*
- * A datagram rte_ip_frag completed: count it, make its headers right, re-parse it.
+ * Undo what rte_ip_frag does to an IPv6 datagram whose first fragment had extension headers
+ * before its fragment header (see classify_ipv6()): the IPv6 next-header back to the first
+ * extension header, the last extension header's next-header to the fragment header's, the
+ * payload length to all that follows the IPv6 header. @return 0, or -1 when the datagram
+ * is over 65535 bytes of payload.
+ */
+static int
+fix_ipv6(struct rte_mbuf *m)
+{
+	const uint32_t l2 = m->l2_len, unfrag = m->l3_len - IP6_HDR_LEN - IP6_FRAG_LEN;
+	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, l2);
+	uint32_t plen = rte_pktmbuf_pkt_len(m) - l2 - IP6_HDR_LEN;
+	uint8_t *e = (uint8_t *)(ip + 1), *end = e + unfrag;
+	uint16_t stash = m->tso_segsz;
+
+	m->tso_segsz = 0;
+	if (plen > REASM_MAX_IP_LEN)
+		return -1;
+	ip->payload_len = rte_cpu_to_be_16((uint16_t)plen);
+	ip->proto = (uint8_t)(stash >> 8);
+	/* the headers were checked when the fragment came in and have not moved since (they
+	 * are in the first segment, which rte_ip_frag only shifts by the fragment header) */
+	for (;;) {
+		uint8_t *next = e + ((uint32_t)e[1] + 1) * 8;
+
+		if (next >= end) {
+			e[0] = (uint8_t)stash;
+			return 0;
+		}
+		e = next;
+	}
+}
+
+/* Move the drops (and software checksums) counted on scratch counters to @p st. */
+static void
+carry_scratch(struct rps_reasm *r, struct rps_lcore_stats *st)
+{
+	for (int i = 0; i < RPS_DROP_MAX; i++) {
+		if (r->scratch.dropped[i] != 0) {
+			RPS_CTR_ADD(st->dropped[i], r->scratch.dropped[i]);
+			r->scratch.dropped[i] = 0;
+		}
+	}
+	if (r->scratch.cksum_sw != 0) {
+		RPS_CTR_ADD(st->cksum_sw, r->scratch.cksum_sw);
+		r->scratch.cksum_sw = 0;
+	}
+}
+
+/*
+ * A datagram rte_ip_frag completed: count it, make its headers right, re-parse it and, when
+ * the validate stage runs, validate it (its TCP/UDP checksum covers the whole datagram, so
+ * no fragment's could be checked).
  * @return 1 to pass it on, 0 when it was dropped (counted).
  */
 static int
@@ -261,12 +438,19 @@ finish(struct rps_stage_ctx *c, struct rps_reasm *r, struct rte_mbuf *m, int v6,
        uint64_t *absorbed, uint64_t *reassembled, uint64_t *errors)
 {
 	struct rps_stage_ctx pc = *c;
-	uint32_t k = count_frags(m, 1);
+	uint32_t segs, k = count_frags(m, 1, &segs);
 	uint16_t kept;
+	int too_big;
 
 	r->held -= k;
-	/* an IPv4 first fragment with options can push the datagram past 65535 bytes */
-	if (!v6 && rte_pktmbuf_pkt_len(m) - m->l2_len > REASM_MAX_IP_LEN) {
+	r->held_mbufs -= segs;
+	/* an IPv4 first fragment with options (or an IPv6 one with extension headers) can push
+	 * the datagram past 65535 bytes */
+	if (v6)
+		too_big = m->l3_len > IP6_HDR_LEN + IP6_FRAG_LEN && fix_ipv6(m) < 0;
+	else
+		too_big = rte_pktmbuf_pkt_len(m) - m->l2_len > REASM_MAX_IP_LEN;
+	if (too_big) {
 		rte_pktmbuf_free(m);
 		*errors += k;
 		return 0;
@@ -283,16 +467,14 @@ finish(struct rps_stage_ctx *c, struct rps_reasm *r, struct rte_mbuf *m, int v6,
 		m->ol_flags = (m->ol_flags & ~RTE_MBUF_F_RX_IP_CKSUM_MASK) |
 			      RTE_MBUF_F_RX_IP_CKSUM_GOOD;
 	}
-	/* Re-parse for the next stages, on scratch counters: the datagram is not a packet the
-	 * parse stage saw (pkts_* stay per received packet); only a drop is carried over. */
+	/* Re-parse (and validate) for the next stages, on scratch counters: the datagram is not
+	 * a packet the parse stage saw (pkts_* stay per received packet); only a drop, and the
+	 * software checksum of the whole datagram, are carried over. */
 	pc.st = &r->scratch;
 	kept = rps_stage_parse(&pc, &m, 1);
-	for (int i = 0; kept == 0 && i < RPS_DROP_MAX; i++) {
-		if (r->scratch.dropped[i] != 0) {
-			RPS_CTR_ADD(c->st->dropped[i], r->scratch.dropped[i]);
-			r->scratch.dropped[i] = 0;
-		}
-	}
+	if (kept != 0 && r->check_l4)
+		kept = rps_stage_validate(&pc, &m, 1);
+	carry_scratch(r, c->st);
 	return kept;
 }
 
@@ -300,7 +482,8 @@ uint16_t
 rps_stage_reassemble(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct rps_reasm *r = c->reasm;
-	uint64_t in = 0, errors = 0, timeouts = 0, absorbed = 0, reassembled = 0;
+	uint64_t in = 0, errors = 0, timeouts = 0, evicted = 0, absorbed = 0, reassembled = 0;
+	uint64_t tms = 0;
 	uint16_t kept = 0;
 	int swept = 0;
 
@@ -321,19 +504,33 @@ rps_stage_reassemble(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n
 			continue;
 		}
 		in++;
+		if (m->nb_segs > r->max_mbufs) {
+			/* could not be held even in an empty table */
+			rps_stage_drop(c, m, RPS_DROP_FRAG_ERROR);
+			continue;
+		}
 		if (!swept) {
-			timeouts += sweep(r, c->now);
+			/* this burst's timestamps are tms + 1 .. tms + n (see the top of the file) */
+			tms = RTE_MAX(c->now, r->last_tms + 1) - 1;
+			timeouts += sweep(r, tms + n + 1);
 			swept = 1;
 		}
+		if (unlikely(over_budget(r, m->nb_segs)))
+			evicted += evict(r, m->nb_segs);
 		/* mark the fragment (see the top of the file) */
 		m->l3_len = f.l3_len;
 		for (struct rte_mbuf *s = m->next; s != NULL; s = s->next)
 			s->l3_len = 0;
 		r->held++;
-		if (f.fh == NULL)
-			out = rte_ipv4_frag_reassemble_packet(r->tbl, &r->dr, m, c->now, f.ip);
-		else
-			out = rte_ipv6_frag_reassemble_packet(r->tbl, &r->dr, m, c->now, f.ip, f.fh);
+		r->held_mbufs += m->nb_segs;
+		r->last_tms = ++tms;
+		ring_push(r, tms);
+		if (f.fh == NULL) {
+			out = rte_ipv4_frag_reassemble_packet(r->tbl, &r->dr, m, tms, f.ip);
+		} else {
+			m->tso_segsz = f.stash; /* read back by fix_ipv6() if m is the head */
+			out = rte_ipv6_frag_reassemble_packet(r->tbl, &r->dr, m, tms, f.ip, f.fh);
+		}
 		if (r->dr.cnt != 0)
 			errors += dr_flush(r);
 		if (out != NULL && finish(c, r, out, f.fh != NULL, &absorbed, &reassembled, &errors))
@@ -347,6 +544,7 @@ rps_stage_reassemble(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n
 		RPS_CTR_ADD(st->frags_absorbed, absorbed);
 		RPS_CTR_ADD(st->processed, absorbed);
 		RPS_CTR_ADD(st->dropped[RPS_DROP_FRAG_TIMEOUT], timeouts);
+		RPS_CTR_ADD(st->dropped[RPS_DROP_FRAG_EVICTED], evicted);
 		RPS_CTR_ADD(st->dropped[RPS_DROP_FRAG_ERROR], errors);
 	}
 	return kept;
@@ -370,12 +568,25 @@ rps_reasm_create(uint32_t max_datagrams, uint32_t timeout_ms, int socket)
 		rte_errno = ENOMEM;
 		return NULL;
 	}
+	/* the ring needs no more timestamps than fragments may be held (below max_frags) */
+	r->ring_mask = rte_align32pow2(max_datagrams) - 1;
+	r->ring = rte_malloc_socket("rps_reasm_ring", ((size_t)r->ring_mask + 1) * sizeof(uint64_t),
+				    RTE_CACHE_LINE_SIZE, socket);
+	if (r->ring == NULL) {
+		rte_free(r);
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	r->max_frags = max_datagrams;
+	r->max_mbufs = RTE_MAX(max_datagrams, RPS_REASM_MIN_BUDGET);
+	r->max_cycles = per_ms * timeout_ms;
 	/* 2 * align32pow2(buckets) * 16 slots >= 2 * max_datagrams: at most half full, and each
 	 * key has 32 candidate slots, so a full bucket pair is vanishingly rare. */
 	buckets = (max_datagrams + REASM_BUCKET_ENTRIES - 1) / REASM_BUCKET_ENTRIES;
 	r->tbl = rte_ip_frag_table_create(buckets, REASM_BUCKET_ENTRIES, max_datagrams,
-					  per_ms * timeout_ms, socket);
+					  r->max_cycles, socket);
 	if (r->tbl == NULL) {
+		rte_free(r->ring);
 		rte_free(r);
 		rte_errno = ENOMEM;
 		return NULL;
@@ -410,5 +621,6 @@ rps_reasm_destroy(struct rps_reasm *r, struct rps_lcore_stats *st)
 	r->held = 0;
 	RPS_CTR_ADD(st->dropped[RPS_DROP_FRAG_TIMEOUT], n);
 	rte_ip_frag_table_destroy(r->tbl);
+	rte_free(r->ring);
 	rte_free(r);
 }

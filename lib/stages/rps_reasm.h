@@ -13,21 +13,32 @@
  *  - at most RTE_LIBRTE_IP_FRAG_MAX_FRAG (8) fragments per datagram;
  *  - the IP header (IPv4 with options; IPv6 header + fragment header) must lie in the first
  *    segment of the mbuf; later data may be in any number of segments;
- *  - IPv6: the fragment header must follow the IPv6 header directly; fragments with
- *    hop-by-hop, routing, destination-options or AH headers before it are refused;
+ *  - IPv6: hop-by-hop, routing and destination-options headers may come before the fragment
+ *    header (at most RPS_PARSE_MAX_V6EXT headers, 456 bytes, in the first segment); the
+ *    reassembled datagram keeps the first fragment's; a fragment header after an AH header
+ *    is refused;
  *  - every fragment but the last carries a multiple of 8 bytes, none is empty;
  *  - the reassembled IPv4 datagram must fit in 65535 bytes, the IPv6 payload likewise;
- *  - @c max_datagrams datagrams in progress at once; a fragment of a new datagram when the
- *    table is full (or when its hash buckets are) is refused.
+ *  - the budget: fewer than @c max_datagrams fragments and at most rps_reasm_set_budget()
+ *    mbufs (segments) held at once. Before a fragment would exceed either, the oldest
+ *    datagrams (by their first fragment's arrival) are evicted, just enough for it, and their
+ *    fragments dropped as frag_evicted. So a flood of datagrams that never complete holds
+ *    at most the budget, and the newest datagrams still complete. A fragment is refused
+ *    only when its hash buckets are full (32 entries per key) or it alone is over budget.
  * A refused fragment is dropped as frag_error, as are all the fragments of a datagram that
  * rte_ip_frag gives up on (overlap, a duplicate fragment, too many fragments, inconsistent
  * offsets). Fragments of a datagram that does not complete within @c timeout_ms of its first
  * fragment are dropped as frag_timeout, as are those still held at rps_reasm_destroy().
+ *
+ * A completed datagram is parsed again and, after rps_reasm_set_check_l4(r, 1) (the app does
+ * it when the validate stage runs), validated: its TCP/UDP checksum covers the whole datagram,
+ * so it could not be checked on any fragment. A bad one is dropped as bad_l4_checksum (one
+ * drop for the datagram; its other fragments were absorbed) and counts in cksum_sw.
  * Fragments whose IP length disagrees with the frame are dropped as bad_length (truncated
  * when the fragment header is cut off) and are not counted in frags_in.
  *
  * Accounting (exact, per fragment): every fragment counted in frags_in ends up in exactly one
- * of: a completed datagram, dropped frag_error, dropped frag_timeout, or still held. When a
+ * of: a completed datagram, dropped frag_error, frag_timeout or frag_evicted, or still held. When a
  * datagram of k fragments completes, frags_reassembled += 1 and frags_absorbed and processed
  * += k - 1 at once; the datagram itself continues down the pipeline as one packet and is
  * counted once where it ends. So at any time
@@ -49,8 +60,27 @@
  */
 struct rps_reasm *rps_reasm_create(uint32_t max_datagrams, uint32_t timeout_ms, int socket);
 
+/** Smallest budget: two datagrams of the most fragments rte_ip_frag takes (8). */
+#define RPS_REASM_MIN_BUDGET 16u
+
+/**
+ * Set the most mbufs (segments of the fragments) @p r may hold at once, >= RPS_REASM_MIN_BUDGET
+ * (the default is max_datagrams). Takes effect with the next fragment; what is held above a
+ * lowered budget is evicted then. @return 0, or -EINVAL.
+ */
+int rps_reasm_set_budget(struct rps_reasm *r, uint32_t max_mbufs);
+
+/** The budget in mbufs (0 for NULL). */
+uint32_t rps_reasm_budget(const struct rps_reasm *r);
+
+/** Validate completed datagrams (TCP/UDP checksum of the whole datagram) when @p on. */
+void rps_reasm_set_check_l4(struct rps_reasm *r, int on);
+
 /** Fragments the table holds now (0 for NULL). */
 uint64_t rps_reasm_held(const struct rps_reasm *r);
+
+/** Mbufs (segments of those fragments) the table holds now (0 for NULL). */
+uint64_t rps_reasm_held_mbufs(const struct rps_reasm *r);
 
 /**
  * Housekeeping, once per worker loop iteration (cheap when nothing expired): drop, as

@@ -36,8 +36,8 @@
  * is refused even for the tunnel exceptions of RFC 6935, which this stage cannot recognise.
  *
  * Fragments: the IP header is checked, the L4 checksum is not (it covers the whole
- * datagram). The reassemble stage runs after this one and its reassembled datagram is NOT
- * validated again, so a reassembled datagram's TCP/UDP checksum is never verified here.
+ * datagram). The reassemble stage runs after this one and calls this stage on each datagram
+ * it completes (rps_reasm_set_check_l4()), which checks the whole datagram's checksum.
  *
  * Non-IP frames pass untouched.
  */

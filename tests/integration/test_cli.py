@@ -51,6 +51,7 @@ USAGE_ERRORS = [
     (['--respond-burst', '0'], ['--respond-burst'], 'respond burst 0'),
     (['--flow-table-size', '10'], ['--flow-table-size'], 'flow table too small'),
     (['--frag-timeout', '0'], ['--frag-timeout'], 'frag timeout 0'),
+    (['--frag-mbufs', '15'], ['--frag-mbufs', '16..'], 'frag budget below two datagrams'),
     (['--mtu', '67'], ['--mtu'], 'MTU below the IPv4 minimum'),
     (['--mtu', '20000'], ['--mtu'], 'MTU too large'),
     (['--reorder-safe', 'maybe'], ['--reorder-safe'], 'bad reorder-safe'),

@@ -27,15 +27,56 @@
 struct dg {
 	int v6;
 	int vlan;         /* one 802.1Q tag */
-	int hbh;          /* IPv6: a hop-by-hop header before the fragment header */
+	int hbh;          /* IPv6: extension headers before the fragment header: 1 hop-by-hop,
+			   * 2 + destination options (16 bytes), 3 + routing (segments left 0) */
 	uint16_t id;      /* IPv4 identification / IPv6 id (+ 0x10000) and source address */
 	uint8_t proto;    /* IPPROTO_UDP unless set */
 	uint8_t opt_len;  /* IPv4 options in the first fragment (and the datagram) */
 	uint8_t tcp_doff; /* TCP data offset word (proto TCP) */
 	uint32_t l4_len;  /* bytes after the IP header of the whole datagram */
+	uint16_t ck;      /* UDP checksum field as stored (0: none); see set_cksum() */
 };
 
 static uint8_t fbuf[FRAME_MAX], xbuf[FRAME_MAX], rbuf[FRAME_MAX];
+
+static const uint8_t ext_type[] = { 0 /* hop-by-hop */, 60 /* dst opts */, 43 /* routing */ };
+static const uint8_t ext_len[] = { 8, 16, 8 };
+
+/* Bytes of @p d's IPv6 extension headers before the fragment header. */
+static uint32_t
+ext_bytes(const struct dg *d)
+{
+	uint32_t n = 0;
+
+	for (int i = 0; i < d->hbh; i++)
+		n += ext_len[i];
+	return n;
+}
+
+/* Write @p d's extension headers at @p b, the last one's next header @p last; returns the
+ * first one's type in @p first (or @p last when there are none) and their length. */
+static uint32_t
+put_ext(uint8_t *b, const struct dg *d, uint8_t last, uint8_t *first)
+{
+	uint32_t n = 0;
+
+	*first = d->hbh ? ext_type[0] : last;
+	for (int i = 0; i < d->hbh; i++) {
+		uint8_t *e = b + n;
+
+		memset(e, 0, ext_len[i]);
+		e[0] = i + 1 < d->hbh ? ext_type[i + 1] : last;
+		e[1] = (uint8_t)(ext_len[i] / 8 - 1);
+		if (ext_type[i] == 43) {
+			e[2] = 4; /* SRv6, segments left 0 */
+		} else {
+			e[2] = 1; /* PadN over the rest */
+			e[3] = (uint8_t)(ext_len[i] - 4);
+		}
+		n += ext_len[i];
+	}
+	return n;
+}
 
 /* The datagram's transport bytes: a UDP (or TCP) header and a pattern. */
 static void
@@ -52,8 +93,7 @@ dg_l4(const struct dg *d, uint8_t *b)
 		b[3] = 0xd0;
 		b[4] = (uint8_t)(d->l4_len >> 8);
 		b[5] = (uint8_t)d->l4_len;
-		b[6] = 0;
-		b[7] = 0;
+		memcpy(&b[6], &d->ck, 2);
 	}
 	if (d->l4_len >= 20 && proto == IPPROTO_TCP)
 		b[12] = d->tcp_doff ? d->tcp_doff : 0x50;
@@ -133,24 +173,15 @@ frame(uint8_t *b, const struct dg *d, uint32_t ofs, uint32_t len, int mf, int wh
 		ut_ip6(ip->dst_addr, 0x22, 0xffff);
 		n += sizeof(*ip);
 		if (whole) {
-			ip->proto = proto;
-			ip->payload_len = rte_cpu_to_be_16((uint16_t)len);
+			n += put_ext(b + n, d, proto, &ip->proto);
+			ip->payload_len = rte_cpu_to_be_16((uint16_t)(len + ext_bytes(d)));
 		} else {
 			uint16_t fd = (uint16_t)(ofs | (mf ? 1 : 0));
 			uint32_t id = 0x10000u + d->id;
 
-			ip->proto = 44;
 			ip->payload_len = rte_cpu_to_be_16((uint16_t)(len + V6_FRAG_HDR +
-								      (d->hbh ? 8 : 0)));
-			if (d->hbh) {
-				ip->proto = 0;
-				e = b + n;
-				memset(e, 0, 8);
-				e[0] = 44;
-				e[2] = 1; /* PadN over the rest */
-				e[3] = 4;
-				n += 8;
-			}
+								      ext_bytes(d)));
+			n += put_ext(b + n, d, 44, &ip->proto);
 			e = b + n;
 			e[0] = proto;
 			e[1] = 0;
@@ -239,7 +270,7 @@ check_dgram(struct rte_mbuf *m, const struct dg *d, uint16_t segs)
 	if (segs != 0)
 		CU_ASSERT_EQUAL(m->nb_segs, segs);
 	CU_ASSERT_EQUAL(m->l2_len, l2_len(d));
-	CU_ASSERT_EQUAL(m->l3_len, d->v6 ? 40u : 20u + d->opt_len);
+	CU_ASSERT_EQUAL(m->l3_len, d->v6 ? 40u + ext_bytes(d) : 20u + d->opt_len);
 	CU_ASSERT(d->v6 ? RTE_ETH_IS_IPV6_HDR(pt) != 0 : RTE_ETH_IS_IPV4_HDR(pt) != 0);
 	CU_ASSERT_EQUAL(pt & RTE_PTYPE_L4_MASK,
 			proto == IPPROTO_UDP ? RTE_PTYPE_L4_UDP :
@@ -250,6 +281,28 @@ check_dgram(struct rte_mbuf *m, const struct dg *d, uint16_t segs)
 	if (!d->v6)
 		CU_ASSERT_EQUAL(m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK,
 				RTE_MBUF_F_RX_IP_CKSUM_GOOD);
+}
+
+/* Give UDP datagram @p d its right checksum, or with @p good 0 a wrong one. */
+static void
+set_cksum(struct dg *d, int good)
+{
+	uint32_t l2 = l2_len(d), l3 = d->v6 ? 40 + ext_bytes(d) : 20u + d->opt_len;
+	uint16_t ck;
+
+	d->ck = 0;
+	frame(xbuf, d, 0, 0, 0, 1, 0);
+	if (d->v6) {
+		struct rte_ipv6_hdr h;
+
+		memcpy(&h, xbuf + l2, sizeof(h));
+		h.proto = IPPROTO_UDP;
+		h.payload_len = rte_cpu_to_be_16((uint16_t)d->l4_len);
+		ck = rte_ipv6_udptcp_cksum(&h, xbuf + l2 + l3);
+	} else {
+		ck = rte_ipv4_udptcp_cksum((const struct rte_ipv4_hdr *)(xbuf + l2), xbuf + l2 + l3);
+	}
+	d->ck = good ? ck : (uint16_t)(ck ^ 0x0101);
 }
 
 /* ---- a stage context with its own table and counters ---- */
@@ -316,7 +369,8 @@ fx_fini(struct fx *f)
 	rps_reasm_destroy(f->c.reasm, &f->st);
 	f->c.reasm = NULL;
 	CU_ASSERT_EQUAL(st->frags_in, f->in_dg + st->dropped[RPS_DROP_FRAG_ERROR] +
-			st->dropped[RPS_DROP_FRAG_TIMEOUT]);
+			st->dropped[RPS_DROP_FRAG_TIMEOUT] + st->dropped[RPS_DROP_FRAG_EVICTED]);
+	CU_ASSERT_EQUAL(rps_reasm_held(NULL), 0);
 	CU_ASSERT_EQUAL(st->frags_reassembled, f->out);
 	CU_ASSERT_EQUAL(st->frags_absorbed, f->in_dg - f->out);
 	CU_ASSERT_EQUAL(st->processed, st->frags_absorbed);
@@ -743,7 +797,7 @@ test_destroy_held(void)
 	struct fx f;
 	uint16_t n = 0;
 
-	fx_init(&f, 128, 1000);
+	fx_init(&f, 512, 1000); /* room for all: nothing evicted */
 	for (uint16_t i = 0; i < 60; i++) {
 		struct dg d = { .v6 = i & 1, .id = (uint16_t)(300 + i), .l4_len = 64,
 				.opt_len = (i % 3 == 0 && !(i & 1)) ? 4 : 0 };
@@ -767,7 +821,7 @@ test_destroy_held(void)
 	CU_ASSERT_EQUAL(dropped_total(&f.st), n);
 
 	/* the same through a tick after the timeout */
-	fx_init(&f, 128, 5);
+	fx_init(&f, 512, 5);
 	for (uint16_t i = 0; i < 60; i++) {
 		struct dg d = { .v6 = i & 1, .id = (uint16_t)(400 + i), .l4_len = 64 };
 
@@ -795,8 +849,15 @@ test_refused(void)
 	uint32_t n;
 
 	fx_init(&f, 64, 1000);
-	pkts[0] = mk(&hbh, 0, 16, 1);       /* IPv6 header before the fragment header */
-	pkts[1] = mk(&hbh, 16, 16, 0);
+	/* an AH header before the fragment header (hop-by-hop ones reassemble: test_v6_ext) */
+	for (int i = 0; i < 2; i++) {
+		n = frame(fbuf, &hbh, (uint32_t)i * 16, 16, !i, 0, 0);
+		fbuf[ETH_LEN + 6] = 51;
+		fbuf[ETH_LEN + 40 + 1] = 0; /* (0 + 2) * 4 bytes */
+		pkts[i] = ut_mbuf_exact(fbuf, (uint16_t)n);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(pkts[i]);
+		prep(pkts[i], &hbh);
+	}
 	pkts[2] = mk(&v4, 0, 12, 1);        /* middle length not a multiple of 8 */
 	pkts[3] = mk(&v6, 8, 20, 1);
 	pkts[4] = mk(&v4, 8, 0, 1);         /* no payload */
@@ -871,7 +932,8 @@ test_size_limit(void)
 	}
 }
 
-/* A full table refuses new datagrams (frag_error) and takes them again once there is room. */
+/* A full table (max_datagrams 2: fewer than 2 fragments held) evicts its oldest datagram,
+ * just one, for a new fragment instead of refusing it (frag_evicted, not frag_error). */
 static void
 test_table_full(void)
 {
@@ -884,18 +946,246 @@ test_table_full(void)
 	fx_init(&f, 2, 1000);
 	pkts[0] = mk_nth(&d[0], 0, 2);
 	pkts[1] = mk_nth(&d[1], 0, 2);
-	pkts[2] = mk_nth(&d[2], 0, 2);     /* no room */
+	pkts[2] = mk_nth(&d[2], 0, 2);     /* no room: d[0], the oldest, goes */
 	CU_ASSERT_EQUAL(fx_run(&f, pkts, 3, 0), 0);
-	CU_ASSERT_EQUAL(f.st.dropped[RPS_DROP_FRAG_ERROR], 1);
-	pkts[0] = mk_nth(&d[0], 1, 2);
-	pkts[1] = mk_nth(&d[3], 0, 2);     /* room again */
-	pkts[2] = mk_nth(&d[3], 1, 2);
-	CU_ASSERT_EQUAL_FATAL(fx_run(&f, pkts, 3, 0), 2);
-	fx_took(&f, pkts[0], &d[0], 2, 2);
-	fx_took(&f, pkts[1], &d[3], 2, 2);
+	CU_ASSERT_EQUAL(f.st.dropped[RPS_DROP_FRAG_EVICTED], 1);
+	CU_ASSERT_EQUAL(rps_reasm_held(f.c.reasm), 2);
+	pkts[0] = mk_nth(&d[2], 1, 2);     /* the newest completes: d[1] goes */
+	CU_ASSERT_EQUAL_FATAL(fx_run(&f, pkts, 1, 0), 1);
+	fx_took(&f, pkts[0], &d[2], 2, 2);
+	CU_ASSERT_EQUAL(f.st.dropped[RPS_DROP_FRAG_EVICTED], 2);
+	pkts[0] = mk_nth(&d[3], 0, 2);     /* room again: nothing evicted */
+	pkts[1] = mk_nth(&d[3], 1, 2);
+	CU_ASSERT_EQUAL_FATAL(fx_run(&f, pkts, 2, 0), 1);
+	fx_took(&f, pkts[0], &d[3], 2, 2);
+	CU_ASSERT_EQUAL(f.st.dropped[RPS_DROP_FRAG_EVICTED], 2);
+	CU_ASSERT_EQUAL(rps_reasm_held(f.c.reasm), 0);
 	fx_fini(&f);
+	CU_ASSERT_EQUAL(f.st.dropped[RPS_DROP_FRAG_ERROR], 0);
+	CU_ASSERT_EQUAL(f.st.dropped[RPS_DROP_FRAG_TIMEOUT], 0);
+}
+
+/*
+ * The mbuf budget: a flood of datagrams that never complete (first fragments only, some in
+ * two segments) never holds more than the budget; the oldest are evicted first, one
+ * fragment's worth at a time, so the newest still complete and a complete datagram that
+ * arrives in the middle of the flood comes out; exact accounting.
+ */
+static void
+test_budget(void)
+{
+	enum { FLOOD = 3000, BUDGET = 40 };
+	struct rte_mbuf *pkts[32];
+	struct fx f;
+	uint64_t max_held = 0;
+
+	CU_ASSERT_EQUAL(rps_reasm_set_budget(NULL, 64), -EINVAL);
+	fx_init(&f, 4096, 1000);
+	CU_ASSERT_EQUAL(rps_reasm_budget(f.c.reasm), 4096);
+	CU_ASSERT_EQUAL(rps_reasm_set_budget(f.c.reasm, RPS_REASM_MIN_BUDGET - 1), -EINVAL);
+	CU_ASSERT_EQUAL(rps_reasm_set_budget(f.c.reasm, BUDGET), 0);
+	CU_ASSERT_EQUAL(rps_reasm_budget(f.c.reasm), BUDGET);
+	for (uint32_t i = 0; i < FLOOD; i += 16) {
+		uint16_t n = 0, got;
+
+		for (uint32_t j = i; j < i + 16; j++) {
+			struct dg d = { .v6 = j & 1, .id = (uint16_t)(2000 + j), .l4_len = 64 };
+
+			/* the first 2 of 4 fragments, every third one in two segments */
+			pkts[n++] = j % 3 ? mk_nth(&d, 0, 4) :
+				    mk_ex(&d, 0, 16, 1, (uint16_t)(ETH_LEN + (d.v6 ? 48 : 20) + 4), 0);
+			pkts[n++] = mk_nth(&d, 1, 4);
+		}
+		if (i == 1600) { /* a whole datagram in the middle of the flood */
+			struct dg ok = { .id = 7, .l4_len = 64 };
+
+			for (unsigned int k = 0; k < 4; k++) { /* instead of 2 flood datagrams */
+				rte_pktmbuf_free(pkts[n - 4 + k]);
+				pkts[n - 4 + k] = mk_nth(&ok, k, 4);
+			}
+		}
+		f.c.now += f.ms / 100;
+		got = fx_run(&f, pkts, n, 0);
+		max_held = RTE_MAX(max_held, rps_reasm_held_mbufs(f.c.reasm));
+		CU_ASSERT(rps_reasm_held_mbufs(f.c.reasm) <= BUDGET);
+		CU_ASSERT(rps_reasm_held(f.c.reasm) < 4096);
+		CU_ASSERT_EQUAL(got, i == 1600 ? 1 : 0);
+		if (got == 1) {
+			struct dg ok = { .id = 7, .l4_len = 64 };
+
+			fx_took(&f, pkts[0], &ok, 4, 4);
+		}
+	}
+	CU_ASSERT(max_held > BUDGET - 3);
+	CU_ASSERT(f.st.dropped[RPS_DROP_FRAG_EVICTED] > FLOOD);
+	CU_ASSERT_EQUAL(f.st.dropped[RPS_DROP_FRAG_ERROR], 0);
+	/* the newest datagram is still there: its last fragments complete it */
+	{
+		struct dg d = { .v6 = (FLOOD - 1) & 1, .id = (uint16_t)(2000 + FLOOD - 1),
+				.l4_len = 64 };
+		struct dg old = { .v6 = 0, .id = 2000, .l4_len = 64 };
+		uint64_t ev = f.st.dropped[RPS_DROP_FRAG_EVICTED];
+
+		pkts[0] = mk_nth(&d, 2, 4);
+		pkts[1] = mk_nth(&d, 3, 4);
+		CU_ASSERT_EQUAL_FATAL(fx_run(&f, pkts, 2, 0), 1);
+		fx_took(&f, pkts[0], &d, 4, 0);
+		/* the oldest is gone: its last fragments start a new datagram */
+		pkts[0] = mk_nth(&old, 2, 4);
+		pkts[1] = mk_nth(&old, 3, 4);
+		CU_ASSERT_EQUAL(fx_run(&f, pkts, 2, 0), 0);
+		/* two fragments of one mbuf each made room for two more: at most 2 evicted */
+		CU_ASSERT(f.st.dropped[RPS_DROP_FRAG_EVICTED] - ev <= 2 + 2);
+	}
+	/* lowering the budget evicts down to it with the next fragment */
+	CU_ASSERT_EQUAL(rps_reasm_set_budget(f.c.reasm, 16), 0);
+	{
+		struct dg d = { .id = 9, .l4_len = 64 };
+
+		pkts[0] = mk_nth(&d, 0, 4);
+		CU_ASSERT_EQUAL(fx_run(&f, pkts, 1, 0), 0);
+		CU_ASSERT(rps_reasm_held_mbufs(f.c.reasm) <= 16);
+	}
+	fx_fini(&f);
+}
+
+/* A fragment over the budget by itself is refused (frag_error), nothing is evicted for it. */
+static void
+test_budget_one_fragment(void)
+{
+	struct dg d = { .id = 11, .l4_len = 4000 };
+	struct dg small = { .id = 12, .l4_len = 64 };
+	struct rte_mbuf *pkts[2], *m, *s;
+	struct fx f;
+
+	fx_init(&f, 64, 1000);
+	CU_ASSERT_EQUAL(rps_reasm_set_budget(f.c.reasm, 16), 0);
+	pkts[0] = mk_nth(&small, 0, 2);
+	CU_ASSERT_EQUAL(fx_run(&f, pkts, 1, 0), 0);
+	/* 17 segments: the first 2 bytes into the second segment, then 1 byte each */
+	m = mk_ex(&d, 0, 2000, 1, (uint16_t)(ETH_LEN + 20 + 2), 0);
+	s = m->next;
+	for (int i = 0; i < 15; i++) { /* move the big segment's last byte into a new one */
+		struct rte_mbuf *t = rte_pktmbuf_alloc(m->pool);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+		s->data_len--;
+		*rte_pktmbuf_mtod(t, uint8_t *) = rte_pktmbuf_mtod(s, uint8_t *)[s->data_len];
+		t->data_len = 1;
+		t->next = s->next;
+		s->next = t;
+		m->nb_segs++;
+	}
+	CU_ASSERT_EQUAL(m->nb_segs, 17);
+	pkts[0] = m;
+	CU_ASSERT_EQUAL(fx_run(&f, pkts, 1, 0), 0);
 	CU_ASSERT_EQUAL(f.st.dropped[RPS_DROP_FRAG_ERROR], 1);
-	CU_ASSERT_EQUAL(f.st.dropped[RPS_DROP_FRAG_TIMEOUT], 1); /* d[1]'s first fragment */
+	CU_ASSERT_EQUAL(f.st.dropped[RPS_DROP_FRAG_EVICTED], 0);
+	CU_ASSERT_EQUAL(rps_reasm_held(f.c.reasm), 1);
+	fx_fini(&f);
+}
+
+/* IPv6 fragments with hop-by-hop, destination-options and routing headers before the
+ * fragment header reassemble into the datagram with the first fragment's headers. */
+static void
+test_v6_ext(void)
+{
+	static const unsigned int ks[] = { 2, 4 };
+
+	for (int hbh = 1; hbh <= 3; hbh++)
+		for (unsigned int ki = 0; ki < RTE_DIM(ks); ki++)
+			for (unsigned int ord = 0; ord < 3; ord++) {
+				unsigned int k = ks[ki], idx[8];
+				struct dg d = { .v6 = 1, .hbh = hbh, .vlan = ord == 2,
+						.id = (uint16_t)(500 + hbh * 10 + ki * 3 + ord),
+						.l4_len = k * 24 };
+				struct rte_mbuf *pkts[8];
+				struct fx f;
+
+				fx_init(&f, 64, 1000);
+				order(idx, k, ord);
+				for (unsigned int i = 0; i < k; i++)
+					pkts[i] = mk_nth(&d, idx[i], k);
+				CU_ASSERT_EQUAL_FATAL(fx_run(&f, pkts, (uint16_t)k, 0), 1);
+				fx_took(&f, pkts[0], &d, (uint16_t)k, (uint16_t)k);
+				fx_fini(&f);
+				CU_ASSERT_EQUAL(dropped_total(&f.st), 0);
+			}
+	{ /* two such datagrams interleaved with a plain one, and an atomic fragment */
+		struct dg a = { .v6 = 1, .hbh = 2, .id = 601, .l4_len = 48 };
+		struct dg b = { .v6 = 1, .id = 602, .l4_len = 48 };
+		struct dg c = { .v6 = 1, .hbh = 3, .id = 603, .l4_len = 48 };
+		struct dg at = { .v6 = 1, .hbh = 1, .id = 604, .l4_len = 16 };
+		struct rte_mbuf *pkts[8];
+		struct fx f;
+
+		fx_init(&f, 64, 1000);
+		pkts[0] = mk_nth(&a, 1, 2);
+		pkts[1] = mk_nth(&b, 0, 2);
+		pkts[2] = mk_nth(&c, 0, 2);
+		pkts[3] = mk(&at, 0, 16, 0); /* offset 0, M 0: a whole packet, passed as is */
+		pkts[4] = mk_nth(&a, 0, 2);
+		pkts[5] = mk_nth(&c, 1, 2);
+		pkts[6] = mk_nth(&b, 1, 2);
+		CU_ASSERT_EQUAL_FATAL(fx_run(&f, pkts, 7, 1), 4);
+		rte_pktmbuf_free(pkts[0]);
+		fx_took(&f, pkts[1], &a, 2, 2);
+		fx_took(&f, pkts[2], &c, 2, 2);
+		fx_took(&f, pkts[3], &b, 2, 2);
+		fx_fini(&f);
+		CU_ASSERT_EQUAL(dropped_total(&f.st), 0);
+	}
+}
+
+/* With the validate stage (rps_reasm_set_check_l4), a completed datagram's UDP checksum is
+ * verified over the whole datagram: a wrong one is dropped once as bad_l4_checksum. */
+static void
+test_l4_cksum(void)
+{
+	for (int v = 0; v < 3; v++)
+		for (int good = 0; good < 2; good++)
+			for (int check = 0; check < 2; check++) {
+				struct dg d = { .v6 = v != 0, .hbh = v == 2 ? 3 : 0,
+						.opt_len = v == 0 ? 8 : 0,
+						.id = (uint16_t)(700 + v * 4 + good * 2 + check),
+						.l4_len = 120 };
+				struct rte_mbuf *pkts[4];
+				struct fx f;
+				uint16_t n;
+
+				set_cksum(&d, good);
+				fx_init(&f, 64, 1000);
+				rps_reasm_set_check_l4(f.c.reasm, check);
+				for (unsigned int i = 0; i < 3; i++)
+					pkts[i] = mk_nth(&d, 2 - i, 3);
+				n = fx_run(&f, pkts, 3, 0);
+				CU_ASSERT_EQUAL(n, good || !check ? 1 : 0);
+				if (n == 1)
+					fx_took(&f, pkts[0], &d, 3, 3);
+				CU_ASSERT_EQUAL(f.st.dropped[RPS_DROP_BAD_L4_CHECKSUM],
+						good || !check ? 0u : 1u);
+				CU_ASSERT_EQUAL(f.st.cksum_sw, check ? 1u : 0u);
+				CU_ASSERT_EQUAL(f.st.frags_reassembled, 1);
+				CU_ASSERT_EQUAL(f.st.processed, 2);
+				rps_reasm_destroy(f.c.reasm, &f.st);
+				f.c.reasm = NULL;
+				CU_ASSERT_EQUAL(f.st.processed + n + dropped_total(&f.st), 3);
+				CU_ASSERT_EQUAL(ut_pool_avail(), f.pool0);
+			}
+	{ /* UDP over IPv4 without a checksum (0) passes */
+		struct dg d = { .id = 720, .l4_len = 64 };
+		struct rte_mbuf *pkts[2];
+		struct fx f;
+
+		fx_init(&f, 64, 1000);
+		rps_reasm_set_check_l4(f.c.reasm, 1);
+		pkts[0] = mk_nth(&d, 0, 2);
+		pkts[1] = mk_nth(&d, 1, 2);
+		CU_ASSERT_EQUAL_FATAL(fx_run(&f, pkts, 2, 0), 1);
+		fx_took(&f, pkts[0], &d, 2, 2);
+		fx_fini(&f);
+		CU_ASSERT_EQUAL(dropped_total(&f.st), 0);
+	}
 }
 
 /* A datagram the re-parse refuses is dropped under parse's reason, counted once. */
@@ -973,7 +1263,7 @@ test_random_soup(void)
 	struct fx f;
 	uint32_t n = 0;
 
-	fx_init(&f, 64, 3);
+	fx_init(&f, 1024, 3);
 	for (int i = 0; i < DGRAMS; i++) {
 		unsigned int k = 1 + (unsigned int)(ut_rand(&seed) % MAXK);
 		uint64_t what = ut_rand(&seed) % 10;
@@ -1047,6 +1337,10 @@ main(int argc, char **argv)
 		{ "refused", test_refused },
 		{ "size_limit", test_size_limit },
 		{ "table_full", test_table_full },
+		{ "budget", test_budget },
+		{ "v6_ext", test_v6_ext },
+		{ "l4_cksum", test_l4_cksum },
+		{ "budget_one_fragment", test_budget_one_fragment },
 		{ "reparse_drop", test_reparse_drop },
 		{ "create_and_null", test_create_and_null },
 		{ "random_soup", test_random_soup },
