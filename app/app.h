@@ -219,6 +219,8 @@ void rps_test_hooks_init(struct rps_app *app);
 uint16_t rps_test_rx_queues(const struct rps_app *app);
 /* Busy-wait @p tsc cycles (the worker delay hook). */
 void rps_test_spin(uint64_t tsc);
+/* RPS_TEST_FLOW_HASH=crc32c: whether a flow table should hash with CRC32C, seed 0. */
+int rps_test_flow_crc(void);
 /* Count @p n packets received; pause the RX lcore when RPS_TEST_RX_GAP says so. */
 void rps_test_rx_gap(struct rps_app *app, uint16_t n);
 

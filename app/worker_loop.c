@@ -67,6 +67,7 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 			.size = o->flow_table_size,
 			.idle_timeout_ms = o->flow_timeout_ms,
 			.closed_timeout_ms = o->flow_closed_timeout_ms,
+			.hash = rps_test_flow_crc() ? RPS_FLOW_HASH_CRC32C : RPS_FLOW_HASH_SIPHASH,
 		};
 
 		snprintf(name, sizeof(name), "rps_flows_%u", w->lcore);
