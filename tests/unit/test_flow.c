@@ -1287,6 +1287,46 @@ test_age_paced(void)
 	fx_fini(&f);
 }
 
+/*
+ * Ageing keeps up with a table of 2^20 flows: 1000 flows (slots 0..999) idle out at
+ * T0 + 30 s; the worker's paced calls, every 50 us (its idle sleep) with
+ * RPS_FLOW_AGE_BUDGET, sweep the whole table every 250 ms (a quarter of the 1 s closed
+ * timeout), so all are gone by T0 + 30.25 s. With the budget of 64 used before, a sweep
+ * took 820 ms: flows stayed up to 0.8 s late (and a table above ~300k flows fell behind).
+ */
+static void
+test_age_million(void)
+{
+	enum { SIZE = 1 << 20, FLOWS = 1000 };
+	struct fx f;
+	struct rte_mbuf *b[40];
+	struct seg p;
+	uint64_t gone = 0;
+
+	FX_INIT(&f, SIZE, 30000, 1000);
+	for (unsigned int i = 0; i < FLOWS; i += 40) {
+		for (unsigned int j = 0; j < 40; j++) {
+			p = udp_flow(i + j);
+			b[j] = mk(&p);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(b[j]);
+		}
+		run(&f, b, 40);
+	}
+	CU_ASSERT_EQUAL_FATAL(f.st.flows_active, FLOWS);
+	for (uint64_t t = T0 + MS(29000); t <= T0 + MS(31000); t += 50) {
+		f.c.now = t;
+		rps_flow_table_age_paced(&f.c, RPS_FLOW_AGE_BUDGET);
+		if (gone == 0 && f.st.flows_active == 0)
+			gone = t;
+	}
+	CU_ASSERT_EQUAL(f.st.flows_expired, FLOWS);
+	CU_ASSERT(gone > T0 + MS(30000));
+	printf("(last flow gone %" PRIu64 " ms after its timeout) ",
+	       (gone - T0 - MS(30000)) / MS(1));
+	CU_ASSERT(gone != 0 && gone <= T0 + MS(30250) + MS(1));
+	fx_fini(&f);
+}
+
 /* Count non-overlapping occurrences of @p needle. */
 static unsigned int
 count_str(const char *hay, const char *needle)
@@ -1478,6 +1518,7 @@ main(int argc, char **argv)
 		{ "hash_flood", test_hash_flood },
 		{ "ageing", test_ageing },
 		{ "age_paced", test_age_paced },
+		{ "age_million", test_age_million },
 		{ "dump_json", test_dump_json },
 		{ "top", test_top },
 		{ "long_burst", test_long_burst },
