@@ -26,6 +26,8 @@
  * at most that many while every one examined is assured. */
 #define FLOW_EVICT_SCAN 8
 #define FLOW_EVICT_SCAN_MAX 32
+/* Flows the table keeps as its top candidates (rps_flow_table_top() returns at most this). */
+#define FLOW_TOP 64
 /* Flows per bucket of rte_hash (RTE_HASH_BUCKET_ENTRIES, private to the library). */
 #define FLOW_BUCKET_ENTRIES 8
 
@@ -48,6 +50,7 @@ _Static_assert(sizeof(struct flow_key) == 40, "flow key must have no implicit pa
 #define SEQ_VALID(d) (1u << (d))       /* next_seq[d] is set */
 #define FIN_SEEN(d) (1u << (2 + (d)))  /* a FIN came from direction d */
 #define DIR_SEEN(d) (1u << (4 + (d)))  /* a packet came from direction d (since a restart) */
+#define IN_TOP (1u << 6)               /* the flow is in the table's top set */
 
 /* One flow, one cache line; its index is the rte_hash key position. */
 struct flow {
@@ -61,7 +64,7 @@ struct flow {
 	uint8_t in_use;
 	uint8_t state;         /* enum rps_flow_state */
 	uint8_t first_dir;     /* direction of the first packet */
-	uint8_t seq_bits;      /* SEQ_VALID, FIN_SEEN, DIR_SEEN */
+	uint8_t seq_bits;      /* SEQ_VALID, FIN_SEEN, DIR_SEEN, IN_TOP */
 	uint32_t sig;          /* the key's hash, as given to rte_hash */
 } __rte_aligned(64);
 
@@ -81,6 +84,12 @@ struct rps_flow_table {
 	uint64_t closed_tsc;
 	uint64_t sweep_tsc;    /* paced ageing walks the whole table once per this */
 	uint64_t age_last;     /* paced ageing: time up to which slots were examined */
+	/* The top set: the flows with the most packets, kept as packets arrive. A flow joins
+	 * when it has more packets than top_min (the smallest member's, 0 while not full),
+	 * displacing that member; it leaves when removed. */
+	uint64_t top_min;
+	uint32_t top_n;
+	uint32_t top[FLOW_TOP];
 };
 
 /* What the stage needs from one packet. */
@@ -413,6 +422,57 @@ flow_sig(const struct rps_flow_table *t, const struct flow_key *k)
 	return (uint32_t)rps_siphash13(&flow_secret, k, sizeof(*k));
 }
 
+/* Whether flow a ranks before flow b. */
+static inline int
+ranks_before(const struct flow *a, const struct flow *b)
+{
+	return a->packets > b->packets || (a->packets == b->packets && a->bytes > b->bytes);
+}
+
+/* The top set's smallest member (index into t->top); the set is not empty. */
+static unsigned int
+top_smallest(const struct rps_flow_table *t)
+{
+	unsigned int m = 0;
+
+	for (unsigned int i = 1; i < t->top_n; i++)
+		if (ranks_before(&t->flows[t->top[m]], &t->flows[t->top[i]]))
+			m = i;
+	return m;
+}
+
+/* The flow at @p pos leaves the top set (it is being removed). */
+static void
+top_leave(struct rps_flow_table *t, uint32_t pos)
+{
+	for (unsigned int i = 0; i < t->top_n; i++) {
+		if (t->top[i] == pos) {
+			t->top[i] = t->top[--t->top_n];
+			break;
+		}
+	}
+	t->flows[pos].seq_bits &= (uint8_t)~IN_TOP;
+	t->top_min = 0; /* not full: the next flow to see a packet joins */
+}
+
+/* The flow at @p pos (not a member) has more packets than top_min: it joins the set,
+ * displacing the smallest member when the set is full. Rare: top_min only grows while full. */
+static void
+top_join(struct rps_flow_table *t, uint32_t pos)
+{
+	if (t->top_n < FLOW_TOP) {
+		t->top[t->top_n++] = pos;
+	} else {
+		const unsigned int m = top_smallest(t);
+
+		t->flows[t->top[m]].seq_bits &= (uint8_t)~IN_TOP;
+		t->top[m] = pos;
+	}
+	t->flows[pos].seq_bits |= IN_TOP;
+	if (t->top_n == FLOW_TOP)
+		t->top_min = t->flows[t->top[top_smallest(t)]].packets;
+}
+
 /* Remove the flow at @p pos. */
 static void
 flow_remove(struct rps_flow_table *t, uint32_t pos)
@@ -426,6 +486,8 @@ flow_remove(struct rps_flow_table *t, uint32_t pos)
 		rte_hash_del_key_with_hash(t->h, &k, f->sig);
 	}
 	t->load[f->sig & t->load_mask]--;
+	if (f->seq_bits & IN_TOP)
+		top_leave(t, pos);
 	f->in_use = 0;
 	t->active--;
 }
@@ -648,7 +710,7 @@ tcp_state(struct flow *f, uint8_t flags, uint8_t dir)
 		if (!(flags & RTE_TCP_ACK_FLAG)) {
 			if (f->state == RPS_FLOW_CLOSED) {
 				/* a new connection on the same tuple */
-				f->seq_bits = 0;
+				f->seq_bits &= IN_TOP;
 				f->state = RPS_FLOW_NEW;
 			}
 			if (f->state == RPS_FLOW_NEW)
@@ -702,10 +764,14 @@ tcp_seq(struct flow *f, const struct pkt_info *pi, struct burst_ctrs *bc)
 }
 
 static inline void
-flow_update(struct flow *f, const struct pkt_info *pi, const struct rte_mbuf *m, uint64_t now,
-	    struct burst_ctrs *bc)
+flow_update(struct rps_flow_table *t, uint32_t pos, const struct pkt_info *pi,
+	    const struct rte_mbuf *m, uint64_t now, struct burst_ctrs *bc)
 {
+	struct flow *f = &t->flows[pos];
+
 	f->packets++;
+	if (!(f->seq_bits & IN_TOP) && f->packets > t->top_min)
+		top_join(t, pos);
 	f->bytes += rte_pktmbuf_pkt_len(m);
 	f->last_seen = now;
 	if (pi->tcp_ok) {
@@ -763,7 +829,7 @@ rps_stage_flow(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 					rps_stage_drop(c, m, RPS_DROP_FLOW_TABLE_FULL);
 					continue;
 				}
-				flow_update(&t->flows[p], &info[i], m, now, &bc);
+				flow_update(t, (uint32_t)p, &info[i], m, now, &bc);
 			}
 			pkts[out++] = m;
 		}
@@ -830,39 +896,30 @@ rps_flow_table_lookup(const struct rps_flow_table *t, const struct rte_mbuf *m,
 	return 0;
 }
 
-/* Whether flow a ranks before flow b. */
-static inline int
-ranks_before(const struct flow *a, const struct flow *b)
-{
-	return a->packets > b->packets || (a->packets == b->packets && a->bytes > b->bytes);
-}
-
 int
 rps_flow_table_top(const struct rps_flow_table *t, struct rps_flow_summary *out,
 		   unsigned int n)
 {
-	uint32_t best[64];
+	uint32_t best[FLOW_TOP];
 	unsigned int have = 0;
 
 	if (t == NULL || out == NULL || n == 0)
 		return 0;
 	if (n > RTE_DIM(best))
 		n = RTE_DIM(best);
-	for (uint32_t i = 0; i < t->conf.size; i++) {
-		const struct flow *f = &t->flows[i];
-		unsigned int at;
+	/* sort the top set (at most 64 flows), not the table */
+	for (uint32_t i = 0; i < t->top_n; i++) {
+		const uint32_t pos = t->top[i];
+		unsigned int at = have++;
 
-		if (!f->in_use)
-			continue;
-		if (have == n && !ranks_before(f, &t->flows[best[n - 1]]))
-			continue;
-		at = have < n ? have++ : n - 1;
-		while (at > 0 && ranks_before(f, &t->flows[best[at - 1]])) {
+		while (at > 0 && ranks_before(&t->flows[pos], &t->flows[best[at - 1]])) {
 			best[at] = best[at - 1];
 			at--;
 		}
-		best[at] = i;
+		best[at] = pos;
 	}
+	if (have > n)
+		have = n;
 	for (unsigned int i = 0; i < have; i++)
 		summarize(t, best[i], &out[i]);
 	return (int)have;

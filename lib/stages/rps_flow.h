@@ -162,8 +162,12 @@ void rps_flow_table_free(struct rps_flow_table *t);
 uint32_t rps_flow_table_count(const struct rps_flow_table *t);
 /**
  * The @p n (at most 64) flows with the most packets (ties: more bytes first), most first,
- * into @p out. Walks the whole table: for telemetry, not per packet.
- * @return how many were written (min(n, 64, flows in the table)).
+ * into @p out, from the table's top set: up to 64 flows kept as packets arrive (a flow joins
+ * when one of its packets takes it above the smallest member, which it displaces; a member
+ * leaves when its flow is removed). It costs 64 flows, not a walk of the table, so telemetry
+ * may call it once a second on the owner. Exact while no member has left; after one left
+ * (expired, evicted), a flow that has been idle since may be missing until its next packet.
+ * @return how many were written (min(n, 64, flows in the set)).
  */
 int rps_flow_table_top(const struct rps_flow_table *t, struct rps_flow_summary *out,
 		       unsigned int n);

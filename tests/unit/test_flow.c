@@ -1430,6 +1430,53 @@ test_top(void)
 	fx_fini(&f);
 }
 
+/*
+ * The top set (64 flows kept as packets arrive, no walk of the table) is exact: 200 flows
+ * growing round-robin, flow i to i + 1 packets, in a table of 256: the top 64 are flows
+ * 199..136. A removed member leaves the set and the next flow to see a packet takes its place.
+ */
+static void
+test_top_incremental(void)
+{
+	enum { FLOWS = 200 };
+	struct fx f;
+	struct rps_flow_summary top[64];
+	struct rte_mbuf *b[FLOWS];
+	struct seg p;
+
+	FX_INIT(&f, 256, 1000, 100);
+	for (unsigned int r = 0; r < FLOWS; r++) {
+		unsigned int n = 0;
+
+		for (unsigned int i = r; i < FLOWS; i++) {
+			p = udp_flow(i);
+			b[n] = mk(&p);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(b[n]);
+			n++;
+		}
+		run(&f, b, (uint16_t)n);
+	}
+	CU_ASSERT_EQUAL_FATAL(rps_flow_table_top(f.t, top, 64), 64);
+	for (unsigned int i = 0; i < 64; i++) {
+		CU_ASSERT_EQUAL(top[i].packets, FLOWS - i);
+		CU_ASSERT_EQUAL(top[i].sport, udp_flow(FLOWS - 1 - i).sport);
+	}
+	/* all but flow 150 idle out: it is the only member left */
+	f.c.now += MS(600);
+	p = udp_flow(150);
+	send1(&f, &p);
+	f.c.now += MS(500);
+	rps_flow_table_age(&f.c, 256);
+	CU_ASSERT_EQUAL(f.st.flows_active, 1);
+	CU_ASSERT_EQUAL(rps_flow_table_top(f.t, top, 64), 1);
+	CU_ASSERT_EQUAL(top[0].packets, 152);
+	p = udp_flow(7);
+	send1(&f, &p);
+	CU_ASSERT_EQUAL(rps_flow_table_top(f.t, top, 64), 2);
+	CU_ASSERT_EQUAL(top[1].packets, 1);
+	fx_fini(&f);
+}
+
 /* Long bursts (several lookup chunks) keep order; no table: everything passes. */
 static void
 test_long_burst(void)
@@ -1521,6 +1568,7 @@ main(int argc, char **argv)
 		{ "age_million", test_age_million },
 		{ "dump_json", test_dump_json },
 		{ "top", test_top },
+		{ "top_incremental", test_top_incremental },
 		{ "long_burst", test_long_burst },
 		{ "create_errors", test_create_errors },
 		CU_TEST_INFO_NULL,
