@@ -270,6 +270,8 @@ uint16_t rps_test_rx_queues(const struct rps_app *app);
 void rps_test_spin(uint64_t tsc);
 /* The stall hook: stop @p w here when RPS_TEST_WORKER_STALL says so. */
 void rps_test_worker_stall(struct rps_worker *w);
+/* RPS_TEST_FLOW_HASH=crc32c: whether a flow table should hash with CRC32C, seed 0. */
+int rps_test_flow_crc(void);
 /* Count @p n packets received; pause the RX lcore when RPS_TEST_RX_GAP says so. */
 void rps_test_rx_gap(struct rps_app *app, uint16_t n);
 

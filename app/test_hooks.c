@@ -17,11 +17,14 @@
  *   RPS_TEST_RX_GAP=P:MS         after every P packets received the RX lcore pauses MS ms: a
  *                                source with silences long enough for every backlog to
  *                                drain on any machine (deferred moves then complete)
+ *   RPS_TEST_FLOW_HASH=crc32c    the flow tables hash with CRC32C, seed 0, as before issue
+ *                                13: a flooding test shows its capture does collide
  *
  * A build without the hooks warns when such a variable is set, so a test can tell that it
  * cannot set up its condition (and skip) instead of passing or failing by chance.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include <rte_cycles.h>
 #include <rte_pause.h>
@@ -33,6 +36,7 @@
 #define RX_DELAY_VAR "RPS_TEST_RX_DELAY_NS"
 #define RX_GAP_VAR "RPS_TEST_RX_GAP"
 #define STALL_VAR "RPS_TEST_WORKER_STALL"
+#define FLOW_HASH_VAR "RPS_TEST_FLOW_HASH"
 
 void
 rps_test_spin(uint64_t tsc)
@@ -134,6 +138,27 @@ rx_gap_var(struct rps_app *app)
 	(void)app;
 	RPS_LOG(WARNING, "test hook: %s is ignored: built without -Dtest_hooks=true", RX_GAP_VAR);
 #endif
+}
+
+int
+rps_test_flow_crc(void)
+{
+	const char *v = getenv(FLOW_HASH_VAR);
+
+	if (v == NULL)
+		return 0;
+#ifdef RPS_TEST_HOOKS
+	if (strcmp(v, "crc32c") == 0) {
+		RPS_LOG(WARNING, "test hook: this flow table hashes with CRC32C, seed 0 (%s)",
+			FLOW_HASH_VAR);
+		return 1;
+	}
+	RPS_LOG(ERR, "test hook: %s=%s is not crc32c: ignored", FLOW_HASH_VAR, v);
+#else
+	RPS_LOG(WARNING, "test hook: %s is ignored: built without -Dtest_hooks=true",
+		FLOW_HASH_VAR);
+#endif
+	return 0;
 }
 
 void

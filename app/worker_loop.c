@@ -18,8 +18,6 @@
 /* Bytes of each dequeued packet prefetched before the stages run (the checksum reads all). */
 #define WORKER_PREFETCH_BYTES 512u
 
-/* Flows examined for ageing per loop. */
-#define FLOW_AGE_BUDGET 64
 
 int
 rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
@@ -73,6 +71,7 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 			.size = o->flow_table_size,
 			.idle_timeout_ms = o->flow_timeout_ms,
 			.closed_timeout_ms = o->flow_closed_timeout_ms,
+			.hash = rps_test_flow_crc() ? RPS_FLOW_HASH_CRC32C : RPS_FLOW_HASH_SIPHASH,
 		};
 
 		snprintf(name, sizeof(name), "rps_flows_%u", w->lcore);
@@ -132,7 +131,7 @@ rps_process_idle(struct rps_worker *w)
 	if (c->reasm != NULL)
 		rps_reasm_tick(c);
 	if (c->flows != NULL) {
-		rps_flow_table_age_paced(c, FLOW_AGE_BUDGET);
+		rps_flow_table_age_paced(c, RPS_FLOW_AGE_BUDGET);
 		uint64_t wanted = __atomic_load_n(&w->app->flows_wanted_tsc, __ATOMIC_RELAXED);
 
 		/* at most once a second, and only while someone asks (a query in the last 60 s) */

@@ -84,6 +84,7 @@ struct bench_opts {
 	uint32_t latency_frame;
 	const char *json;
 	int reorder_safe;
+	unsigned int flow_hash;     /* --flow-hash N: only the flow-hash micro-bench, N flows */
 };
 
 /* The traffic source (traffic.c). */
@@ -180,6 +181,9 @@ int bench_stage_ctx_init(struct rps_stage_ctx *sc, struct rps_lcore_stats *st,
 void bench_stage_ctx_fini(struct rps_stage_ctx *sc, struct rps_lcore_stats *st);
 
 const char *bench_mode_name(enum bench_mode m);
+
+/* dpdk-rps-bench --flow-hash N (flowhash.c): hash and flooding costs. @return 0 or -1. */
+int bench_flow_hash(unsigned int n);
 
 /* Latency summary (stats.c). */
 struct bench_latency {

@@ -50,6 +50,7 @@ static const struct option long_opts[] = {
 	{"idle-sleep", required_argument, NULL, 'I'},
 	{"json", required_argument, NULL, 'j'},
 	{"quick", no_argument, NULL, 'q'},
+	{"flow-hash", required_argument, NULL, 'H'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -89,6 +90,8 @@ usage(FILE *f)
 		"                     as the binary)\n"
 		"  --json FILE        also write every figure as JSON\n"
 		"  --quick            a smoke run: 1 run of 0.05 s, 64 flows, 64-byte frames\n"
+		"  --flow-hash N      instead: the flow table's hash costs and what N flows crafted\n"
+		"                     to share one CRC32C cost the flow stage (docs/flow-hash.md)\n"
 		"  --help             show this help\n", BENCH_BURST_MAX);
 }
 
@@ -220,6 +223,7 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 		case 'R': bad = parse_onoff(optarg, &o->reorder_safe); break;
 		case 'j': o->json = optarg; break;
 		case 'q': quick = 1; break;
+		case 'H': bad = parse_uint(optarg, 64, 1u << 20, &o->flow_hash); break;
 		case 'h': usage(stdout); exit(0);
 		default:
 			usage(stderr);
@@ -560,6 +564,8 @@ main(int argc, char **argv)
 	argv += ret;
 	if (parse_args(argc, argv, &o) < 0)
 		return 2;
+	if (o.flow_hash != 0)
+		return bench_flow_hash(o.flow_hash) < 0 ? 1 : 0;
 	cold = bench_cold_resolve(o.cold);
 	if (cold < 0) {
 		fprintf(stderr, "dpdk-rps-bench: --cold demote: this CPU has no CLDEMOTE "

@@ -30,7 +30,6 @@
 #define BENCH_BUCKETS 4096      /* the binary's reorder-safe table size per queue */
 #define BENCH_FLOW_TABLE 65536  /* the binary's default flow table size */
 #define BENCH_FRAG_MAX 4096
-#define BENCH_AGE_BUDGET 64
 
 const char *
 bench_mode_name(enum bench_mode m)
@@ -189,7 +188,7 @@ stages_idle(struct rps_stage_ctx *sc)
 {
 	sc->now = rte_rdtsc();
 	rps_reasm_tick(sc);
-	rps_flow_table_age_paced(sc, BENCH_AGE_BUDGET);
+	rps_flow_table_age_paced(sc, RPS_FLOW_AGE_BUDGET);
 }
 
 /* ---- workers ---- */

@@ -95,6 +95,8 @@ enum rps_drop_reason {
 	X(frags_absorbed, "fragments that became part of a reassembled datagram, less one per datagram (counted as processed)") \
 	X(flows_created, "flows added to this worker's flow table")                          \
 	X(flows_expired, "flows removed by idle timeout or TCP close")                        \
+	X(flows_evicted, "flows removed from a full flow table to make room for a new one (not assured first, then the least recently seen)") \
+	X(flow_bucket_max, "the most flows that shared one bucket of a worker's flow table (high-water mark; about 20 with the keyed hash, thousands under hash flooding)") \
 	X(flows_active, "flows in the table now (gauge)")                                    \
 	X(out_of_order, "TCP segments that arrived ahead of the next expected sequence number") \
 	X(retransmit, "TCP segments that repeat already-seen sequence space")                \

@@ -18,12 +18,18 @@
 
 #include "rps_flow.h"
 #include "rps_hash.h" /* IPPROTO_DCCP, IPPROTO_UDPLITE where libc lacks them */
+#include "rps_siphash.h"
 
 /* Packets looked up in one rte_hash bulk call. */
 #define FLOW_CHUNK RTE_HASH_LOOKUP_BULK_MAX
-/* When a new flow finds the table full: slots examined per eviction step, steps per burst. */
-#define FLOW_EVICT_BUDGET 32
-#define FLOW_EVICT_TRIES 4
+/* When a new flow finds the table full: slots examined to choose the flow it replaces, and
+ * at most that many while every one examined is assured. */
+#define FLOW_EVICT_SCAN 8
+#define FLOW_EVICT_SCAN_MAX 32
+/* Flows the table keeps as its top candidates (rps_flow_table_top() returns at most this). */
+#define FLOW_TOP 64
+/* Flows per bucket of rte_hash (RTE_HASH_BUCKET_ENTRIES, private to the library). */
+#define FLOW_BUCKET_ENTRIES 8
 
 /*
  * The hash key: canonical, endpoint 0 is the smaller (address, port). No implicit padding
@@ -43,6 +49,8 @@ _Static_assert(sizeof(struct flow_key) == 40, "flow key must have no implicit pa
 /* seq_bits */
 #define SEQ_VALID(d) (1u << (d))       /* next_seq[d] is set */
 #define FIN_SEEN(d) (1u << (2 + (d)))  /* a FIN came from direction d */
+#define DIR_SEEN(d) (1u << (4 + (d)))  /* a packet came from direction d (since a restart) */
+#define IN_TOP (1u << 6)               /* the flow is in the table's top set */
 
 /* One flow, one cache line; its index is the rte_hash key position. */
 struct flow {
@@ -56,7 +64,8 @@ struct flow {
 	uint8_t in_use;
 	uint8_t state;         /* enum rps_flow_state */
 	uint8_t first_dir;     /* direction of the first packet */
-	uint8_t seq_bits;      /* SEQ_VALID, FIN_SEEN */
+	uint8_t seq_bits;      /* SEQ_VALID, FIN_SEEN, DIR_SEEN, IN_TOP */
+	uint32_t sig;          /* the key's hash, as given to rte_hash */
 } __rte_aligned(64);
 
 _Static_assert(sizeof(struct flow) == 64, "a flow is one 64-byte line");
@@ -64,14 +73,23 @@ _Static_assert(sizeof(struct flow) == 64, "a flow is one 64-byte line");
 struct rps_flow_table {
 	struct rte_hash *h;
 	struct flow *flows;    /* conf.size entries */
+	uint32_t *load;        /* flows per primary bucket (sig & load_mask) */
 	struct rps_flow_conf conf;
+	uint32_t load_mask;
 	uint32_t active;       /* flows in use */
 	uint32_t cursor;       /* next slot the ageing walk examines */
+	uint32_t evict_cursor; /* next slot an eviction examines */
 	uint64_t hz;           /* TSC rate the timeouts below were computed for */
 	uint64_t idle_tsc;
 	uint64_t closed_tsc;
 	uint64_t sweep_tsc;    /* paced ageing walks the whole table once per this */
 	uint64_t age_last;     /* paced ageing: time up to which slots were examined */
+	/* The top set: the flows with the most packets, kept as packets arrive. A flow joins
+	 * when it has more packets than top_min (the smallest member's, 0 while not full),
+	 * displacing that member; it leaves when removed. */
+	uint64_t top_min;
+	uint32_t top_n;
+	uint32_t top[FLOW_TOP];
 };
 
 /* What the stage needs from one packet. */
@@ -280,6 +298,33 @@ extract(const struct rte_mbuf *m, struct pkt_info *pi)
 
 /* ---- table ---- */
 
+/*
+ * The SipHash key of every flow table of the process. Process-wide because rte_hash calls
+ * its hash function with a 32-bit seed only (it does, to check a key it returns from
+ * rte_hash_get_key_with_position()): written at set-up, before any table exists, read-only
+ * after that.
+ */
+static struct rps_siphash_key flow_secret;
+static int flow_secret_set;
+
+void
+rps_flow_set_hash_key(const struct rps_siphash_key *key)
+{
+	if (key != NULL)
+		flow_secret = *key;
+	else
+		rps_siphash_key_random(&flow_secret);
+	flow_secret_set = 1;
+}
+
+/* rte_hash's hash_func: what flow_sig() gives for a SipHash table. */
+static uint32_t
+flow_hash_func(const void *key, uint32_t key_len, uint32_t init_val)
+{
+	(void)init_val;
+	return (uint32_t)rps_siphash13(&flow_secret, key, key_len);
+}
+
 struct rps_flow_table *
 rps_flow_table_create(const struct rps_flow_conf *conf, const char *name, int socket)
 {
@@ -287,14 +332,20 @@ rps_flow_table_create(const struct rps_flow_conf *conf, const char *name, int so
 	struct rte_hash_parameters hp = {
 		.name = name,
 		.key_len = sizeof(struct flow_key),
-		.hash_func = rte_hash_crc,
+		/* the signature flow_sig() gives: rte_hash calls it in get_key_with_position() */
+		.hash_func = conf != NULL && conf->hash == RPS_FLOW_HASH_CRC32C ? rte_hash_crc
+										 : flow_hash_func,
 		.hash_func_init_val = 0,
 		.socket_id = socket,
 		/* extendable buckets: the table really holds conf->size flows */
 		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
 	};
 
-	if (conf == NULL || name == NULL || conf->size < 8) {
+	uint32_t buckets;
+
+	if (conf == NULL || name == NULL || conf->size < 8 ||
+	    (conf->hash != RPS_FLOW_HASH_SIPHASH && conf->hash != RPS_FLOW_HASH_CRC32C) ||
+	    conf->size > (1u << 30)) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -305,9 +356,17 @@ rps_flow_table_create(const struct rps_flow_conf *conf, const char *name, int so
 		return NULL;
 	}
 	t->conf = *conf;
+	if (!flow_secret_set)
+		rps_flow_set_hash_key(NULL);
+	buckets = RTE_MAX(rte_align32pow2(conf->size) / FLOW_BUCKET_ENTRIES, 1u);
+	t->load_mask = buckets - 1;
 	t->flows = rte_zmalloc_socket("rps_flows", (size_t)conf->size * sizeof(struct flow),
 				      RTE_CACHE_LINE_SIZE, socket);
-	if (t->flows == NULL) {
+	t->load = rte_zmalloc_socket("rps_flow_load", (size_t)buckets * sizeof(*t->load),
+				     RTE_CACHE_LINE_SIZE, socket);
+	if (t->flows == NULL || t->load == NULL) {
+		rte_free(t->flows);
+		rte_free(t->load);
 		rte_free(t);
 		rte_errno = ENOMEM;
 		return NULL;
@@ -317,6 +376,7 @@ rps_flow_table_create(const struct rps_flow_conf *conf, const char *name, int so
 		int err = rte_errno;
 
 		rte_free(t->flows);
+		rte_free(t->load);
 		rte_free(t);
 		rte_errno = err;
 		return NULL;
@@ -332,6 +392,7 @@ rps_flow_table_free(struct rps_flow_table *t)
 		return;
 	rte_hash_free(t->h);
 	rte_free(t->flows);
+	rte_free(t->load);
 	rte_free(t);
 }
 
@@ -347,19 +408,110 @@ publish_active(struct rps_stage_ctx *c, const struct rps_flow_table *t)
 	__atomic_store_n(&c->st->flows_active, (uint64_t)t->active, __ATOMIC_RELAXED);
 }
 
+/*
+ * The signature rte_hash files a key under: SipHash-1-3 of the key under the process's
+ * secret key (or, for measurements and tests only, the CRC32C with seed 0 that dpdk-rps used
+ * before, which anyone can aim at one bucket). rte_hash takes its bucket from the low bits
+ * and a 16-bit short signature from the high half.
+ */
+static inline uint32_t
+flow_sig(const struct rps_flow_table *t, const struct flow_key *k)
+{
+	if (unlikely(t->conf.hash == RPS_FLOW_HASH_CRC32C))
+		return rte_hash_crc(k, sizeof(*k), 0);
+	return (uint32_t)rps_siphash13(&flow_secret, k, sizeof(*k));
+}
+
+/* Whether flow a ranks before flow b. */
+static inline int
+ranks_before(const struct flow *a, const struct flow *b)
+{
+	return a->packets > b->packets || (a->packets == b->packets && a->bytes > b->bytes);
+}
+
+/* The top set's smallest member (index into t->top); the set is not empty. */
+static unsigned int
+top_smallest(const struct rps_flow_table *t)
+{
+	unsigned int m = 0;
+
+	for (unsigned int i = 1; i < t->top_n; i++)
+		if (ranks_before(&t->flows[t->top[m]], &t->flows[t->top[i]]))
+			m = i;
+	return m;
+}
+
+/* The flow at @p pos leaves the top set (it is being removed). */
+static void
+top_leave(struct rps_flow_table *t, uint32_t pos)
+{
+	for (unsigned int i = 0; i < t->top_n; i++) {
+		if (t->top[i] == pos) {
+			t->top[i] = t->top[--t->top_n];
+			break;
+		}
+	}
+	t->flows[pos].seq_bits &= (uint8_t)~IN_TOP;
+	t->top_min = 0; /* not full: the next flow to see a packet joins */
+}
+
+/* The flow at @p pos (not a member) has more packets than top_min: it joins the set,
+ * displacing the smallest member when the set is full. Rare: top_min only grows while full. */
+static void
+top_join(struct rps_flow_table *t, uint32_t pos)
+{
+	if (t->top_n < FLOW_TOP) {
+		t->top[t->top_n++] = pos;
+	} else {
+		const unsigned int m = top_smallest(t);
+
+		t->flows[t->top[m]].seq_bits &= (uint8_t)~IN_TOP;
+		t->top[m] = pos;
+	}
+	t->flows[pos].seq_bits |= IN_TOP;
+	if (t->top_n == FLOW_TOP)
+		t->top_min = t->flows[t->top[top_smallest(t)]].packets;
+}
+
 /* Remove the flow at @p pos. */
 static void
 flow_remove(struct rps_flow_table *t, uint32_t pos)
 {
+	struct flow *f = &t->flows[pos];
 	struct flow_key k;
 	void *kp;
 
 	if (rte_hash_get_key_with_position(t->h, (int32_t)pos, &kp) == 0) {
 		memcpy(&k, kp, sizeof(k));
-		rte_hash_del_key(t->h, &k);
+		rte_hash_del_key_with_hash(t->h, &k, f->sig);
 	}
-	t->flows[pos].in_use = 0;
+	t->load[f->sig & t->load_mask]--;
+	if (f->seq_bits & IN_TOP)
+		top_leave(t, pos);
+	f->in_use = 0;
 	t->active--;
+}
+
+/* Whether @p f is idle past its timeout at @p now. */
+static inline int
+flow_expired(const struct rps_flow_table *t, const struct flow *f, uint64_t now)
+{
+	const uint64_t idle = now > f->last_seen ? now - f->last_seen : 0;
+
+	return idle > t->idle_tsc || (f->state == RPS_FLOW_CLOSED && idle > t->closed_tsc);
+}
+
+/*
+ * Assured, as conntrack's IPS_ASSURED: packets seen both ways and, for TCP, the handshake
+ * completed (established or closing). Spoofed sources never get there: they see no reply.
+ */
+static inline int
+flow_assured(const struct flow *f)
+{
+	if ((f->seq_bits & (DIR_SEEN(0) | DIR_SEEN(1))) != (DIR_SEEN(0) | DIR_SEEN(1)))
+		return 0;
+	return f->state == RPS_FLOW_NONE || f->state == RPS_FLOW_ESTABLISHED ||
+	       f->state == RPS_FLOW_FIN_WAIT;
 }
 
 /* Examine @p budget slots from the cursor; remove expired flows. @return flows removed. */
@@ -376,14 +528,9 @@ age_step(struct rps_flow_table *t, uint64_t now, uint32_t budget)
 	for (uint32_t i = 0; i < budget; i++) {
 		const struct flow *f = &t->flows[cur];
 
-		if (f->in_use) {
-			const uint64_t idle = now > f->last_seen ? now - f->last_seen : 0;
-
-			if (idle > t->idle_tsc ||
-			    (f->state == RPS_FLOW_CLOSED && idle > t->closed_tsc)) {
-				flow_remove(t, cur);
-				removed++;
-			}
+		if (f->in_use && flow_expired(t, f, now)) {
+			flow_remove(t, cur);
+			removed++;
 		}
 		if (++cur == size)
 			cur = 0;
@@ -452,14 +599,67 @@ rps_flow_table_age_paced(struct rps_stage_ctx *c, uint32_t max_budget)
 struct burst_ctrs {
 	uint64_t created;
 	uint64_t expired;
+	uint64_t evicted;
 	uint64_t out_of_order;
 	uint64_t retransmit;
-	unsigned int evict_left;
+	uint32_t bucket_max;
 };
 
+/* A flow's rank as an eviction victim (lower goes first): expired, not assured, assured. */
+static inline unsigned int
+evict_rank(const struct rps_flow_table *t, const struct flow *f, uint64_t now)
+{
+	if (flow_expired(t, f, now))
+		return 0;
+	return flow_assured(f) ? 2 : 1;
+}
+
 /*
- * Add the flow of @p pi (not found by the lookup). On a full table run an eviction step
- * first; if it removed anything, earlier lookup results may be stale (*stale = 1).
+ * Make room in a full table, as conntrack's early drop: of FLOW_EVICT_SCAN slots from a
+ * rotating cursor (more, up to FLOW_EVICT_SCAN_MAX, while all of them are assured), remove
+ * the lowest ranked flow (evict_rank()), the least recently seen among equals. Bounded
+ * work: one scan per new flow that finds the table full.
+ * @return 1 when a flow was removed.
+ */
+static int
+evict_one(struct rps_flow_table *t, uint64_t now, struct burst_ctrs *bc)
+{
+	const uint32_t size = t->conf.size;
+	uint32_t cur = t->evict_cursor, victim = UINT32_MAX;
+	unsigned int best_rank = 3;
+	uint64_t best_seen = UINT64_MAX;
+
+	for (unsigned int i = 0; i < FLOW_EVICT_SCAN_MAX; i++) {
+		const struct flow *f = &t->flows[cur];
+
+		if (f->in_use) {
+			const unsigned int r = evict_rank(t, f, now);
+
+			if (r < best_rank || (r == best_rank && f->last_seen < best_seen)) {
+				best_rank = r;
+				best_seen = f->last_seen;
+				victim = cur;
+			}
+		}
+		if (++cur == size)
+			cur = 0;
+		if (i + 1 >= FLOW_EVICT_SCAN && best_rank < 2)
+			break;
+	}
+	t->evict_cursor = cur;
+	if (victim == UINT32_MAX)
+		return 0;
+	flow_remove(t, victim);
+	if (best_rank == 0)
+		bc->expired++;
+	else
+		bc->evicted++;
+	return 1;
+}
+
+/*
+ * Add the flow of @p pi (not found by the lookup). On a full table evict one flow first;
+ * then earlier lookup results of the chunk may be stale (*stale = 1).
  * @return the flow's position, or < 0 when there is no room.
  */
 static int32_t
@@ -468,17 +668,11 @@ flow_add(struct rps_flow_table *t, const struct pkt_info *pi, hash_sig_t sig, ui
 {
 	int32_t pos = rte_hash_add_key_with_hash(t->h, &pi->key, sig);
 	struct flow *f;
+	uint32_t *load;
 
-	if (pos < 0 && bc->evict_left != 0) {
-		uint32_t removed;
-
-		bc->evict_left--;
-		removed = age_step(t, now, FLOW_EVICT_BUDGET);
-		if (removed != 0) {
-			bc->expired += removed;
-			*stale = 1;
-			pos = rte_hash_add_key_with_hash(t->h, &pi->key, sig);
-		}
+	if (pos == -ENOSPC && evict_one(t, now, bc)) {
+		*stale = 1;
+		pos = rte_hash_add_key_with_hash(t->h, &pi->key, sig);
 	}
 	if (pos < 0)
 		return pos;
@@ -494,7 +688,11 @@ flow_add(struct rps_flow_table *t, const struct pkt_info *pi, hash_sig_t sig, ui
 		f->in_use = 1;
 		f->first_dir = pi->dir;
 		f->first_seen = now;
+		f->sig = sig;
 		f->state = pi->key.proto == IPPROTO_TCP ? RPS_FLOW_NEW : RPS_FLOW_NONE;
+		load = &t->load[sig & t->load_mask];
+		if (++*load > bc->bucket_max)
+			bc->bucket_max = *load;
 		t->active++;
 		bc->created++;
 	}
@@ -512,7 +710,7 @@ tcp_state(struct flow *f, uint8_t flags, uint8_t dir)
 		if (!(flags & RTE_TCP_ACK_FLAG)) {
 			if (f->state == RPS_FLOW_CLOSED) {
 				/* a new connection on the same tuple */
-				f->seq_bits = 0;
+				f->seq_bits &= IN_TOP;
 				f->state = RPS_FLOW_NEW;
 			}
 			if (f->state == RPS_FLOW_NEW)
@@ -566,24 +764,29 @@ tcp_seq(struct flow *f, const struct pkt_info *pi, struct burst_ctrs *bc)
 }
 
 static inline void
-flow_update(struct flow *f, const struct pkt_info *pi, const struct rte_mbuf *m, uint64_t now,
-	    struct burst_ctrs *bc)
+flow_update(struct rps_flow_table *t, uint32_t pos, const struct pkt_info *pi,
+	    const struct rte_mbuf *m, uint64_t now, struct burst_ctrs *bc)
 {
+	struct flow *f = &t->flows[pos];
+
 	f->packets++;
+	if (!(f->seq_bits & IN_TOP) && f->packets > t->top_min)
+		top_join(t, pos);
 	f->bytes += rte_pktmbuf_pkt_len(m);
 	f->last_seen = now;
-	if (!pi->tcp_ok)
-		return;
-	tcp_state(f, pi->tcp_flags, pi->dir);
-	if (!(pi->tcp_flags & RTE_TCP_RST_FLAG))
-		tcp_seq(f, pi, bc);
+	if (pi->tcp_ok) {
+		tcp_state(f, pi->tcp_flags, pi->dir); /* a restart clears seq_bits */
+		if (!(pi->tcp_flags & RTE_TCP_RST_FLAG))
+			tcp_seq(f, pi, bc);
+	}
+	f->seq_bits |= DIR_SEEN(pi->dir);
 }
 
 uint16_t
 rps_stage_flow(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct rps_flow_table *t = c->flows;
-	struct burst_ctrs bc = { .evict_left = FLOW_EVICT_TRIES };
+	struct burst_ctrs bc = { .created = 0 };
 	const uint64_t now = c->now;
 	uint16_t out = 0;
 
@@ -606,7 +809,7 @@ rps_stage_flow(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 			tracked[i] = extract(pkts[base + i], &info[i]) == 0;
 			if (tracked[i]) {
 				keys[nk] = &info[i].key;
-				sigs[nk] = rte_hash_hash(t->h, &info[i].key);
+				sigs[nk] = flow_sig(t, &info[i].key);
 				nk++;
 			}
 		}
@@ -626,7 +829,7 @@ rps_stage_flow(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 					rps_stage_drop(c, m, RPS_DROP_FLOW_TABLE_FULL);
 					continue;
 				}
-				flow_update(&t->flows[p], &info[i], m, now, &bc);
+				flow_update(t, (uint32_t)p, &info[i], m, now, &bc);
 			}
 			pkts[out++] = m;
 		}
@@ -635,11 +838,15 @@ rps_stage_flow(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 		RPS_CTR_ADD(c->st->flows_created, bc.created);
 	if (bc.expired != 0)
 		RPS_CTR_ADD(c->st->flows_expired, bc.expired);
+	if (bc.evicted != 0)
+		RPS_CTR_ADD(c->st->flows_evicted, bc.evicted);
+	if (bc.bucket_max != 0)
+		RPS_CTR_MAX(c->st->flow_bucket_max, bc.bucket_max);
 	if (bc.out_of_order != 0)
 		RPS_CTR_ADD(c->st->out_of_order, bc.out_of_order);
 	if (bc.retransmit != 0)
 		RPS_CTR_ADD(c->st->retransmit, bc.retransmit);
-	if (bc.created != 0 || bc.expired != 0)
+	if (bc.created != 0 || bc.expired != 0 || bc.evicted != 0)
 		publish_active(c, t);
 	return out;
 }
@@ -682,46 +889,37 @@ rps_flow_table_lookup(const struct rps_flow_table *t, const struct rte_mbuf *m,
 
 	if (t == NULL || extract(m, &pi) < 0)
 		return -EINVAL;
-	pos = rte_hash_lookup(t->h, &pi.key);
+	pos = rte_hash_lookup_with_hash(t->h, &pi.key, flow_sig(t, &pi.key));
 	if (pos < 0 || !t->flows[pos].in_use)
 		return -ENOENT;
 	summarize(t, (uint32_t)pos, out);
 	return 0;
 }
 
-/* Whether flow a ranks before flow b. */
-static inline int
-ranks_before(const struct flow *a, const struct flow *b)
-{
-	return a->packets > b->packets || (a->packets == b->packets && a->bytes > b->bytes);
-}
-
 int
 rps_flow_table_top(const struct rps_flow_table *t, struct rps_flow_summary *out,
 		   unsigned int n)
 {
-	uint32_t best[64];
+	uint32_t best[FLOW_TOP];
 	unsigned int have = 0;
 
 	if (t == NULL || out == NULL || n == 0)
 		return 0;
 	if (n > RTE_DIM(best))
 		n = RTE_DIM(best);
-	for (uint32_t i = 0; i < t->conf.size; i++) {
-		const struct flow *f = &t->flows[i];
-		unsigned int at;
+	/* sort the top set (at most 64 flows), not the table */
+	for (uint32_t i = 0; i < t->top_n; i++) {
+		const uint32_t pos = t->top[i];
+		unsigned int at = have++;
 
-		if (!f->in_use)
-			continue;
-		if (have == n && !ranks_before(f, &t->flows[best[n - 1]]))
-			continue;
-		at = have < n ? have++ : n - 1;
-		while (at > 0 && ranks_before(f, &t->flows[best[at - 1]])) {
+		while (at > 0 && ranks_before(&t->flows[pos], &t->flows[best[at - 1]])) {
 			best[at] = best[at - 1];
 			at--;
 		}
-		best[at] = i;
+		best[at] = pos;
 	}
+	if (have > n)
+		have = n;
 	for (unsigned int i = 0; i < have; i++)
 		summarize(t, best[i], &out[i]);
 	return (int)have;

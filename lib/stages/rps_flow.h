@@ -28,11 +28,29 @@
  *     segment 1: from the receiver's sequence point of view it fills space already passed.
  *     Pure ACKs (no payload, SYN or FIN) and RST segments never count.
  *
- * Table full: when a new flow does not fit, the stage first runs a small ageing step
- * (eviction of idle/closed flows); if still no room, the packet is dropped as
- * flow_table_full. The table holds exactly conf->size flows.
+ * Hash: the table files each key under SipHash-1-3 (rps_siphash.h) with a secret 128-bit key
+ * drawn once per process (getrandom, at the first table's creation, unless
+ * rps_flow_set_hash_key() set one), so nobody outside can compute flows that share a
+ * bucket: a CRC (what rte_hash offers, and what this table used) is linear, and 65,536 TCP
+ * flows to one ip:port with one 32-bit CRC are a solved equation away (hash flooding: every
+ * lookup then walks one chain of all of them). The hash is computed once per packet for the
+ * whole burst and given to rte_hash (the *_with_hash calls); rte_hash never hashes itself.
  *
- * Counters (c->st): flows_created, flows_expired, flows_active (gauge, stored by the owner),
+ * Table full: a new flow that does not fit replaces one, as conntrack's early drop does:
+ * of 8 slots from a rotating cursor (up to 32 while all of them are assured), an expired
+ * flow (counted in flows_expired), else one that is not assured, else any, the least
+ * recently seen of its rank (counted in flows_evicted). Assured (conntrack's IPS_ASSURED):
+ * packets seen in both directions and, for TCP, the handshake completed (established or
+ * fin_wait). A SYN flood from spoofed sources never makes an assured flow, so it replaces
+ * its own flows and those that never completed, and established connections keep their
+ * state while new ones still get a slot. Bounded work: one scan of 8 (at most 32) slots per
+ * new flow that finds the table full. The packet is dropped as flow_table_full only if
+ * rte_hash still refuses the key (never seen).
+ * The table holds exactly conf->size flows.
+ *
+ * Counters (c->st): flows_created, flows_expired, flows_evicted, flows_active (gauge, stored
+ * by the owner), flow_bucket_max (high-water mark of the flows sharing one primary bucket of
+ * rte_hash: about 20 at a full table with the keyed hash, the flood's size under flooding),
  * out_of_order, retransmit.
  *
  * Concurrency: a table belongs to one lcore. Every function here runs on the owning lcore,
@@ -44,11 +62,28 @@
 #include <stdio.h>
 #include "rps_stage.h"
 
+struct rps_siphash_key;
+
+/** How the table hashes its keys. */
+enum rps_flow_hash {
+	RPS_FLOW_HASH_SIPHASH = 0, /**< SipHash-1-3 with a secret key: the default */
+	RPS_FLOW_HASH_CRC32C,      /**< rte_hash_crc, seed 0: floodable; measurements/tests only */
+};
+
 struct rps_flow_conf {
-	uint32_t size;              /**< flows the table holds (at least 8) */
+	uint32_t size;              /**< flows the table holds (8 .. 2^30) */
 	uint32_t idle_timeout_ms;   /**< an idle flow is removed after this */
 	uint32_t closed_timeout_ms; /**< a TCP flow closed by FIN/RST is removed after this */
+	enum rps_flow_hash hash;    /**< 0: SipHash */
 };
+
+/**
+ * Set the SipHash key of every flow table of the process: @p key, or 16 random bytes
+ * (getrandom) when NULL. Set-up path, before any table is created (tables created earlier
+ * would no longer find their flows); without a call the first rps_flow_table_create() draws
+ * a random key. Tests and benchmarks set a fixed key to be reproducible.
+ */
+void rps_flow_set_hash_key(const struct rps_siphash_key *key);
 
 /** TCP state of a flow (RPS_FLOW_NONE for other protocols). */
 enum rps_flow_state {
@@ -104,6 +139,14 @@ void rps_flow_table_age(struct rps_stage_ctx *c, uint32_t budget);
  */
 void rps_flow_table_age_paced(struct rps_stage_ctx *c, uint32_t max_budget);
 /**
+ * The max_budget a worker passes to rps_flow_table_age_paced() on every loop iteration. It
+ * bounds one call (1024 slots, a few microseconds) and keeps up with a table of 2^20 flows
+ * swept every 250 ms (the default 1 s closed timeout: 4.2 M slots/s) down to about 4,000
+ * calls a second; the worker loops far more often, even idle (a 50 us sleep is 20,000).
+ * (64, before, needed 65,000 calls a second: ageing fell behind from about 300,000 flows.)
+ */
+#define RPS_FLOW_AGE_BUDGET 1024
+/**
  * Write the table's flows to @p f as JSON objects ({"lcore": .., "family": .., "proto": ..,
  * "src": .., "dst": .., "sport": .., "dport": .., "packets": .., "bytes": .., "state": ..,
  * "out_of_order": .., "retransmit": .., "first_seen_ms": .., "last_seen_ms": ..}) separated
@@ -119,8 +162,12 @@ void rps_flow_table_free(struct rps_flow_table *t);
 uint32_t rps_flow_table_count(const struct rps_flow_table *t);
 /**
  * The @p n (at most 64) flows with the most packets (ties: more bytes first), most first,
- * into @p out. Walks the whole table: for telemetry, not per packet.
- * @return how many were written (min(n, 64, flows in the table)).
+ * into @p out, from the table's top set: up to 64 flows kept as packets arrive (a flow joins
+ * when one of its packets takes it above the smallest member, which it displaces; a member
+ * leaves when its flow is removed). It costs 64 flows, not a walk of the table, so telemetry
+ * may call it once a second on the owner. Exact while no member has left; after one left
+ * (expired, evicted), a flow that has been idle since may be missing until its next packet.
+ * @return how many were written (min(n, 64, flows in the set)).
  */
 int rps_flow_table_top(const struct rps_flow_table *t, struct rps_flow_summary *out,
 		       unsigned int n);

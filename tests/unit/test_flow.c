@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_flow.c: the flow stage (lib/stages/flow.c): keys, TCP state, sequences, ageing, dump. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,9 @@
 #include <rte_tcp.h>
 #include <rte_udp.h>
 
+#include "crc_collide.h"
 #include "rps_flow.h"
+#include "rps_siphash.h"
 #include "rps_stage.h"
 #include "test_common.h"
 
@@ -834,7 +837,12 @@ udp_flow(unsigned int i)
 			     53, IPPROTO_UDP, 0, 0, 4, 0 };
 }
 
-/* Size 64, 65 flows: one flow_table_full drop; then idle flows make room. */
+/*
+ * Size 64, 65 one-way UDP flows (none assured): the 65th replaces the least recently seen of
+ * the 8 slots scanned (all equal: the first, flow 0, as rte_hash hands out the slots of a
+ * fresh table in order). Once they are idle, a new flow replaces an expired one instead,
+ * counted as expired.
+ */
 static void
 test_table_full(void)
 {
@@ -843,7 +851,6 @@ test_table_full(void)
 	struct rps_flow_summary s;
 	struct rte_mbuf *b[SIZE + 1];
 	struct seg p;
-	unsigned int have[3] = { 0, 0, 0 };
 
 	FX_INIT(&f, SIZE, 1000, 100);
 	for (unsigned int i = 0; i <= SIZE; i++) {
@@ -851,69 +858,47 @@ test_table_full(void)
 		b[i] = mk(&p);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(b[i]);
 	}
-	CU_ASSERT_EQUAL(run(&f, b, SIZE + 1), SIZE);
-	CU_ASSERT_EQUAL(f.st.dropped[RPS_DROP_FLOW_TABLE_FULL], 1);
-	CU_ASSERT_EQUAL(rps_stats_dropped_total(&f.st), 1);
-	CU_ASSERT_EQUAL(f.st.flows_created, SIZE);
-	CU_ASSERT_EQUAL(f.st.flows_active, SIZE);
+	CU_ASSERT_EQUAL(run(&f, b, SIZE + 1), SIZE + 1);
+	CU_ASSERT_EQUAL(rps_stats_dropped_total(&f.st), 0);
+	CU_ASSERT_EQUAL(f.st.flows_created, SIZE + 1);
+	CU_ASSERT_EQUAL(f.st.flows_evicted, 1);
 	CU_ASSERT_EQUAL(f.st.flows_expired, 0);
-	p = udp_flow(SIZE);
-	CU_ASSERT_EQUAL(get(&f, &p, &s), -ENOENT);
-	/* known flows still pass */
-	p = udp_flow(7);
-	CU_ASSERT_EQUAL(send1(&f, &p), 1);
-	CU_ASSERT_EQUAL(f.st.dropped[RPS_DROP_FLOW_TABLE_FULL], 1);
-
-	/*
-	 * All idle now. One burst: a new flow (its eviction step removes FLOW_EVICT_BUDGET = 32
-	 * idle flows), then a packet of every old flow: the 32 left are updated, the evicted
-	 * ones come back as new flows until the table is full again (31 fit), the last one is
-	 * dropped (nothing else is idle: everything was seen in this burst). This relies on
-	 * rte_hash handing out key slots of a fresh table in order (flow i at slot i), so the
-	 * evicted half (slots 32..63, where the cursor stands) follows the survivors in the
-	 * burst. The new flow takes the first freed slot: had the stage used the stale bulk
-	 * lookup result of flow 32, that packet would count on the new flow.
-	 */
-	f.c.now += MS(1001);
-	p = udp_flow(SIZE);
-	b[0] = mk(&p);
-	for (unsigned int i = 0; i < SIZE; i++) {
-		p = udp_flow(i);
-		b[i + 1] = mk(&p);
-		CU_ASSERT_PTR_NOT_NULL_FATAL(b[i + 1]);
-	}
-	CU_ASSERT_EQUAL(run(&f, b, SIZE + 1), SIZE);
-	CU_ASSERT_EQUAL(f.st.dropped[RPS_DROP_FLOW_TABLE_FULL], 2);
-	CU_ASSERT_EQUAL(f.st.flows_expired, 32);
-	CU_ASSERT_EQUAL(f.st.flows_created, SIZE + 1 + 31);
 	CU_ASSERT_EQUAL(f.st.flows_active, SIZE);
-	CU_ASSERT_EQUAL(rps_flow_table_count(f.t), SIZE);
+	p = udp_flow(0);
+	CU_ASSERT_EQUAL(get(&f, &p, &s), -ENOENT);
 	p = udp_flow(SIZE);
 	CU_ASSERT_EQUAL_FATAL(get(&f, &p, &s), 0);
 	CU_ASSERT_EQUAL(s.packets, 1);
-	CU_ASSERT_EQUAL(s.first_seen, T0 + MS(1001));
-	/* every old flow: updated (2 or 3 packets), re-created (1), or dropped (absent) */
-	for (unsigned int i = 0; i < SIZE; i++) {
-		p = udp_flow(i);
-		if (get(&f, &p, &s) != 0)
-			have[0]++;
-		else if (s.packets == 1 && s.first_seen == T0 + MS(1001))
-			have[1]++;
-		else if (s.packets == (i == 7 ? 3u : 2u) && s.first_seen == T0)
-			have[2]++;
-	}
-	CU_ASSERT_EQUAL(have[0], 1);
-	CU_ASSERT_EQUAL(have[1], 31);
-	CU_ASSERT_EQUAL(have[2], 32);
+	/* known flows still pass, and are not replaced */
+	p = udp_flow(7);
+	CU_ASSERT_EQUAL(send1(&f, &p), 1);
+	CU_ASSERT_EQUAL(f.st.flows_evicted, 1);
+
+	/* all idle: the next scan (slots 8..15) finds expired flows; one goes, as expired */
+	f.c.now += MS(1001);
+	p = udp_flow(SIZE + 1);
+	CU_ASSERT_EQUAL(send1(&f, &p), 1);
+	CU_ASSERT_EQUAL(f.st.flows_expired, 1);
+	CU_ASSERT_EQUAL(f.st.flows_evicted, 1);
+	CU_ASSERT_EQUAL(f.st.flows_active, SIZE);
+	CU_ASSERT_EQUAL(rps_flow_table_count(f.t), SIZE);
+	p = udp_flow(8);
+	CU_ASSERT_EQUAL(get(&f, &p, &s), -ENOENT);
+	CU_ASSERT_EQUAL(rps_stats_dropped_total(&f.st), 0);
 	fx_fini(&f);
 }
 
-/* A burst of new flows on a full table of idle flows: eviction runs as often as needed. */
+/*
+ * A burst of new flows on a full table: each one replaces a flow (fresh ones: evicted; idle
+ * ones: expired), and a flow replaced early in a burst that comes back later in the same
+ * burst is found again (stale bulk lookup results are not used).
+ */
 static void
 test_evict_burst(void)
 {
 	enum { SIZE = 64, NEW = 40 };
 	struct fx f;
+	struct rps_flow_summary s;
 	struct rte_mbuf *b[NEW];
 	struct seg p;
 
@@ -926,16 +911,26 @@ test_evict_burst(void)
 			run(&f, b, (uint16_t)(i % NEW + 1));
 	}
 	CU_ASSERT_EQUAL(f.st.flows_active, SIZE);
-	/* while they are fresh, new flows are refused */
+	/* while they are fresh, new flows replace them: 10 evictions, flows 0..9 (slots 0..9
+	 * hold the oldest: the first burst) -- the 8-slot scans cover 0..7 then 8..15 */
+	f.c.now += MS(1);
 	for (unsigned int i = 0; i < 10; i++) {
 		p = udp_flow(1000 + i);
 		b[i] = mk(&p);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(b[i]);
 	}
-	CU_ASSERT_EQUAL(run(&f, b, 10), 0);
-	CU_ASSERT_EQUAL(f.st.dropped[RPS_DROP_FLOW_TABLE_FULL], 10);
+	/* and flow 0, replaced by the first of them, comes back in the same burst */
+	p = udp_flow(0);
+	b[10] = mk(&p);
+	CU_ASSERT_EQUAL(run(&f, b, 11), 11);
+	CU_ASSERT_EQUAL(rps_stats_dropped_total(&f.st), 0);
+	CU_ASSERT_EQUAL(f.st.flows_evicted, 11);
 	CU_ASSERT_EQUAL(f.st.flows_expired, 0);
-	/* idle: 40 new flows need two eviction steps of 32 */
+	CU_ASSERT_EQUAL(f.st.flows_active, SIZE);
+	CU_ASSERT_EQUAL_FATAL(get(&f, &p, &s), 0);
+	CU_ASSERT_EQUAL(s.packets, 1);
+	CU_ASSERT_EQUAL(s.first_seen, f.c.now);
+	/* idle: 40 new flows replace 40 expired ones */
 	f.c.now += MS(1001);
 	for (unsigned int i = 0; i < NEW; i++) {
 		p = udp_flow(2000 + i);
@@ -943,10 +938,239 @@ test_evict_burst(void)
 		CU_ASSERT_PTR_NOT_NULL_FATAL(b[i]);
 	}
 	CU_ASSERT_EQUAL(run(&f, b, NEW), NEW);
-	CU_ASSERT_EQUAL(f.st.dropped[RPS_DROP_FLOW_TABLE_FULL], 10);
-	CU_ASSERT_EQUAL(f.st.flows_expired, 64);
-	CU_ASSERT_EQUAL(f.st.flows_created, SIZE + NEW);
-	CU_ASSERT_EQUAL(f.st.flows_active, NEW);
+	CU_ASSERT_EQUAL(rps_stats_dropped_total(&f.st), 0);
+	CU_ASSERT_EQUAL(f.st.flows_expired, NEW);
+	CU_ASSERT_EQUAL(f.st.flows_evicted, 11);
+	CU_ASSERT_EQUAL(f.st.flows_created, SIZE + 11 + NEW);
+	CU_ASSERT_EQUAL(f.st.flows_active, SIZE);
+	fx_fini(&f);
+}
+
+/* A complete handshake on client port @p cport, at the context's time. */
+static void
+handshake_port(struct fx *f, uint16_t cport)
+{
+	struct seg p = { 0, CLI, SRV, cport, SPORT, IPPROTO_TCP, SYN, 100, 0, 0 };
+
+	CU_ASSERT_EQUAL(send1(f, &p), 1);
+	p = (struct seg){ 0, SRV, CLI, SPORT, cport, IPPROTO_TCP, SYN | ACK, 900, 0, 0 };
+	CU_ASSERT_EQUAL(send1(f, &p), 1);
+	p = (struct seg){ 0, CLI, SRV, cport, SPORT, IPPROTO_TCP, ACK, 101, 0, 0 };
+	CU_ASSERT_EQUAL(send1(f, &p), 1);
+}
+
+static int
+established(struct fx *f, uint16_t cport, struct rps_flow_summary *s)
+{
+	struct seg p = { 0, CLI, SRV, cport, SPORT, IPPROTO_TCP, ACK, 101, 0, 0 };
+
+	return get(f, &p, s) == 0 && s->state == RPS_FLOW_ESTABLISHED;
+}
+
+/*
+ * The attack: a SYN flood from spoofed sources (no replies, so never assured) on a table of
+ * 64 that holds 8 established connections. The flood replaces only its own flows: every
+ * established connection keeps its state and counters, and new connections opened during
+ * the flood get a slot and complete. Without eviction (before issue 13) the flood filled
+ * the table and every new connection was dropped as flow_table_full.
+ */
+static void
+test_syn_flood(void)
+{
+	enum { SIZE = 64, LEGIT = 8, FLOOD = 4000, BURST = 32, NEWCONN = 20 };
+	struct fx f;
+	struct rps_flow_summary s;
+	struct rte_mbuf *b[BURST];
+	unsigned int sent = 0, opened = 0;
+	uint64_t evicted_before;
+
+	FX_INIT(&f, SIZE, 30000, 1000);
+	for (unsigned int i = 0; i < LEGIT; i++)
+		handshake_port(&f, (uint16_t)(CPORT + i));
+	while (sent < FLOOD) {
+		f.c.now += MS(1);
+		for (unsigned int i = 0; i < BURST; i++, sent++) {
+			struct seg p = { 0, UT_IP4(4096 + sent), SRV, (uint16_t)(1024 + sent % 50000),
+					 SPORT, IPPROTO_TCP, SYN, sent * 7919u, 0, 0 };
+
+			b[i] = mk(&p);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(b[i]);
+		}
+		CU_ASSERT_EQUAL(run(&f, b, BURST), BURST);
+		/* the established ones stay active: a data segment now and then */
+		if (sent % 640 == 0)
+			for (unsigned int i = 0; i < LEGIT; i++) {
+				struct seg p = { 0, CLI, SRV, (uint16_t)(CPORT + i), SPORT, IPPROTO_TCP,
+						 ACK | PSH, 101 + (uint32_t)sent, 10, 0 };
+
+				CU_ASSERT_EQUAL(send1(&f, &p), 1);
+			}
+		/* a new legitimate connection every 192 flood packets */
+		if (sent % 192 == 0 && opened < NEWCONN) {
+			f.c.now += 1;
+			handshake_port(&f, (uint16_t)(CPORT + LEGIT + opened++));
+		}
+	}
+	CU_ASSERT_EQUAL(opened, NEWCONN);
+	CU_ASSERT_EQUAL(rps_stats_dropped_total(&f.st), 0);
+	CU_ASSERT_EQUAL(f.st.flows_active, SIZE);
+	CU_ASSERT_EQUAL(f.st.flows_created, LEGIT + NEWCONN + FLOOD);
+	CU_ASSERT_EQUAL(f.st.flows_evicted, f.st.flows_created - SIZE);
+	CU_ASSERT_EQUAL(f.st.flows_expired, 0);
+	/* the first 8: established since before the flood, every packet counted */
+	for (unsigned int i = 0; i < LEGIT; i++) {
+		CU_ASSERT_FATAL(established(&f, (uint16_t)(CPORT + i), &s));
+		CU_ASSERT_EQUAL(s.packets, 3 + FLOOD / 640);
+		CU_ASSERT_EQUAL(s.first_seen, T0);
+	}
+	/* those opened during the flood completed and are still there */
+	for (unsigned int i = 0; i < NEWCONN; i++) {
+		CU_ASSERT(established(&f, (uint16_t)(CPORT + LEGIT + i), &s));
+		CU_ASSERT_EQUAL(s.packets, 3);
+	}
+	/* a table of established connections only: a new flow replaces the least recently
+	 * seen of the scan, the flood's leftovers first */
+	evicted_before = f.st.flows_evicted;
+	handshake_port(&f, 9);
+	CU_ASSERT_EQUAL(f.st.flows_evicted, evicted_before + 1);
+	CU_ASSERT(established(&f, 9, &s));
+	fx_fini(&f);
+}
+
+/* Every flow assured (UDP both ways): a new one replaces the least recently seen of the 32
+ * slots scanned (a scan goes past 8 while it finds only assured flows), not the first. */
+static void
+test_evict_lru(void)
+{
+	enum { SIZE = 64 };
+	struct fx f;
+	struct rps_flow_summary s;
+	struct seg p, q;
+
+	FX_INIT(&f, SIZE, 30000, 1000);
+	for (unsigned int i = 0; i < SIZE; i++) {
+		f.c.now = T0 + MS(i);
+		p = udp_flow(i);
+		send1(&f, &p);
+		q = (struct seg){ 0, p.dst, p.src, p.dport, p.sport, IPPROTO_UDP, 0, 0, 4, 0 };
+		send1(&f, &q);
+	}
+	/* flow 0 seen again: flow 1 is now the least recently seen of slots 0..31 */
+	f.c.now = T0 + MS(100);
+	p = udp_flow(0);
+	send1(&f, &p);
+	p = udp_flow(500);
+	send1(&f, &p);
+	CU_ASSERT_EQUAL(f.st.flows_evicted, 1);
+	p = udp_flow(1);
+	CU_ASSERT_EQUAL(get(&f, &p, &s), -ENOENT);
+	p = udp_flow(0);
+	CU_ASSERT_EQUAL(get(&f, &p, &s), 0);
+	p = udp_flow(2);
+	CU_ASSERT_EQUAL(get(&f, &p, &s), 0);
+	/* the next scan starts at slot 32: 8 assured flows, so it goes on to 32 slots (32..63)
+	 * and takes the oldest of them, flow 32; flow 8 (older, outside the scan) stays */
+	p = udp_flow(501);
+	send1(&f, &p);
+	p = udp_flow(32);
+	CU_ASSERT_EQUAL(get(&f, &p, &s), -ENOENT);
+	p = udp_flow(8);
+	CU_ASSERT_EQUAL(get(&f, &p, &s), 0);
+	CU_ASSERT_EQUAL(f.st.flows_evicted, 2);
+	CU_ASSERT_EQUAL(rps_stats_dropped_total(&f.st), 0);
+	fx_fini(&f);
+}
+
+/* An IPv6 TCP SYN from @p src:sport to @p dst:dport. */
+static struct rte_mbuf *
+mk_syn6(const uint8_t *src, const uint8_t *dst, uint16_t sport, uint16_t dport)
+{
+	struct ut_pkt p;
+	struct rte_mbuf *m;
+	uint16_t l4;
+
+	ut_pkt_init(&p);
+	ut_put_eth(&p, RTE_ETHER_TYPE_IPV6);
+	ut_put_ipv6(&p, src, dst, IPPROTO_TCP);
+	l4 = p.len;
+	ut_put_tcp(&p, sport, dport);
+	((struct rte_tcp_hdr *)(p.b + l4))->tcp_flags = SYN;
+	ut_pkt_finish(&p);
+	m = ut_mbuf(p.b, p.len);
+	if (m == NULL)
+		return NULL;
+	m->l2_len = RTE_ETHER_HDR_LEN;
+	m->l3_len = 40;
+	m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6 | RTE_PTYPE_L4_TCP;
+	return m;
+}
+
+/* Run @p n crafted flows (CRC32C-colliding) through a table hashing with @p hash. */
+static void
+flood_crafted(struct fx *f, const struct crc_collide *cc, unsigned int n)
+{
+	struct rte_mbuf *b[32];
+
+	for (unsigned int i = 0; i < n; i += 32) {
+		for (unsigned int j = 0; j < 32; j++) {
+			struct crc_collide_flow6 fl;
+
+			crc_collide_flow6(cc, i + j, &fl);
+			b[j] = mk_syn6(fl.src, fl.dst, fl.sport, fl.dport);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(b[j]);
+		}
+		CU_ASSERT_EQUAL(run(f, b, 32), 32);
+	}
+}
+
+/*
+ * Hash flooding: 2048 IPv6 flows crafted to share one CRC32C. Under the old hash (CRC32C,
+ * seed 0) they all land in one bucket (a lookup walks a chain of 2048); under SipHash they
+ * spread as random flows do (a fixed key here, so the count is reproducible).
+ */
+static void
+test_hash_flood(void)
+{
+	enum { N = 2048, SIZE = 4096 };
+	static struct crc_collide cc;
+	struct rps_flow_conf conf = {
+		.size = SIZE, .idle_timeout_ms = 30000, .closed_timeout_ms = 1000,
+		.hash = RPS_FLOW_HASH_CRC32C,
+	};
+	struct rps_flow_summary s;
+	struct crc_collide_flow6 fl;
+	struct rte_mbuf *m;
+	struct fx f;
+
+	CU_ASSERT_EQUAL_FATAL(crc_collide_flows6_init(&cc), 48);
+	/* the old hash */
+	FX_INIT(&f, 64, 1, 1);
+	rps_flow_table_free(f.t);
+	f.t = f.c.flows = rps_flow_table_create(&conf, "ut_flows_crc", SOCKET_ID_ANY);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f.t);
+	flood_crafted(&f, &cc, N);
+	CU_ASSERT_EQUAL(f.st.flows_created, N);
+	CU_ASSERT_EQUAL(f.st.flow_bucket_max, N);
+	fx_fini(&f);
+	/* SipHash */
+	FX_INIT(&f, SIZE, 30000, 1000);
+	flood_crafted(&f, &cc, N);
+	CU_ASSERT_EQUAL(f.st.flows_created, N);
+	CU_ASSERT_EQUAL(f.st.flows_active, N);
+	printf("(2048 crafted flows in 512 buckets: at most %" PRIu64 " in one) ",
+	       f.st.flow_bucket_max);
+	CU_ASSERT(f.st.flow_bucket_max <= 16);
+	/* each is found (through rte_hash_get_key_with_position, which rehashes) */
+	for (unsigned int i = 0; i < N; i += 97) {
+		crc_collide_flow6(&cc, i, &fl);
+		m = mk_syn6(fl.src, fl.dst, fl.sport, fl.dport);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+		CU_ASSERT_EQUAL_FATAL(rps_flow_table_lookup(f.t, m, &s), 0);
+		CU_ASSERT_EQUAL(s.family, 6);
+		CU_ASSERT_EQUAL(s.sport, fl.sport);
+		CU_ASSERT_EQUAL(memcmp(s.src, fl.src, 16), 0);
+		rte_pktmbuf_free(m);
+	}
 	fx_fini(&f);
 }
 
@@ -1063,6 +1287,46 @@ test_age_paced(void)
 	fx_fini(&f);
 }
 
+/*
+ * Ageing keeps up with a table of 2^20 flows: 1000 flows (slots 0..999) idle out at
+ * T0 + 30 s; the worker's paced calls, every 50 us (its idle sleep) with
+ * RPS_FLOW_AGE_BUDGET, sweep the whole table every 250 ms (a quarter of the 1 s closed
+ * timeout), so all are gone by T0 + 30.25 s. With the budget of 64 used before, a sweep
+ * took 820 ms: flows stayed up to 0.8 s late (and a table above ~300k flows fell behind).
+ */
+static void
+test_age_million(void)
+{
+	enum { SIZE = 1 << 20, FLOWS = 1000 };
+	struct fx f;
+	struct rte_mbuf *b[40];
+	struct seg p;
+	uint64_t gone = 0;
+
+	FX_INIT(&f, SIZE, 30000, 1000);
+	for (unsigned int i = 0; i < FLOWS; i += 40) {
+		for (unsigned int j = 0; j < 40; j++) {
+			p = udp_flow(i + j);
+			b[j] = mk(&p);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(b[j]);
+		}
+		run(&f, b, 40);
+	}
+	CU_ASSERT_EQUAL_FATAL(f.st.flows_active, FLOWS);
+	for (uint64_t t = T0 + MS(29000); t <= T0 + MS(31000); t += 50) {
+		f.c.now = t;
+		rps_flow_table_age_paced(&f.c, RPS_FLOW_AGE_BUDGET);
+		if (gone == 0 && f.st.flows_active == 0)
+			gone = t;
+	}
+	CU_ASSERT_EQUAL(f.st.flows_expired, FLOWS);
+	CU_ASSERT(gone > T0 + MS(30000));
+	printf("(last flow gone %" PRIu64 " ms after its timeout) ",
+	       (gone - T0 - MS(30000)) / MS(1));
+	CU_ASSERT(gone != 0 && gone <= T0 + MS(30250) + MS(1));
+	fx_fini(&f);
+}
+
 /* Count non-overlapping occurrences of @p needle. */
 static unsigned int
 count_str(const char *hay, const char *needle)
@@ -1166,6 +1430,53 @@ test_top(void)
 	fx_fini(&f);
 }
 
+/*
+ * The top set (64 flows kept as packets arrive, no walk of the table) is exact: 200 flows
+ * growing round-robin, flow i to i + 1 packets, in a table of 256: the top 64 are flows
+ * 199..136. A removed member leaves the set and the next flow to see a packet takes its place.
+ */
+static void
+test_top_incremental(void)
+{
+	enum { FLOWS = 200 };
+	struct fx f;
+	struct rps_flow_summary top[64];
+	struct rte_mbuf *b[FLOWS];
+	struct seg p;
+
+	FX_INIT(&f, 256, 1000, 100);
+	for (unsigned int r = 0; r < FLOWS; r++) {
+		unsigned int n = 0;
+
+		for (unsigned int i = r; i < FLOWS; i++) {
+			p = udp_flow(i);
+			b[n] = mk(&p);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(b[n]);
+			n++;
+		}
+		run(&f, b, (uint16_t)n);
+	}
+	CU_ASSERT_EQUAL_FATAL(rps_flow_table_top(f.t, top, 64), 64);
+	for (unsigned int i = 0; i < 64; i++) {
+		CU_ASSERT_EQUAL(top[i].packets, FLOWS - i);
+		CU_ASSERT_EQUAL(top[i].sport, udp_flow(FLOWS - 1 - i).sport);
+	}
+	/* all but flow 150 idle out: it is the only member left */
+	f.c.now += MS(600);
+	p = udp_flow(150);
+	send1(&f, &p);
+	f.c.now += MS(500);
+	rps_flow_table_age(&f.c, 256);
+	CU_ASSERT_EQUAL(f.st.flows_active, 1);
+	CU_ASSERT_EQUAL(rps_flow_table_top(f.t, top, 64), 1);
+	CU_ASSERT_EQUAL(top[0].packets, 152);
+	p = udp_flow(7);
+	send1(&f, &p);
+	CU_ASSERT_EQUAL(rps_flow_table_top(f.t, top, 64), 2);
+	CU_ASSERT_EQUAL(top[1].packets, 1);
+	fx_fini(&f);
+}
+
 /* Long bursts (several lookup chunks) keep order; no table: everything passes. */
 static void
 test_long_burst(void)
@@ -1249,14 +1560,25 @@ main(int argc, char **argv)
 		{ "padding", test_padding },
 		{ "table_full", test_table_full },
 		{ "evict_burst", test_evict_burst },
+		{ "syn_flood", test_syn_flood },
+		{ "evict_lru", test_evict_lru },
+		{ "hash_flood", test_hash_flood },
 		{ "ageing", test_ageing },
 		{ "age_paced", test_age_paced },
+		{ "age_million", test_age_million },
 		{ "dump_json", test_dump_json },
 		{ "top", test_top },
+		{ "top_incremental", test_top_incremental },
 		{ "long_burst", test_long_burst },
 		{ "create_errors", test_create_errors },
 		CU_TEST_INFO_NULL,
 	};
 
+	/* a fixed SipHash key: bucket counts are reproducible */
+	static const uint8_t key[16] = { 0x5e, 0xc2, 0xe7, 0x13, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+	struct rps_siphash_key k;
+
+	rps_siphash_key_from_bytes(&k, key);
+	rps_flow_set_hash_key(&k);
 	return ut_main(argc, argv, "flow", tests);
 }
