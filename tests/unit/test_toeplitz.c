@@ -446,11 +446,27 @@ test_non_ip(void)
 	ut_put(&p, arp, sizeof(arp));
 	m = ut_mbuf_exact(p.b, p.len);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
-	CU_ASSERT_EQUAL(rps_toeplitz_sw(&t, m), 0);
+	/* hashed on the layer-2 key with the Toeplitz key: MACs, EtherType, VLAN ID 0 */
+	{
+		uint8_t k[16] = { 0 };
+
+		memcpy(k, p.b, 14);
+		CU_ASSERT_EQUAL(rps_toeplitz_sw(&t, m), rps_toeplitz_bytes(&t, k, 16) ?
+				rps_toeplitz_bytes(&t, k, 16) : 1);
+		CU_ASSERT_NOT_EQUAL(rps_toeplitz_sw(&t, m), 0);
+		/* the sorted mode sorts the MACs: the reply hashes alike */
+		CU_ASSERT_EQUAL(rps_toeplitz_sw_sym(&t, m), rps_toeplitz_l2(&t, m, 1));
+	}
 	rte_pktmbuf_free(m);
-	/* an IPv4 header cut short: no flow either */
+	/* an IPv4 header cut short: no flow either, the layer-2 key */
 	ut_pkt_v4(&p, UT_IP4(1), UT_IP4(2), IPPROTO_TCP, 1, 2);
 	m = ut_mbuf_exact(p.b, ETH_LEN + 19);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_EQUAL(rps_toeplitz_sw(&t, m), rps_toeplitz_l2(&t, m, 0));
+	CU_ASSERT_NOT_EQUAL(rps_toeplitz_sw(&t, m), 0);
+	rte_pktmbuf_free(m);
+	/* a runt: 0 */
+	m = ut_mbuf_exact(p.b, ETH_LEN - 1);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 	CU_ASSERT_EQUAL(rps_toeplitz_sw(&t, m), 0);
 	rte_pktmbuf_free(m);
