@@ -185,6 +185,11 @@ apply_hash_options(struct rps_app *app)
 	if (o->hash_mode == RPS_HASH_JHASH && (rps_options_given(o, "rss-key") || key_from_file))
 		RPS_LOG(WARNING, "--rss-key/rss_key has no effect with --hash jhash (no RSS, no "
 			"Toeplitz hash)");
+	if (o->symmetric != RPS_SYM_XOR && o->hash_mode != RPS_HASH_JHASH &&
+	    rps_toeplitz_key_is_symmetric(o->rss_key, o->rss_key_len))
+		RPS_LOG(WARNING, "the RSS key repeats one 16-bit pattern: its Toeplitz hash "
+			"depends only on the XOR of the tuple's 16-bit words, so anyone can send "
+			"flows that all land on one worker; leave --rss-key out for a random key");
 	if (o->symmetric == RPS_SYM_XOR)
 		RPS_LOG(WARNING, "--symmetric-xor: the hash depends only on the XOR of the tuple's "
 			"16-bit words: anyone can send flows that all land on one worker "
