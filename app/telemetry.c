@@ -422,7 +422,7 @@ config_secrets(const struct rps_app *app, struct rte_tel_data *d)
 				     "configured");
 	rte_tel_data_add_dict_string(d, "symmetric", rps_sym_mode_name(o->symmetric));
 	if (show) {
-		config_secrets(app, d);
+		rte_tel_data_add_dict_u64(d, "hash_seed", app->seed);
 		rps_toeplitz_key_format(o->rss_key, o->rss_key_len, hex, sizeof(hex));
 		rte_tel_data_add_dict_string(d, "rss_key", hex);
 	} else {

@@ -17,6 +17,8 @@ summary JSON:
    stdout/stderr); without them the summary says "random". The summary and --flows-json are
    0600, written through a symlink planted at their path without following it (the link's
    target is unchanged, the path becomes a regular file), with no temporary left behind.
+   A live run's /rps/config gives the owner the seed and key (the runtime directory that
+   holds the telemetry socket is checked to be closed to others).
 4. One number syntax: --backlog 065536 (octal to strtoul), --backlog ' 5' and backlog =
    065536 in a file all exit 2 naming the option or FILE:LINE; 0x hex is accepted.
 """
@@ -24,6 +26,7 @@ summary JSON:
 import json
 import os
 import stat
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -158,6 +161,40 @@ def secrets_and_files(F, binary, tmp, inp):
                                                               ('hash_seed', 'rss_key')})
 
 
+def live(F, binary, tmp, inp):
+    """/rps/config tells the owner the seed and key (the telemetry socket is in EAL's
+    runtime directory, 0700), with where they came from."""
+    prefix = rpstest.unique_prefix()
+    eal = rpstest.eal_args(prefix, lcores=LCORES,
+                           vdevs=[rpstest.pcap_vdev(rx=inp, infinite_rx=True)])
+    cmd = [binary] + eal + ['--', '--map', '1-4', '--stages', 'parse', '--symmetric',
+                            '--hash', 'toeplitz', '--hash-seed', str(SEED),
+                            '--rss-key', KEY.hex()]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        if not F.check(rpstest.wait_ready(prefix) is not None, 'live: never ready'):
+            return
+        r = rpstest.telemetry(prefix, '/rps/config')
+        c = r[0].get('/rps/config') if r else None
+        want = {'hash_seed': SEED, 'rss_key': KEY.hex(), 'hash_seed_source': 'configured',
+                'rss_key_source': 'configured', 'symmetric': 'sort'}
+        F.check(c is not None and all(c.get(k) == v for k, v in want.items()),
+                'live: /rps/config %r, expected %r' % (
+                    c and {k: c.get(k) for k in want}, want))
+        for d in ('/var/run/dpdk/' + prefix,
+                  os.path.join(os.environ.get('XDG_RUNTIME_DIR', '/nonexistent'), 'dpdk',
+                               prefix)):
+            if os.path.isdir(d):
+                mode = stat.S_IMODE(os.stat(d).st_mode)
+                print('live: runtime dir %s mode %o' % (d, mode), flush=True)
+                F.check(mode & 0o077 == 0, 'live: runtime dir %s is mode %o: others could '
+                        'reach the telemetry socket' % (d, mode))
+    finally:
+        err = rpstest.stop(proc, prefix)
+    F.check(KEY.hex().encode() not in err[0] + err[1], "live: the RSS key is printed")
+
+
 def numbers(F, binary, tmp):
     def go(app, conf=None):
         return rpstest.run_until_idle(binary, tmp, ['--map', '1-4', '--stages', 'parse'] +
@@ -210,6 +247,7 @@ def main():
 
         # 3. secrets and output files; 4. numbers
         secrets_and_files(F, binary, tmp, xin)
+        live(F, binary, tmp, xin)
         numbers(F, binary, tmp)
     return F.report()
 
