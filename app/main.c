@@ -408,8 +408,12 @@ report_rss(const struct rps_app *app, const struct rps_port_info *rxi)
 		return;
 	}
 	/* the NIC keeps its own key: its hash is not dpdk-rps's Toeplitz hash */
+	/* a random key the NIC refused leaves it hashing with its own, perhaps public, key:
+	 * worth a warning where its hash steers (auto, rss; not with sorted --symmetric) */
 	rte_log(o->symmetric == RPS_SYM_XOR || o->hash_mode == RPS_HASH_TOEPLITZ ||
-		rps_options_given(o, "rss-key") ? RTE_LOG_WARNING : RTE_LOG_DEBUG, rps_logtype,
+		rps_options_given(o, "rss-key") ||
+		(o->rss_key_random && rxi->rss_hash && o->symmetric != RPS_SYM_SORT) ?
+		RTE_LOG_WARNING : RTE_LOG_DEBUG, rps_logtype,
 		"RPS: port %u (%s) did not take the RSS key, %s (its key size: %u bytes): its "
 		"RSS hash%s differs from dpdk-rps's Toeplitz hash%s\n", o->rx_port, rxi->driver,
 		rss_key_source(o), rxi->rss_key_size,
