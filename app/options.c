@@ -195,7 +195,8 @@ h_duration(struct rps_options *o, const char *arg, const char **why)
 	errno = 0;
 	v = strtod(arg, &end);
 	/* no blank before (strtod would skip it), as every other number (rps_number.h) */
-	if (*arg == '\0' || isspace((unsigned char)*arg) || *end != '\0' || errno != 0 || !isfinite(v) || v <= 0 || v > 1e7) {
+	if (*arg == '\0' || isspace((unsigned char)*arg) || *end != '\0' || errno != 0 ||
+	    !isfinite(v) || v <= 0 || v > 1e7) {
 		*why = "expected a positive number of seconds";
 		return -1;
 	}
