@@ -20,6 +20,7 @@
 #include <rte_random.h>
 
 #include "app.h"
+#include "outfile.h"
 #include "rps_flow.h"
 #include "rps_numa.h"
 #include "rps_port.h"
@@ -129,16 +130,20 @@ want_help(int argc, char **argv)
 }
 
 /* The hash options once the file is merged: its symmetric and rss_key where the command
- * line did not say, the pair checked (a key from the file against --symmetric, and the
- * reverse), and the Toeplitz key completed: 6d5a x 20 with --symmetric, else Microsoft's. */
+ * line did not say, the pair checked (a key from the file against --symmetric-xor, and the
+ * reverse), and the Toeplitz key completed: 6d5a x 20 with --symmetric-xor, else a random
+ * key drawn now (netdev_rss_key_fill()'s policy: a key no one else knows cannot be aimed
+ * at), for the NIC and --hash toeplitz alike. */
 static int
 apply_hash_options(struct rps_app *app)
 {
 	struct rps_options *o = &app->opt;
 	const struct rps_config *c = app->start_cfg;
+	const int sym_given = rps_options_given(o, "symmetric") ||
+			      rps_options_given(o, "symmetric-xor");
 	int key_from_file = 0;
 
-	if (c != NULL && c->has_symmetric && !rps_options_given(o, "symmetric"))
+	if (c != NULL && c->has_symmetric && !sym_given)
 		o->symmetric = c->symmetric;
 	if (c != NULL && c->has_inner && !rps_options_given(o, "inner"))
 		o->inner = c->inner;
@@ -149,21 +154,48 @@ apply_hash_options(struct rps_app *app)
 		o->rss_key_len = c->rss_key_len;
 		key_from_file = 1;
 	}
+	if (o->symmetric == RPS_SYM_SORT && o->hash_mode == RPS_HASH_RSS) {
+		fprintf(stderr, "dpdk-rps: --hash rss with %s: the NIC's RSS hash is not symmetric "
+			"under a secret key; use --hash auto (sorted tuple, jhash in software), "
+			"--hash toeplitz, or --symmetric-xor (the NIC with a 6d5a key)\n",
+			sym_given ? "--symmetric" : "symmetric = on");
+		return -1;
+	}
 	if (o->rss_key_len == 0) {
-		memcpy(o->rss_key, o->symmetric ? rps_toeplitz_symmetric_key :
-		       rps_toeplitz_default_key, RPS_TOEPLITZ_KEY_LEN);
+		if (o->symmetric == RPS_SYM_XOR) {
+			memcpy(o->rss_key, rps_toeplitz_symmetric_key, RPS_TOEPLITZ_KEY_LEN);
+		} else {
+			int rc = rps_toeplitz_key_random(o->rss_key, RPS_TOEPLITZ_KEY_LEN);
+
+			if (rc < 0) {
+				fprintf(stderr, "dpdk-rps: no random RSS key (getrandom: %s): give "
+					"one with --rss-key\n", strerror(-rc));
+				return -1;
+			}
+			o->rss_key_random = 1;
+		}
 		o->rss_key_len = RPS_TOEPLITZ_KEY_LEN;
-	} else if (o->symmetric && !rps_toeplitz_key_is_symmetric(o->rss_key, o->rss_key_len)) {
+	} else if (o->symmetric == RPS_SYM_XOR &&
+		   !rps_toeplitz_key_is_symmetric(o->rss_key, o->rss_key_len)) {
 		fprintf(stderr, "dpdk-rps: %s%s: the key is not symmetric but %s asks for a "
-			"symmetric hash: the key must repeat one 16-bit pattern (6d5a6d5a...), or "
-			"leave it out to get 6d5a x 20\n",
+			"symmetric key: the key must repeat one 16-bit pattern (6d5a6d5a...), or "
+			"leave it out to get 6d5a x 20, or use --symmetric (any key)\n",
 			key_from_file ? "rss_key in " : "--rss-key", key_from_file ? o->config_path : "",
-			rps_options_given(o, "symmetric") ? "--symmetric" : "symmetric = on");
+			rps_options_given(o, "symmetric-xor") ? "--symmetric-xor" : "symmetric = xor");
 		return -1;
 	}
 	if (o->hash_mode == RPS_HASH_JHASH && (rps_options_given(o, "rss-key") || key_from_file))
 		RPS_LOG(WARNING, "--rss-key/rss_key has no effect with --hash jhash (no RSS, no "
 			"Toeplitz hash)");
+	if (o->symmetric != RPS_SYM_XOR && o->hash_mode != RPS_HASH_JHASH &&
+	    rps_toeplitz_key_is_symmetric(o->rss_key, o->rss_key_len))
+		RPS_LOG(WARNING, "the RSS key repeats one 16-bit pattern: its Toeplitz hash "
+			"depends only on the XOR of the tuple's 16-bit words, so anyone can send "
+			"flows that all land on one worker; leave --rss-key out for a random key");
+	if (o->symmetric == RPS_SYM_XOR)
+		RPS_LOG(WARNING, "--symmetric-xor: the hash depends only on the XOR of the tuple's "
+			"16-bit words: anyone can send flows that all land on one worker "
+			"(docs/steering-keys.md); --symmetric does not collapse");
 	return 0;
 }
 
@@ -313,7 +345,8 @@ setup_workers(struct rps_app *app)
 		return 0; /* no steering: the RX lcore processes */
 	if (rps_steer_init(&app->steer, o->hash_mode, app->seed,
 			   o->hash_mode == RPS_HASH_JHASH || o->hash_mode == RPS_HASH_TOEPLITZ ||
-			   o->inner || !app->rss_hash, app->backlogs, n,
+			   o->inner || !app->rss_hash || o->symmetric == RPS_SYM_SORT,
+			   app->backlogs, n,
 			   o->burst, &app->self.stats, app->self.socket) < 0)
 		return -ENOMEM;
 	app->steer.symmetric = o->symmetric;
@@ -338,7 +371,8 @@ setup_workers(struct rps_app *app)
 	if (o->hash_mode == RPS_HASH_TOEPLITZ)
 		RPS_LOG(INFO, "Toeplitz hash in software (%s)%s",
 			app->steer.toeplitz.gfni ? "GFNI" : "rte_softrss_be",
-			o->symmetric ? ", symmetric key" : "");
+			o->symmetric == RPS_SYM_XOR ? ", symmetric key" :
+			o->symmetric == RPS_SYM_SORT ? ", sorted tuple" : "");
 	if (o->check_order) {
 		if (rps_order_init(&app->order, app->self.socket) < 0)
 			return -ENOMEM;
@@ -349,13 +383,25 @@ setup_workers(struct rps_app *app)
 	return 0;
 }
 
+/* Where the Toeplitz key came from, for logs: never the key itself (a log may be read by
+ * others; the owner reads it from the telemetry socket, /rps/config). */
+static const char *
+rss_key_source(const struct rps_options *o)
+{
+	if (o->rss_key_random)
+		return "random (drawn at start, secret)";
+	if (o->symmetric == RPS_SYM_XOR && !rps_options_given(o, "rss-key") &&
+	    memcmp(o->rss_key, rps_toeplitz_symmetric_key, RPS_TOEPLITZ_KEY_LEN) == 0)
+		return "6d5a x 20 (symmetric, public)";
+	return "configured (--rss-key / rss_key)";
+}
+
 /* What the RX port's RSS got: the key and hash types of dpdk-rps's Toeplitz hash, or
  * nothing (a port without RSS, net_pcap: then only the software hash exists). */
 static void
 report_rss(const struct rps_app *app, const struct rps_port_info *rxi)
 {
 	const struct rps_options *o = &app->opt;
-	char hex[2 * RPS_TOEPLITZ_KEY_MAX + 1];
 
 	if (o->hash_mode == RPS_HASH_JHASH)
 		return;
@@ -364,20 +410,26 @@ report_rss(const struct rps_app *app, const struct rps_port_info *rxi)
 			o->rx_port, rxi->driver);
 		return;
 	}
-	rps_toeplitz_key_format(o->rss_key, o->rss_key_len, hex, sizeof(hex));
 	if (rxi->rss_key_set) {
 		RPS_LOG(INFO, "port %u (%s): RSS key %s (%u bytes) and hash types 0x%" PRIx64
 			" programmed%s: the NIC hashes as --hash toeplitz does", o->rx_port,
-			rxi->driver, hex, rxi->rss_key_size, rxi->rss_hf, rxi->rss_key_read_back ?
-			" and read back" : " (the PMD cannot read them back)");
+			rxi->driver, rss_key_source(o), rxi->rss_key_size, rxi->rss_hf,
+			rxi->rss_key_read_back ? " and read back" :
+			" (the PMD cannot read them back)");
 		return;
 	}
 	/* the NIC keeps its own key: its hash is not dpdk-rps's Toeplitz hash */
-	rte_log(o->symmetric || o->hash_mode == RPS_HASH_TOEPLITZ ||
-		rps_options_given(o, "rss-key") ? RTE_LOG_WARNING : RTE_LOG_DEBUG, rps_logtype,
-		"RPS: port %u (%s) did not take the RSS key %s (its key size: %u bytes): its "
-		"RSS hash%s differs from dpdk-rps's Toeplitz hash\n", o->rx_port, rxi->driver,
-		hex, rxi->rss_key_size, o->symmetric ? " is not symmetric and" : "");
+	/* a random key the NIC refused leaves it hashing with its own, perhaps public, key:
+	 * worth a warning where its hash steers (auto, rss; not with sorted --symmetric) */
+	rte_log(o->symmetric == RPS_SYM_XOR || o->hash_mode == RPS_HASH_TOEPLITZ ||
+		rps_options_given(o, "rss-key") ||
+		(o->rss_key_random && rxi->rss_hash && o->symmetric != RPS_SYM_SORT) ?
+		RTE_LOG_WARNING : RTE_LOG_DEBUG, rps_logtype,
+		"RPS: port %u (%s) did not take the RSS key, %s (its key size: %u bytes): its "
+		"RSS hash%s differs from dpdk-rps's Toeplitz hash%s\n", o->rx_port, rxi->driver,
+		rss_key_source(o), rxi->rss_key_size,
+		o->symmetric == RPS_SYM_XOR ? " is not symmetric and" : "",
+		o->rss_key_random ? " and may use a key others know" : "");
 }
 
 /* Whether two EAL lcores may run on one CPU (--lcores '(1-4)@1', or more lcores than CPUs):
@@ -637,11 +689,12 @@ setup_stages(struct rps_app *app)
 static int
 write_flows_json(const struct rps_app *app, const char *path)
 {
-	FILE *f = fopen(path, "w");
-	int n = 0;
+	struct rps_outfile of;
+	int n = 0, rc = rps_outfile_open(&of, path);
+	FILE *f = of.f;
 
-	if (f == NULL)
-		return -errno;
+	if (rc < 0)
+		return rc;
 	fprintf(f, "{\"flows\": [");
 	if (app->self.ctx.flows != NULL)
 		n += rps_flow_table_dump_json(app->self.ctx.flows, f, app->self.lcore, n > 0);
@@ -650,7 +703,7 @@ write_flows_json(const struct rps_app *app, const char *path)
 			n += rps_flow_table_dump_json(app->workers[i].ctx.flows, f,
 						      app->workers[i].lcore, n > 0);
 	fprintf(f, "\n]}\n");
-	return fclose(f) == 0 ? 0 : -errno;
+	return rps_outfile_commit(&of);
 }
 
 static void
@@ -658,9 +711,13 @@ teardown(struct rps_app *app)
 {
 	rps_report_stop(app);
 	rps_control_stop(app);
-	if (app->opt.flows_json != NULL && write_flows_json(app, app->opt.flows_json) < 0)
-		fprintf(stderr, "dpdk-rps: --flows-json %s: %s\n", app->opt.flows_json,
-			strerror(errno));
+	if (app->opt.flows_json != NULL) {
+		int frc = write_flows_json(app, app->opt.flows_json);
+
+		if (frc < 0)
+			fprintf(stderr, "dpdk-rps: --flows-json %s: %s\n", app->opt.flows_json,
+				strerror(-frc));
+	}
 	/* Flush TX, count fragments still held: before the ports close. A worker still stuck
 	 * keeps its state: it may yet touch it. */
 	rps_worker_ctx_fini(&app->self);

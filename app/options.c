@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* options.c: the option table (name, argument, help, handler) behind getopt_long and --help. */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "options.h"
+#include "rps_number.h"
 
 typedef int (*opt_handler)(struct rps_options *o, const char *arg, const char **why);
 
@@ -19,20 +21,23 @@ struct opt_def {
 	opt_handler handle;
 };
 
+/* The configuration file's number syntax (rps_number.h): decimal without a leading zero
+ * ("065536" is refused, not read as octal), or 0x hex; no blanks, no sign. */
 static int
 parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
-	char *end;
-	unsigned long long v;
+	return rps_number_parse(s, lo, hi, out);
+}
 
-	if (s == NULL || *s == '\0' || *s == '-' || *s == '+')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno != 0 || *end != '\0' || v < lo || v > hi)
-		return -EINVAL;
-	*out = v;
-	return 0;
+/* The message of a failed parse_u64(): the syntax when @p s is not a number at all, else
+ * the handler's range message @p msg. */
+static const char *
+num_why(const char *s, const char *msg)
+{
+	uint64_t v;
+
+	return rps_number_parse(s, 0, (UINT64_C(1) << 60) - 1, &v) == -EINVAL ?
+	       "not a number (" RPS_NUMBER_SYNTAX ")" : msg;
 }
 
 #define RANGE_HANDLER(fn, field, type, lo, hi, msg)                                      \
@@ -40,7 +45,7 @@ parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 	{                                                                                \
 		uint64_t v;                                                              \
 		if (parse_u64(arg, lo, hi, &v) < 0) {                                    \
-			*why = msg;                                                      \
+			*why = num_why(arg, msg);                                        \
 			return -1;                                                       \
 		}                                                                        \
 		o->field = (type)v;                                                      \
@@ -61,7 +66,7 @@ h_tx_port(struct rps_options *o, const char *arg, const char **why)
 	uint64_t v;
 
 	if (parse_u64(arg, 0, RTE_MAX_ETHPORTS - 1, &v) < 0) {
-		*why = "expected a port id";
+		*why = num_why(arg, "expected a port id");
 		return -1;
 	}
 	o->tx_port = (int)v;
@@ -74,7 +79,7 @@ h_seed(struct rps_options *o, const char *arg, const char **why)
 	uint64_t v;
 
 	if (parse_u64(arg, 0, UINT32_MAX, &v) < 0) {
-		*why = "expected a 32-bit number";
+		*why = num_why(arg, "expected a 32-bit number");
 		return -1;
 	}
 	o->seed = (uint32_t)v;
@@ -120,7 +125,16 @@ h_symmetric(struct rps_options *o, const char *arg, const char **why)
 {
 	(void)arg;
 	(void)why;
-	o->symmetric = 1;
+	o->symmetric = RPS_SYM_SORT;
+	return 0;
+}
+
+static int
+h_symmetric_xor(struct rps_options *o, const char *arg, const char **why)
+{
+	(void)arg;
+	(void)why;
+	o->symmetric = RPS_SYM_XOR;
 	return 0;
 }
 
@@ -180,7 +194,9 @@ h_duration(struct rps_options *o, const char *arg, const char **why)
 
 	errno = 0;
 	v = strtod(arg, &end);
-	if (*arg == '\0' || *end != '\0' || errno != 0 || !isfinite(v) || v <= 0 || v > 1e7) {
+	/* no blank before (strtod would skip it), as every other number (rps_number.h) */
+	if (*arg == '\0' || isspace((unsigned char)*arg) || *end != '\0' || errno != 0 ||
+	    !isfinite(v) || v <= 0 || v > 1e7) {
 		*why = "expected a positive number of seconds";
 		return -1;
 	}
@@ -216,7 +232,7 @@ h_flow_timeout(struct rps_options *o, const char *arg, const char **why)
 	uint64_t v;
 
 	if (parse_u64(arg, 1, 86400, &v) < 0) {
-		*why = "expected 1..86400 seconds";
+		*why = num_why(arg, "expected 1..86400 seconds");
 		return -1;
 	}
 	o->flow_timeout_ms = (uint32_t)v * 1000;
@@ -337,7 +353,7 @@ h_table_size(struct rps_options *o, const char *arg, const char **why)
 	uint64_t v;
 
 	if (parse_u64(arg, RPS_MAP_SIZE_MIN, RPS_MAP_SIZE_MAX, &v) < 0 || (v & (v - 1)) != 0) {
-		*why = "expected a power of two 1..4096 buckets";
+		*why = num_why(arg, "expected a power of two 1..4096 buckets");
 		return -1;
 	}
 	o->table_size = (uint32_t)v;
@@ -352,7 +368,7 @@ u32_in(const char *arg, uint64_t lo, uint64_t hi, uint32_t *dst, const char *msg
 	uint64_t v;
 
 	if (parse_u64(arg, lo, hi, &v) < 0) {
-		*why = msg;
+		*why = num_why(arg, msg);
 		return -1;
 	}
 	*dst = (uint32_t)v;
@@ -409,7 +425,7 @@ h_idle_sleep(struct rps_options *o, const char *arg, const char **why)
 	uint64_t v;
 
 	if (parse_u64(arg, 0, 100000, &v) < 0) {
-		*why = "expected 0..100000 microseconds (0 = always poll)";
+		*why = num_why(arg, "expected 0..100000 microseconds (0 = always poll)");
 		return -1;
 	}
 	o->idle_sleep_us = (uint32_t)v;
@@ -422,7 +438,7 @@ h_idle_spin(struct rps_options *o, const char *arg, const char **why)
 	uint64_t v;
 
 	if (parse_u64(arg, 0, 10000000, &v) < 0) {
-		*why = "expected 0..10000000 microseconds";
+		*why = num_why(arg, "expected 0..10000000 microseconds");
 		return -1;
 	}
 	o->idle_spin_us = (uint32_t)v;
@@ -459,9 +475,14 @@ static const struct opt_def opts[] = {
 			  "toeplitz (software RSS from the headers, as the NIC with --rss-key) "
 			  "(default auto)", h_hash },
 	{ "hash-seed", "N", "jhash seed (default: random at start)", h_seed },
-	{ "symmetric", NULL, "both directions of a connection go to one worker: jhash of the "
-			     "sorted tuple; Toeplitz (software and NIC) with the key 6d5a x 20",
-	  h_symmetric },
+	{ "symmetric", NULL, "both directions of a connection go to one worker: the tuple is "
+			     "sorted (lower address, then port, first) and hashed in software "
+			     "with the secret key (jhash, or Toeplitz with --hash toeplitz); the "
+			     "NIC's RSS hash is not used (not with --hash rss)", h_symmetric },
+	{ "symmetric-xor", NULL, "both directions to one worker through a symmetric Toeplitz key "
+				 "(default 6d5a x 20) on the NIC and in software: no software "
+				 "hash, but crafted flows collide whatever the key "
+				 "(docs/steering-keys.md)", h_symmetric_xor },
 	{ "inner", NULL, "hash tunnelled packets (VXLAN, GENEVE, GTP-U, GRE, NVGRE, IP-in-IP) on "
 			 "their inner header, one level deep, always in software (a NIC's RSS "
 			 "hash is the outer one); unreadable tunnels hash on the outer header",
@@ -469,8 +490,8 @@ static const struct opt_def opts[] = {
 	{ "vxlan-port", "P", "UDP ports --inner reads as VXLAN, repeatable or a list (4789,8472) "
 			     "(default 4789)", h_vxlan_port },
 	{ "rss-key", "HEX", "Toeplitz key for --hash toeplitz and the NIC, 40 or 52 bytes in hex "
-			    "(default: Microsoft's 6d5a56da...01fa); with --symmetric it must repeat "
-			    "one 16-bit pattern", h_rss_key },
+			    "(default: random at each start, kept secret); with --symmetric-xor it "
+			    "must repeat one 16-bit pattern", h_rss_key },
 	{ "backlog", "N", "packets a worker's backlog holds; the rest are dropped as backlog_full (default 1000)", h_backlog },
 	{ "burst", "N", "packets per RX/dequeue/TX burst, 1..512 (default 64)", h_burst },
 	{ "tx-port", "P", "each worker transmits what it processed on its own TX queue of P (default: none, packets are consumed)", h_tx_port },
@@ -640,14 +661,16 @@ rps_options_parse(int argc, char **argv, struct rps_options *o, FILE *err)
 			"without it may reorder its flows)\n");
 		return -1;
 	}
-	if (o->symmetric && o->rss_key_len != 0 &&
+	if (rps_options_given(o, "symmetric") && rps_options_given(o, "symmetric-xor")) {
+		fprintf(err, "dpdk-rps: --symmetric and --symmetric-xor: choose one\n");
+		return -1;
+	}
+	if (o->symmetric == RPS_SYM_XOR && o->rss_key_len != 0 &&
 	    !rps_toeplitz_key_is_symmetric(o->rss_key, o->rss_key_len)) {
-		char hex[2 * RPS_TOEPLITZ_KEY_MAX + 1];
-
-		rps_toeplitz_key_format(o->rss_key, o->rss_key_len, hex, sizeof(hex));
-		fprintf(err, "dpdk-rps: --rss-key %s: not symmetric: with --symmetric the key must "
-			"repeat one 16-bit pattern (6d5a6d5a...); leave --rss-key out to get 6d5a "
-			"x 20\n", hex);
+		/* the key is not echoed: it is a secret */
+		fprintf(err, "dpdk-rps: --rss-key: not symmetric: with --symmetric-xor the key "
+			"must repeat one 16-bit pattern (6d5a6d5a...); leave --rss-key out to get "
+			"6d5a x 20, or use --symmetric (any key)\n");
 		return -1;
 	}
 	return 0;

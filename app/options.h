@@ -25,11 +25,14 @@ struct rps_options {
 	enum rps_hash_mode hash_mode;
 	int seed_given;
 	uint32_t seed;
-	int symmetric;                /* --symmetric: both directions of a connection hash alike */
+	int symmetric;                /* an enum rps_sym_mode: --symmetric (RPS_SYM_SORT) or
+				       * --symmetric-xor: both directions of a connection hash alike */
 	int inner;                    /* --inner: tunnelled packets hash on their inner header */
 	struct rps_inner_cfg tunnels; /* --vxlan-port (nb_vxlan 0: 4789) */
 	uint8_t rss_key[RPS_TOEPLITZ_KEY_MAX]; /* Toeplitz key (--rss-key, the file's rss_key) */
 	uint8_t rss_key_len;          /* 0 until given; main.c then fills in the default key */
+	int rss_key_random;           /* the key was drawn at start (none given): a secret that
+				       * only the owner may read (telemetry), never printed */
 	uint32_t backlog;
 	uint16_t burst;
 	uint16_t rx_queues;           /* 0 = all the port has (capped) */

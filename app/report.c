@@ -12,6 +12,7 @@
 #include <rte_lcore.h>
 
 #include "app.h"
+#include "outfile.h"
 
 struct rps_snapshot *
 rps_snapshot_alloc(void)
@@ -186,17 +187,18 @@ int
 rps_report_json(const struct rps_app *app, const char *path)
 {
 	struct rps_snapshot *s = rps_snapshot_alloc();
-	char tmp[4096];
+	struct rps_outfile of;
 	FILE *f;
+	int rc;
 
 	if (s == NULL)
 		return -ENOMEM;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (f == NULL) {
+	rc = rps_outfile_open(&of, path);
+	if (rc < 0) {
 		free(s);
-		return -errno;
+		return rc;
 	}
+	f = of.f;
 	rps_snapshot_take(app, s);
 	fprintf(f, "{\n  \"version\": \"%s\",\n", RPS_VERSION);
 	fprintf(f, "  \"duration_s\": %.3f,\n", elapsed_s(app));
@@ -210,13 +212,19 @@ rps_report_json(const struct rps_app *app, const char *path)
 		app->steer.backpressure ? "true" : "false", app->opt.stall_timeout_ms);
 	fprintf(f, "  \"config\": {\"rx_port\": %u, \"rx_queues\": %u, \"driver\": \"%s\", "
 		"\"tx_port\": %d, \"map\": \"%s\", \"rx_lcore\": %u, \"hash\": \"%s\", "
-		"\"rss_hash_from_port\": %s, \"hash_seed\": %u, \"backlog\": %u, \"burst\": %u, "
-		"\"stages\": \"%s\", \"symmetric\": %s, \"inner\": %s, \"reorder_safe\": %s, "
+		"\"rss_hash_from_port\": %s, \"hash_seed\": \"%s\", \"rss_key\": \"%s\", "
+		"\"backlog\": %u, \"burst\": %u, "
+		"\"stages\": \"%s\", \"symmetric\": %s, \"symmetric_mode\": \"%s\", "
+		"\"inner\": %s, \"reorder_safe\": %s, "
 		"\"flow_limit\": %s, \"idle_sleep_us\": %u, \"idle_spin_us\": %u},\n",
 		app->opt.rx_port, app->nb_rxq, app->rx_driver, app->opt.tx_port, app->opt.map_text,
 		app->rx_lcore, rps_hash_mode_name(app->opt.hash_mode),
-		app->rss_hash ? "true" : "false", app->seed, app->opt.backlog, app->opt.burst,
-		app->opt.stages_text, app->opt.symmetric ? "true" : "false",
+		/* the seed and key are secrets (docs/steering-keys.md): only where they came
+		 * from; the owner reads them on the telemetry socket (/rps/config) */
+		app->rss_hash ? "true" : "false", app->opt.seed_given ? "configured" : "random",
+		app->opt.rss_key_random ? "random" : "configured", app->opt.backlog,
+		app->opt.burst, app->opt.stages_text, app->opt.symmetric ? "true" : "false",
+		rps_sym_mode_name((enum rps_sym_mode)app->opt.symmetric),
 		app->opt.inner ? "true" : "false",
 		__atomic_load_n(&app->reorder_safe, __ATOMIC_RELAXED) ? "true" : "false",
 		__atomic_load_n(&app->flow_limit, __ATOMIC_RELAXED) ? "true" : "false",
@@ -259,7 +267,5 @@ rps_report_json(const struct rps_app *app, const char *path)
 	fprintf(f, "\n  \"mempool\": {\"size\": %u, \"in_use_at_exit\": %" PRId64 "}\n}\n",
 		app->pool_size, app->pool_in_use_at_exit);
 	free(s);
-	if (fclose(f) != 0 || rename(tmp, path) != 0)
-		return -errno;
-	return 0;
+	return rps_outfile_commit(&of);
 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -398,6 +399,48 @@ tel_buckets(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/*
+ * Whether the steering secrets (jhash seed, Toeplitz key) may go out on the telemetry socket.
+ * The socket lives in EAL's runtime directory, which EAL creates 0700 (owner only: connecting
+ * to a Unix socket needs search permission on its directory); the socket itself gets the
+ * umask's mode. But EAL keeps a directory that already exists with whatever mode it has
+ * (and --file-prefix or RUNTIME_DIRECTORY may point elsewhere), so this checks instead of
+ * trusting: the secrets are shown only when the directory is owned by us and closed to group
+ * and others. Otherwise /rps/config says "hidden", and only the owner's --rss-key knows.
+ */
+static int
+secrets_visible(void)
+{
+	struct stat st;
+	const char *dir = rte_eal_get_runtime_dir();
+
+	return dir != NULL && stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+	       st.st_uid == geteuid() && (st.st_mode & (S_IRWXG | S_IRWXO)) == 0;
+}
+
+/* The steering secrets and their provenance into /rps/config. */
+static void
+config_secrets(const struct rps_app *app, struct rte_tel_data *d)
+{
+	const struct rps_options *o = &app->opt;
+	const int show = secrets_visible();
+	char hex[2 * RPS_TOEPLITZ_KEY_MAX + 1];
+
+	rte_tel_data_add_dict_string(d, "hash_seed_source", o->seed_given ? "configured" :
+				     "random");
+	rte_tel_data_add_dict_string(d, "rss_key_source", o->rss_key_random ? "random" :
+				     "configured");
+	rte_tel_data_add_dict_string(d, "symmetric", rps_sym_mode_name(o->symmetric));
+	if (show) {
+		rte_tel_data_add_dict_u64(d, "hash_seed", app->seed);
+		rps_toeplitz_key_format(o->rss_key, o->rss_key_len, hex, sizeof(hex));
+		rte_tel_data_add_dict_string(d, "rss_key", hex);
+	} else {
+		rte_tel_data_add_dict_string(d, "hash_seed", "hidden");
+		rte_tel_data_add_dict_string(d, "rss_key", "hidden");
+	}
+}
+
 static int
 tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -432,7 +475,7 @@ tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_int(d, "rx_port", o->rx_port);
 	rte_tel_data_add_dict_int(d, "tx_port", o->tx_port);
 	rte_tel_data_add_dict_string(d, "hash", rps_hash_mode_name(o->hash_mode));
-	rte_tel_data_add_dict_u64(d, "hash_seed", app->seed);
+	config_secrets(app, d);
 	rte_tel_data_add_dict_u64(d, "backlog", o->backlog);
 	rte_tel_data_add_dict_string(d, "backpressure", app->steer.backpressure ? "on" : "off");
 	rte_tel_data_add_dict_u64(d, "stall_timeout_ms", o->stall_timeout_ms);

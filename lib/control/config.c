@@ -18,6 +18,7 @@
 #include <ini.h>
 
 #include "rps_config.h"
+#include "rps_number.h"
 #include "rps_counters.h"
 
 /* A configuration file larger than this is refused (it is a few hundred bytes normally). */
@@ -142,39 +143,11 @@ reader(char *str, int num, void *stream)
 	return str;
 }
 
-/* Decimal without a leading zero (which the command line would read as octal), or 0x hex. */
+/* rps_number.h's syntax, the command line's too. */
 static int
 parse_number(const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
 {
-	unsigned int base = 10;
-	uint64_t x = 0;
-	const char *s = v;
-
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s += 2;
-	} else if (s[0] == '0' && s[1] != '\0') {
-		return -EINVAL;
-	}
-	if (*s == '\0')
-		return -EINVAL;
-	for (; *s != '\0'; s++) {
-		unsigned int d;
-
-		if (*s >= '0' && *s <= '9')
-			d = (unsigned int)(*s - '0');
-		else if (base == 16 && isxdigit((unsigned char)*s))
-			d = (unsigned int)(tolower((unsigned char)*s) - 'a' + 10);
-		else
-			return -EINVAL;
-		x = x * base + d;
-		if (x > hi) /* hi < 2^60: x never overflows */
-			return -ERANGE;
-	}
-	if (x < lo)
-		return -ERANGE;
-	*out = x;
-	return 0;
+	return rps_number_parse(v, lo, hi, out);
 }
 
 static int
@@ -364,6 +337,7 @@ static int
 set_value(struct parser *p, int id, const char *name, const char *value)
 {
 	struct rps_config *c = p->cfg;
+	enum rps_sym_mode sym;
 	uint64_t x = 0;
 
 	if (id >= K_QUEUE0) {
@@ -504,9 +478,10 @@ set_value(struct parser *p, int id, const char *name, const char *value)
 		c->has_stats_interval = 1;
 		break;
 	case K_SYMMETRIC:
-		if (parse_bool(value, &c->symmetric) < 0)
-			return fail(p, "%s: expected on or off (or yes/no, true/false, 1/0), not '%s'",
-				    name, value);
+		if (rps_sym_mode_parse(value, &sym) < 0)
+			return fail(p, "%s: expected on, off or xor (or yes/no, true/false, 1/0), "
+				    "not '%s'", name, value);
+		c->symmetric = (int)sym;
 		c->has_symmetric = 1;
 		break;
 	case K_RSS_KEY:
@@ -558,11 +533,12 @@ handler(void *user, const char *section, const char *name, const char *value)
 	else if (id == K_DEFAULT)
 		p->cfg->default_map_line = p->line;
 	if ((id == K_SYMMETRIC || id == K_RSS_KEY) && p->cfg->has_symmetric &&
-	    p->cfg->symmetric && p->cfg->has_rss_key &&
+	    p->cfg->symmetric == RPS_SYM_XOR && p->cfg->has_rss_key &&
 	    !rps_toeplitz_key_is_symmetric(p->cfg->rss_key, p->cfg->rss_key_len))
-		return fail(p, "rss_key (line %d) is not symmetric but symmetric = on (line %d): "
+		return fail(p, "rss_key (line %d) is not symmetric but symmetric = xor (line %d): "
 			    "the key must repeat one 16-bit pattern (6d5a6d5a...), or leave rss_key "
-			    "out to get 6d5a x 20", p->first_line[K_RSS_KEY],
+			    "out to get 6d5a x 20, or use symmetric = on (any key)",
+			    p->first_line[K_RSS_KEY],
 			    p->first_line[K_SYMMETRIC]);
 	return 1;
 }

@@ -15,10 +15,12 @@
  *                               ;   default, consumes the packets; lowercase "none")
  *   hash = auto|rss|jhash|toeplitz ; restart (case-insensitive, as --hash)
  *   hash_seed = 7               ; restart (0..4294967295)
- *   symmetric = on|off          ; restart (as --symmetric; the booleans of reorder_safe)
+ *   symmetric = on|off|xor      ; restart (on, also "sort": as --symmetric; xor: as
+ *                               ;   --symmetric-xor; the booleans of reorder_safe for on/off)
  *   rss_key = 6d5a56da...       ; restart (as --rss-key: 40 or 52 bytes in hex, "6d:5a:..."
- *                               ;   too; with symmetric = on in the same file it must repeat
- *                               ;   one 16-bit pattern, or the file is refused)
+ *                               ;   too; with symmetric = xor in the same file it must repeat
+ *                               ;   one 16-bit pattern, or the file is refused; default:
+ *                               ;   random at each start)
  *   inner = on|off              ; restart (as --inner: hash tunnels on the inner header)
  *   vxlan_port = 4789,8472      ; restart (as --vxlan-port: UDP ports 1..65535 read as VXLAN,
  *                               ;   decimal, at most 8, not 6081 or 2152; default 4789)
@@ -81,7 +83,7 @@ struct rps_config {
 	int has_tx_port;       int tx_port;          /* -1: none (no transmit) */
 	int has_hash;          enum rps_hash_mode hash_mode;
 	int has_hash_seed;     uint32_t hash_seed;
-	int has_symmetric;     int symmetric;
+	int has_symmetric;     int symmetric; /* an enum rps_sym_mode */
 	int has_rss_key;       uint8_t rss_key[RPS_TOEPLITZ_KEY_MAX]; uint8_t rss_key_len;
 	int has_inner;         int inner;
 	int has_vxlan_port;    struct rps_inner_cfg tunnels;  /* vxlan_port */

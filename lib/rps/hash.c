@@ -170,6 +170,55 @@ rps_flow_key_extract(const struct rte_mbuf *m, struct rps_flow_key *k)
 	return extract_l3(m, (uint32_t)off, type, k);
 }
 
+int
+rps_hash_l2_key(const struct rte_mbuf *m, int sym, uint32_t w[RPS_HASH_L2_WORDS])
+{
+	uint8_t eh_buf[RTE_ETHER_HDR_LEN];
+	const uint8_t *eh = rte_pktmbuf_read(m, 0, RTE_ETHER_HDR_LEN, eh_buf);
+	uint8_t *b = (uint8_t *)w;
+	uint16_t type, vid = 0;
+	uint32_t off = RTE_ETHER_HDR_LEN;
+
+	if (eh == NULL)
+		return -1;
+	memcpy(&type, eh + 12, 2);
+	/* the outer VLAN ID and the EtherType after the tags (a tag cut short ends the walk:
+	 * the frame is still hashed on what was read) */
+	for (int tags = 0; tags < RPS_HASH_MAX_VLAN && (type == RTE_BE16(RTE_ETHER_TYPE_VLAN) ||
+	     type == RTE_BE16(RTE_ETHER_TYPE_QINQ) || type == RTE_BE16(RTE_ETHER_TYPE_QINQ1));
+	     tags++) {
+		struct rte_vlan_hdr vh_buf;
+		const struct rte_vlan_hdr *vh = rte_pktmbuf_read(m, off, sizeof(*vh), &vh_buf);
+
+		if (vh == NULL)
+			break;
+		if (tags == 0)
+			vid = vh->vlan_tci & RTE_BE16(0x0fff);
+		type = vh->eth_proto;
+		off += sizeof(*vh);
+	}
+	if (sym && memcmp(eh, eh + 6, 6) > 0) {
+		memcpy(b, eh + 6, 6);
+		memcpy(b + 6, eh, 6);
+	} else {
+		memcpy(b, eh, 12);
+	}
+	memcpy(b + 12, &type, 2);
+	memcpy(b + 14, &vid, 2);
+	return 0;
+}
+
+uint32_t
+rps_hash_l2(const struct rte_mbuf *m, uint32_t seed, int sym)
+{
+	uint32_t w[RPS_HASH_L2_WORDS], h;
+
+	if (rps_hash_l2_key(m, sym, w) < 0)
+		return 0;
+	h = rte_jhash_32b(w, RPS_HASH_L2_WORDS, seed);
+	return h ? h : 1;
+}
+
 /* An inner Ethernet frame at @p off. */
 static int
 inner_eth(const struct rte_mbuf *m, uint32_t off, struct rps_flow_key *k)
@@ -381,6 +430,33 @@ rps_inner_vxlan_ports_parse(const char *s, struct rps_inner_cfg *cfg)
 	}
 	*cfg = c;
 	return 0;
+}
+
+int
+rps_sym_mode_parse(const char *s, enum rps_sym_mode *mode)
+{
+	if (strcasecmp(s, "off") == 0 || strcasecmp(s, "no") == 0 ||
+	    strcasecmp(s, "false") == 0 || strcmp(s, "0") == 0)
+		*mode = RPS_SYM_OFF;
+	else if (strcasecmp(s, "on") == 0 || strcasecmp(s, "yes") == 0 ||
+		 strcasecmp(s, "true") == 0 || strcmp(s, "1") == 0 || strcasecmp(s, "sort") == 0)
+		*mode = RPS_SYM_SORT;
+	else if (strcasecmp(s, "xor") == 0)
+		*mode = RPS_SYM_XOR;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+const char *
+rps_sym_mode_name(enum rps_sym_mode mode)
+{
+	switch (mode) {
+	case RPS_SYM_OFF: return "off";
+	case RPS_SYM_SORT: return "sort";
+	case RPS_SYM_XOR: return "xor";
+	}
+	return "?";
 }
 
 int

@@ -9,14 +9,18 @@
  * 128-bit addresses and walks the extension-header chain (hop-by-hop, routing, destination
  * options, fragment) to find the transport header.
  *
- * Return convention: 0 means "no flow" (not IP, or the IP header is cut short); a flow
- * whose hash computes to 0 gets 1, as in the kernel. The map sends hash 0 to its first
- * worker, so every non-IP packet goes to one fixed worker.
+ * Return convention: a flow whose hash computes to 0 gets 1, as in the kernel; 0 is left for
+ * a frame too short to hold an Ethernet header (the map sends it to its first worker).
+ * A frame that is not IP, or whose IP header is cut short, is hashed on what identifies it
+ * at layer 2 (rps_hash_l2(): destination and source MAC, the outer VLAN ID, the EtherType),
+ * with the same secret seed: one station's frames stay on one worker, and one station
+ * cannot aim all non-IP traffic (ARP, LLDP, a flood of junk) at one worker's backlog.
  *
  * Symmetric hashing (--symmetric): rps_flow_key_symmetric() puts a key in a canonical order
  * (the endpoint with the lower address first, then the lower port), so both directions of
  * a connection hash alike; rps_hash_sw_sym() is rps_hash_sw() on such keys. The Toeplitz
- * hash (RPS_HASH_TOEPLITZ) lives in rps_toeplitz.h.
+ * hash (RPS_HASH_TOEPLITZ) lives in rps_toeplitz.h; enum rps_sym_mode says how Toeplitz
+ * and the NIC's hash are made symmetric (docs/steering-keys.md).
  *
  * Inner hashing (--inner): rps_flow_key_extract_inner() looks through one level of
  * encapsulation (VXLAN, GENEVE, GTP-U, GRE, NVGRE, IPv4/IPv6-in-IP) and returns the inner
@@ -45,6 +49,20 @@ enum rps_hash_mode {
 	RPS_HASH_JHASH,    /**< always compute jhash from the headers */
 	RPS_HASH_TOEPLITZ, /**< always compute the Toeplitz (RSS) hash from the headers, as a NIC
 			    *   would with the same key (rps_toeplitz.h) */
+};
+
+/** How --symmetric makes both directions of a connection hash alike. */
+enum rps_sym_mode {
+	RPS_SYM_OFF = 0,  /**< not symmetric */
+	RPS_SYM_SORT = 1, /**< --symmetric: hash the sorted tuple (rps_flow_key_symmetric())
+			   *   with the secret key/seed, in software; the NIC's RSS hash (not
+			   *   symmetric under a random key) is never taken */
+	RPS_SYM_XOR = 2,  /**< --symmetric-xor: Toeplitz (NIC and software) with a key that
+			   *   repeats one 16-bit pattern (6d5a...). The hash then depends only on
+			   *   the XOR of the tuple's 16-bit words: anyone can craft colliding
+			   *   flows without knowing the key. Opt-in, for NICs whose RSS hash is
+			   *   wanted as it is (no software hash on the RX lcore). jhash stays
+			   *   sorted (RPS_SYM_SORT) */
 };
 
 /** Flow fields extracted from a packet (host-independent: raw network-order words). */
@@ -194,26 +212,47 @@ rps_flow_key_symmetric(struct rps_flow_key *k)
 	}
 }
 
+#define RPS_HASH_L2_WORDS 4 /**< 32-bit words of an L2 key */
+
+/**
+ * The layer-2 key of a frame without an IP flow: destination MAC, source MAC (in this order,
+ * or with @p sym the lower of the two first, so both directions of a conversation agree),
+ * the EtherType after the VLAN tags, and the outer VLAN ID (0 untagged); 16 bytes in
+ * network order in @p w.
+ * @return 0, or -1 when the frame is shorter than an Ethernet header (w unset).
+ */
+int rps_hash_l2_key(const struct rte_mbuf *m, int sym, uint32_t w[RPS_HASH_L2_WORDS]);
+
+/**
+ * Hash of a frame that carries no IP flow (non-IP, or an IP header cut short): jhash of
+ * rps_hash_l2_key() with @p seed, never 0; 0 only for a frame shorter than an Ethernet
+ * header. Out of line: such frames are not the common case, but one station cannot send
+ * them all to one worker.
+ */
+uint32_t rps_hash_l2(const struct rte_mbuf *m, uint32_t seed, int sym);
+
 /** Reference software flow hash: rps_flow_key_extract() + rps_hash_key(); handles every
- * layout (VLAN tags, IPv4 options, IPv6 extension headers, segmented mbufs). */
+ * layout (VLAN tags, IPv4 options, IPv6 extension headers, segmented mbufs). A frame
+ * without an IP flow gets rps_hash_l2(). */
 static inline uint32_t
 rps_hash_sw_ref(const struct rte_mbuf *m, uint32_t seed)
 {
 	struct rps_flow_key k;
 
 	if (rps_flow_key_extract(m, &k) < 0)
-		return 0;
+		return rps_hash_l2(m, seed, 0);
 	return rps_hash_key(&k, seed);
 }
 
-/** Symmetric reference: rps_flow_key_extract() + rps_flow_key_symmetric() + rps_hash_key(). */
+/** Symmetric reference: rps_flow_key_extract() + rps_flow_key_symmetric() + rps_hash_key();
+ * rps_hash_l2() with the MAC addresses sorted for a frame without an IP flow. */
 static inline uint32_t
 rps_hash_sw_sym_ref(const struct rte_mbuf *m, uint32_t seed)
 {
 	struct rps_flow_key k;
 
 	if (rps_flow_key_extract(m, &k) < 0)
-		return 0;
+		return rps_hash_l2(m, seed, 1);
 	rps_flow_key_symmetric(&k);
 	return rps_hash_key(&k, seed);
 }
@@ -279,7 +318,8 @@ rps_hash_sw_fast(const struct rte_mbuf *m, uint32_t seed, uint32_t *h)
 	return rps_hash_sw_fast_x(m, seed, 0, h);
 }
 
-/** Software flow hash of a packet: 0 for non-IP, otherwise a non-zero jhash. */
+/** Software flow hash of a packet: a non-zero jhash (of the L2 key for non-IP frames;
+ * 0 only for a runt shorter than an Ethernet header). */
 static inline uint32_t
 rps_hash_sw(const struct rte_mbuf *m, uint32_t seed)
 {
@@ -439,5 +479,11 @@ int rps_inner_vxlan_ports_parse(const char *s, struct rps_inner_cfg *cfg);
 int rps_hash_mode_parse(const char *s, enum rps_hash_mode *mode);
 /** Name of a hash mode. */
 const char *rps_hash_mode_name(enum rps_hash_mode mode);
+
+/** Parse a symmetric mode: off (also no, false, 0), sort (also on, yes, true, 1) or xor
+ * (case-insensitive). @return 0, or -EINVAL. */
+int rps_sym_mode_parse(const char *s, enum rps_sym_mode *mode);
+/** Name of a symmetric mode: "off", "sort" or "xor". */
+const char *rps_sym_mode_name(enum rps_sym_mode mode);
 
 #endif /* RPS_HASH_H */

@@ -35,8 +35,11 @@ struct rps_steer_ctx {
 	uint16_t nb_workers;
 	uint16_t burst_max;          /**< largest burst rps_steer_burst() accepts */
 	int prefetch;                /**< prefetch headers: set when hashes are mostly computed */
-	int symmetric;               /**< jhash over the canonical tuple (rps_hash_sw_sym());
-				      * zeroed by rps_steer_init(), set by the caller after it */
+	int symmetric;               /**< an enum rps_sym_mode: RPS_SYM_SORT hashes the canonical
+				      * tuple in software (jhash or Toeplitz), never the NIC's;
+				      * RPS_SYM_XOR: jhash sorted, Toeplitz and the NIC's hash
+				      * through their symmetric key. Zeroed by rps_steer_init(),
+				      * set by the caller after it */
 	int inner;                   /**< --inner: hash tunnelled packets on their inner header
 				      * (rps_flow_key_extract_inner()), every hash in software;
 				      * zeroed by rps_steer_init(), set by the caller after it */
@@ -172,13 +175,15 @@ int rps_steer_init(struct rps_steer_ctx *ctx, enum rps_hash_mode mode, uint32_t 
 /** Release the scratch space. */
 void rps_steer_fini(struct rps_steer_ctx *ctx);
 
-/** The software hash of the mode: Toeplitz in toeplitz mode, else jhash (symmetric when
- * ctx->symmetric; Toeplitz is symmetric through its key). */
+/** The software hash of the mode: Toeplitz in toeplitz mode (over the sorted tuple with
+ * RPS_SYM_SORT; with RPS_SYM_XOR symmetric through its key), else jhash (over the sorted
+ * tuple when ctx->symmetric). */
 static inline uint32_t
 rps_steer_sw_hash(const struct rps_steer_ctx *ctx, const struct rte_mbuf *m)
 {
 	if (ctx->mode == RPS_HASH_TOEPLITZ)
-		return rps_toeplitz_sw(&ctx->toeplitz, m);
+		return ctx->symmetric == RPS_SYM_SORT ? rps_toeplitz_sw_sym(&ctx->toeplitz, m) :
+		       rps_toeplitz_sw(&ctx->toeplitz, m);
 	return ctx->symmetric ? rps_hash_sw_sym(m, ctx->seed) : rps_hash_sw(m, ctx->seed);
 }
 
@@ -198,24 +203,30 @@ rps_steer_hash_inner(const struct rps_steer_ctx *ctx, const struct rte_mbuf *m)
 		return rps_steer_sw_hash(ctx, m);
 	rc = rps_flow_key_extract_inner(m, &ctx->tunnels, &k);
 	if (rc == RPS_INNER_NOT_IP)
-		return 0;
+		return ctx->mode == RPS_HASH_TOEPLITZ ?
+		       rps_toeplitz_l2(&ctx->toeplitz, m, ctx->symmetric == RPS_SYM_SORT) :
+		       rps_hash_l2(m, ctx->seed, ctx->symmetric != RPS_SYM_OFF);
 	if (rc == RPS_INNER_HASHED)
 		RPS_CTR_ADD(ctx->stats->inner_hashed, 1);
 	else if (rc == RPS_INNER_FALLBACK)
 		RPS_CTR_ADD(ctx->stats->inner_fallback, 1);
-	if (ctx->mode == RPS_HASH_TOEPLITZ)
+	if (ctx->mode == RPS_HASH_TOEPLITZ) {
+		if (ctx->symmetric == RPS_SYM_SORT)
+			rps_flow_key_symmetric(&k);
 		return rps_toeplitz_flow_key(&ctx->toeplitz, &k);
+	}
 	if (ctx->symmetric)
 		rps_flow_key_symmetric(&k);
 	return rps_hash_key(&k, ctx->seed);
 }
 
 /**
- * The hash the RX lcore steers @p m by (0 = not a flow: the map's first worker): the NIC's
- * in auto and rss modes when the mbuf has one; otherwise Toeplitz in toeplitz mode (which
- * never takes the NIC's), jhash in the others, symmetric when ctx->symmetric (Toeplitz is
- * symmetric through its key). With ctx->inner, rps_steer_hash_inner(). Adds 1 to *computed
- * when the hash was computed in software.
+ * The hash the RX lcore steers @p m by (0 = a runt: the map's first worker): the NIC's
+ * in auto and rss modes when the mbuf has one, unless ctx->symmetric is RPS_SYM_SORT (a NIC
+ * hash under a random key is not symmetric); otherwise Toeplitz in toeplitz mode (which
+ * never takes the NIC's), jhash in the others, symmetric when ctx->symmetric. With
+ * ctx->inner, rps_steer_hash_inner(). Adds 1 to *computed when the hash was computed in
+ * software.
  */
 static inline uint32_t
 rps_steer_hash(const struct rps_steer_ctx *ctx, const struct rte_mbuf *m, uint32_t *computed)
@@ -224,7 +235,8 @@ rps_steer_hash(const struct rps_steer_ctx *ctx, const struct rte_mbuf *m, uint32
 		(*computed)++;
 		return rps_steer_hash_inner(ctx, m);
 	}
-	if ((ctx->mode == RPS_HASH_AUTO || ctx->mode == RPS_HASH_RSS) && rps_hash_has_rss(m))
+	if ((ctx->mode == RPS_HASH_AUTO || ctx->mode == RPS_HASH_RSS) &&
+	    ctx->symmetric != RPS_SYM_SORT && rps_hash_has_rss(m))
 		return rps_hash_rss(m);
 	(*computed)++;
 	return rps_steer_sw_hash(ctx, m);

@@ -5,7 +5,8 @@
  * Input, as a NIC hashes with the hash types dpdk-rps programs into the port (rps_port.h):
  * IPv4/IPv6 source address, destination address, then source and destination port for
  * TCP and UDP; addresses alone for every other protocol and for every IP fragment; all in
- * network byte order. Non-IP frames have no hash (0). The headers are found as by
+ * network byte order. A frame without an IP flow is hashed on its layer-2 key
+ * (rps_hash_l2_key(): MACs, EtherType, VLAN ID) with the same key. The headers are found as by
  * rps_flow_key_extract(): VLAN/QinQ tags skipped, IPv4 options and the IPv6 extension chain
  * walked. A hash that computes to 0 becomes 1 (rps_hash.h's convention, as rps_hash_rss()).
  *
@@ -18,10 +19,16 @@
  * out-of-line copy compiled alone with GFNI and AVX-512 enabled (toeplitz_gfni.c), so the
  * same binary runs on a CPU without them.
  *
- * Symmetry: with a key whose bits repeat every 16 (6d5a repeated, rps_toeplitz_symmetric_key)
- * swapping source and destination (addresses and ports) moves every input bit by a multiple
- * of 16 bits, which leaves the hash unchanged: both directions of a connection hash alike,
- * in software and on a NIC programmed with the same key. No other key is symmetric.
+ * Symmetry, two ways (enum rps_sym_mode):
+ * - sorted (rps_toeplitz_sw_sym(), --symmetric): the tuple is put in canonical order (lower
+ *   address, then lower port, first) before it is hashed with any key, the random one by
+ *   default: as the "symmetric Toeplitz" of newer NICs. The hash space stays whole.
+ * - a symmetric key (--symmetric-xor): with a key whose bits repeat every 16 (6d5a repeated,
+ *   rps_toeplitz_symmetric_key) swapping source and destination moves every input bit by a
+ *   multiple of 16 bits, which leaves the hash unchanged, in software and on a NIC programmed
+ *   with that key. But such a hash is a function of the XOR of the tuple's 16-bit words
+ *   alone: flows with equal XOR collide whatever the key, so anyone can aim flows at one
+ *   worker. No other key is symmetric.
  *
  * Thread-safety: a struct rps_toeplitz is read-only after rps_toeplitz_init(); the hash
  * functions are pure.
@@ -103,6 +110,14 @@ void rps_toeplitz_key_format(const uint8_t *key, size_t len, char *buf, size_t s
 /** Whether the key repeats one 16-bit pattern, i.e. gives a symmetric hash. */
 int rps_toeplitz_key_is_symmetric(const uint8_t *key, size_t len);
 
+/**
+ * Fill @p key with @p len bytes from the kernel's random source (getrandom(2)), as Linux's
+ * netdev_rss_key_fill() does for a NIC's key: a key no one else knows cannot be aimed at.
+ * Not rte_rand(): its generator is not meant to keep its output secret.
+ * @return 0, or a negative errno (-ENOSYS, -EIO...) when no random bytes could be had.
+ */
+int rps_toeplitz_key_random(uint8_t *key, size_t len);
+
 /** Toeplitz hash of @p len (a multiple of 4, at most RPS_TOEPLITZ_TUPLE_MAX) bytes in
  * network order. May be 0. */
 static inline uint32_t
@@ -147,8 +162,17 @@ rps_toeplitz_flow_key(const struct rps_toeplitz *t, const struct rps_flow_key *k
 	return h ? h : 1;
 }
 
-/** Reference path: every layout rps_flow_key_extract() handles. 0 for non-IP. */
+/** Toeplitz hash of the layer-2 key (rps_hash_l2_key(), MACs sorted with @p sym) of a frame
+ * without an IP flow. Never 0, but 0 for a frame shorter than an Ethernet header. */
+uint32_t rps_toeplitz_l2(const struct rps_toeplitz *t, const struct rte_mbuf *m, int sym);
+
+/** Reference path: every layout rps_flow_key_extract() handles; rps_toeplitz_l2() for a
+ * frame without an IP flow. */
 uint32_t rps_toeplitz_sw_ref(const struct rps_toeplitz *t, const struct rte_mbuf *m);
+
+/** Sorted symmetric reference: rps_flow_key_extract() + rps_flow_key_symmetric() +
+ * rps_toeplitz_flow_key(); rps_toeplitz_l2() with sorted MACs for a frame without one. */
+uint32_t rps_toeplitz_sym_ref(const struct rps_toeplitz *t, const struct rte_mbuf *m);
 
 /**
  * The common case, straight from the first segment (the tuple is contiguous in the
@@ -201,7 +225,7 @@ rps_toeplitz_fast(const struct rps_toeplitz *t, const struct rte_mbuf *m, uint32
 	return 1;
 }
 
-/** Software Toeplitz hash of a packet: 0 for non-IP, otherwise non-zero. */
+/** Software Toeplitz hash of a packet: non-zero (0 only for a runt, rps_toeplitz_l2()). */
 static inline uint32_t
 rps_toeplitz_sw(const struct rps_toeplitz *t, const struct rte_mbuf *m)
 {
@@ -210,6 +234,78 @@ rps_toeplitz_sw(const struct rps_toeplitz *t, const struct rte_mbuf *m)
 	if (likely(rps_toeplitz_fast(t, m, &h)))
 		return h;
 	return rps_toeplitz_sw_ref(t, m);
+}
+
+/**
+ * The common case of rps_toeplitz_sw_sym(): untagged Ethernet, IPv4 without options or IPv6
+ * without extension headers, TCP or UDP, not a fragment. The tuple is copied and put in
+ * canonical order (rps_hash_sym_v4() / rps_hash_sym_v6()), then hashed. @return 1 and the
+ * hash in *h, or 0 when the packet needs rps_toeplitz_sym_ref().
+ */
+static inline int
+rps_toeplitz_sym_fast(const struct rps_toeplitz *t, const struct rte_mbuf *m, uint32_t *h)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint16_t dlen = m->data_len;
+	uint32_t w[RPS_TOEPLITZ_TUPLE_MAX / 4];
+	unsigned int len;
+	uint16_t type;
+	uint32_t x;
+	int c;
+
+	if (unlikely(dlen < RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr) + 4))
+		return 0;
+	memcpy(&type, p + 12, 2);
+	if (type == RTE_BE16(RTE_ETHER_TYPE_IPV4)) {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(p + RTE_ETHER_HDR_LEN);
+
+		if (ip->version_ihl != RTE_IPV4_VHL_DEF ||
+		    (ip->next_proto_id != IPPROTO_TCP && ip->next_proto_id != IPPROTO_UDP) ||
+		    (ip->fragment_offset &
+		     RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) != 0)
+			return 0;
+		/* src, dst, ports: contiguous. Always copied: hashing in place when already in
+		 * order trades GFNI's store-forwarding stall on the copy for a branch that random
+		 * flows mispredict half the time, which costs as much */
+		memcpy(w, &ip->src_addr, 12);
+		rps_hash_sym_v4(&w[0], &w[1], &w[2]);
+		len = 12;
+	} else if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(p + RTE_ETHER_HDR_LEN);
+
+		if (dlen < RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr) + 4 ||
+		    (ip->proto != IPPROTO_TCP && ip->proto != IPPROTO_UDP) ||
+		    (ip->vtc_flow & RTE_BE32(0xf0000000)) != RTE_BE32(0x60000000))
+			return 0;
+		c = memcmp(ip->src_addr, ip->dst_addr, 16);
+		len = 36;
+		/* in order: hash in place, saving the 36-byte copy (equal addresses take the
+		 * copy and the port check) */
+		if (c < 0) {
+			x = rps_toeplitz_bytes(t, ip->src_addr, len);
+			*h = x ? x : 1;
+			return 1;
+		}
+		memcpy(w, ip->src_addr, 36);
+		rps_hash_sym_v6(w);
+	} else {
+		return 0;
+	}
+	x = rps_toeplitz_bytes(t, (const uint8_t *)w, len);
+	*h = x ? x : 1;
+	return 1;
+}
+
+/** Sorted symmetric software Toeplitz hash (--symmetric with --hash toeplitz): both
+ * directions of a connection hash alike with any key. Non-zero but for a runt. */
+static inline uint32_t
+rps_toeplitz_sw_sym(const struct rps_toeplitz *t, const struct rte_mbuf *m)
+{
+	uint32_t h;
+
+	if (likely(rps_toeplitz_sym_fast(t, m, &h)))
+		return h;
+	return rps_toeplitz_sym_ref(t, m);
 }
 
 #endif /* RPS_TOEPLITZ_H */

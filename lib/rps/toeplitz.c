@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include <rte_cpuflags.h>
 
@@ -126,12 +127,52 @@ rps_toeplitz_key_is_symmetric(const uint8_t *key, size_t len)
 	return len >= 2;
 }
 
+int
+rps_toeplitz_key_random(uint8_t *key, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = getrandom(key + got, len - got, 0);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+uint32_t
+rps_toeplitz_l2(const struct rps_toeplitz *t, const struct rte_mbuf *m, int sym)
+{
+	uint32_t w[RPS_HASH_L2_WORDS], h;
+
+	if (rps_hash_l2_key(m, sym, w) < 0)
+		return 0;
+	h = rps_toeplitz_bytes(t, (const uint8_t *)w, sizeof(w));
+	return h ? h : 1;
+}
+
 uint32_t
 rps_toeplitz_sw_ref(const struct rps_toeplitz *t, const struct rte_mbuf *m)
 {
 	struct rps_flow_key k;
 
 	if (rps_flow_key_extract(m, &k) < 0)
-		return 0;
+		return rps_toeplitz_l2(t, m, 0);
+	return rps_toeplitz_flow_key(t, &k);
+}
+
+uint32_t
+rps_toeplitz_sym_ref(const struct rps_toeplitz *t, const struct rte_mbuf *m)
+{
+	struct rps_flow_key k;
+
+	if (rps_flow_key_extract(m, &k) < 0)
+		return rps_toeplitz_l2(t, m, 1);
+	rps_flow_key_symmetric(&k);
 	return rps_toeplitz_flow_key(t, &k);
 }

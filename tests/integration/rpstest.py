@@ -4,7 +4,8 @@
 - read_pcap(): classic pcap reader (either byte order, microsecond or nanosecond magic),
   optionally seeing a file the way libpcap (and so the net_pcap PMD) delivers it.
 - steering_key(): the fields dpdk-rps hashes (lib/rps/hash.c): two packets with the same key
-  must reach the same worker. None for frames the program treats as "no flow".
+  must reach the same worker. Frames without an IP flow have their layer-2 key (l2_key());
+  None only for runts.
 - marker(): the (flow id, sequence) that tools/gen_traffic.py writes into each flow packet.
 - run_rps(): start the binary with a timeout and a unique --file-prefix, collect the exit
   code, output and summary JSON.
@@ -174,13 +175,33 @@ def parse_l3(frame):
     return None
 
 
+def l2_key(frame):
+    """Mirror of rps_hash_l2_key(): what dpdk-rps hashes for a frame without an IP flow
+    (non-IP, or an IP header cut short): dst MAC, src MAC, the EtherType after up to MAX_VLAN
+    complete tags, the outer VLAN ID. None for a frame shorter than an Ethernet header."""
+    if len(frame) < 14:
+        return None
+    etype = struct.unpack_from('!H', frame, 12)[0]
+    off, vid = 14, 0
+    for tags in range(MAX_VLAN):
+        if etype not in VLAN_TPIDS or off + 4 > len(frame):
+            break
+        if tags == 0:
+            vid = struct.unpack_from('!H', frame, off)[0] & 0x0FFF
+        etype = struct.unpack_from('!H', frame, off + 2)[0]
+        off += 4
+    return frame[0:12] + struct.pack('!HH', etype, vid)
+
+
 def steering_key(frame):
-    """The bytes dpdk-rps hashes for a frame: src + dst + (4 bytes after the IP header or
-    zeros). Equal keys must go to the same worker. None: not IP, or the IP header is cut
-    short (the program sends all of those to one worker)."""
+    """The bytes dpdk-rps hashes for a frame: family + src + dst + (4 bytes after the IP
+    header or zeros); for a frame without an IP flow (not IP, or the IP header cut short)
+    b'\\0' + l2_key(). Equal keys must go to the same worker. None: a runt (shorter than an
+    Ethernet header: the program sends all of those to one worker)."""
     l3 = parse_l3(frame)
     if l3 is None:
-        return None
+        k = l2_key(frame)
+        return None if k is None else b'\0' + k
     ports = b'\0\0\0\0'
     if not l3.is_frag and l3.proto in PORT_PROTOS:
         p = l3.l2_len + l3.l3_len
@@ -458,7 +479,8 @@ def check_outputs(in_frames, out_frames_per_file, exact, summary=None):
     out_frames_per_file: {name: [frames in file order]}.
     exact: no packet was dropped, so the outputs must hold every input frame.
     Checks: outputs are a sub-multiset of the input (equal when exact); every steering key
-    (None = non-IP, one group) in one file only; within each key the output order is a
+    (frames without an IP flow by their layer-2 key; None = runts, one group) in one
+    file only; within each key the output order is a
     subsequence of the input order (equal when exact); per marker flow the sequence numbers
     increase (and are 0..K-1 complete when exact).
     """
@@ -534,7 +556,9 @@ def check_outputs(in_frames, out_frames_per_file, exact, summary=None):
 
 def _kname(k):
     if k is None:
-        return 'non-IP'
+        return 'runt'
+    if k[0] == 0:
+        return 'L2 %s' % k[1:].hex()
     return 'v%d %s' % (k[0], k[1:].hex())
 
 

@@ -5,7 +5,7 @@
 A skewed capture: 128 light TCP flows, one in each bucket of the default 128-bucket table,
 and 16 heavy flows (12 times the packets of a light one), each alone in a bucket owned by
 worker lcore 1 (buckets, the hash's top 7 bits, are predicted with Toeplitz in Python: --hash
-toeplitz, the default key; the mask 1-4 fills bucket b with lcore 1 + b % 4). Worker 1 gets 224 of every 320
+toeplitz, --rss-key Microsoft's key; the mask 1-4 fills bucket b with lcore 1 + b % 4). Worker 1 gets 224 of every 320
 packets: max/mean worker load 2.8.
 
 dpdk-rps loops the capture (net_pcap infinite_rx), with --check-order and the flow stage:
@@ -154,7 +154,8 @@ def run(F, binary, tmp, inp, on, idle_queue=False):
     if idle_queue:
         vdev += ',rx_pcap=' + inp
     eal = rpstest.eal_args(prefix, lcores=LCORES, mem_mb=1024, vdevs=[vdev])
-    app = ['--hash', 'toeplitz', '--stages', 'parse,flow', '--check-order',
+    app = ['--hash', 'toeplitz', '--rss-key', MS_KEY.hex(), '--stages', 'parse,flow',
+           '--check-order',
            '--backlog', '32768', '--summary-json', summary]
     conf = os.path.join(tmp, tag + '.conf')
     if on:  # through the config file, which the run then reloads

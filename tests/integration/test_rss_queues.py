@@ -6,7 +6,7 @@ A NIC picks each packet's RX queue from the low bits of its Toeplitz hash
 (queue = RETA[hash & (reta_size - 1)]); dpdk-rps's per-queue maps must then spread each
 queue's flows over all of that queue's workers, which they do only by indexing their table
 with other bits (the top ones). Here the NIC is played in Python: 4096 uniform TCP/UDP flows
-(198.18.0.0/15) are hashed with Microsoft's key (the key dpdk-rps programs into a NIC and
+(198.18.0.0/15) are hashed with Microsoft's key (given as rss_key: the key dpdk-rps programs into a NIC and
 uses for --hash toeplitz), and split into one capture per queue by a round-robin RETA of 64,
 128 or 512 entries over 2 queues. The captures feed net_pcap's two RX queues; dpdk-rps hashes
 with --hash toeplitz (the hash the NIC computed), with disjoint maps queue0 = 1-2 and
@@ -28,7 +28,9 @@ gt = rpstest.gen_traffic
 FLOWS = 4096
 QUEUES = 2
 MAPS = {0: [1, 2], 1: [3, 4]}
-CONF = '[dataplane]\nhash = toeplitz\n[map]\nqueue0 = 1-2\nqueue1 = 3-4\n'
+# the key the capture was split with (the default key is random at each start)
+CONF = ('[dataplane]\nhash = toeplitz\nrss_key = %s\n[map]\nqueue0 = 1-2\nqueue1 = 3-4\n'
+        % rpstest.MS_KEY.hex())
 
 
 def flows(rng):

@@ -7,7 +7,7 @@ Feeds a generated capture (TCP/UDP over IPv4/IPv6, VLAN/QinQ, IP options, IPv6 e
 headers, fragments, ARP) through net_pcap with one TX file per worker, and checks:
 exit 0; rx_packets == packets in the capture; rx == processed + dropped with nothing
 dropped; the TX files hold tx_packets == processed packets, byte-identical to the input
-(as a multiset per file); every steering key (and all non-IP frames) in exactly one file, in
+(as a multiset per file); every steering key (non-IP frames: their layer-2 key) in exactly one file, in
 input order; every marker flow complete and in order; workers[].processed == its file's
 count; more than one worker used. Then the same run again (same --hash-seed: same
 key -> file assignment), with --map 1-3 (list syntax: same workers, same assignment), and

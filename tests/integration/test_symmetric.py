@@ -8,16 +8,20 @@ Toeplitz hashes under the default key are equal although their tuples differ (fo
 Python model of the hash: Toeplitz is linear, so x and x ^ d collide for any d in the kernel
 of the key's matrix). Three workers, one net_pcap TX file each, --stages output.
 
-- --hash toeplitz --symmetric, --symmetric (jhash on net_pcap) and a --config file with
-  hash = toeplitz and symmetric = on: every connection, both directions, in one file.
+- --hash toeplitz --symmetric (sorted tuple) with a fixed non-symmetric key, --symmetric
+  (jhash on net_pcap), --hash toeplitz --symmetric-xor (the 6d5a key) and a --config file
+  with hash = toeplitz, symmetric = on and the same key: every connection, both directions,
+  in one file; the file places every flow as the command line does.
 - --hash jhash and --hash toeplitz without --symmetric: some connections split (so the
   check above can fail).
-- --hash toeplitz: every colliding pair in one file (a hash that is not bit-exact Toeplitz
-  with the default key would split about two thirds of them), which jhash does not do.
+- --hash toeplitz --rss-key MS_KEY: every colliding pair in one file (a hash that is not
+  bit-exact Toeplitz with that key would split about two thirds of them), which jhash does
+  not do.
 - Every run: exit 0, rx_packets == packets in the capture, nothing dropped, accounting
   exact, outputs byte-identical to the input, each flow complete and in order.
 - Bad values exit 2 naming the option (--rss-key zz, a wrong length, a non-symmetric key
-  with --symmetric); bad config keys give FILE:LINE.
+  with --symmetric-xor, --symmetric with --hash rss or with --symmetric-xor); bad config
+  keys give FILE:LINE.
 
 usage: test_symmetric.py PATH/TO/dpdk-rps
 """
@@ -38,6 +42,8 @@ CONNECTIONS = 240           # both directions, half IPv6, half UDP
 PER_DIRECTION = 3
 PAIRS = 120                 # Toeplitz-colliding flow pairs
 MS_KEY = rpstest.MS_KEY
+# a fixed key that does not repeat a 16-bit pattern: --symmetric must sort to be symmetric
+SORT_KEY = bytes((i * 73 + 41) & 0xff for i in range(40))
 toeplitz = rpstest.toeplitz
 
 
@@ -185,7 +191,7 @@ def bad_values(F, binary, tmp):
     def go(app, conf=None):
         return rpstest.run_until_idle(binary, tmp, app, conf, lcores=LCORES, tx=tx)
 
-    sym_ms = ['--symmetric', '--rss-key', MS_KEY.hex()]
+    sym_ms = ['--symmetric-xor', '--rss-key', MS_KEY.hex()]
     cases = [
         (['--hash', 'toeplitz', '--rss-key', 'zz'], None, ['--rss-key', 'zz']),
         (['--hash', 'toeplitz', '--rss-key', '6d5a' * 10], None, ['--rss-key', '20 bytes']),
@@ -196,15 +202,21 @@ def bad_values(F, binary, tmp):
         ([], '[dataplane]\nhash = toeplitz\nsymmetric = perhaps\n',
          ['bad.conf:3', 'symmetric']),
         ([], '[dataplane]\nrss_key = 6d5a\n', ['bad.conf:2', 'rss_key', '2 bytes']),
-        ([], '[dataplane]\nsymmetric = on\nrss_key = %s\n' % MS_KEY.hex(),
+        ([], '[dataplane]\nsymmetric = xor\nrss_key = %s\n' % MS_KEY.hex(),
          ['bad.conf:3', 'not symmetric']),
-        (['--symmetric'], '[dataplane]\nrss_key = %s\n' % MS_KEY.hex(),
-         ['rss_key', 'bad.conf', '--symmetric', 'not symmetric']),
+        (['--symmetric-xor'], '[dataplane]\nrss_key = %s\n' % MS_KEY.hex(),
+         ['rss_key', 'bad.conf', '--symmetric-xor', 'not symmetric']),
+        (['--symmetric', '--hash', 'rss'], None, ['--hash rss', '--symmetric']),
+        (['--symmetric', '--symmetric-xor'], None, ['--symmetric', '--symmetric-xor']),
     ]
     rpstest.check_usage_errors(F, go, cases)
-    # a good symmetric key (ethtool spelling, 52 bytes) with --symmetric is accepted
-    r = go(['--symmetric', '--hash', 'toeplitz', '--rss-key', ':'.join(['6d', '5a'] * 26)])
-    F.check(r.rc == 0, 'a symmetric 52-byte key with --symmetric: exit %s' % r.rc, r)
+    # a good symmetric key (ethtool spelling, 52 bytes) with --symmetric-xor is accepted
+    r = go(['--symmetric-xor', '--hash', 'toeplitz', '--rss-key', ':'.join(['6d', '5a'] * 26)])
+    F.check(r.rc == 0, 'a symmetric 52-byte key with --symmetric-xor: exit %s' % r.rc, r)
+    # --symmetric takes any key (the sort gives the symmetry); the key is never echoed
+    r = go(['--symmetric', '--hash', 'toeplitz', '--rss-key', MS_KEY.hex()])
+    F.check(r.rc == 0, 'the Microsoft key with --symmetric: exit %s' % r.rc, r)
+    F.check(MS_KEY.hex() not in r.stdout + r.stderr, 'the RSS key was printed', r)
 
 
 def main():
@@ -223,8 +235,10 @@ def main():
               % (len(frames), len(groups), len(pairs)), flush=True)
 
         sym = {}
-        for tag, extra in (('tz_sym', ['--hash', 'toeplitz', '--symmetric']),
-                           ('jhash_sym', ['--symmetric'])):
+        for tag, extra in (('tz_sym', ['--hash', 'toeplitz', '--symmetric',
+                                       '--rss-key', SORT_KEY.hex()]),
+                           ('jhash_sym', ['--symmetric']),
+                           ('tz_xor', ['--hash', 'toeplitz', '--symmetric-xor'])):
             w = run(F, binary, tmp, inp, frames, owner, tag, extra)
             if w is not None:
                 split = together(w, groups)
@@ -235,14 +249,16 @@ def main():
                 sym[tag] = w
         conf = os.path.join(tmp, 'sym.conf')
         with open(conf, 'w') as f:
-            f.write('[dataplane]\nhash = toeplitz\nsymmetric = on\n')
+            f.write('[dataplane]\nhash = toeplitz\nsymmetric = on\nrss_key = %s\n'
+                    % SORT_KEY.hex())
         w = run(F, binary, tmp, inp, frames, owner, 'conf_sym', ['--config', conf])
         if w is not None and 'tz_sym' in sym:
             diff = [f for f in w if w[f] != sym['tz_sym'][f]]
             F.check(not diff, 'config hash = toeplitz, symmetric = on places %d flows '
                     'unlike --hash toeplitz --symmetric' % len(diff))
 
-        for tag, extra in (('jhash', ['--hash', 'jhash']), ('tz', ['--hash', 'toeplitz'])):
+        for tag, extra in (('jhash', ['--hash', 'jhash']),
+                           ('tz', ['--hash', 'toeplitz', '--rss-key', MS_KEY.hex()])):
             w = run(F, binary, tmp, inp, frames, owner, tag, extra)
             if w is None:
                 continue

@@ -116,6 +116,18 @@ test_toeplitz_keys(void)
 	}
 	CU_ASSERT_EQUAL(parse("[dataplane]\nhash = jhash\n"), 0);
 	CU_ASSERT(cfg.has_symmetric == 0 && cfg.has_rss_key == 0);
+	/* symmetric = on sorts the tuple: any key goes with it */
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\nsymmetric = on\nrss_key = " TZ_MS_KEY "\n"), 0);
+	CU_ASSERT(cfg.has_symmetric == 1 && cfg.symmetric == RPS_SYM_SORT);
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\nsymmetric = Sort\n"), 0);
+	CU_ASSERT(cfg.symmetric == RPS_SYM_SORT);
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\nsymmetric = xor\n"), 0);
+	CU_ASSERT(cfg.has_symmetric == 1 && cfg.symmetric == RPS_SYM_XOR);
+	/* the number syntax: decimal and 0x hex are the same number */
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\nhash_seed = 0x10000\nbacklog = 65536\n"), 0);
+	CU_ASSERT(cfg.hash_seed == 65536 && cfg.backlog == 65536);
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\nhash_seed = 0\n"), 0);
+	CU_ASSERT(cfg.has_hash_seed == 1 && cfg.hash_seed == 0);
 }
 
 /* inner and vxlan_port (the same rules as --inner and --vxlan-port). */
@@ -486,18 +498,31 @@ test_errors(void)
 		{ "[dataplane]\nhash = crc\n", "t.conf:2: hash: expected auto, rss, jhash or toeplitz, not 'crc'" },
 		/* the Toeplitz keys */
 		{ "[dataplane]\nsymmetric = maybe\n",
-		  "t.conf:2: symmetric: expected on or off (or yes/no, true/false, 1/0), not 'maybe'" },
+		  "t.conf:2: symmetric: expected on, off or xor (or yes/no, true/false, 1/0), "
+		  "not 'maybe'" },
 		{ "[dataplane]\nrss_key = zz\n",
 		  "t.conf:2: rss_key: expected a key in hex (6d5a56da... or 6d:5a:56:da:...), 40 or 52 "
 		  "bytes, not 'zz'" },
 		{ "[dataplane]\nrss_key = 6d5a\n",
 		  "t.conf:2: rss_key: 2 bytes, expected 40 or 52 (80 or 104 hex digits)" },
-		{ "[dataplane]\nsymmetric = on\nburst = 1\nrss_key = " TZ_MS_KEY "\n",
-		  "t.conf:4: rss_key (line 4) is not symmetric but symmetric = on (line 2): the key "
-		  "must repeat one 16-bit pattern (6d5a6d5a...), or leave rss_key out to get 6d5a x 20" },
-		{ "[dataplane]\nrss_key = " TZ_MS_KEY "\nsymmetric = yes\n",
-		  "t.conf:3: rss_key (line 2) is not symmetric but symmetric = on (line 3): the key "
-		  "must repeat one 16-bit pattern (6d5a6d5a...), or leave rss_key out to get 6d5a x 20" },
+		{ "[dataplane]\nsymmetric = xor\nburst = 1\nrss_key = " TZ_MS_KEY "\n",
+		  "t.conf:4: rss_key (line 4) is not symmetric but symmetric = xor (line 2): the key "
+		  "must repeat one 16-bit pattern (6d5a6d5a...), or leave rss_key out to get 6d5a x 20, "
+		  "or use symmetric = on (any key)" },
+		{ "[dataplane]\nrss_key = " TZ_MS_KEY "\nsymmetric = XOR\n",
+		  "t.conf:3: rss_key (line 2) is not symmetric but symmetric = xor (line 3): the key "
+		  "must repeat one 16-bit pattern (6d5a6d5a...), or leave rss_key out to get 6d5a x 20, "
+		  "or use symmetric = on (any key)" },
+		/* one number syntax with the command line (rps_number.h): no leading zero, no
+		 * blank inside, no sign, hex only with 0x */
+		{ "[dataplane]\nbacklog = 065536\n",
+		  "t.conf:2: backlog: expected 1..16777216 packets, not '065536'" },
+		{ "[dataplane]\nhash_seed = 00\n",
+		  "t.conf:2: hash_seed: expected a 32-bit number 0..4294967295, not '00'" },
+		{ "[dataplane]\nhash_seed = ff\n",
+		  "t.conf:2: hash_seed: expected a 32-bit number 0..4294967295, not 'ff'" },
+		{ "[dataplane]\nburst = 0x\t8\n",
+		  "t.conf:2: burst: expected 1..512 packets, not '0x\t8'" },
 		{ "[dataplane]\nreorder_safe = maybe\n",
 		  "t.conf:2: reorder_safe: expected on or off (or yes/no, true/false, 1/0), "
 		  "not 'maybe'" },

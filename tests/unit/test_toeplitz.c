@@ -446,11 +446,27 @@ test_non_ip(void)
 	ut_put(&p, arp, sizeof(arp));
 	m = ut_mbuf_exact(p.b, p.len);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
-	CU_ASSERT_EQUAL(rps_toeplitz_sw(&t, m), 0);
+	/* hashed on the layer-2 key with the Toeplitz key: MACs, EtherType, VLAN ID 0 */
+	{
+		uint8_t k[16] = { 0 };
+
+		memcpy(k, p.b, 14);
+		CU_ASSERT_EQUAL(rps_toeplitz_sw(&t, m), rps_toeplitz_bytes(&t, k, 16) ?
+				rps_toeplitz_bytes(&t, k, 16) : 1);
+		CU_ASSERT_NOT_EQUAL(rps_toeplitz_sw(&t, m), 0);
+		/* the sorted mode sorts the MACs: the reply hashes alike */
+		CU_ASSERT_EQUAL(rps_toeplitz_sw_sym(&t, m), rps_toeplitz_l2(&t, m, 1));
+	}
 	rte_pktmbuf_free(m);
-	/* an IPv4 header cut short: no flow either */
+	/* an IPv4 header cut short: no flow either, the layer-2 key */
 	ut_pkt_v4(&p, UT_IP4(1), UT_IP4(2), IPPROTO_TCP, 1, 2);
 	m = ut_mbuf_exact(p.b, ETH_LEN + 19);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_EQUAL(rps_toeplitz_sw(&t, m), rps_toeplitz_l2(&t, m, 0));
+	CU_ASSERT_NOT_EQUAL(rps_toeplitz_sw(&t, m), 0);
+	rte_pktmbuf_free(m);
+	/* a runt: 0 */
+	m = ut_mbuf_exact(p.b, ETH_LEN - 1);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 	CU_ASSERT_EQUAL(rps_toeplitz_sw(&t, m), 0);
 	rte_pktmbuf_free(m);
@@ -578,6 +594,201 @@ test_steer_hash(void)
 	rte_pktmbuf_free(r);
 }
 
+/* A flow of the XOR-collapsing set: 198.18.(i) -> 198.19.0.1, ports (i ^ 0x4000) -> 80. The
+ * tuple's 16-bit words XOR to the same value for every i, which is all a key repeating one
+ * 16-bit pattern (6d5a) hashes: every flow has one hash, whatever that key. */
+static struct rte_mbuf *
+xor_flow(unsigned int i, int reverse)
+{
+	struct ut_pkt p;
+	const uint32_t a = UT_IP4(i), b = UINT32_C(0xc6130001);
+	const uint16_t sp = (uint16_t)(i ^ 0x4000), dp = 80;
+
+	if (reverse)
+		ut_pkt_v4(&p, b, a, IPPROTO_TCP, dp, sp);
+	else
+		ut_pkt_v4(&p, a, b, IPPROTO_TCP, sp, dp);
+	return ut_mbuf(p.b, p.len);
+}
+
+#define XOR_FLOWS 3000
+#define XOR_WORKERS 4 /* hash >> 30: the map's top bits, 4 equal shares */
+
+/* Workers (of XOR_WORKERS) the set lands on, and the smallest share, under @p hash. */
+static unsigned int
+xor_spread(uint32_t (*hash)(const struct rps_toeplitz *, const struct rte_mbuf *),
+	   const struct rps_toeplitz *t, unsigned int *min_share)
+{
+	unsigned int per[XOR_WORKERS] = { 0 }, used = 0;
+
+	for (unsigned int i = 1; i <= XOR_FLOWS; i++) {
+		struct rte_mbuf *m = xor_flow(i, 0);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+		per[hash(t, m) >> 30]++;
+		rte_pktmbuf_free(m);
+	}
+	*min_share = XOR_FLOWS;
+	for (unsigned int w = 0; w < XOR_WORKERS; w++) {
+		used += per[w] != 0;
+		*min_share = RTE_MIN(*min_share, per[w]);
+	}
+	return used;
+}
+
+/* The sorted symmetric mode: both directions alike with any key (fast path, reference path
+ * and segmented mbufs agree), and the 6d5a-colliding set spread; with the 6d5a key (the XOR
+ * mode) the same set all on one worker. */
+static void
+test_symmetric_sorted(void)
+{
+	struct rps_toeplitz t, x;
+	uint8_t key[RPS_TOEPLITZ_KEY_LEN];
+	unsigned int min_share, mismatches = 0;
+
+	CU_ASSERT_EQUAL_FATAL(rps_toeplitz_key_random(key, sizeof(key)), 0);
+	CU_ASSERT_EQUAL_FATAL(rps_toeplitz_init(&t, key, sizeof(key), RPS_TOEPLITZ_AUTO), 0);
+	CU_ASSERT_EQUAL_FATAL(rps_toeplitz_init(&x, rps_toeplitz_symmetric_key, 40,
+						RPS_TOEPLITZ_AUTO), 0);
+	for (unsigned int i = 1; i <= 500; i++) {
+		struct rte_mbuf *f = xor_flow(i * 7, 0), *r = xor_flow(i * 7, 1);
+		uint32_t h;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+		h = rps_toeplitz_sw_sym(&t, f);
+		mismatches += h != rps_toeplitz_sw_sym(&t, r);
+		mismatches += h != rps_toeplitz_sym_ref(&t, f);
+		mismatches += h != rps_toeplitz_sym_ref(&t, r);
+		/* not symmetric without sorting under a random key (a check that can fail) */
+		mismatches += i == 1 && rps_toeplitz_sw(&t, f) == rps_toeplitz_sw(&t, r);
+		rte_pktmbuf_free(f);
+		rte_pktmbuf_free(r);
+	}
+	CU_ASSERT_EQUAL(mismatches, 0);
+	/* IPv6 both ways, the fast path and a chain split inside the header */
+	{
+		struct ut_pkt p, q;
+		struct rte_mbuf *m, *r, *c;
+
+		ut_pkt_v6(&p, 1, 2, IPPROTO_UDP, 4000, 53);
+		ut_pkt_v6(&q, 2, 1, IPPROTO_UDP, 53, 4000);
+		m = ut_mbuf(p.b, p.len);
+		r = ut_mbuf(q.b, q.len);
+		c = ut_mbuf_split(q.b, q.len, 30);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+		CU_ASSERT_EQUAL(rps_toeplitz_sw_sym(&t, m), rps_toeplitz_sw_sym(&t, r));
+		CU_ASSERT_EQUAL(rps_toeplitz_sw_sym(&t, m), rps_toeplitz_sw_sym(&t, c));
+		CU_ASSERT_NOT_EQUAL(rps_toeplitz_sw(&t, m), rps_toeplitz_sw(&t, r));
+		rte_pktmbuf_free(m);
+		rte_pktmbuf_free(r);
+		rte_pktmbuf_free(c);
+	}
+	/* the attack: with 6d5a every crafted flow has one hash */
+	CU_ASSERT_EQUAL(xor_spread(rps_toeplitz_sw, &x, &min_share), 1);
+	/* sorted with the random key: every worker, none below 15 % (expected 25 %) */
+	CU_ASSERT_EQUAL(xor_spread(rps_toeplitz_sw_sym, &t, &min_share), XOR_WORKERS);
+	CU_ASSERT(min_share >= XOR_FLOWS * 15 / 100);
+	/* sorting only permutes the 16-bit words: with the 6d5a key the set still collapses
+	 * (which is why --symmetric draws a random key and warns about a periodic one) */
+	CU_ASSERT_EQUAL(xor_spread(rps_toeplitz_sw_sym, &x, &min_share), 1);
+}
+
+/* Two draws of the random key differ (a key fixed in the binary would not), and neither is
+ * all zeros. */
+static void
+test_key_random(void)
+{
+	uint8_t a[RPS_TOEPLITZ_KEY_MAX], b[RPS_TOEPLITZ_KEY_MAX], zero[RPS_TOEPLITZ_KEY_MAX] = { 0 };
+
+	CU_ASSERT_EQUAL(rps_toeplitz_key_random(a, sizeof(a)), 0);
+	CU_ASSERT_EQUAL(rps_toeplitz_key_random(b, sizeof(b)), 0);
+	CU_ASSERT_NOT_EQUAL(memcmp(a, b, sizeof(a)), 0);
+	CU_ASSERT_NOT_EQUAL(memcmp(a, zero, sizeof(a)), 0);
+	CU_ASSERT_NOT_EQUAL(memcmp(a, rps_toeplitz_default_key, RPS_TOEPLITZ_KEY_LEN), 0);
+	CU_ASSERT_EQUAL(rps_toeplitz_key_random(a, 0), 0);
+}
+
+/* The steering step with RPS_SYM_SORT never takes the NIC's hash (not symmetric under a
+ * random key) and hashes the sorted tuple in every mode; RPS_SYM_XOR takes it. */
+static void
+test_steer_sym_modes(void)
+{
+	struct rps_steer_ctx ctx;
+	struct rte_mbuf *f = xor_flow(9, 0), *r = xor_flow(9, 1);
+	uint32_t computed = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	memset(&ctx, 0, sizeof(ctx));
+	CU_ASSERT_EQUAL_FATAL(rps_toeplitz_init(&ctx.toeplitz, rps_toeplitz_default_key, 40,
+						RPS_TOEPLITZ_AUTO), 0);
+	ctx.seed = 99;
+	f->ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
+	f->hash.rss = 0x1234;
+	ctx.symmetric = RPS_SYM_SORT;
+	ctx.mode = RPS_HASH_AUTO;
+	CU_ASSERT_EQUAL(rps_steer_hash(&ctx, f, &computed), rps_hash_sw_sym(f, 99));
+	CU_ASSERT_EQUAL(rps_steer_hash(&ctx, f, &computed), rps_steer_hash(&ctx, r, &computed));
+	CU_ASSERT_EQUAL(computed, 3);
+	ctx.mode = RPS_HASH_TOEPLITZ;
+	CU_ASSERT_EQUAL(rps_steer_hash(&ctx, f, &computed), rps_toeplitz_sw_sym(&ctx.toeplitz, f));
+	CU_ASSERT_EQUAL(rps_steer_hash(&ctx, f, &computed), rps_steer_hash(&ctx, r, &computed));
+	ctx.symmetric = RPS_SYM_XOR;
+	ctx.mode = RPS_HASH_AUTO;
+	CU_ASSERT_EQUAL(rps_steer_hash(&ctx, f, &computed), 0x1234);
+	rte_pktmbuf_free(f);
+	rte_pktmbuf_free(r);
+}
+
+/* Frames without an IP flow from many stations spread over the workers (jhash and Toeplitz,
+ * keyed); one station's frames keep one hash; the sorted mode puts a reply with it. */
+static void
+test_non_ip_spread(void)
+{
+	struct rps_toeplitz t;
+	uint8_t key[RPS_TOEPLITZ_KEY_LEN];
+	unsigned int per_j[XOR_WORKERS] = { 0 }, per_t[XOR_WORKERS] = { 0 };
+	const unsigned int n = 2000;
+
+	CU_ASSERT_EQUAL_FATAL(rps_toeplitz_key_random(key, sizeof(key)), 0);
+	CU_ASSERT_EQUAL_FATAL(rps_toeplitz_init(&t, key, sizeof(key), RPS_TOEPLITZ_AUTO), 0);
+	for (unsigned int i = 0; i < n; i++) {
+		static const uint8_t arp[28] = { 0, 1, 8, 0, 6, 4, 0, 1 };
+		struct ut_pkt p, q;
+		struct rte_mbuf *m, *r;
+
+		ut_pkt_init(&p);
+		ut_put_eth(&p, i % 2 ? RTE_ETHER_TYPE_ARP : RTE_ETHER_TYPE_LLDP);
+		p.b[9] = (uint8_t)(i >> 8); /* source MAC 02:00:00:ii:ii:01 */
+		p.b[10] = (uint8_t)i;
+		ut_put(&p, arp, sizeof(arp));
+		q = p; /* the reply: MACs swapped */
+		memcpy(q.b, p.b + 6, 6);
+		memcpy(q.b + 6, p.b, 6);
+		m = ut_mbuf(p.b, p.len);
+		r = ut_mbuf(q.b, q.len);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+		per_j[rps_hash_sw(m, 5) >> 30]++;
+		per_t[rps_toeplitz_sw(&t, m) >> 30]++;
+		CU_ASSERT_EQUAL(rps_hash_sw_sym(m, 5), rps_hash_sw_sym(r, 5));
+		CU_ASSERT_EQUAL(rps_toeplitz_sw_sym(&t, m), rps_toeplitz_sw_sym(&t, r));
+		rte_pktmbuf_free(r);
+		/* the same station again: the same hash */
+		r = ut_mbuf(p.b, p.len);
+		CU_ASSERT_EQUAL(rps_hash_sw(m, 5), rps_hash_sw(r, 5));
+		rte_pktmbuf_free(r);
+		rte_pktmbuf_free(m);
+	}
+	for (unsigned int w = 0; w < XOR_WORKERS; w++) {
+		CU_ASSERT(per_j[w] >= n * 15 / 100);
+		CU_ASSERT(per_t[w] >= n * 15 / 100);
+	}
+}
+
 /* The CPU-specific paths follow the running CPU, whatever the build's baseline: GFNI where
  * the CPU has every extension rte_thash_gfni() uses (a -Dcpu=generic build included), the
  * UMWAIT idle wait where it has WAITPKG; the build says what it was compiled for. */
@@ -627,6 +838,10 @@ main(int argc, char **argv)
 		{ "key_parse", test_key_parse },
 		{ "key_symmetric", test_key_symmetric },
 		{ "steer_hash", test_steer_hash },
+		{ "symmetric_sorted", test_symmetric_sorted },
+		{ "key_random", test_key_random },
+		{ "steer_sym_modes", test_steer_sym_modes },
+		{ "non_ip_spread", test_non_ip_spread },
 		CU_TEST_INFO_NULL,
 	};
 
