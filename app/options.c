@@ -551,7 +551,8 @@ static const struct opt_def opts[] = {
 					 "net_memif), off for NICs", h_backpressure },
 	{ "stall-timeout", "MS", "a worker whose backlog holds packets but whose position has not "
 				 "moved for MS ms is stalled: its buckets move to the healthy workers "
-				 "of each map until it is back (0 = off; default 1000)",
+				 "of each map until it is back (default 0 = off: for dedicated "
+				 "cores, e.g. 1000; on shared CPUs a descheduled worker looks stalled)",
 	  h_stall_timeout },
 	{ "idle-sleep", "US", "an idle lcore (nothing to poll for --idle-spin) sleeps between polls, "
 			      "1 us doubling up to US; 0 = always busy-poll (default 50)", h_idle_sleep },
@@ -607,7 +608,7 @@ rps_options_parse(int argc, char **argv, struct rps_options *o, FILE *err)
 	o->rebalance_threshold = 10;
 	o->rebalance_moves = 8;
 	o->rebalance_holddown_ms = 10000;
-	o->stall_timeout_ms = 1000;
+	o->stall_timeout_ms = 0;
 	o->backpressure = -1;
 	o->flow_table_size = 65536;
 	o->flow_timeout_ms = 30000;

@@ -6,7 +6,7 @@ The test hook RPS_TEST_WORKER_STALL=W:P:MS makes worker W stop polling its backl
 once it has dequeued P packets, whatever the machine's speed.
 
 recover: 3 workers (lcores 1-3), 30 flows x 2000 packets read by an RX lcore paced to 50 us
-  per packet (RPS_TEST_RX_DELAY_NS: 3 s of traffic on any machine), --stall-timeout 100;
+  per packet (RPS_TEST_RX_DELAY_NS: 3 s of traffic on any machine), --stall-timeout 300;
   worker 0 stops for 600 ms after 2000 packets. Then: worker 0 was declared stalled once and
   came back once (summary: stalls 1, recoveries 1, health ok); buckets left it before it had
   drained them (failover_moves > 0); the other workers dropped nothing (the traffic not aimed
@@ -55,7 +55,7 @@ def recover(F, binary, tmp):
     env = {'RPS_TEST_WORKER_STALL': '0:2000:600', 'RPS_TEST_RX_DELAY_NS': '50000'}
     res, tx = rpstest.run_pcap(binary, tmp, inp, len(WORKERS),
                                ['--map', '0xe', '--tx-port', '0', '--stages', 'parse,output',
-                                '--backlog', '1024', '--stall-timeout', '100',
+                                '--backlog', '1024', '--stall-timeout', '300',
                                 '--exit-when-idle', '300'],
                                lcores='0@0,(1-3)@1', timeout=60, tag='recover', env=env)
     if rpstest.NO_HOOKS in res.stderr:
@@ -104,7 +104,7 @@ def stuck(F, binary, tmp):
     env = {'RPS_TEST_WORKER_STALL': '0:500:3600000', 'RPS_TEST_RX_DELAY_NS': '20000'}
     res, _ = rpstest.run_pcap(binary, tmp, inp, len(WORKERS),
                               ['--map', '0xe', '--tx-port', '0', '--stages', 'parse,output',
-                               '--backlog', '4096', '--stall-timeout', '100',
+                               '--backlog', '4096', '--stall-timeout', '300',
                                '--exit-when-idle', '300'],
                               lcores='0@0,(1-3)@1', timeout=60, tag='stuck', env=env)
     print('%s: exit %s in %.1f s' % (ctx, res.rc, res.elapsed), flush=True)
