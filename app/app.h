@@ -162,6 +162,8 @@ struct rps_app {
 	pthread_t control_thread;
 	int control_running;
 	int reload_requested;          /* set by SIGHUP */
+	int wake_fd;                   /* eventfd SIGHUP writes: wakes the control thread */
+	int wake_made;                 /* wake_fd was created (-1 if that failed) */
 	uint64_t reloads_ok, reloads_failed;
 	uint64_t last_reload_tsc;      /* 0 = never */
 	char last_reload_result[256];  /* "ok", "ok; needs a restart for: backlog", or the error */
@@ -189,6 +191,7 @@ struct rps_app {
 	uint64_t test_rx_gap_every;    /* test hook: packets between RX pauses (0: none) */
 	uint64_t test_rx_gap_tsc;      /* test hook: length of an RX pause */
 	uint64_t test_rx_gap_seen;     /* packets since the last RX pause */
+	int test_rx_hold;              /* test hook: the RX lcore polls nothing while set */
 	int rx_done;                   /* set by the RX lcore once it stopped (release) */
 	int report_stop;               /* tells the live-table thread to end */
 	pthread_t report_thread;
@@ -264,6 +267,8 @@ void rps_rx_main(struct rps_app *app);
 /* test_hooks.c: read RPS_TEST_* from the environment (builds with -Dtest_hooks=true; others
  * warn that the variables are ignored). */
 void rps_test_hooks_init(struct rps_app *app);
+/* Stop what the hooks started (the ring-drain thread). */
+void rps_test_hooks_fini(void);
 /* How many RX queues the RX lcore polls: all, or fewer under RPS_TEST_RX_QUEUES. */
 uint16_t rps_test_rx_queues(const struct rps_app *app);
 /* Busy-wait @p tsc cycles (the worker delay hook). */

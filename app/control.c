@@ -546,20 +546,28 @@ control_thread(void *arg)
 	if (app->opt.config_path != NULL)
 		watch_arm(app, &w);
 	while (prev != NULL && !__atomic_load_n(&app->control_stop, __ATOMIC_ACQUIRE)) {
-		struct pollfd p = { .fd = w.fd, .events = POLLIN };
+		/* the config file's watch and SIGHUP's eventfd (negative fds are ignored) */
+		struct pollfd p[2] = { { .fd = w.fd, .events = POLLIN },
+				       { .fd = app->wake_fd, .events = POLLIN } };
 		uint32_t tick_ms = RTE_MIN(100u, app->rebal.interval_ms);
 		uint64_t now = rte_rdtsc();
 
 		if (w.deadline != 0) /* wake when the armed reload is due */
 			tick_ms = RTE_MIN(tick_ms, w.deadline > now ?
 					  (uint32_t)((w.deadline - now) * 1000 / hz) + 1 : 0u);
-		if (w.fd >= 0)
-			(void)poll(&p, 1, (int)tick_ms);
+		if (w.fd >= 0 || app->wake_fd >= 0)
+			(void)poll(p, 2, (int)tick_ms);
 		else
 			usleep(tick_ms * 1000);
 		now = rte_rdtsc();
-		if (w.fd >= 0 && (p.revents & POLLIN))
+		if (w.fd >= 0 && (p[0].revents & POLLIN))
 			watch_read(app, &w, now);
+		if (app->wake_fd >= 0 && (p[1].revents & POLLIN)) {
+			uint64_t n;
+
+			if (read(app->wake_fd, &n, sizeof(n)) < 0)
+				n = 0; /* EAGAIN: another read took it */
+		}
 		if (__atomic_exchange_n(&app->reload_requested, 0, __ATOMIC_ACQ_REL)) {
 			watch_arm(app, &w); /* the chain may lead elsewhere now */
 			rps_control_reload(app, "SIGHUP");

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <numa.h>
 #include <rte_cycles.h>
@@ -53,7 +55,14 @@ on_signal(int sig)
 	if (signal_app == NULL)
 		return;
 	if (sig == SIGHUP) {
+		int saved = errno;
+		uint64_t one = 1;
+
 		__atomic_store_n(&signal_app->reload_requested, 1, __ATOMIC_RELAXED);
+		/* wake the control thread now rather than at its next tick */
+		if (signal_app->wake_fd >= 0 && write(signal_app->wake_fd, &one, sizeof(one)) < 0)
+			errno = saved;
+		errno = saved;
 	} else {
 		__atomic_store_n(&signal_app->quit_signal, sig, __ATOMIC_RELAXED);
 		__atomic_store_n(&signal_app->quit, 1, __ATOMIC_RELAXED);
@@ -70,6 +79,10 @@ take_signals(struct rps_app *app)
 	sa.sa_handler = on_signal;
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
+	if (!app->wake_made) {
+		app->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		app->wake_made = 1;
+	}
 	signal_app = app;
 	for (unsigned int i = 0; i < RTE_DIM(sigs); i++)
 		(void)sigaction(sigs[i], &sa, NULL);
@@ -711,6 +724,7 @@ teardown(struct rps_app *app)
 {
 	rps_report_stop(app);
 	rps_control_stop(app);
+	rps_test_hooks_fini();
 	if (app->opt.flows_json != NULL) {
 		int frc = write_flows_json(app, app->opt.flows_json);
 

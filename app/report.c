@@ -61,6 +61,21 @@ elapsed_s(const struct rps_app *app)
 	return (double)(end - app->start_tsc) / (double)rte_get_tsc_hz();
 }
 
+/* The port's losses before dpdk-rps saw a packet, and the pool's fill, when there are any. */
+static void
+live_port_line(const struct rps_app *app)
+{
+	struct rte_eth_stats ps;
+
+	if (!app->rx_started || rte_eth_stats_get(app->opt.rx_port, &ps) != 0 ||
+	    (ps.rx_nombuf | ps.imissed | ps.ierrors) == 0)
+		return;
+	printf("  port %u: rx_nombuf %" PRIu64 "  imissed %" PRIu64 "  ierrors %" PRIu64
+	       "  mempool in use %u of %u\n", app->opt.rx_port, ps.rx_nombuf, ps.imissed,
+	       ps.ierrors, app->pool != NULL ? rte_mempool_in_use_count(app->pool) : 0,
+	       app->pool != NULL ? app->pool->size : 0);
+}
+
 static void *
 report_thread(void *arg)
 {
@@ -94,6 +109,7 @@ report_thread(void *arg)
 		       (double)(cur->rx.rx_packets - prev->rx.rx_packets) / dt / 1e6,
 		       cur->total.processed, rps_stats_dropped_total(&cur->total),
 		       cur->total.dropped[RPS_DROP_BACKLOG_FULL]);
+		live_port_line(app);
 		printf("  %5s %14s %10s %8s %8s %12s %12s\n", "lcore", "processed", "Mpps",
 		       "backlog", "hwm", "time_squeeze", "dropped");
 		for (uint16_t i = 0; i < cur->nb; i++)

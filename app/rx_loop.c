@@ -84,6 +84,10 @@ rps_rx_main(struct rps_app *app)
 		} else {
 			nb_queues = nb_poll;
 		}
+#ifdef RPS_TEST_HOOKS
+		if (unlikely(__atomic_load_n(&app->test_rx_hold, __ATOMIC_RELAXED)))
+			nb_queues = 0; /* the offered load fell (test_hooks.c) */
+#endif
 		for (uint16_t q = 0; q < nb_queues; q++) {
 			const struct rps_map *map;
 			struct rps_buckets *bk;

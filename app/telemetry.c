@@ -18,6 +18,8 @@
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_mempool.h>
 #include <rte_lcore.h>
 #include <rte_telemetry.h>
 
@@ -131,6 +133,50 @@ pps_of(const struct rps_app *app, unsigned int i)
 	return app->pps != NULL ? __atomic_load_n(&app->pps[i], __ATOMIC_RELAXED) : 0;
 }
 
+/*
+ * The ports' own counters, read live (rte_eth_stats_get() from this thread: the PMDs sum
+ * per-queue counters the data path writes), and the packet pool's fill: the losses that
+ * happen before dpdk-rps sees a packet (rx_nombuf: the pool ran dry; imissed: the RX queue
+ * overflowed) and how close the pool is to running dry.
+ */
+static void
+add_port_pool(const struct rps_app *app, struct rte_tel_data *d)
+{
+	struct rte_eth_stats ps;
+	struct rte_tel_data *c;
+
+	if (app->rx_started && rte_eth_stats_get(app->opt.rx_port, &ps) == 0 &&
+	    (c = rte_tel_data_alloc()) != NULL) {
+		rte_tel_data_start_dict(c);
+		rte_tel_data_add_dict_u64(c, "port_id", app->opt.rx_port);
+		rte_tel_data_add_dict_u64(c, "ipackets", ps.ipackets);
+		rte_tel_data_add_dict_u64(c, "imissed", ps.imissed);
+		rte_tel_data_add_dict_u64(c, "ierrors", ps.ierrors);
+		rte_tel_data_add_dict_u64(c, "rx_nombuf", ps.rx_nombuf);
+		if (app->opt.tx_port == (int)app->opt.rx_port) {
+			rte_tel_data_add_dict_u64(c, "opackets", ps.opackets);
+			rte_tel_data_add_dict_u64(c, "oerrors", ps.oerrors);
+		}
+		rte_tel_data_add_dict_container(d, "port", c, 0);
+	}
+	if (app->tx_started && app->opt.tx_port != (int)app->opt.rx_port &&
+	    rte_eth_stats_get((uint16_t)app->opt.tx_port, &ps) == 0 &&
+	    (c = rte_tel_data_alloc()) != NULL) {
+		rte_tel_data_start_dict(c);
+		rte_tel_data_add_dict_u64(c, "port_id", (uint64_t)app->opt.tx_port);
+		rte_tel_data_add_dict_u64(c, "opackets", ps.opackets);
+		rte_tel_data_add_dict_u64(c, "oerrors", ps.oerrors);
+		rte_tel_data_add_dict_container(d, "tx_port", c, 0);
+	}
+	if (app->pool != NULL && (c = rte_tel_data_alloc()) != NULL) {
+		rte_tel_data_start_dict(c);
+		rte_tel_data_add_dict_u64(c, "size", app->pool->size);
+		rte_tel_data_add_dict_u64(c, "in_use", rte_mempool_in_use_count(app->pool));
+		rte_tel_data_add_dict_u64(c, "available", rte_mempool_avail_count(app->pool));
+		rte_tel_data_add_dict_container(d, "mempool", c, 0);
+	}
+}
+
 static int
 tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -159,6 +205,7 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 				  __atomic_load_n(&app->buckets_moved, __ATOMIC_RELAXED));
 	rte_tel_data_add_dict_u64(d, "rebalance_runs",
 				  __atomic_load_n(&app->rebalance_runs, __ATOMIC_RELAXED));
+	add_port_pool(app, d);
 	for (uint16_t i = 0; i < s->nb; i++) {
 		struct rte_tel_data *c = stats_dict(&s->w[i].st, s->w[i].depth, s->w[i].hwm,
 						    pps_of(app, i));
@@ -541,22 +588,27 @@ tel_flows(const char *cmd, const char *params, struct rte_tel_data *d)
 		}
 	}
 	{
-		/* Ask the workers for a snapshot and wait (this thread only) until each has one
-		 * taken after the request, at most 1.5 s. */
+		/* Ask the workers for snapshots (they take one a second while asked) and wait
+		 * (this thread only) until each has one at most a second old. The first query
+		 * waits up to 1.5 s for them; later ones up to 50 ms, then answer with what
+		 * there is: a worker that is stalled or never idle must not hold up the reply. */
 		struct rps_app *mut = (struct rps_app *)(uintptr_t)app;
 		uint64_t t0 = rte_rdtsc(), hz = rte_get_tsc_hz();
+		uint64_t last = __atomic_load_n(&app->flows_wanted_tsc, __ATOMIC_RELAXED);
+		/* workers snapshot while asked in the last 60 s (rps_process_idle) */
+		uint64_t wait = last == 0 || t0 - last > 59 * hz ? hz * 3 / 2 : hz / 20;
 		int fresh = 0;
 
 		__atomic_store_n(&mut->flows_wanted_tsc, t0, __ATOMIC_RELAXED);
-		while (!fresh && rte_rdtsc() - t0 < hz * 3 / 2 &&
+		while (!fresh && rte_rdtsc() - t0 < wait &&
 		       !__atomic_load_n(&app->rx_done, __ATOMIC_ACQUIRE)) {
 			fresh = 1;
 			for (uint16_t i = 0; i < nw; i++)
 				if (ws[i].flow_snap != NULL &&
-				    __atomic_load_n(&ws[i].flow_snap->tsc, __ATOMIC_RELAXED) < t0)
+				    __atomic_load_n(&ws[i].flow_snap->tsc, __ATOMIC_RELAXED) + hz < t0)
 					fresh = 0;
 			if (!fresh)
-				rte_delay_us_sleep(10 * 1000);
+				rte_delay_us_sleep(5 * 1000);
 		}
 	}
 	for (uint16_t i = 0; i < nw; i++) {

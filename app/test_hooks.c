@@ -19,15 +19,27 @@
  *                                drain on any machine (deferred moves then complete)
  *   RPS_TEST_FLOW_HASH=crc32c    the flow tables hash with CRC32C, seed 0, as before issue
  *                                13: a flooding test shows its capture does collide
+ *   RPS_TEST_RING_DRAIN=NAME:MS  the rings of the net_ring port NAME (ETH_RXTX<q>_NAME, what
+ *                                its TX queues fill) are left alone for MS ms, then emptied
+ *                                every 5 ms by a thread of the hook: a TX port that
+ *                                is stuck (nobody drains it) and then recovers
+ *   RPS_TEST_RX_HOLD=PATH        while the file PATH exists the RX lcore polls no queue (checked
+ *                                every 10 ms): the offered load falls to zero and comes back
  *
  * A build without the hooks warns when such a variable is set, so a test can tell that it
  * cannot set up its condition (and skip) instead of passing or failing by chance.
  */
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
 #include <rte_pause.h>
+#include <rte_ring.h>
 
 #include "app.h"
 
@@ -37,6 +49,8 @@
 #define RX_GAP_VAR "RPS_TEST_RX_GAP"
 #define STALL_VAR "RPS_TEST_WORKER_STALL"
 #define FLOW_HASH_VAR "RPS_TEST_FLOW_HASH"
+#define RING_DRAIN_VAR "RPS_TEST_RING_DRAIN"
+#define RX_HOLD_VAR "RPS_TEST_RX_HOLD"
 
 void
 rps_test_spin(uint64_t tsc)
@@ -222,9 +236,161 @@ stall_var(struct rps_app *app)
 #endif
 }
 
+/*
+ * The hooks that act from outside the lcores (ring drain, RX hold) share one thread, started
+ * at init when either is set and stopped by rps_test_hooks_fini() before the ports close.
+ */
+#ifdef RPS_TEST_HOOKS
+static struct {
+	char name[RTE_RING_NAMESIZE];  /* RING_DRAIN: the net_ring port, "" if none */
+	unsigned long ms;              /* RING_DRAIN: after this long */
+	const char *hold;              /* RX_HOLD: the file, NULL if none */
+	struct rps_app *app;
+	int stop;
+	int running;
+	pthread_t thread;
+} hk;
+
+/* The rings of net_ring port hk.name, into @p r: how many. */
+static unsigned int
+drain_rings(struct rte_ring **r)
+{
+	unsigned int nr = 0;
+
+	for (unsigned int q = 0; q < RTE_MAX_QUEUES_PER_PORT; q++) {
+		char rn[RTE_RING_NAMESIZE + 16];
+
+		snprintf(rn, sizeof(rn), "ETH_RXTX%u_%s", q, hk.name);
+		r[nr] = rte_ring_lookup(rn);
+		if (r[nr] == NULL)
+			break;
+		nr++;
+	}
+	RPS_LOG(WARNING, "test hook: draining %u ring(s) of %s from now on (%s)", nr, hk.name,
+		RING_DRAIN_VAR);
+	return nr;
+}
+
+/* Empty @p nr rings, freeing what they hold. */
+static void
+drain_all(struct rte_ring **r, unsigned int nr)
+{
+	struct rte_mbuf *m[64];
+
+	for (unsigned int i = 0; i < nr; i++) {
+		unsigned int n;
+
+		while ((n = rte_ring_dequeue_burst(r[i], (void **)m, RTE_DIM(m), NULL)) > 0)
+			rte_pktmbuf_free_bulk(m, n);
+	}
+}
+
+static void *
+hook_thread(void *arg)
+{
+	struct rte_ring *r[RTE_MAX_QUEUES_PER_PORT];
+	unsigned int nr = 0;
+	int draining = 0, held = 0;
+
+	(void)arg;
+	for (unsigned long t = 0; !__atomic_load_n(&hk.stop, __ATOMIC_ACQUIRE); t++) {
+		if (hk.name[0] != '\0' && !draining && t * 5 >= hk.ms) {
+			nr = drain_rings(r);
+			draining = 1;
+		}
+		drain_all(r, nr);
+		if (hk.hold != NULL && t % 2 == 0) {
+			int h = access(hk.hold, F_OK) == 0;
+
+			if (h != held)
+				RPS_LOG(WARNING, "test hook: RX %s (%s)", h ? "held" : "resumed",
+					RX_HOLD_VAR);
+			held = h;
+			__atomic_store_n(&hk.app->test_rx_hold, h, __ATOMIC_RELAXED);
+		}
+		usleep(5000);
+	}
+	drain_all(r, nr); /* what the workers sent last */
+	return NULL;
+}
+#endif
+
+/* RPS_TEST_RING_DRAIN=NAME:MS into hk.name / hk.ms. */
+static void
+ring_drain_var(void)
+{
+	const char *v = getenv(RING_DRAIN_VAR);
+
+	if (v == NULL)
+		return;
+#ifdef RPS_TEST_HOOKS
+	{
+		const char *colon = strrchr(v, ':');
+		char *end;
+		unsigned long ms = colon != NULL ? strtoul(colon + 1, &end, 10) : 0;
+
+		if (colon == NULL || colon == v || (size_t)(colon - v) >= sizeof(hk.name) ||
+		    colon[1] == '\0' || *end != '\0' || ms > 3600000) {
+			RPS_LOG(ERR, "test hook: %s=%s is not NAME:MS: ignored", RING_DRAIN_VAR, v);
+			return;
+		}
+		memcpy(hk.name, v, (size_t)(colon - v));
+		hk.name[colon - v] = '\0';
+		hk.ms = ms;
+		RPS_LOG(WARNING, "test hook: the rings of %s are drained after %lu ms (%s)",
+			hk.name, ms, RING_DRAIN_VAR);
+	}
+#else
+	RPS_LOG(WARNING, "test hook: %s is ignored: built without -Dtest_hooks=true",
+		RING_DRAIN_VAR);
+#endif
+}
+
+/* RPS_TEST_RX_HOLD=PATH into hk.hold. */
+static void
+rx_hold_var(void)
+{
+	const char *v = getenv(RX_HOLD_VAR);
+
+	if (v == NULL)
+		return;
+#ifdef RPS_TEST_HOOKS
+	if (*v == '\0') {
+		RPS_LOG(ERR, "test hook: %s is empty: ignored", RX_HOLD_VAR);
+		return;
+	}
+	hk.hold = v;
+	RPS_LOG(WARNING, "test hook: the RX lcore polls nothing while %s exists (%s)", v,
+		RX_HOLD_VAR);
+#else
+	RPS_LOG(WARNING, "test hook: %s is ignored: built without -Dtest_hooks=true",
+		RX_HOLD_VAR);
+#endif
+}
+
+void
+rps_test_hooks_fini(void)
+{
+#ifdef RPS_TEST_HOOKS
+	if (!hk.running)
+		return;
+	__atomic_store_n(&hk.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(hk.thread, NULL);
+	hk.running = 0;
+#endif
+}
+
 void
 rps_test_hooks_init(struct rps_app *app)
 {
+	ring_drain_var();
+	rx_hold_var();
+#ifdef RPS_TEST_HOOKS
+	hk.app = app;
+	if ((hk.name[0] != '\0' || hk.hold != NULL) &&
+	    rte_ctrl_thread_create(&hk.thread, "rps-test-hook", NULL, hook_thread, NULL) == 0)
+		hk.running = 1;
+#endif
 	stall_var(app);
 	rx_gap_var(app);
 	app->test_delay_tsc = delay_var(DELAY_VAR, "every worker");

@@ -717,3 +717,77 @@ class TempDir:
             print('kept %s' % self.path)
         else:
             shutil.rmtree(self.path, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------- telemetry socket
+
+def telemetry_path(prefix):
+    """The telemetry socket of the dpdk-rps of --file-prefix PREFIX."""
+    base = os.environ.get('XDG_RUNTIME_DIR') if os.getuid() != 0 else None
+    d = os.path.join(base, 'dpdk', prefix) if base else '/var/run/dpdk/%s' % prefix
+    return os.path.join(d, 'dpdk_telemetry.v2')
+
+
+class Telemetry:
+    """A client of DPDK's telemetry socket held open (as a monitoring agent does), so that
+    each query's latency is dpdk-rps's, not a Python start-up's. query() returns (value,
+    seconds); value is None when the command failed or the socket went away."""
+
+    def __init__(self, prefix, timeout=5.0):
+        import socket
+        deadline = time.monotonic() + timeout
+        while True:
+            self.s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            self.s.settimeout(timeout)
+            try:
+                self.s.connect(telemetry_path(prefix))
+                break
+            except BlockingIOError:
+                # DPDK's telemetry listens with a backlog of 1: clients connecting at the
+                # same moment get EAGAIN until its thread has accepted the one before
+                self.s.close()
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
+        self.s.recv(1 << 16)        # the greeting
+
+    def query(self, cmd):
+        t0 = time.monotonic()
+        try:
+            self.s.send(cmd.encode())
+            r = self.s.recv(1 << 20)
+        except OSError:
+            return None, time.monotonic() - t0
+        dt = time.monotonic() - t0
+        if not r:
+            return None, dt
+        try:
+            return json.loads(r.decode()).get(cmd.split(',')[0]), dt
+        except ValueError:
+            return None, dt
+
+    def close(self):
+        self.s.close()
+
+
+def rss_kib(pid):
+    """The resident set size of process pid in KiB (None once it is gone)."""
+    try:
+        with open('/proc/%d/status' % pid) as f:
+            for line in f:
+                if line.startswith('VmRSS:'):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def wait_for(fn, timeout=10.0, step=0.02):
+    """Call fn until it returns something true; that value, or None after timeout."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        v = fn()
+        if v:
+            return v
+        time.sleep(step)
+    return None

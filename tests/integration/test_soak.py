@@ -1,0 +1,354 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""test_soak.py: sustained overload, and a soak with every moving part at once.
+
+overload (default 20 s; scripts/soak.sh runs it for minutes): a looping capture into one
+  worker made slower than the RX lcore on any machine (RPS_TEST_WORKER_DELAY_NS), backpressure
+  off so the excess is dropped. While it lasts: drops are counted by reason (backlog_full
+  grows), the process's RSS sampled every second stays within 5% of its value after the
+  warm-up, and a telemetry client held on the socket and SIGHUP reloads get their answer
+  within 100 ms (99th percentile; the maximum is printed). Then the offered load falls to
+  zero (RPS_TEST_RX_HOLD): the backlog drains to 0 and the drops stop. SIGINT: exit 0,
+  accounting exact, every mbuf back in the pool.
+
+soak (default 60 s; scripts/soak.sh runs 600 s): a looping capture into 3 workers with the
+  rebalancer on, --check-order, a reload every 100 ms alternating good files (maps, table
+  size, flow limit) and bad ones (refused, the old config kept), three telemetry clients
+  polling every command, worker 0 stalled for 1.5 s every 20 s (RPS_TEST_WORKER_STALL,
+  --stall-timeout 300) and recovered. At the end: RSS within 5% of its value after the
+  first third of the run (after the first minute for runs of 3 minutes or more), accounting
+  exact, `reordered` 0 unless failovers were counted, stalls and recoveries seen, every bad
+  file refused, exit 0, every mbuf back in the pool.
+
+Under ASan the quarantine of freed blocks (256 MB by default) would grow RSS with every
+telemetry reply: the runs cap it (quarantine_size_mb=8), which changes the sanitizer's
+cache, not dpdk-rps's memory.
+
+usage: test_soak.py PATH/TO/dpdk-rps overload|soak [--seconds N]
+"""
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rpstest  # noqa: E402
+
+CMDS = ('/rps/stats', '/rps/workers', '/rps/map', '/rps/buckets,0', '/rps/flows,5',
+        '/rps/config', '/rps/info')
+
+
+def pct(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(len(xs) * p))] if xs else 0.0
+
+
+def write_atomic(path, text):
+    tmp = path + '.tmp'
+    with open(tmp, 'w') as f:
+        f.write(text)
+    os.rename(tmp, path)
+
+
+class Run:
+    """dpdk-rps on a looping capture, with samplers around it."""
+
+    def __init__(self, binary, tmp, tag, lcores, app, env):
+        self.prefix = rpstest.unique_prefix()
+        self.summary = os.path.join(tmp, tag + '.json')
+        inp = os.path.join(tmp, tag + '.pcap')
+        rpstest.write_pcap(inp, rpstest.gen_traffic.generate_frames(
+            flows=64, packets_per_flow=50, seed=11, frag_datagrams=0, non_ip=0))
+        eal = rpstest.eal_args(self.prefix, lcores=lcores,
+                               vdevs=[rpstest.pcap_vdev(rx=inp, infinite_rx=True)])
+        env = dict(env)
+        if 'ASAN_OPTIONS' in os.environ or 'asan' in binary:
+            env['ASAN_OPTIONS'] = (os.environ.get('ASAN_OPTIONS', '') +
+                                   ':quarantine_size_mb=8').lstrip(':')
+        self.proc = subprocess.Popen(
+            [binary] + eal + ['--'] + app + ['--summary-json', self.summary],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+            start_new_session=True, env=dict(os.environ, **env))
+        self.t0 = time.monotonic()
+        # drain its output all along: a full pipe would block its log writes (hundreds of
+        # reload lines), and with them the control thread
+        self.bufs = ([], [])
+        self.readers = [threading.Thread(target=lambda f, b: b.extend(iter(f.readline, b'')),
+                                         args=(f, b), daemon=True)
+                        for f, b in zip((self.proc.stdout, self.proc.stderr), self.bufs)]
+        for t in self.readers:
+            t.start()
+        self.stop_ev = threading.Event()
+        self.rss = []           # (seconds since start, KiB)
+        self.lat = []           # telemetry reply latencies, s
+        self.tel_fail = 0
+        self.threads = []
+        self.out = None
+        self.err = None
+
+    def ready(self):
+        return rpstest.wait_ready(self.prefix, timeout=60) is not None
+
+    def spawn(self, fn, *args):
+        t = threading.Thread(target=fn, args=args, daemon=True)
+        t.start()
+        self.threads.append(t)
+
+    def rss_sampler(self):
+        while not self.stop_ev.wait(1.0):
+            v = rpstest.rss_kib(self.proc.pid)
+            if v is not None:
+                self.rss.append((time.monotonic() - self.t0, v))
+
+    def poller(self, k, period):
+        try:
+            tel = rpstest.Telemetry(self.prefix)
+        except OSError:
+            self.tel_fail += 1
+            return
+        i = k
+        while not self.stop_ev.wait(period):
+            v, dt = tel.query(CMDS[i % len(CMDS)])
+            i += 1
+            if v is None:
+                self.tel_fail += 1
+                print('telemetry client %d: %s failed after %.3f s' % (
+                    k, CMDS[(i - 1) % len(CMDS)], dt), flush=True)
+                break
+            self.lat.append(dt)
+        tel.close()
+
+    def finish(self, F, ctx):
+        self.stop_ev.set()
+        for t in self.threads:
+            t.join(10)
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            F.fail('%s: no exit 60 s after SIGINT' % ctx)
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+        for t in self.readers:
+            t.join(10)
+        self.out, self.err = b''.join(self.bufs[0]), b''.join(self.bufs[1])
+        rpstest.remove_runtime_dir(self.prefix)
+        print(self.out.decode(errors='replace')[-1200:], flush=True)
+        print('\n'.join([l for l in self.err.decode(errors='replace').splitlines()
+                         if 'config' not in l][-15:]))
+        return rpstest.check_stopped(F, self.proc, self.err, self.summary, ctx)
+
+    def check_rss(self, F, ctx, warm_s):
+        base = [v for t, v in self.rss if t >= warm_s]
+        if not F.check(len(base) >= 2, '%s: too few RSS samples after %.0f s: %s'
+                       % (ctx, warm_s, self.rss[-5:])):
+            return
+        top = max(base)
+        print('%s: RSS %d KiB after %.0f s, %d KiB at most later, %d KiB at the end '
+              '(%d samples)' % (ctx, base[0], warm_s, top, base[-1], len(self.rss)))
+        F.check(top <= base[0] * 1.05, '%s: RSS grew from %d to %d KiB (> 5%%) after %.0f s'
+                % (ctx, base[0], top, warm_s))
+
+    def check_latency(self, F, ctx, lat, what):
+        if not F.check(lat, '%s: no %s answered' % (ctx, what)):
+            return
+        p50, p99, top = pct(lat, 0.5), pct(lat, 0.99), max(lat)
+        print('%s: %d %s: median %.1f ms, p99 %.1f ms, max %.1f ms' % (
+            ctx, len(lat), what, p50 * 1e3, p99 * 1e3, top * 1e3), flush=True)
+        F.check(p99 <= 0.100, '%s: %s p99 %.1f ms > 100 ms' % (ctx, what, p99 * 1e3))
+
+
+def reload_latency(run, tel, conf, text):
+    """Write text to conf, SIGHUP, wait for /rps/config to count one more reload (ok or
+    refused): seconds, or None."""
+    c, dt = tel.query('/rps/config')
+    if c is None:
+        print('reload: /rps/config before failed after %.3f s' % dt)
+        return None
+    n0 = c['reloads_ok'] + c['reloads_failed']
+    write_atomic(conf, text)
+    t0 = time.monotonic()
+    run.proc.send_signal(signal.SIGHUP)
+    while time.monotonic() - t0 < 5:
+        c, dt = tel.query('/rps/config')
+        if c is None:
+            print('reload: /rps/config failed after %.3f s' % dt)
+            return None
+        if c['reloads_ok'] + c['reloads_failed'] > n0:
+            return time.monotonic() - t0
+        time.sleep(0.002)
+    return None
+
+
+def overload(F, binary, tmp, seconds):
+    ctx = 'overload'
+    hold = os.path.join(tmp, 'hold')
+    conf = os.path.join(tmp, 'overload.conf')
+    good = ['[dataplane]\nflow_limit = %s\n[map]\ndefault = 0x2\n' % v for v in ('off', 'on')]
+    write_atomic(conf, good[0])
+    run = Run(binary, tmp, ctx, '0@0,1@1',
+              ['--config', conf, '--backpressure', 'off', '--backlog', '1024'],
+              {rpstest.WORKER_DELAY: '2000', 'RPS_TEST_RX_HOLD': hold})
+    if not F.check(run.ready(), '%s: never ready' % ctx):
+        run.finish(F, ctx)
+        return
+    run.spawn(run.rss_sampler)
+    run.spawn(run.poller, 0, 0.1)
+    tel = rpstest.Telemetry(run.prefix)
+    reload_lat, i, mid = [], 0, None
+    overload_end = seconds - 3
+    while time.monotonic() - run.t0 < overload_end:
+        dt = reload_latency(run, tel, conf, good[i % 2])
+        i += 1
+        if F.check(dt is not None, '%s: reload %d not answered within 5 s' % (ctx, i)):
+            reload_lat.append(dt)
+        if mid is None and time.monotonic() - run.t0 >= seconds / 2:
+            mid, _ = tel.query('/rps/stats')
+        time.sleep(0.5)
+    before, _ = tel.query('/rps/stats')
+    # the offered load falls to zero: the backlog drains, the drops stop
+    open(hold, 'w').close()
+    drained = rpstest.wait_for(lambda: (lambda v: v if v and v['worker_1']['backlog_depth']
+                                        == 0 and v['rx_pps'] == 0 else None)(
+        tel.query('/rps/stats')[0]), timeout=5)
+    after = None
+    if F.check(drained, '%s: the backlog did not drain once the load fell' % ctx):
+        time.sleep(0.5)
+        after, _ = tel.query('/rps/stats')
+        F.check(after['dropped_backlog_full'] == drained['dropped_backlog_full'] and
+                after['processed'] == drained['processed'],
+                '%s: drops or work went on after the load fell: %s -> %s' % (
+                    ctx, drained['dropped_backlog_full'], after['dropped_backlog_full']))
+    tel.close()
+    os.unlink(hold)
+    s = run.finish(F, ctx)
+    if mid and before:
+        print('%s: backlog_full %d at mid-run, %d at the end of the overload; processed %d'
+              % (ctx, mid['dropped_backlog_full'], before['dropped_backlog_full'],
+                 before['processed']))
+        F.check(0 < mid['dropped_backlog_full'] < before['dropped_backlog_full'],
+                '%s: backlog_full did not keep growing under overload' % ctx)
+    run.check_rss(F, ctx, min(60.0, seconds / 4))
+    run.check_latency(F, ctx, run.lat, 'telemetry replies')
+    run.check_latency(F, ctx, reload_lat, 'SIGHUP reloads')
+    F.check(run.tel_fail == 0, '%s: %d telemetry failures' % (ctx, run.tel_fail))
+    if s is not None:
+        F.check(s['dropped']['backlog_full'] > 0, '%s: no overload: %s' % (ctx, s['dropped']))
+
+
+SOAK_GOOD = (
+    '[dataplane]\ntable_size = 128\nflow_limit = off\nrebalance = on\n'
+    'rebalance_interval_ms = 200\n[map]\ndefault = 0xe\n',
+    '[dataplane]\ntable_size = 256\nflow_limit = on\nrebalance = on\n'
+    'rebalance_interval_ms = 200\n[map]\ndefault = 1:2,2:1,3:1\n')
+SOAK_BAD = '[dataplane]\ntable_size = 100\n[map]\ndefault = 0xe\n'
+
+
+def recoveries(tel):
+    """(every worker healthy, sum of recoveries) from /rps/workers; None if no answer."""
+    w, _ = tel.query('/rps/workers')
+    if not w:
+        return None
+    ws = [v for v in w.values() if isinstance(v, dict)]
+    return all(v.get('health') == 'ok' for v in ws), sum(v.get('recoveries', 0) for v in ws)
+
+
+def soak(F, binary, tmp, seconds):
+    ctx = 'soak'
+    conf = os.path.join(tmp, 'soak.conf')
+    write_atomic(conf, SOAK_GOOD[0])
+    run = Run(binary, tmp, ctx, '0@0,(1-3)@1',
+              ['--config', conf, '--check-order', '--stall-timeout', '300'],
+              {'RPS_TEST_WORKER_STALL': '0:20000:1500:20000'})
+    if not F.check(run.ready(), '%s: never ready' % ctx):
+        run.finish(F, ctx)
+        return
+    run.spawn(run.rss_sampler)
+    for k in range(3):
+        run.spawn(run.poller, k, 0.05)
+    tel = rpstest.Telemetry(run.prefix)
+    i, bad_sent, reload_lat = 0, 0, []
+    while time.monotonic() - run.t0 < seconds:
+        if i % 2:
+            text = SOAK_BAD
+            bad_sent += 1
+        else:
+            text = SOAK_GOOD[(i // 2) % 2]
+        dt = reload_latency(run, tel, conf, text)
+        i += 1
+        if F.check(dt is not None, '%s: reload %d not answered within 5 s' % (ctx, i)):
+            reload_lat.append(dt)
+        time.sleep(0.1)
+    cfg, _ = tel.query('/rps/config')
+    # stop right after a recovery, ~20 s from the next stall (a worker still stalled at
+    # exit is given up on: exit 1, its backlog stranded)
+    r0 = recoveries(tel)
+    calm = r0 and rpstest.wait_for(
+        lambda: (lambda r: r and r[0] and r[1] > r0[1])(recoveries(tel)), timeout=30, step=0.05)
+    F.check(calm, '%s: worker 0 did not stall and recover within 30 s' % ctx)
+    tel.close()
+    s = run.finish(F, ctx)
+    warm = 60.0 if seconds >= 180 else seconds / 3
+    run.check_rss(F, ctx, warm)
+    run.check_latency(F, ctx, run.lat, 'telemetry replies')
+    print('%s: %d reloads (%d bad); /rps/config at the end: ok %s failed %s' % (
+        ctx, i, bad_sent, cfg and cfg['reloads_ok'], cfg and cfg['reloads_failed']))
+    F.check(run.tel_fail == 0, '%s: %d telemetry failures' % (ctx, run.tel_fail))
+    if cfg is not None:
+        F.check(cfg['reloads_failed'] >= bad_sent,
+                '%s: %d bad files sent, %d refused' % (ctx, bad_sent, cfg['reloads_failed']))
+        F.check(cfg['reloads_ok'] >= i - bad_sent,
+                '%s: %d good files sent, %d applied' % (ctx, i - bad_sent, cfg['reloads_ok']))
+    if s is None:
+        return
+    w = s['workers']
+    rb = s.get('buckets', {}).get('rebalance', {})
+    reordered = sum(x.get('reordered', 0) for x in w) + s['rx_lcore'].get('reordered', 0)
+    fo = s['rx_lcore'].get('failover_moves', 0)
+    stalls = sum(x.get('stalls', 0) for x in w)
+    recov = sum(x.get('recoveries', 0) for x in w)
+    print('%s: rx %d processed %d dropped %s; reordered %d, failover_moves %d, stalls %d, '
+          'recoveries %d, buckets_moved %s' % (
+              ctx, s['rx_packets'], s['processed'],
+              {k: v for k, v in s['dropped'].items() if v}, reordered, fo, stalls, recov,
+              rb.get('buckets_moved')), flush=True)
+    F.check(rb.get('rebalance_runs', 0) > 0, '%s: the rebalancer never ran: %s' % (ctx, rb))
+    expect = max(1, int((seconds - 5) // 22))
+    F.check(stalls >= expect and recov >= expect - 1,
+            '%s: %d stalls, %d recoveries; expected %d stalls at least' % (
+                ctx, stalls, recov, expect))
+    F.check(reordered == 0 or fo > 0,
+            '%s: %d packets reordered without a failover' % (ctx, reordered))
+    F.check(all(x.get('health') == 'ok' for x in w) or seconds < 30,
+            '%s: a worker is still unhealthy at the end: %s' % (
+                ctx, [x.get('health') for x in w]))
+
+
+def main():
+    binary = rpstest.binary_from_argv()
+    if len(sys.argv) < 3 or sys.argv[2] not in ('overload', 'soak'):
+        sys.exit('usage: %s PATH/TO/dpdk-rps overload|soak [--seconds N]' % sys.argv[0])
+    mode = sys.argv[2]
+    seconds = 20.0 if mode == 'overload' else 60.0
+    if '--seconds' in sys.argv:
+        seconds = float(sys.argv[sys.argv.index('--seconds') + 1])
+    F = rpstest.Failures('test_soak %s' % mode)
+    with rpstest.TempDir(mode) as tmp:
+        probe = os.path.join(tmp, 'probe.pcap')
+        rpstest.write_pcap(probe, rpstest.gen_traffic.generate_frames(
+            flows=2, packets_per_flow=5, seed=1, frag_datagrams=0, non_ip=0))
+        res, _ = rpstest.run_pcap(binary, tmp, probe, 0, ['--exit-when-idle', '100'],
+                                  tag='probe', timeout=30,
+                                  env={'RPS_TEST_RX_HOLD': '/nonexistent'})
+        if rpstest.NO_HOOKS in res.stderr:
+            print('SKIP: %s: the overload and the stalls need the test hooks' %
+                  rpstest.NO_HOOKS)
+            return rpstest.SKIP
+        (overload if mode == 'overload' else soak)(F, binary, tmp, seconds)
+    return F.report()
+
+
+if __name__ == '__main__':
+    sys.exit(main())
