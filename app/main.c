@@ -709,6 +709,7 @@ write_flows_json(const struct rps_app *app, const char *path)
 static void
 teardown(struct rps_app *app)
 {
+	rps_metrics_close(app); /* before anything a request reads is freed */
 	rps_report_stop(app);
 	rps_control_stop(app);
 	if (app->opt.flows_json != NULL) {
@@ -812,6 +813,21 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return EXIT_USAGE;
 	}
+	{
+		/* before the ports: a port in use costs nothing */
+		char err[320];
+
+		if (rps_metrics_open(app, err, sizeof(err)) < 0) {
+			if (rps_options_given(&app->opt, "metrics"))
+				fprintf(stderr, "dpdk-rps: --metrics %s: %s\n", app->opt.metrics.text,
+					err);
+			else
+				fprintf(stderr, "dpdk-rps: --config: %s: metrics = %s: %s\n",
+					app->opt.config_path, app->opt.metrics.text, err);
+			rte_eal_cleanup();
+			return EXIT_USAGE;
+		}
+	}
 
 	ret = 0;
 	app->nb_workers = (uint16_t)rps_lcoreset_count(&app->opt.map);
@@ -878,8 +894,10 @@ main(int argc, char **argv)
 
 	/* A stop asked for during start-up: the RX loop ends at once, the workers drain and the
 	 * summary follows as after any stop. */
-	if (!stop_requested(app, "port and worker set-up"))
+	if (!stop_requested(app, "port and worker set-up")) {
 		rps_ready(app);
+		rps_metrics_start(app);
+	}
 	rps_rx_main(app);
 	rps_notify("STOPPING=1");
 	if (rps_health_wait_workers(app) < 0) {
@@ -889,6 +907,7 @@ main(int argc, char **argv)
 	}
 
 	rps_telemetry_close();
+	rps_metrics_close(app);
 	teardown(app);
 	rps_report_summary(app, stdout);
 	if (app->opt.summary_json != NULL) {
