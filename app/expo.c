@@ -185,8 +185,8 @@ rps_expo_end(struct rps_expo *e)
 {
 	if (e->format == RPS_EXPO_OPENMETRICS)
 		puts_(e, "# EOF\n");
-	else
-		reserve(e, 0); /* an empty page is still a string */
+	else if (reserve(e, 0) == 0) /* an empty page is still a string */
+		e->buf[e->len] = '\0';
 	return e->failed ? -ENOMEM : 0;
 }
 
