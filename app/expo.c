@@ -153,7 +153,7 @@ sample_head(struct rps_expo *e, const struct rps_expo_label *labels, unsigned in
 		puts_(e, i == 0 ? "{" : ",");
 		puts_(e, labels[i].name);
 		puts_(e, "=\"");
-		put_escaped(e, labels[i].value, 1);
+		put_escaped(e, labels[i].value != NULL ? labels[i].value : "", 1);
 		puts_(e, "\"");
 	}
 	puts_(e, nb ? "} " : " ");

@@ -35,7 +35,7 @@ enum rps_expo_type {
 
 struct rps_expo_label {
 	const char *name;      /* [a-zA-Z_][a-zA-Z0-9_]*, not checked */
-	const char *value;     /* any UTF-8 text: escaped here */
+	const char *value;     /* any UTF-8 text: escaped here (NULL: empty) */
 };
 
 struct rps_expo {

@@ -341,6 +341,11 @@ setup_workers(struct rps_app *app)
 	rc = rps_app_maps_init(app);
 	if (rc < 0) /* -EDOM: a map that cannot be built (maps.c said why): a usage error */
 		return rc == -EINVAL ? -EDOM : rc;
+	/* both modes: /rps/info and the metrics report them, the RX lcore idles too */
+	rps_cpu_paths_get(&app->cpu);
+	RPS_LOG(INFO, "CPU paths: build %s; Toeplitz %s; idle wait %s; CPU has: %s",
+		app->cpu.build, app->cpu.toeplitz, app->cpu.idle_wait,
+		app->cpu.cpu_flags[0] ? app->cpu.cpu_flags : "(none of the optional extensions)");
 	if (n == 0)
 		return 0; /* no steering: the RX lcore processes */
 	if (rps_steer_init(&app->steer, o->hash_mode, app->seed,
@@ -364,10 +369,6 @@ setup_workers(struct rps_app *app)
 	if (rps_toeplitz_init(&app->steer.toeplitz, o->rss_key, o->rss_key_len,
 			      RPS_TOEPLITZ_AUTO) < 0)
 		return -EINVAL;
-	rps_cpu_paths_get(&app->cpu);
-	RPS_LOG(INFO, "CPU paths: build %s; Toeplitz %s; idle wait %s; CPU has: %s",
-		app->cpu.build, app->cpu.toeplitz, app->cpu.idle_wait,
-		app->cpu.cpu_flags[0] ? app->cpu.cpu_flags : "(none of the optional extensions)");
 	if (o->hash_mode == RPS_HASH_TOEPLITZ)
 		RPS_LOG(INFO, "Toeplitz hash in software (%s)%s",
 			app->steer.toeplitz.gfni ? "GFNI" : "rte_softrss_be",

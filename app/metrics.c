@@ -478,7 +478,7 @@ rps_metrics_open(struct rps_app *app, char *err, size_t err_len)
 	}
 	fd = listen_on(l, app->metrics_where, sizeof(app->metrics_where));
 	if (fd < 0) {
-		snprintf(err, err_len, "cannot listen on %s: %s%s", l->text, strerror(-fd),
+		snprintf(err, err_len, "cannot listen: %s%s", strerror(-fd),
 			 fd == -EADDRINUSE ? " (another program has that port: choose another, "
 			 "or port 0 for a free one)" : fd == -EADDRNOTAVAIL ?
 			 " (no interface of this host has that address)" : fd == -EACCES ?
