@@ -11,7 +11,7 @@
    lib/rps/rps_counters.h with its help text, every drop reason per lcore, the gauges; no
    series twice; counters never go down between scrapes; the processed sum lies between
    /rps/stats read just before and just after. OpenMetrics when asked (Accept), with its
-   parser; 404, 405, HEAD.
+   parser; 404, 405, HEAD; docs/grafana-dashboard.json uses only series the page has.
 3. Exact: a finite capture with malformed packets and a one-packet backlog (drops of several
    reasons), over [::1] when the host has IPv6: once traffic has stopped, a scrape equals the
    exit summary exactly (rx, processed and drops per lcore and reason, tx, port). Again
@@ -23,6 +23,7 @@ usage: test_metrics.py PATH/TO/dpdk-rps
 """
 
 import http.client
+import json
 import os
 import re
 import signal
@@ -290,6 +291,13 @@ def live(F, binary, tmp, counters, reasons):
                         ctx, i, rx, before['rx_packets'], after['rx_packets']))
             time.sleep(0.3)
         check_page(F, pages[-1], ctx, counters, reasons, ['0'] + WORKERS, WORKERS)
+        # docs/grafana-dashboard.json asks only for series the page has
+        dash = json.load(open(os.path.join(rpstest.SRC_ROOT, 'docs', 'grafana-dashboard.json')))
+        exprs = [t['expr'] for p in dash['panels'] for t in p['targets']]
+        names = set(re.findall(r'dpdk_rps_\w+', ' '.join(exprs)))
+        have = {k[0] for k in pages[-1].values}
+        F.check(len(names) > 10 and names <= have, '%s: the Grafana dashboard uses %s, which '
+                '/metrics does not have' % (ctx, sorted(names - have)))
         for i in range(1, len(pages)):
             monotonic(F, pages[i - 1], pages[i], '%s scrapes %d..%d' % (ctx, i - 1, i))
         F.check(pages[-1].total('dpdk_rps_processed_total') >
