@@ -492,7 +492,12 @@ def shutdown(F, binary, tmp):
                 'http://%s/metrics' % where, stop, counts, 2)))
             for t in threads:
                 t.start()
-            time.sleep(0.3 + 0.11 * n)
+            # once a scrape has come back (a busy shared CPU may delay the first), SIGINT
+            # at a different moment each run
+            deadline = time.monotonic() + 10
+            while sum(c[0] for c in counts) == 0 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            time.sleep(0.05 + 0.11 * n)
         finally:
             t0 = time.monotonic()
             out, err = rpstest.stop(proc, prefix, timeout=20)
