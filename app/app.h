@@ -196,6 +196,9 @@ struct rps_app {
 	int report_stop;               /* tells the live-table thread to end */
 	pthread_t report_thread;
 	int report_running;
+	struct rps_metrics *metrics;   /* --metrics: the HTTP server (metrics.c), NULL if off */
+	char metrics_where[64];        /* the address it is bound to ("127.0.0.1:9100"), set
+					* at start and kept until exit; "" when off */
 };
 
 /* maps.c: the lcores EAL enabled (-l / --lcores). */
@@ -260,6 +263,14 @@ int rps_telemetry_register(struct rps_app *app);
 /* Refuse every /rps/ command from now on and wait for those in flight: before teardown frees
  * what they read (DPDK 22.11 cannot unregister commands). */
 void rps_telemetry_close(void);
+
+/* metrics.c: --metrics, the counters for Prometheus over HTTP. Open binds the socket (at
+ * start, before the ports: exit on error, with the message in @p err); start serves it on
+ * its own control thread once ready; close stops that thread (ending the request in
+ * progress) and the server: before teardown frees what a request reads. */
+int rps_metrics_open(struct rps_app *app, char *err, size_t err_len);
+int rps_metrics_start(struct rps_app *app);
+void rps_metrics_close(struct rps_app *app);
 
 /* rx_loop.c: the RX lcore's loop (runs on the main lcore). */
 void rps_rx_main(struct rps_app *app);

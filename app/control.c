@@ -124,6 +124,7 @@ rps_control_apply_start_config(struct rps_app *app, char *err, size_t err_len)
 		  o->rebalance_holddown_ms);
 	FROM_FILE("respond-rate", has_respond_rate, respond_rate, o->respond_rate);
 	FROM_FILE("respond-burst", has_respond_burst, respond_burst, o->respond_burst);
+	FROM_FILE("metrics", has_metrics, metrics, o->metrics);
 #undef FROM_FILE
 	if (o->rebalance && !o->reorder_safe) {
 		snprintf(err, err_len, "%s: rebalance = on needs reorder_safe = on (a bucket moved "
@@ -200,6 +201,8 @@ restart_keys(const struct rps_app *app, const struct rps_config *c, char *out, s
 		"flow_table_size");
 	CHANGED(c->has_respond_rate && c->respond_rate != o->respond_rate, "respond_rate");
 	CHANGED(c->has_respond_burst && c->respond_burst != o->respond_burst, "respond_burst");
+	CHANGED(c->has_metrics && (c->metrics.on != o->metrics.on ||
+				   strcmp(c->metrics.text, o->metrics.text) != 0), "metrics");
 #undef CHANGED
 }
 

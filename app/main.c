@@ -354,6 +354,11 @@ setup_workers(struct rps_app *app)
 	rc = rps_app_maps_init(app);
 	if (rc < 0) /* -EDOM: a map that cannot be built (maps.c said why): a usage error */
 		return rc == -EINVAL ? -EDOM : rc;
+	/* both modes: /rps/info and the metrics report them, the RX lcore idles too */
+	rps_cpu_paths_get(&app->cpu);
+	RPS_LOG(INFO, "CPU paths: build %s; Toeplitz %s; idle wait %s; CPU has: %s",
+		app->cpu.build, app->cpu.toeplitz, app->cpu.idle_wait,
+		app->cpu.cpu_flags[0] ? app->cpu.cpu_flags : "(none of the optional extensions)");
 	if (n == 0)
 		return 0; /* no steering: the RX lcore processes */
 	if (rps_steer_init(&app->steer, o->hash_mode, app->seed,
@@ -377,10 +382,6 @@ setup_workers(struct rps_app *app)
 	if (rps_toeplitz_init(&app->steer.toeplitz, o->rss_key, o->rss_key_len,
 			      RPS_TOEPLITZ_AUTO) < 0)
 		return -EINVAL;
-	rps_cpu_paths_get(&app->cpu);
-	RPS_LOG(INFO, "CPU paths: build %s; Toeplitz %s; idle wait %s; CPU has: %s",
-		app->cpu.build, app->cpu.toeplitz, app->cpu.idle_wait,
-		app->cpu.cpu_flags[0] ? app->cpu.cpu_flags : "(none of the optional extensions)");
 	if (o->hash_mode == RPS_HASH_TOEPLITZ)
 		RPS_LOG(INFO, "Toeplitz hash in software (%s)%s",
 			app->steer.toeplitz.gfni ? "GFNI" : "rte_softrss_be",
@@ -722,6 +723,7 @@ write_flows_json(const struct rps_app *app, const char *path)
 static void
 teardown(struct rps_app *app)
 {
+	rps_metrics_close(app); /* before anything a request reads is freed */
 	rps_report_stop(app);
 	rps_control_stop(app);
 	rps_test_hooks_fini();
@@ -826,6 +828,21 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return EXIT_USAGE;
 	}
+	{
+		/* before the ports: a port in use costs nothing */
+		char err[320];
+
+		if (rps_metrics_open(app, err, sizeof(err)) < 0) {
+			if (rps_options_given(&app->opt, "metrics"))
+				fprintf(stderr, "dpdk-rps: --metrics %s: %s\n", app->opt.metrics.text,
+					err);
+			else
+				fprintf(stderr, "dpdk-rps: --config: %s: metrics = %s: %s\n",
+					app->opt.config_path, app->opt.metrics.text, err);
+			rte_eal_cleanup();
+			return EXIT_USAGE;
+		}
+	}
 
 	ret = 0;
 	app->nb_workers = (uint16_t)rps_lcoreset_count(&app->opt.map);
@@ -892,8 +909,10 @@ main(int argc, char **argv)
 
 	/* A stop asked for during start-up: the RX loop ends at once, the workers drain and the
 	 * summary follows as after any stop. */
-	if (!stop_requested(app, "port and worker set-up"))
+	if (!stop_requested(app, "port and worker set-up")) {
 		rps_ready(app);
+		rps_metrics_start(app);
+	}
 	rps_rx_main(app);
 	rps_notify("STOPPING=1");
 	if (rps_health_wait_workers(app) < 0) {
@@ -903,6 +922,7 @@ main(int argc, char **argv)
 	}
 
 	rps_telemetry_close();
+	rps_metrics_close(app);
 	teardown(app);
 	rps_report_summary(app, stdout);
 	if (app->opt.summary_json != NULL) {

@@ -446,6 +446,18 @@ h_idle_spin(struct rps_options *o, const char *arg, const char **why)
 }
 
 static int
+h_metrics(struct rps_options *o, const char *arg, const char **why)
+{
+	static char msg[192];
+
+	if (rps_listen_parse(arg, &o->metrics, msg, sizeof(msg)) < 0) {
+		*why = msg;
+		return -1;
+	}
+	return 0;
+}
+
+static int
 h_check_order(struct rps_options *o, const char *arg, const char **why)
 {
 	(void)arg;
@@ -558,6 +570,11 @@ static const struct opt_def opts[] = {
 			      "1 us doubling up to US; 0 = always busy-poll (default 50)", h_idle_sleep },
 	{ "idle-spin", "US", "busy-poll this long after the last packet before sleeping (default 100)",
 	  h_idle_spin },
+	{ "metrics", "ADDR:PORT", "serve the counters for Prometheus over HTTP at "
+				  "http://ADDR:PORT/metrics (text format 0.0.4, or OpenMetrics): "
+				  "PORT alone listens on 127.0.0.1, [IPV6]:PORT, 0.0.0.0:PORT on every "
+				  "address, port 0 a free one (/rps/info says which); off (the default)",
+	  h_metrics },
 	{ "help", NULL, "show this help and exit", h_help },
 };
 

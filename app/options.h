@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "rps_hash.h"
+#include "rps_listen.h"
 #include "rps_toeplitz.h"
 #include "rps_map.h"
 #include "rps_stage.h"
@@ -72,6 +73,7 @@ struct rps_options {
 	uint32_t rebalance_holddown_ms;
 	uint32_t stall_timeout_ms;    /* --stall-timeout: 0 = no stall detection */
 	int backpressure;             /* --backpressure: 1 on, 0 off, -1 auto (by RX driver) */
+	struct rps_listen metrics;    /* --metrics: where to serve /metrics (off by default) */
 	uint64_t given;               /* bit i: the i-th option of the table was on the command line */
 };
 

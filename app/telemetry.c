@@ -105,6 +105,7 @@ tel_info(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_string(d, "toeplitz_impl", app->cpu.toeplitz);
 	rte_tel_data_add_dict_string(d, "idle_wait", app->cpu.idle_wait);
 	rte_tel_data_add_dict_string(d, "cpu_flags", app->cpu.cpu_flags);
+	rte_tel_data_add_dict_string(d, "metrics", app->metrics_where);
 	return 0;
 }
 

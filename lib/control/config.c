@@ -18,6 +18,7 @@
 #include <ini.h>
 
 #include "rps_config.h"
+#include "rps_listen.h"
 #include "rps_number.h"
 #include "rps_counters.h"
 
@@ -30,7 +31,7 @@ enum key_id {
 	K_REORDER_SAFE, K_STATS_INTERVAL, K_SYMMETRIC, K_RSS_KEY, K_FLOW_LIMIT, K_INNER,
 	K_VXLAN_PORT, K_IDLE_SLEEP, K_IDLE_SPIN, K_TABLE_SIZE, K_REBALANCE, K_REBALANCE_INTERVAL,
 	K_REBALANCE_THRESHOLD, K_REBALANCE_MOVES, K_REBALANCE_HOLDDOWN, K_RESPOND_RATE,
-	K_RESPOND_BURST, K_DEFAULT, K_QUEUE0,
+	K_RESPOND_BURST, K_METRICS, K_DEFAULT, K_QUEUE0,
 	K_NB = K_QUEUE0 + RPS_CONFIG_MAX_QUEUES
 };
 
@@ -289,6 +290,7 @@ static const struct key {
 	[K_RESPOND_RATE] = { "dataplane", "respond_rate", 0, 100000000, "",
 			     " replies a second (0 = no limit)" },
 	[K_RESPOND_BURST] = { "dataplane", "respond_burst", 1, 1000000, "", " replies" },
+	[K_METRICS] = { "dataplane", "metrics", 0, 0, NULL, NULL },
 	[K_DEFAULT] = { "map", "default", 0, 0, NULL, NULL },
 };
 
@@ -322,7 +324,8 @@ key_lookup(struct parser *p, const char *section, const char *name)
 		     "symmetric, rss_key, inner, vxlan_port, backlog, burst, stages, flow_table_size, "
 		     "reorder_safe, flow_limit, idle_sleep_us, idle_spin_us, table_size, rebalance, "
 		     "rebalance_interval_ms, rebalance_threshold, rebalance_moves, "
-		     "rebalance_holddown_ms, respond_rate, respond_burst or stats_interval)", name);
+		     "rebalance_holddown_ms, respond_rate, respond_burst, metrics or stats_interval)",
+		     name);
 		return -1;
 	}
 	if (*section == '\0')
@@ -488,6 +491,14 @@ set_value(struct parser *p, int id, const char *name, const char *value)
 		if (!rss_key_value(p, name, value))
 			return 0;
 		break;
+	case K_METRICS: {
+		char why[192];
+
+		if (rps_listen_parse(value, &c->metrics, why, sizeof(why)) < 0)
+			return fail(p, "%s: %s, not '%s'", name, why, value);
+		c->has_metrics = 1;
+		break;
+	}
 	case K_DEFAULT:
 		if (!map_value(p, name, value, &c->default_map, c->default_map_text,
 			       sizeof(c->default_map_text)))

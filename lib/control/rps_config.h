@@ -36,6 +36,8 @@
  *   respond_rate = 1000         ; restart (as --respond-rate: echo replies a second per
  *                               ;   worker, 0..100000000, 0 = no limit)
  *   respond_burst = 50          ; restart (as --respond-burst, 1..1000000)
+ *   metrics = 127.0.0.1:9100    ; restart (as --metrics: PORT, IPV4:PORT, [IPV6]:PORT or off;
+ *                               ;   default off)
  *
  *   [map]
  *   default = 0xfe              ; every RX queue without a line of its own (like --map); live
@@ -72,6 +74,7 @@
 #include <stdint.h>
 
 #include "rps_hash.h"
+#include "rps_listen.h"
 #include "rps_map.h"
 #include "rps_toeplitz.h"
 
@@ -104,6 +107,7 @@ struct rps_config {
 	int has_rebalance_holddown_ms; uint32_t rebalance_holddown_ms;
 	int has_respond_rate;  uint32_t respond_rate;     /* echo replies a second, 0 = no limit */
 	int has_respond_burst; uint32_t respond_burst;
+	int has_metrics;       struct rps_listen metrics;   /* as --metrics */
 	/* [map] */
 	int has_default_map;   struct rps_lcoreset default_map;   char default_map_text[128];
 	int has_queue_map[RPS_CONFIG_MAX_QUEUES];

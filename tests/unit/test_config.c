@@ -191,6 +191,28 @@ test_respond_keys(void)
 	CU_ASSERT_EQUAL(parse("[dataplane]\nrespond_rate = 010\n"), -EINVAL);
 }
 
+/* metrics: --metrics' syntax (rps_listen.h), its errors with FILE:LINE. */
+static void
+test_metrics_key(void)
+{
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\nmetrics = 9100\n"), 0);
+	CU_ASSERT(cfg.has_metrics == 1 && cfg.metrics.on == 1 && cfg.metrics.port == 9100);
+	CU_ASSERT_STRING_EQUAL(cfg.metrics.text, "127.0.0.1:9100");
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\nmetrics = [::1]:0   ; a free port\n"), 0);
+	CU_ASSERT_STRING_EQUAL(cfg.metrics.text, "[::1]:0");
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\nmetrics = off\n"), 0);
+	CU_ASSERT(cfg.has_metrics == 1 && cfg.metrics.on == 0);
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\nburst = 1\n"), 0);
+	CU_ASSERT_EQUAL(cfg.has_metrics, 0);
+	CU_ASSERT_EQUAL(parse("[dataplane]\nmetrics = 99999\n"), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "t.conf:2: metrics: port 99999 is out of range (0..65535; 0 "
+			       "picks a free port), not '99999'");
+	CU_ASSERT_EQUAL(parse("[dataplane]\n\nmetrics = host:9100\n"), -EINVAL);
+	CU_ASSERT(strncmp(err, "t.conf:3: metrics: 'host' is not a numeric IPv4 address", 55) == 0);
+	CU_ASSERT_EQUAL(parse("[dataplane]\nmetrics = 9100\nmetrics = 9101\n"), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "t.conf:3: metrics: set twice (first on line 2)");
+}
+
 /* The indirection table and the rebalancer's keys; weighted maps. */
 static void
 test_table_rebalance_keys(void)
@@ -376,14 +398,14 @@ test_errors(void)
 		  "symmetric, rss_key, inner, vxlan_port, backlog, burst, stages, flow_table_size, "
 		  "reorder_safe, flow_limit, idle_sleep_us, idle_spin_us, table_size, rebalance, "
 		  "rebalance_interval_ms, rebalance_threshold, rebalance_moves, rebalance_holddown_ms, "
-		  "respond_rate, respond_burst or "
+		  "respond_rate, respond_burst, metrics or "
 		  "stats_interval)" },
 		{ "[dataplane]\nBacklog = 5\n",
 		  "t.conf:2: unknown key 'Backlog' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
 		  "symmetric, rss_key, inner, vxlan_port, backlog, burst, stages, flow_table_size, "
 		  "reorder_safe, flow_limit, idle_sleep_us, idle_spin_us, table_size, rebalance, "
 		  "rebalance_interval_ms, rebalance_threshold, rebalance_moves, rebalance_holddown_ms, "
-		  "respond_rate, respond_burst or "
+		  "respond_rate, respond_burst, metrics or "
 		  "stats_interval)" },
 		{ "[map]\nbacklog = 5\n",
 		  "t.conf:2: unknown key 'backlog' in [map] (expected default or queue0..queue63)" },
@@ -392,7 +414,7 @@ test_errors(void)
 		  "symmetric, rss_key, inner, vxlan_port, backlog, burst, stages, flow_table_size, "
 		  "reorder_safe, flow_limit, idle_sleep_us, idle_spin_us, table_size, rebalance, "
 		  "rebalance_interval_ms, rebalance_threshold, rebalance_moves, rebalance_holddown_ms, "
-		  "respond_rate, respond_burst or "
+		  "respond_rate, respond_burst, metrics or "
 		  "stats_interval)" },
 		{ "[dataplane]\nburst = 1\n[mapp]\nqueue0 = 1\n",
 		  "t.conf:3: unknown section [mapp] (expected [dataplane] or [map])" },
@@ -559,7 +581,7 @@ test_errors(void)
 		  "symmetric, rss_key, inner, vxlan_port, backlog, burst, stages, flow_table_size, "
 		  "reorder_safe, flow_limit, idle_sleep_us, idle_spin_us, table_size, rebalance, "
 		  "rebalance_interval_ms, rebalance_threshold, rebalance_moves, rebalance_holddown_ms, "
-		  "respond_rate, respond_burst or "
+		  "respond_rate, respond_burst, metrics or "
 		  "stats_interval)" },
 		/* structure */
 		{ "backlog = 1\n[dataplane]\n",
@@ -939,7 +961,7 @@ test_example_file(void)
 	static const char *const keys[] = {
 		"rx_port", "tx_port", "hash", "hash_seed", "backlog", "burst", "stages", "flow_table_size",
 		"reorder_safe", "stats_interval", "default", "queue0", "queue1", "symmetric", "rss_key",
-		"inner", "vxlan_port", "respond_rate", "respond_burst",
+		"inner", "vxlan_port", "respond_rate", "respond_burst", "metrics",
 	};
 	static const int l1_2[] = { 1, 2, -1 };
 	const char *path = RPS_SOURCE_ROOT "/config/dpdk-rps.conf";
@@ -997,6 +1019,7 @@ main(int argc, char **argv)
 		{ "flow_limit_idle_keys", test_flow_limit_idle_keys },
 		{ "table_rebalance_keys", test_table_rebalance_keys },
 		{ "respond_keys", test_respond_keys },
+		{ "metrics_key", test_metrics_key },
 		{ "tx_port", test_tx_port },
 		{ "queue_map_precedence", test_queue_map_precedence },
 		{ "errors_exact_file_line_message", test_errors },

@@ -1,0 +1,558 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * metrics.c: --metrics, the counters over HTTP for Prometheus (GET /metrics, the 0.0.4 text
+ * format or OpenMetrics as the client's Accept header asks; expo.c writes them).
+ *
+ * The socket is bound at start, before the ports, so a bad address or a port in use stops
+ * dpdk-rps at once (exit 2) instead of after a long set-up. libmicrohttpd runs without a
+ * thread of its own ("external polling"), driven by one control thread, rps-metrics, started
+ * once dpdk-rps is ready: every request is answered on that thread, from a snapshot of the
+ * counters (rps_snapshot_take(), as /rps/stats and the summary read them), the bucket views
+ * under ctl_lock (as telemetry), and the port's own counters. Nothing here touches the data
+ * path. rps_metrics_close() (before teardown) stops the thread, which ends any request in
+ * progress first, then closes every connection and the socket: no request can read what
+ * teardown frees, and a client polling while dpdk-rps stops gets a refused connection.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+
+#include "app.h"
+#include "expo.h"
+
+#define METRICS_POLL_MS 50         /* how long close() may wait for the thread to notice */
+#define METRICS_CONNECTIONS 32     /* clients at once; more wait in the listen backlog */
+#define METRICS_TIMEOUT_S 10       /* an idle or slow connection is closed after this */
+
+struct rps_metrics {
+	struct rps_app *app;
+	struct MHD_Daemon *daemon;
+	int fd;                        /* the listening socket until the daemon owns it */
+	pthread_t thread;
+	int running;
+	int stop;
+};
+
+/* Counters of the X-macro that are not counts of events: gauges for Prometheus. */
+static int
+is_gauge(const char *name)
+{
+	return strcmp(name, "flows_active") == 0 || strcmp(name, "flow_bucket_max") == 0;
+}
+
+/* One lcore whose counters the page shows. */
+struct row {
+	char lcore[12];
+	const struct rps_lcore_stats *st;
+	int worker;                    /* index in the snapshot's w[], -1 for the RX lcore */
+};
+
+/* What is read under ctl_lock, copied out so the page is written without it. */
+struct locked {
+	double imbalance;
+	uint64_t reloads_ok, reloads_failed;
+	uint32_t *owned;               /* [nb_workers]: buckets of every queue's table */
+};
+
+static void
+read_locked(struct rps_app *app, struct locked *l)
+{
+	pthread_mutex_lock(&app->ctl_lock);
+	l->imbalance = app->imbalance;
+	l->reloads_ok = app->reloads_ok;
+	l->reloads_failed = app->reloads_failed;
+	for (uint16_t q = 0; l->owned != NULL && app->bview != NULL && q < app->nb_rxq; q++) {
+		const struct rps_bucket_view *v = app->bview[q];
+
+		for (uint32_t b = 0; v != NULL && b < v->size; b++)
+			if (v->owner[b] < app->nb_workers)
+				l->owned[v->owner[b]]++;
+	}
+	pthread_mutex_unlock(&app->ctl_lock);
+}
+
+/* One sample per row of the lcore counter at byte offset @p off of struct rps_lcore_stats. */
+static void
+per_lcore(struct rps_expo *e, const struct row *rows, unsigned int nb, size_t off)
+{
+	for (unsigned int i = 0; i < nb; i++) {
+		const struct rps_expo_label l[] = { { "lcore", rows[i].lcore } };
+		uint64_t v;
+
+		memcpy(&v, (const char *)rows[i].st + off, sizeof(v));
+		rps_expo_u64(e, l, 1, v);
+	}
+}
+
+static void
+lcore_counters(struct rps_expo *e, const struct row *rows, unsigned int nb, int steering)
+{
+	char name[96];
+
+#define RPS_X_METRIC(f, desc)                                                                \
+	snprintf(name, sizeof(name), "dpdk_rps_%s", #f);                                     \
+	rps_expo_family(e, name, is_gauge(#f) ? RPS_EXPO_GAUGE : RPS_EXPO_COUNTER, desc);    \
+	per_lcore(e, rows, nb, offsetof(struct rps_lcore_stats, f));
+	RPS_LCORE_COUNTERS(RPS_X_METRIC)
+#undef RPS_X_METRIC
+
+	rps_expo_family(e, "dpdk_rps_dropped", RPS_EXPO_COUNTER,
+			"packets dropped, by reason (every packet received is processed or dropped "
+			"once); backlog_full and flow_limit are labelled with the worker whose "
+			"backlog refused the packet (the RX lcore drops them)");
+	for (unsigned int i = 0; i < nb; i++)
+		for (unsigned int r = 0; r < RPS_DROP_MAX; r++) {
+			const struct rps_expo_label l[] = {
+				{ "lcore", rows[i].lcore }, { "reason", rps_drop_name(r) } };
+
+			if (steering && rows[i].worker < 0 &&
+			    (r == RPS_DROP_BACKLOG_FULL || r == RPS_DROP_FLOW_LIMIT))
+				continue; /* shown on the worker they were meant for */
+			rps_expo_u64(e, l, 2, rows[i].st->dropped[r]);
+		}
+}
+
+static void
+stage_counters(struct rps_expo *e, const struct rps_app *app, const struct row *rows,
+	       unsigned int nb)
+{
+	for (int out = 0; out < 2; out++) {
+		rps_expo_family(e, out ? "dpdk_rps_stage_out" : "dpdk_rps_stage_in",
+				RPS_EXPO_COUNTER, out ? "packets each stage passed on" :
+				"packets each stage was given");
+		for (unsigned int i = 0; i < nb; i++)
+			for (unsigned int g = 0; g < RPS_STAGE_MAX; g++) {
+				const struct rps_expo_label l[] = {
+					{ "lcore", rows[i].lcore },
+					{ "stage", rps_stage_name((enum rps_stage_id)g) } };
+
+				if (rows[i].worker < 0 && app->nb_workers != 0)
+					break; /* the RX lcore runs no stage when it steers */
+				if (rps_pipeline_has(&app->pipeline, (enum rps_stage_id)g))
+					rps_expo_u64(e, l, 2, out ? rows[i].st->stage_out[g] :
+						     rows[i].st->stage_in[g]);
+			}
+	}
+}
+
+/* Gauges and health of each worker (only when there are workers). */
+static void
+worker_gauges(struct rps_expo *e, const struct rps_app *app, const struct rps_snapshot *s,
+	      const struct row *rows, const struct locked *lk)
+{
+	static const int states[] = { RPS_HEALTH_OK, RPS_HEALTH_STALLED, RPS_HEALTH_RECOVERING };
+	const struct row *w = rows + 1; /* rows[0] is the RX lcore */
+	uint16_t nw = app->nb_workers;
+
+	rps_expo_family(e, "dpdk_rps_backlog_depth", RPS_EXPO_GAUGE,
+			"packets waiting in the worker's backlog");
+	for (uint16_t i = 0; i < nw; i++)
+		rps_expo_u64(e, &(struct rps_expo_label){ "lcore", w[i].lcore }, 1, s->w[i].depth);
+	rps_expo_family(e, "dpdk_rps_backlog_hwm", RPS_EXPO_GAUGE,
+			"deepest the worker's backlog was right after an enqueue (high-water mark)");
+	for (uint16_t i = 0; i < nw; i++)
+		rps_expo_u64(e, &(struct rps_expo_label){ "lcore", w[i].lcore }, 1, s->w[i].hwm);
+	rps_expo_family(e, "dpdk_rps_backlog_capacity", RPS_EXPO_GAUGE,
+			"packets the worker's backlog holds (--backlog)");
+	for (uint16_t i = 0; i < nw; i++)
+		rps_expo_u64(e, &(struct rps_expo_label){ "lcore", w[i].lcore }, 1,
+			     app->backlogs[i].capacity);
+	if (lk->owned != NULL) {
+		rps_expo_family(e, "dpdk_rps_worker_buckets", RPS_EXPO_GAUGE,
+				"buckets the worker owns in every RX queue's indirection table");
+		for (uint16_t i = 0; i < nw; i++)
+			rps_expo_u64(e, &(struct rps_expo_label){ "lcore", w[i].lcore }, 1,
+				     lk->owned[i]);
+	}
+	rps_expo_family(e, "dpdk_rps_worker_health", RPS_EXPO_GAUGE,
+			"1 for the worker's health state (ok, stalled, recovering: --stall-timeout), "
+			"0 for the others");
+	for (uint16_t i = 0; i < nw; i++) {
+		int st = __atomic_load_n(&app->workers[i].health.state, __ATOMIC_RELAXED);
+
+		for (unsigned int k = 0; k < RTE_DIM(states); k++) {
+			const struct rps_expo_label l[] = {
+				{ "lcore", w[i].lcore }, { "state", rps_health_name(states[k]) } };
+
+			rps_expo_u64(e, l, 2, st == states[k]);
+		}
+	}
+	rps_expo_family(e, "dpdk_rps_worker_stalls", RPS_EXPO_COUNTER,
+			"times the worker was declared stalled (--stall-timeout)");
+	for (uint16_t i = 0; i < nw; i++)
+		rps_expo_u64(e, &(struct rps_expo_label){ "lcore", w[i].lcore }, 1,
+			     __atomic_load_n(&app->workers[i].health.stalls, __ATOMIC_RELAXED));
+	rps_expo_family(e, "dpdk_rps_worker_recoveries", RPS_EXPO_COUNTER,
+			"times a stalled worker came back");
+	for (uint16_t i = 0; i < nw; i++)
+		rps_expo_u64(e, &(struct rps_expo_label){ "lcore", w[i].lcore }, 1,
+			     __atomic_load_n(&app->workers[i].health.recoveries, __ATOMIC_RELAXED));
+}
+
+static void
+port_counters(struct rps_expo *e, const struct rps_app *app)
+{
+	struct rte_eth_stats st;
+	char port[8];
+	const struct rps_expo_label l[] = { { "port", port } };
+
+	if (!app->rx_started || rte_eth_stats_get(app->opt.rx_port, &st) != 0)
+		return;
+	snprintf(port, sizeof(port), "%u", app->opt.rx_port);
+	rps_expo_family(e, "dpdk_rps_port_ipackets", RPS_EXPO_COUNTER,
+			"packets the RX port received (rte_eth_stats ipackets)");
+	rps_expo_u64(e, l, 1, st.ipackets);
+	rps_expo_family(e, "dpdk_rps_port_imissed", RPS_EXPO_COUNTER,
+			"packets the RX port dropped because its queues were full (imissed): the RX "
+			"lcore is too slow or descheduled");
+	rps_expo_u64(e, l, 1, st.imissed);
+	rps_expo_family(e, "dpdk_rps_port_ierrors", RPS_EXPO_COUNTER,
+			"erroneous packets the RX port received (ierrors)");
+	rps_expo_u64(e, l, 1, st.ierrors);
+	rps_expo_family(e, "dpdk_rps_port_rx_nombuf", RPS_EXPO_COUNTER,
+			"receive mbuf allocation failures of the RX port (rx_nombuf): raise --mbufs");
+	rps_expo_u64(e, l, 1, st.rx_nombuf);
+}
+
+static void
+globals(struct rps_expo *e, const struct rps_app *app, const struct locked *lk)
+{
+	const struct rps_expo_label ok[] = { { "result", "ok" } }, bad[] = { { "result", "failed" } };
+	char rx[12];
+
+	rps_expo_family(e, "dpdk_rps_build", RPS_EXPO_INFO, "version and set-up of this dpdk-rps");
+	{
+		const struct rps_expo_label l[] = {
+			{ "version", RPS_VERSION }, { "driver", app->rx_driver },
+			{ "hash", rps_hash_mode_name(app->opt.hash_mode) },
+			{ "stages", app->opt.stages_text }, { "build_cpu", app->cpu.build },
+		};
+
+		rps_expo_u64(e, l, RTE_DIM(l), 1);
+	}
+	rps_expo_family(e, "dpdk_rps_lcore", RPS_EXPO_INFO,
+			"each lcore of the page: role rx (polls the port and steers) or worker, and "
+			"its socket");
+	snprintf(rx, sizeof(rx), "%u", app->rx_lcore);
+	{
+		char sock[12];
+		const struct rps_expo_label l[] = {
+			{ "lcore", rx }, { "role", "rx" }, { "socket", sock } };
+
+		snprintf(sock, sizeof(sock), "%d", (int)rte_lcore_to_socket_id(app->rx_lcore));
+		rps_expo_u64(e, l, RTE_DIM(l), 1);
+	}
+	for (uint16_t i = 0; i < app->nb_workers; i++) {
+		char lc[12], sock[12];
+		const struct rps_expo_label l[] = {
+			{ "lcore", lc }, { "role", "worker" }, { "socket", sock } };
+
+		snprintf(lc, sizeof(lc), "%u", app->workers[i].lcore);
+		snprintf(sock, sizeof(sock), "%d",
+			 (int)rte_lcore_to_socket_id(app->workers[i].lcore));
+		rps_expo_u64(e, l, RTE_DIM(l), 1);
+	}
+	rps_expo_family(e, "dpdk_rps_ready", RPS_EXPO_GAUGE,
+			"1 once ports, workers, reloads and telemetry are up (as /rps/info ready)");
+	rps_expo_u64(e, NULL, 0, (uint64_t)__atomic_load_n(&app->ready, __ATOMIC_ACQUIRE));
+	rps_expo_family(e, "dpdk_rps_uptime_seconds", RPS_EXPO_GAUGE, "seconds since the workers "
+			"started");
+	rps_expo_double(e, NULL, 0, (double)(rte_rdtsc() - app->start_tsc) /
+			(double)rte_get_tsc_hz());
+	rps_expo_family(e, "dpdk_rps_config_generation", RPS_EXPO_GAUGE,
+			"configuration generation: 1 at start, one more for each applied reload or "
+			"rebalance");
+	rps_expo_u64(e, NULL, 0, __atomic_load_n(&app->generation, __ATOMIC_ACQUIRE));
+	rps_expo_family(e, "dpdk_rps_config_reloads", RPS_EXPO_COUNTER,
+			"configuration reloads (SIGHUP, file changed), applied or refused");
+	rps_expo_u64(e, ok, 1, lk->reloads_ok);
+	rps_expo_u64(e, bad, 1, lk->reloads_failed);
+	rps_expo_family(e, "dpdk_rps_imbalance", RPS_EXPO_GAUGE,
+			"the busiest worker's load over the mean (weighted), last rebalance interval");
+	rps_expo_double(e, NULL, 0, lk->imbalance);
+	rps_expo_family(e, "dpdk_rps_rebalance_runs", RPS_EXPO_COUNTER,
+			"rebalance intervals evaluated while the rebalancer is on");
+	rps_expo_u64(e, NULL, 0, __atomic_load_n(&app->rebalance_runs, __ATOMIC_RELAXED));
+	rps_expo_family(e, "dpdk_rps_buckets_moved", RPS_EXPO_COUNTER,
+			"buckets the rebalancer moved to another worker");
+	rps_expo_u64(e, NULL, 0, __atomic_load_n(&app->buckets_moved, __ATOMIC_RELAXED));
+}
+
+/* The whole page into @p e. @return 0 or -ENOMEM. */
+static int
+render(struct rps_app *app, struct rps_expo *e)
+{
+	struct rps_snapshot *s = rps_snapshot_alloc();
+	const int steering = app->nb_workers != 0;
+	struct locked lk = { 0 };
+	struct row *rows;
+	unsigned int nb = 0;
+
+	rows = calloc((size_t)app->nb_workers + 1, sizeof(*rows));
+	if (steering)
+		lk.owned = calloc(app->nb_workers, sizeof(*lk.owned));
+	if (s == NULL || rows == NULL || (steering && lk.owned == NULL)) {
+		free(s);
+		free(rows);
+		free(lk.owned);
+		return -ENOMEM;
+	}
+	rps_snapshot_take(app, s);
+	read_locked(app, &lk);
+	/* The RX lcore, then each worker. Without a map the RX lcore is the one worker, and
+	 * the snapshot lists it again as w[0]: once here. */
+	snprintf(rows[nb].lcore, sizeof(rows[nb].lcore), "%u", app->rx_lcore);
+	rows[nb].st = &s->rx;
+	rows[nb++].worker = -1;
+	for (uint16_t i = 0; steering && i < s->nb; i++) {
+		snprintf(rows[nb].lcore, sizeof(rows[nb].lcore), "%u", s->w[i].lcore);
+		rows[nb].st = &s->w[i].st;
+		rows[nb++].worker = i;
+	}
+	lcore_counters(e, rows, nb, steering);
+	stage_counters(e, app, rows, nb);
+	if (steering)
+		worker_gauges(e, app, s, rows, &lk);
+	port_counters(e, app);
+	globals(e, app, &lk);
+	free(lk.owned);
+	free(rows);
+	free(s);
+	return rps_expo_end(e);
+}
+
+static enum MHD_Result
+reply(struct MHD_Connection *c, unsigned int status, const char *type, char *body, size_t len,
+      int owned)
+{
+	struct MHD_Response *r = owned ?
+		MHD_create_response_from_buffer_with_free_callback(len, body, free) :
+		MHD_create_response_from_buffer(len, body, MHD_RESPMEM_PERSISTENT);
+	enum MHD_Result rc;
+
+	if (r == NULL) {
+		if (owned)
+			free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	rc = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return rc;
+}
+
+static enum MHD_Result
+handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+       const char *version, const char *upload, size_t *upload_len, void **req)
+{
+	static char index[] = "dpdk-rps: the metrics are at /metrics\n";
+	static char not_found[] = "not found: the metrics are at /metrics\n";
+	static char not_allowed[] = "only GET and HEAD\n";
+	static char oom[] = "out of memory\n";
+	static int seen;
+	struct rps_metrics *m = cls;
+	struct rps_expo e;
+
+	(void)version;
+	(void)upload;
+	if (*req == NULL) { /* the headers: answer once the request is complete */
+		*req = &seen;
+		return MHD_YES;
+	}
+	if (*upload_len != 0) { /* a body: not wanted, read and dropped */
+		*upload_len = 0;
+		return MHD_YES;
+	}
+	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", not_allowed,
+			     sizeof(not_allowed) - 1, 0);
+	if (strcmp(url, "/") == 0)
+		return reply(c, MHD_HTTP_OK, "text/plain", index, sizeof(index) - 1, 0);
+	if (strcmp(url, "/metrics") != 0)
+		return reply(c, MHD_HTTP_NOT_FOUND, "text/plain", not_found,
+			     sizeof(not_found) - 1, 0);
+	rps_expo_init(&e, rps_expo_negotiate(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+								     MHD_HTTP_HEADER_ACCEPT)));
+	if (render(m->app, &e) < 0) {
+		rps_expo_fini(&e);
+		return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", oom,
+			     sizeof(oom) - 1, 0);
+	}
+	return reply(c, MHD_HTTP_OK, rps_expo_content_type(e.format), e.buf, e.len, 1);
+}
+
+static void
+mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[256];
+	size_t n;
+
+	(void)cls;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n > 0 && msg[n - 1] == '\n')
+		msg[--n] = '\0';
+	RPS_LOG(WARNING, "metrics: %s", msg);
+}
+
+/* Bind and listen on @p l; @return the socket, or -errno. */
+static int
+listen_on(const struct rps_listen *l, char *where, size_t where_len)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char host[INET6_ADDRSTRLEN];
+	const int one = 1;
+	int fd, err;
+
+	memset(&ss, 0, sizeof(ss));
+	if (l->family == AF_INET6) {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons(l->port);
+		memcpy(&a->sin6_addr, l->addr, 16);
+		len = sizeof(*a);
+	} else {
+		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+
+		a->sin_family = AF_INET;
+		a->sin_port = htons(l->port);
+		memcpy(&a->sin_addr, l->addr, 4);
+		len = sizeof(*a);
+	}
+	fd = socket(l->family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	/* a restart does not wait for the last run's connections in TIME_WAIT; another
+	 * listener on the port is still refused (EADDRINUSE) */
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 64) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
+		err = errno;
+		close(fd);
+		return -err;
+	}
+	if (l->family == AF_INET6) {
+		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ss;
+
+		inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof(host));
+		snprintf(where, where_len, "[%s]:%u", host, ntohs(a->sin6_port));
+	} else {
+		const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
+
+		inet_ntop(AF_INET, &a->sin_addr, host, sizeof(host));
+		snprintf(where, where_len, "%s:%u", host, ntohs(a->sin_port));
+	}
+	return fd;
+}
+
+int
+rps_metrics_open(struct rps_app *app, char *err, size_t err_len)
+{
+	const struct rps_listen *l = &app->opt.metrics;
+	struct rps_metrics *m;
+	int fd;
+
+	if (!l->on)
+		return 0;
+	m = calloc(1, sizeof(*m));
+	if (m == NULL) {
+		snprintf(err, err_len, "out of memory");
+		return -ENOMEM;
+	}
+	fd = listen_on(l, app->metrics_where, sizeof(app->metrics_where));
+	if (fd < 0) {
+		snprintf(err, err_len, "cannot listen: %s%s", strerror(-fd),
+			 fd == -EADDRINUSE ? " (another program has that port: choose another, "
+			 "or port 0 for a free one)" : fd == -EADDRNOTAVAIL ?
+			 " (no interface of this host has that address)" : fd == -EACCES ?
+			 " (a port below 1024 needs privileges)" : "");
+		app->metrics_where[0] = '\0';
+		free(m);
+		return fd;
+	}
+	m->app = app;
+	m->fd = fd;
+	m->daemon = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
+				     (l->family == AF_INET6 ? MHD_USE_IPv6 : 0), 0, NULL, NULL,
+				     handle, m,
+				     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+				     MHD_OPTION_LISTEN_SOCKET, fd,
+				     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)METRICS_CONNECTIONS,
+				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)METRICS_TIMEOUT_S,
+				     MHD_OPTION_END);
+	if (m->daemon == NULL) {
+		snprintf(err, err_len, "cannot start the HTTP server (libmicrohttpd) on %s",
+			 app->metrics_where);
+		app->metrics_where[0] = '\0';
+		close(fd);
+		free(m);
+		return -EIO;
+	}
+	app->metrics = m;
+	return 0;
+}
+
+static void *
+serve(void *arg)
+{
+	struct rps_metrics *m = arg;
+
+	while (!__atomic_load_n(&m->stop, __ATOMIC_ACQUIRE))
+		if (MHD_run_wait(m->daemon, METRICS_POLL_MS) != MHD_YES)
+			rte_delay_us_sleep(METRICS_POLL_MS * 1000); /* never spin on an error */
+	return NULL;
+}
+
+int
+rps_metrics_start(struct rps_app *app)
+{
+	struct rps_metrics *m = app->metrics;
+	int rc;
+
+	if (m == NULL)
+		return 0;
+	rc = rte_ctrl_thread_create(&m->thread, "rps-metrics", NULL, serve, m);
+	if (rc != 0) {
+		RPS_LOG(ERR, "metrics: cannot start the rps-metrics thread: %s; no metrics",
+			strerror(rc));
+		rps_metrics_close(app);
+		return -rc;
+	}
+	m->running = 1;
+	RPS_LOG(INFO, "metrics: http://%s/metrics (Prometheus text 0.0.4, OpenMetrics on request)",
+		app->metrics_where);
+	return 0;
+}
+
+void
+rps_metrics_close(struct rps_app *app)
+{
+	struct rps_metrics *m = app->metrics;
+
+	if (m == NULL)
+		return;
+	if (m->running) {
+		__atomic_store_n(&m->stop, 1, __ATOMIC_RELEASE);
+		pthread_join(m->thread, NULL); /* a request in progress ends first */
+	}
+	MHD_stop_daemon(m->daemon); /* closes the connections and the listening socket */
+	app->metrics = NULL;
+	free(m);
+}
