@@ -14,8 +14,8 @@ overload (default 20 s; scripts/soak.sh runs it for minutes): a looping capture 
 soak (default 60 s; scripts/soak.sh runs 600 s): a looping capture into 3 workers with the
   rebalancer on, --check-order, a reload every 100 ms alternating good files (maps, table
   size, flow limit) and bad ones (refused, the old config kept), three telemetry clients
-  polling every command, worker 0 stalled for 1.5 s every 20 s (RPS_TEST_WORKER_STALL,
-  --stall-timeout 300) and recovered. At the end: RSS within 5% of its value after the
+  polling every command, a Prometheus-style scraper of --metrics every 250 ms, worker 0
+  stalled for 1.5 s every 20 s (RPS_TEST_WORKER_STALL, --stall-timeout 300) and recovered. At the end: RSS within 5% of its value after the
   first third of the run (after the first minute for runs of 3 minutes or more), accounting
   exact, `reordered` 0 unless failovers were counted, stalls and recoveries seen, every bad
   file refused, exit 0, every mbuf back in the pool.
@@ -84,6 +84,8 @@ class Run:
         self.rss = []           # (seconds since start, KiB)
         self.lat = []           # telemetry reply latencies, s
         self.tel_fail = 0
+        self.scrapes = []       # /metrics scrape latencies, s
+        self.scrape_fail = 0
         self.threads = []
         self.out = None
         self.err = None
@@ -119,6 +121,22 @@ class Run:
                 break
             self.lat.append(dt)
         tel.close()
+
+    def scraper(self, addr, period):
+        """GET http://ADDR/metrics every period, as Prometheus would."""
+        import urllib.request
+        while not self.stop_ev.wait(period):
+            t0 = time.monotonic()
+            try:
+                with urllib.request.urlopen('http://%s/metrics' % addr, timeout=5) as r:
+                    body = r.read()
+                ok = r.status == 200 and b'dpdk_rps_rx_packets_total' in body
+            except OSError:
+                ok = False
+            if ok:
+                self.scrapes.append(time.monotonic() - t0)
+            else:
+                self.scrape_fail += 1
 
     def finish(self, F, ctx):
         self.stop_ev.set()
@@ -260,7 +278,8 @@ def soak(F, binary, tmp, seconds):
     conf = os.path.join(tmp, 'soak.conf')
     write_atomic(conf, SOAK_GOOD[0])
     run = Run(binary, tmp, ctx, '0@0,(1-3)@1',
-              ['--config', conf, '--check-order', '--stall-timeout', '300'],
+              ['--config', conf, '--check-order', '--stall-timeout', '300',
+               '--metrics', '0'],
               {'RPS_TEST_WORKER_STALL': '0:20000:1500:20000'})
     if not F.check(run.ready(), '%s: never ready' % ctx):
         run.finish(F, ctx)
@@ -268,6 +287,10 @@ def soak(F, binary, tmp, seconds):
     run.spawn(run.rss_sampler)
     for k in range(3):
         run.spawn(run.poller, k, 0.05)
+    info = rpstest.telemetry(run.prefix, '/rps/info')
+    addr = info[0]['/rps/info'].get('metrics') if info and info[0].get('/rps/info') else None
+    if F.check(addr, '%s: /rps/info has no metrics address: %s' % (ctx, info)):
+        run.spawn(run.scraper, addr, 0.25)
     tel = rpstest.Telemetry(run.prefix)
     i, bad_sent, reload_lat = 0, 0, []
     while time.monotonic() - run.t0 < seconds:
@@ -293,6 +316,8 @@ def soak(F, binary, tmp, seconds):
     warm = 60.0 if seconds >= 180 else seconds / 3
     run.check_rss(F, ctx, warm)
     run.check_latency(F, ctx, run.lat, 'telemetry replies')
+    run.check_latency(F, ctx, run.scrapes, 'metrics scrapes')
+    F.check(run.scrape_fail == 0, '%s: %d metrics scrapes failed' % (ctx, run.scrape_fail))
     print('%s: %d reloads (%d bad); /rps/config at the end: ok %s failed %s' % (
         ctx, i, bad_sent, cfg and cfg['reloads_ok'], cfg and cfg['reloads_failed']))
     F.check(run.tel_fail == 0, '%s: %d telemetry failures' % (ctx, run.tel_fail))
