@@ -118,6 +118,7 @@ struct rps_app {
 	char rx_driver[64];
 	struct rps_cpu_paths cpu;      /* build baseline, CPU-specific paths taken (rps_cpu.h) */
 	int rx_started, tx_started;     /* which ports to stop and close at exit */
+	int pdump;                      /* rte_pdump_init() done: rte_pdump_uninit() at exit */
 	struct rte_eth_stats port_stats; /* RX port's own counters, read at exit */
 
 	uint16_t nb_workers;

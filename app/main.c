@@ -17,6 +17,7 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
+#include <rte_pdump.h>
 #include <rte_random.h>
 
 #include "app.h"
@@ -547,6 +548,10 @@ setup_ports(struct rps_app *app)
 	req.nb_rxq = app->nb_rxq;
 	req.nb_txq = o->tx_port == (int)o->rx_port ||
 		     rps_pipeline_has(&app->pipeline, RPS_STAGE_RESPOND) ? nb_tx : 0;
+	/* One idle TX queue otherwise: dpdk-dumpcap asks for RX and TX capture together and
+	 * the primary refuses a port without TX queues ("number of tx queues cannot be 0"). */
+	if (req.nb_txq == 0 && rxi.max_txq > 0)
+		req.nb_txq = 1;
 	if (req.nb_txq > rxi.max_txq) {
 		fprintf(stderr, "dpdk-rps: --rx-port %u: port (%s) has %u TX queues; the respond "
 			"stage needs one per worker (%u)\n", o->rx_port, rxi.driver, rxi.max_txq,
@@ -855,6 +860,15 @@ main(int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 	rps_test_hooks_init(app);
+	/* dpdk-dumpcap and dpdk-pdump (secondary processes) ask the primary, over EAL's
+	 * multi-process channel, to copy each port's RX and TX into their ring: without this
+	 * they fail with "Operation not permitted". Without the channel (--in-memory,
+	 * --no-shconf) it registers nothing and still succeeds. A failure costs only capture. */
+	if (rte_pdump_init() < 0)
+		RPS_LOG(WARNING, "rte_pdump_init: %s: dpdk-dumpcap and dpdk-pdump cannot capture "
+			"from this process", rte_strerror(rte_errno));
+	else
+		app->pdump = 1;
 
 	RPS_LOG(INFO, "RX lcore %u, %u worker(s), map %s, hash %s, backlog %u, burst %u",
 		app->rx_lcore, app->nb_workers, app->opt.map_text,
@@ -889,6 +903,8 @@ main(int argc, char **argv)
 	}
 
 	rps_telemetry_close();
+	if (app->pdump)
+		(void)rte_pdump_uninit(); /* before the ports close: no new capture requests */
 	teardown(app);
 	rps_report_summary(app, stdout);
 	if (app->opt.summary_json != NULL) {
