@@ -17,7 +17,6 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
-#include <rte_pdump.h>
 #include <rte_random.h>
 
 #include "app.h"
@@ -852,7 +851,7 @@ main(int argc, char **argv)
 		return -rc;
 	}
 	report_numa(app);
-	if (rps_health_init(app) < 0) {
+	if (rps_health_init(app) < 0 || rps_pdump_init(app) < 0) {
 		fprintf(stderr, "dpdk-rps: out of memory\n");
 		teardown(app);
 		release(app);
@@ -860,16 +859,6 @@ main(int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 	rps_test_hooks_init(app);
-	/* dpdk-dumpcap and dpdk-pdump (secondary processes) ask the primary, over EAL's
-	 * multi-process channel, to copy each port's RX and TX into their ring: without this
-	 * they fail with "Operation not permitted". Without the channel (--in-memory,
-	 * --no-shconf) it registers nothing and still succeeds. A failure costs only capture. */
-	if (rte_pdump_init() < 0)
-		RPS_LOG(WARNING, "rte_pdump_init: %s: dpdk-dumpcap and dpdk-pdump cannot capture "
-			"from this process", rte_strerror(rte_errno));
-	else
-		app->pdump = 1;
-
 	RPS_LOG(INFO, "RX lcore %u, %u worker(s), map %s, hash %s, backlog %u, burst %u",
 		app->rx_lcore, app->nb_workers, app->opt.map_text,
 		rps_hash_mode_name(app->opt.hash_mode), app->opt.backlog, app->opt.burst);
@@ -903,8 +892,7 @@ main(int argc, char **argv)
 	}
 
 	rps_telemetry_close();
-	if (app->pdump)
-		(void)rte_pdump_uninit(); /* before the ports close: no new capture requests */
+	rps_pdump_fini(app); /* before the ports close: no new capture requests */
 	teardown(app);
 	rps_report_summary(app, stdout);
 	if (app->opt.summary_json != NULL) {

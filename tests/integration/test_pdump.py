@@ -3,14 +3,17 @@
 """test_pdump.py: DPDK's own capture and inspection tools against a running dpdk-rps.
 
 1. dpdk-dumpcap: dpdk-rps replays the bundled capture in a loop (net_pcap, infinite_rx=1)
-   through two workers that transmit on the same port (two tx_pcap=/dev/null queues), with
+   through two workers that transmit on the same port (two tx_pcap queues into /dev/null), with
    2 MiB hugepages. `dpdk-dumpcap --file-prefix P -i 0 -c N -f udp -w F.pcapng` must exit 0
    having written at least N packets (it stops at the end of the ring burst that reached N,
    so fewer than N + 32), every one of them IPv4 or IPv6 UDP without a VLAN tag (what the
    BPF filter `udp` matches: the input has TCP, ARP and tagged frames too, so a filter not
    applied fails), both directions present (the pcapng's epb_flags: RX and TX callbacks),
    read back by our own pcapng reader and cross-checked by tshark or scapy where installed.
-   Steering goes on meanwhile (/rps/stats rx_packets rises); SIGINT then exits 0 with
+   Steering goes on meanwhile (/rps/stats rx_packets rises). Then 15 more captures are
+   started and stopped: DPDK 22.11's pdump freed a stopped capture's mempool while an lcore
+   could still be copying into it, which crashed dpdk-rps within ten (app/pdump.c now waits
+   for a grace period); dpdk-rps must survive them all. SIGINT then exits 0 with
    rx_packets == processed + sum(dropped) and no mbuf of our pool left in use.
 2. dpdk-proc-info (a net_null port: DPDK 22.11's dpdk-proc-info crashes attaching to a
    primary that runs net_pcap, testpmd's too): --stats, --xstats and --show-mempool must
@@ -44,6 +47,7 @@ NEED_PAGES = 256          # 512 MiB: dpdk-rps -m 256 and the tools' own pools
 MEM_MB = 256
 CAPTURE = 200             # dumpcap -c
 DUMPCAP_BURST = 32        # dumpcap writes whole ring bursts: it may pass -c by up to this
+CYCLES = 15               # captures started and stopped against one dpdk-rps
 READY_TIMEOUT = 60.0
 
 
@@ -200,7 +204,7 @@ def start(binary, hdir, prefix, vdev, app, summary, tmp):
            '--lcores', '0@0,(1-2)@1', '--log-level', 'lib.eal:warning', '--vdev', vdev]
     cmd = [binary] + eal + ['--'] + app + ['--summary-json', summary]
     out = open(os.path.join(tmp, prefix + '.out'), 'w+b')
-    proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
+    proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=tmp,
                             stdin=subprocess.DEVNULL, start_new_session=True)
     return proc, out, cmd
 
@@ -244,7 +248,16 @@ def run_dumpcap(binary, pcap, hdir, tmp, errs):
         return
     prefix = rpstest.unique_prefix()
     summary = os.path.join(tmp, 'dumpcap_summary.json')
-    vdev = 'net_pcap0,rx_pcap=%s,infinite_rx=1,tx_pcap=/dev/null,tx_pcap=/dev/null' % pcap
+    # A secondary process re-probes net_pcap from the devargs the primary kept, cut to 63
+    # characters (ETH_PCAP_ARG_MAXLEN), and re-opens its files relative to its own folder,
+    # tx_pcap ones for writing (truncated): short relative names in tmp, where both run,
+    # and the TX files are links to /dev/null.
+    os.symlink(pcap, os.path.join(tmp, 'in.pcap'))
+    for i in range(2):
+        os.symlink('/dev/null', os.path.join(tmp, 'null%d' % i))
+    args = 'rx_pcap=in.pcap,infinite_rx=1,tx_pcap=null0,tx_pcap=null1'
+    assert len(args) <= 63
+    vdev = 'net_pcap0,' + args
     proc, out, cmd = start(binary, hdir, prefix, vdev, ['--map', '1-2', '--tx-port', '0'],
                            summary, tmp)
     try:
@@ -256,7 +269,7 @@ def run_dumpcap(binary, pcap, hdir, tmp, errs):
         dcmd = [dumpcap, '--file-prefix', prefix, '-i', '0', '-c', str(CAPTURE), '-f', 'udp',
                 '-w', capfile]
         t0 = time.monotonic()
-        p = subprocess.run(dcmd, capture_output=True, text=True, timeout=120)
+        p = subprocess.run(dcmd, capture_output=True, text=True, timeout=120, cwd=tmp)
         took = time.monotonic() - t0
         after = rx_packets(prefix)
         if p.returncode != 0:
@@ -283,6 +296,21 @@ def run_dumpcap(binary, pcap, hdir, tmp, errs):
         if before is None or after is None or after <= before:
             errs.append('/rps/stats rx_packets %s before and %s after the capture: steering '
                         'did not go on' % (before, after))
+        # Stopping a capture is where DPDK 22.11 raced (pdump.c): dumpcap frees its mempool
+        # on the reply while an lcore may still be in the callback. Start and stop it again
+        # and again; dpdk-rps must survive every one.
+        for i in range(CYCLES):
+            q = subprocess.run(dcmd[:5] + ['-c', '32', '-w', capfile + '.%d' % i], cwd=tmp,
+                               capture_output=True, text=True, timeout=60)
+            if q.returncode != 0 or proc.poll() is not None:
+                errs.append('capture %d of %d: dumpcap exit %d, dpdk-rps %s%s' % (
+                    i + 1, CYCLES, q.returncode, 'running' if proc.poll() is None else
+                    'exited %s (crashed?)' % proc.returncode, q.stderr[-1000:]))
+                break
+            os.unlink(capfile + '.%d' % i)
+        else:
+            print('dumpcap: %d more captures started and stopped, dpdk-rps still running'
+                  % CYCLES)
         m = re.findall(r'(\d+)/(\d+)', p.stdout + p.stderr)
         print('dumpcap: %d packets in %.2f s (%d RX, %d TX), all udp, read back by %s; '
               'dumpcap says received/dropped %s; rx_packets %s -> %s' % (
@@ -310,7 +338,7 @@ def run_proc_info(binary, hdir, tmp, errs):
             return
         res = {}
         for opt in ('--stats', '--xstats', '--show-mempool'):
-            p = subprocess.run([procinfo, '--file-prefix', prefix, '--', opt],
+            p = subprocess.run([procinfo, '--file-prefix', prefix, '--', opt], cwd=tmp,
                                capture_output=True, text=True, timeout=60)
             res[opt] = p.stdout
             if p.returncode != 0:
@@ -338,7 +366,7 @@ def run_proc_info(binary, hdir, tmp, errs):
 
 
 def main():
-    binary, pcap = sys.argv[1], sys.argv[2]
+    binary, pcap = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     if shutil.which('dpdk-dumpcap') is None:
         print('SKIP: dpdk-dumpcap is not installed (Debian package dpdk)')
         return rpstest.SKIP
