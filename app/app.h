@@ -118,6 +118,9 @@ struct rps_app {
 	char rx_driver[64];
 	struct rps_cpu_paths cpu;      /* build baseline, CPU-specific paths taken (rps_cpu.h) */
 	int rx_started, tx_started;     /* which ports to stop and close at exit */
+	int pdump;                      /* rte_pdump_init() done: rte_pdump_uninit() at exit */
+	struct rte_rcu_qsbr *cap_qsbr;  /* RX lcore (0) and workers (index + 1) report once per
+					 * loop: capture callbacks removed wait for it (pdump.c) */
 	struct rte_eth_stats port_stats; /* RX port's own counters, read at exit */
 
 	uint16_t nb_workers;
@@ -292,6 +295,10 @@ int rps_test_flow_crc(void);
 void rps_test_rx_gap(struct rps_app *app, uint16_t n);
 
 /* notify.c: readiness (app->ready, log, sd_notify READY=1) and other sd_notify states. */
+/* pdump.c: dpdk-dumpcap / dpdk-pdump support, with a grace period for removed callbacks */
+int rps_pdump_init(struct rps_app *app);
+void rps_pdump_fini(struct rps_app *app);
+
 void rps_ready(struct rps_app *app);
 void rps_notify(const char *state);
 /* worker_loop.c: a worker's loop (rte_eal_remote_launch). */

@@ -561,6 +561,10 @@ setup_ports(struct rps_app *app)
 	req.nb_rxq = app->nb_rxq;
 	req.nb_txq = o->tx_port == (int)o->rx_port ||
 		     rps_pipeline_has(&app->pipeline, RPS_STAGE_RESPOND) ? nb_tx : 0;
+	/* One idle TX queue otherwise: dpdk-dumpcap asks for RX and TX capture together and
+	 * the primary refuses a port without TX queues ("number of tx queues cannot be 0"). */
+	if (req.nb_txq == 0 && rxi.max_txq > 0)
+		req.nb_txq = 1;
 	if (req.nb_txq > rxi.max_txq) {
 		fprintf(stderr, "dpdk-rps: --rx-port %u: port (%s) has %u TX queues; the respond "
 			"stage needs one per worker (%u)\n", o->rx_port, rxi.driver, rxi.max_txq,
@@ -878,7 +882,7 @@ main(int argc, char **argv)
 		return -rc;
 	}
 	report_numa(app);
-	if (rps_health_init(app) < 0) {
+	if (rps_health_init(app) < 0 || rps_pdump_init(app) < 0) {
 		fprintf(stderr, "dpdk-rps: out of memory\n");
 		teardown(app);
 		release(app);
@@ -886,7 +890,6 @@ main(int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 	rps_test_hooks_init(app);
-
 	RPS_LOG(INFO, "RX lcore %u, %u worker(s), map %s, hash %s, backlog %u, burst %u",
 		app->rx_lcore, app->nb_workers, app->opt.map_text,
 		rps_hash_mode_name(app->opt.hash_mode), app->opt.backlog, app->opt.burst);
@@ -923,6 +926,7 @@ main(int argc, char **argv)
 
 	rps_telemetry_close();
 	rps_metrics_close(app);
+	rps_pdump_fini(app); /* before the ports close: no new capture requests */
 	teardown(app);
 	rps_report_summary(app, stdout);
 	if (app->opt.summary_json != NULL) {

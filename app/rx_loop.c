@@ -68,6 +68,7 @@ rps_rx_main(struct rps_app *app)
 	rps_idle_init(&backoff, app->opt.idle_spin_us, app->opt.idle_sleep_us, hz);
 	rps_idle_thread_init();
 	rte_rcu_qsbr_thread_online(app->qsbr, 0);
+	rte_rcu_qsbr_thread_online(app->cap_qsbr, 0);
 	while (!__atomic_load_n(&app->quit, __ATOMIC_RELAXED)) {
 		uint32_t got = 0;
 		uint16_t nb_queues;
@@ -127,6 +128,7 @@ rps_rx_main(struct rps_app *app)
 			rps_process_idle(&app->self);
 		/* No map pointer is held across this point. */
 		rte_rcu_qsbr_quiescent(app->qsbr, 0);
+		rte_rcu_qsbr_quiescent(app->cap_qsbr, 0); /* nor is any ethdev callback running */
 		RPS_CTR_ADD(st->polls, 1);
 		now = rte_rdtsc();
 		if (got != 0) {
@@ -151,6 +153,7 @@ rps_rx_main(struct rps_app *app)
 			RPS_CTR_ADD(st->idle_sleeps, 1);
 	}
 	rte_rcu_qsbr_thread_offline(app->qsbr, 0);
+	rte_rcu_qsbr_thread_offline(app->cap_qsbr, 0);
 	place_held(app);
 	app->stop_tsc = rte_rdtsc();
 	/* Everything enqueued so far happens-before this store: a worker that sees it and

@@ -164,8 +164,12 @@ rps_worker_main(void *arg)
 
 	rps_idle_init(&idle, w->app->opt.idle_spin_us, w->app->opt.idle_sleep_us, hz);
 	rps_idle_thread_init();
+	rte_rcu_qsbr_thread_online(w->app->cap_qsbr, w->index + 1u);
 	for (;;) {
 		uint32_t left, n;
+
+		/* between bursts: no TX callback (a capture's) is running */
+		rte_rcu_qsbr_quiescent(w->app->cap_qsbr, w->index + 1u);
 
 #ifdef RPS_TEST_HOOKS
 		/* a worker that stops polling its backlog, as if preempted (test_hooks.c) */
@@ -212,5 +216,6 @@ rps_worker_main(void *arg)
 #endif
 		rps_backlog_complete(w->backlog, n);
 	}
+	rte_rcu_qsbr_thread_offline(w->app->cap_qsbr, w->index + 1u);
 	return 0;
 }

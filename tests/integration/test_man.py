@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""test_man.py: the manual pages man/dpdk-rps.8 and man/dpdk-rps.conf.5 are clean and
+complete, so that they cannot fall behind the code.
+
+- `mandoc -T lint -W warning` finds nothing in either page (warnings fail; style notes,
+  such as a manual referenced but not installed here, do not).
+- dpdk-rps.8, as rendered, names every option `dpdk-rps --help` prints, every /rps/
+  telemetry command of app/telemetry.c, the signals and the exit statuses.
+- dpdk-rps.conf.5, as rendered, names every key of lib/control/config.c (queueN included)
+  and both sections; config/dpdk-rps.conf sets or mentions no key the parser lacks.
+- The example of dpdk-rps.conf.5 is a file dpdk-rps accepts (a 0.2 s run on net_null).
+
+usage: test_man.py PATH/TO/dpdk-rps SOURCE_ROOT
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rpstest  # noqa: E402
+
+
+def render(page):
+    """The page as text: mandoc's ASCII output without its overstrike (bold, underline)."""
+    p = subprocess.run(['mandoc', '-T', 'ascii', page], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError('mandoc -T ascii %s: exit %d: %s' % (page, p.returncode, p.stderr))
+    return re.sub(r'.\x08', '', p.stdout)
+
+
+def lint(page):
+    p = subprocess.run(['mandoc', '-T', 'lint', '-W', 'warning', page], capture_output=True,
+                       text=True)
+    out = (p.stdout + p.stderr).strip()
+    return [] if p.returncode == 0 and not out else [
+        'mandoc -T lint -W warning %s: exit %d\n%s' % (page, p.returncode, out)]
+
+
+def has_word(text, word):
+    return re.search(r'(?<![\w-])%s(?![\w-])' % re.escape(word), text) is not None
+
+
+def example_config(text):
+    """The indented block of the EXAMPLES section of the rendered dpdk-rps.conf.5."""
+    sec = text[text.index('\nEXAMPLES\n'):]
+    sec = sec[:re.search(r'\n[A-Z][A-Z ]+\n', sec[10:]).start() + 10]
+    lines = [ln.strip() for ln in sec.splitlines()[2:]]
+    return '\n'.join(lines).strip() + '\n'
+
+
+def main():
+    binary, root = sys.argv[1], sys.argv[2]
+    if shutil.which('mandoc') is None:
+        print('SKIP: mandoc is not installed (scripts/bootstrap.sh installs it)')
+        return rpstest.SKIP
+    man8 = os.path.join(root, 'man', 'dpdk-rps.8')
+    man5 = os.path.join(root, 'man', 'dpdk-rps.conf.5')
+    errs = lint(man8) + lint(man5)
+    t8, t5 = render(man8), render(man5)
+
+    helptext = subprocess.run([binary, '--help'], capture_output=True, text=True).stdout
+    opts = re.findall(r'^\s+(--[a-z0-9-]+)', helptext, re.M)
+    tel = open(os.path.join(root, 'app', 'telemetry.c')).read()
+    cmds = re.findall(r'^\s*\{ "(/rps/\w+)", tel_', tel, re.M)
+    cfg = open(os.path.join(root, 'lib', 'control', 'config.c')).read()
+    keys = re.findall(r'^\s*\[K_\w+\] = \{ "(\w+)", "(\w+)"', cfg, re.M)
+    if len(opts) < 40 or len(cmds) < 7 or len(keys) < 25:
+        print('test_man: parsed only %d options, %d telemetry commands, %d keys: parser '
+              'broken' % (len(opts), len(cmds), len(keys)))
+        return 1
+
+    missing = [o for o in opts if not has_word(t8, o)]
+    missing += [c for c in cmds if not has_word(t8, c)]
+    missing += [w for w in ('SIGHUP', 'SIGINT', 'SIGTERM', 'EXIT STATUS', 'FILES')
+                if w not in t8]
+    exits = t8[t8.index('\nEXIT STATUS\n'):]
+    missing += ['exit status %s' % n for n in '012'
+                if not re.search(r'^\s+%s\s' % n, exits, re.M)]
+    if missing:
+        errs.append('not in dpdk-rps.8: %s' % ', '.join(missing))
+    missing = [k for _, k in keys if not has_word(t5, k)]
+    missing += [w for w in ('queueN', '[dataplane]', '[map]') if w not in t5]
+    if missing:
+        errs.append('not in dpdk-rps.conf.5: %s' % ', '.join(missing))
+    known = {k for _, k in keys} | {'queue%d' % q for q in range(64)}
+    example = open(os.path.join(root, 'config', 'dpdk-rps.conf')).read()
+    unknown = sorted({k for k in re.findall(r'^[;#]?\s*([a-z_0-9]+)\s*=', example, re.M)}
+                     - known)
+    if unknown:
+        errs.append('config/dpdk-rps.conf has keys the parser does not know: %s' %
+                    ', '.join(unknown))
+
+    with tempfile.TemporaryDirectory(prefix='rps-man-') as tmp:
+        conf = os.path.join(tmp, 'example.conf')
+        with open(conf, 'w') as f:
+            f.write(example_config(t5))
+        prefix = rpstest.unique_prefix()
+        r = rpstest.run_rps(binary, rpstest.eal_args(prefix, lcores='0@0,(1-3)@1',
+                                                      vdevs=['net_null0'], mem_mb=256),
+                            ['--config', conf, '--duration', '0.2'], timeout=60,
+                            prefix=prefix)
+        if r.rc != 0:
+            errs.append("dpdk-rps.conf.5's example is refused:\n%s\n%s" % (
+                open(conf).read(), r.describe()))
+
+    if errs:
+        print('FAIL:\n' + '\n'.join(errs))
+        return 1
+    print('test_man: both pages lint clean; dpdk-rps.8 has %d options and %d telemetry '
+          'commands, dpdk-rps.conf.5 %d keys; its example runs' % (len(opts), len(cmds),
+                                                                  len(keys)))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
