@@ -3,12 +3,14 @@
  * health.c: stalled workers (--stall-timeout). A worker whose backlog holds packets while its
  * position (head) has not moved for the timeout is stalled: preempted for seconds, stuck in a
  * stage, a bug. The control thread (rps_health_tick(), every tick) then
- *   1. marks its backlog failed, so the RX lcore's reorder-safe table lets its buckets leave
- *      at once instead of waiting for it to drain (each such move counted in failover_moves:
- *      the one case that may reorder a flow: its packets stranded in the stalled backlog are
- *      processed after newer ones, if ever);
- *   2. publishes maps in which each of its buckets goes to the healthy worker of the same
- *      queue's map with the fewest buckets (the normal publish path: RCU, a new generation).
+ *   1. publishes maps in which each of its buckets goes to the healthy worker of the same
+ *      queue's map with the fewest buckets (the normal publish path: RCU, a new generation);
+ *   2. then marks its backlog failed, so the RX lcore's reorder-safe table lets those buckets
+ *      leave at once instead of waiting for it to drain (each such move counted in
+ *      failover_moves: the one case that may reorder a flow: its packets stranded in the
+ *      stalled backlog are processed after newer ones, if ever). What is still steered to
+ *      it from then on (packets already grouped, a bucket with nowhere to go) is dropped as
+ *      backlog_full.
  * When its position moves again it is back; after a hold-down of twice the timeout (at least
  * a second) with no new stall, it gets the same buckets back by a normal reorder-safe move.
  * A worker still stalled at exit is given up on after the hold-down: the packets left in its
@@ -192,11 +194,15 @@ rps_health_tick(struct rps_app *app, uint64_t now)
 		h->stalled_since = now;
 		__atomic_store_n(&h->state, RPS_HEALTH_STALLED, __ATOMIC_RELAXED);
 		__atomic_store_n(&h->stalls, h->stalls + 1, __ATOMIC_RELAXED);
+		/* The new owners first, then the flag: from the flag on, whatever is steered to
+		 * the stalled worker is dropped (backlog_full), so the moves must already be in
+		 * place for the flag to let them happen at once. The other way round, everything
+		 * its buckets received during the publish (an RCU wait) was dropped. */
+		republish(app, w, 0);
 		rps_backlog_set_failed(&app->backlogs[w], 1);
 		RPS_LOG(WARNING, "health: worker lcore %u stalled: %" PRIu64 " packet(s) waiting, "
 			"position unchanged for %u ms", wk->lcore, rps_backlog_depth(b),
 			app->opt.stall_timeout_ms);
-		republish(app, w, 0);
 	}
 }
 
