@@ -606,6 +606,8 @@ tel_flows(const char *cmd, const char *params, struct rte_tel_data *d)
 			fresh = 1;
 			for (uint16_t i = 0; i < nw; i++)
 				if (ws[i].flow_snap != NULL &&
+				    __atomic_load_n(&ws[i].health.state, __ATOMIC_RELAXED) !=
+				    RPS_HEALTH_STALLED && /* it will not answer */
 				    __atomic_load_n(&ws[i].flow_snap->tsc, __ATOMIC_RELAXED) + hz < t0)
 					fresh = 0;
 			if (!fresh)

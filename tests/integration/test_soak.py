@@ -15,10 +15,11 @@ soak (default 60 s; scripts/soak.sh runs 600 s): a looping capture into 3 worker
   rebalancer on, --check-order, a reload every 100 ms alternating good files (maps, table
   size, flow limit) and bad ones (refused, the old config kept), three telemetry clients
   polling every command, a Prometheus-style scraper of --metrics every 250 ms, worker 0
-  stalled for 1.5 s every 20 s (RPS_TEST_WORKER_STALL, --stall-timeout 300) and recovered. At the end: RSS within 5% of its value after the
-  first third of the run (after the first minute for runs of 3 minutes or more), accounting
-  exact, `reordered` 0 unless failovers were counted, stalls and recoveries seen, every bad
-  file refused, exit 0, every mbuf back in the pool.
+  stalled for 1.5 s every 20 s (RPS_TEST_WORKER_STALL, --stall-timeout 300) and recovered.
+  At the end: RSS within 5% of its value after the first third of the run (after the first
+  minute for runs of 3 minutes or more), telemetry replies and scrapes p99 <= 250 ms,
+  accounting exact, `reordered` 0 unless failovers were counted, stalls and recoveries
+  seen, every bad file refused, exit 0, every mbuf back in the pool.
 
 Under ASan the quarantine of freed blocks (256 MB by default) would grow RSS with every
 telemetry reply: the runs cap it (quarantine_size_mb=8), which changes the sanitizer's
@@ -36,6 +37,11 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rpstest  # noqa: E402
 
+# The bound for answers under sustained overload (one RX lcore and one worker on
+# their own CPUs); the soak piles 4 lcores, 3 telemetry clients, a scraper and reloads every
+# 100 ms on 2 CPUs, so there it only bounds the tail (p99) at 250 ms.
+OVERLOAD_BOUND = 0.100
+SOAK_BOUND = 0.250
 CMDS = ('/rps/stats', '/rps/workers', '/rps/map', '/rps/buckets,0', '/rps/flows,5',
         '/rps/config', '/rps/info')
 
@@ -169,13 +175,14 @@ class Run:
         F.check(top <= base[0] * 1.05, '%s: RSS grew from %d to %d KiB (> 5%%) after %.0f s'
                 % (ctx, base[0], top, warm_s))
 
-    def check_latency(self, F, ctx, lat, what):
+    def check_latency(self, F, ctx, lat, what, bound):
         if not F.check(lat, '%s: no %s answered' % (ctx, what)):
             return
         p50, p99, top = pct(lat, 0.5), pct(lat, 0.99), max(lat)
         print('%s: %d %s: median %.1f ms, p99 %.1f ms, max %.1f ms' % (
             ctx, len(lat), what, p50 * 1e3, p99 * 1e3, top * 1e3), flush=True)
-        F.check(p99 <= 0.100, '%s: %s p99 %.1f ms > 100 ms' % (ctx, what, p99 * 1e3))
+        F.check(p99 <= bound, '%s: %s p99 %.1f ms > %.0f ms' % (
+            ctx, what, p99 * 1e3, bound * 1e3))
 
 
 def reload_latency(run, tel, conf, text):
@@ -249,8 +256,8 @@ def overload(F, binary, tmp, seconds):
         F.check(0 < mid['dropped_backlog_full'] < before['dropped_backlog_full'],
                 '%s: backlog_full did not keep growing under overload' % ctx)
     run.check_rss(F, ctx, min(60.0, seconds / 4))
-    run.check_latency(F, ctx, run.lat, 'telemetry replies')
-    run.check_latency(F, ctx, reload_lat, 'SIGHUP reloads')
+    run.check_latency(F, ctx, run.lat, 'telemetry replies', OVERLOAD_BOUND)
+    run.check_latency(F, ctx, reload_lat, 'SIGHUP reloads', OVERLOAD_BOUND)
     F.check(run.tel_fail == 0, '%s: %d telemetry failures' % (ctx, run.tel_fail))
     if s is not None:
         F.check(s['dropped']['backlog_full'] > 0, '%s: no overload: %s' % (ctx, s['dropped']))
@@ -315,8 +322,8 @@ def soak(F, binary, tmp, seconds):
     s = run.finish(F, ctx)
     warm = 60.0 if seconds >= 180 else seconds / 3
     run.check_rss(F, ctx, warm)
-    run.check_latency(F, ctx, run.lat, 'telemetry replies')
-    run.check_latency(F, ctx, run.scrapes, 'metrics scrapes')
+    run.check_latency(F, ctx, run.lat, 'telemetry replies', SOAK_BOUND)
+    run.check_latency(F, ctx, run.scrapes, 'metrics scrapes', SOAK_BOUND)
     F.check(run.scrape_fail == 0, '%s: %d metrics scrapes failed' % (ctx, run.scrape_fail))
     print('%s: %d reloads (%d bad); /rps/config at the end: ok %s failed %s' % (
         ctx, i, bad_sent, cfg and cfg['reloads_ok'], cfg and cfg['reloads_failed']))
