@@ -89,6 +89,11 @@ def build_embed(src, dest_prefix, libdir, tmp, errs):
                                                                  p.stderr[-3000:]))
         return None
     env['LD_LIBRARY_PATH'] = libdir
+    if 'address' in os.environ.get('RPSTEST_SANITIZE', 'none'):
+        # the installed librps of an ASan build needs the ASan runtime loaded first
+        asan = subprocess.run(['gcc', '-print-file-name=libasan.so'], capture_output=True,
+                              text=True).stdout.strip()
+        env['LD_PRELOAD'] = asan
     ldd = subprocess.run(['ldd', os.path.join(work, 'embed')], capture_output=True, text=True,
                          env=env).stdout
     lib = re.search(r'librps\.so\.\d+ => (\S+)', ldd)
