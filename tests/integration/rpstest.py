@@ -358,6 +358,16 @@ NO_HOOKS = 'built without -Dtest_hooks=true'
 SKIP = 77   # meson: skipped
 
 
+def hooks_built(binary, tmp):
+    """Whether binary has the test hooks: a short run with one set, on a tiny capture."""
+    inp = os.path.join(tmp, 'probe.pcap')
+    write_pcap(inp, gen_traffic.generate_frames(flows=2, packets_per_flow=5, seed=1,
+                                                frag_datagrams=0, non_ip=0))
+    res, _ = run_pcap(binary, tmp, inp, 0, ['--exit-when-idle', '100'], tag='probe',
+                      timeout=30, env={'RPS_TEST_RX_HOLD': '/nonexistent'})
+    return NO_HOOKS not in res.stderr
+
+
 def run_rps(binary, eal, app, timeout=60.0, summary_path=None, stop_signal=None,
             signal_after=None, prefix=None, env=None):
     """Run dpdk-rps EAL -- APP. With summary_path, --summary-json is added and the file read.
