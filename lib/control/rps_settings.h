@@ -26,6 +26,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Every setting, in --help order. */
 enum rps_setting_id {
@@ -118,6 +119,13 @@ int rps_setting_parse(const struct rps_setting *s, const char *text, int file, i
  * buckets", "on or off", "auto, rss, jhash or toeplitz"; "" for TEXT and SWITCH.
  */
 void rps_setting_range(const struct rps_setting *s, int file, char *buf, size_t len);
+
+/**
+ * Write the table as documentation to @p out: @p format "markdown" (the README's option
+ * table), "mdoc" (dpdk-rps(8)'s OPTIONS items) or "mdoc-conf" (dpdk-rps.conf(5)'s
+ * [dataplane] items). @return 0 or -EINVAL (another format).
+ */
+int rps_settings_write_doc(FILE *out, const char *format);
 
 /** "live", "restart" or "start" (command line only). */
 const char *rps_setting_when_name(enum rps_setting_when when);

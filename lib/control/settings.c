@@ -60,8 +60,8 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 		.def = "128",
 		.help = "buckets of each RX queue's indirection table, a power of two 1..4096: "
 			"bucket = top log2(N) bits of the hash, filled from --map (default 128)",
-		.doc = "buckets of each RX queue's indirection table, a power of two 1..4096 (at "
-			"least the number of workers): `bucket = hash >> (32 - log2(N))`, the top "
+		.doc = "buckets of each RX queue's indirection table, at least the number of "
+			"workers: `bucket = hash >> (32 - log2(N))`, the top "
 			"bits; a reload with another size rebuilds every queue's table",
 	},
 	[RPS_SET_HASH] = {
@@ -85,7 +85,7 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 		.lo = 0, .hi = UINT32_MAX, .what = "a 32-bit number ", .unit = "",
 		.def = "random",
 		.help = "jhash seed (default: random at start)",
-		.doc = "jhash seed (set it to get the same flow to worker assignment across runs)",
+		.doc = "the jhash seed (set it to get the same flow to worker assignment across runs)",
 	},
 	[RPS_SET_SYMMETRIC] = {
 		.name = "symmetric", .flag = "symmetric",
@@ -193,10 +193,9 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 		.name = "mbufs", .flag = "mbufs", .metavar = "N",
 		.type = RPS_SETTING_U32, .when = RPS_SETTING_START,
 		.lo = 1024, .hi = 1u << 26, .what = "", .unit = " mbufs",
-		.def = "enough for every ring and full backlogs (halved until it fits in memory, "
-			"at least 16384)",
+		.def = "enough for every ring and full backlogs (at least 16384)",
 		.help = "mbufs in the packet pool (default: enough for all rings and backlogs)",
-		.doc = "mbufs in the packet pool",
+		.doc = "mbufs in the packet pool; the default is halved until it fits in memory",
 	},
 	[RPS_SET_MTU] = {
 		.name = "mtu", .flag = "mtu", .metavar = "N",
