@@ -318,6 +318,51 @@ set_option(struct rps_options *o, const struct rps_setting *s, const char *arg,
 }
 
 int
+rps_options_value(const struct rps_options *o, enum rps_setting_id id, int64_t *v)
+{
+	const struct opt_bind *b = &binds[id];
+	const char *p = (const char *)o + b->off;
+	int is_signed = id == RPS_SET_TX_PORT || id == RPS_SET_HASH || id == RPS_SET_BACKPRESSURE;
+
+	if ((unsigned int)id >= RPS_SET_NB || b->size == 0)
+		return -ENOTSUP;
+	if (b->size == 1) {
+		*v = *(const uint8_t *)p;
+	} else if (b->size == 2) {
+		*v = *(const uint16_t *)p;
+	} else {
+		uint32_t u;
+
+		memcpy(&u, p, sizeof(u));
+		*v = is_signed ? (int64_t)(int32_t)u : (int64_t)u;
+	}
+	if (b->scale != 0)
+		*v /= b->scale;
+	return 0;
+}
+
+/* The table's defaults: every setting with a field whose default is a value its parser
+ * takes ("1000", "on", "auto", "0 (off)"; the file's word for "none"); the others start
+ * at 0 (computed later or off). */
+static void
+set_defaults(struct rps_options *o)
+{
+	for (unsigned int i = 0; i < RPS_SET_NB; i++) {
+		const struct rps_setting *s = &rps_settings[i];
+		const struct opt_bind *b = &binds[i];
+		char word[32], why[160];
+		int64_t v;
+
+		if (b->size == 0 || s->type == RPS_SETTING_SWITCH || s->type == RPS_SETTING_TEXT)
+			continue;
+		snprintf(word, sizeof(word), "%.*s", (int)strcspn(s->def, " "), s->def);
+		if (rps_setting_parse(s, word, s->key != NULL, &v, why, sizeof(why)) == 0)
+			store((char *)o + b->off, b->size, b->scale ? v * b->scale : v);
+	}
+	snprintf(o->stages_text, sizeof(o->stages_text), "%s", rps_settings[RPS_SET_STAGES].def);
+}
+
+int
 rps_options_given(const struct rps_options *o, const char *name)
 {
 	const struct rps_setting *s = rps_setting_by_flag(name);
@@ -355,28 +400,8 @@ rps_options_parse(int argc, char **argv, struct rps_options *o, FILE *err)
 	size_t nb = 0;
 
 	memset(o, 0, sizeof(*o));
-	o->tx_port = -1;
-	o->hash_mode = RPS_HASH_AUTO;
-	o->backlog = 1000;
-	o->burst = 64;
-	o->reorder_safe = 1;
-	o->idle_sleep_us = 50;
-	o->idle_spin_us = 100;
-	o->table_size = RPS_MAP_SIZE_DEFAULT;
-	o->rebalance_interval_ms = 1000;
-	o->rebalance_threshold = 10;
-	o->rebalance_moves = 8;
-	o->rebalance_holddown_ms = 10000;
-	o->stall_timeout_ms = 0;
-	o->backpressure = -1;
-	o->flow_table_size = 65536;
-	o->flow_timeout_ms = 30000;
-	o->flow_closed_timeout_ms = 1000;
-	o->frag_max = 4096;
-	o->frag_timeout_ms = 2000;
-	o->respond_rate = RPS_RESPOND_RATE_DEFAULT;
-	o->respond_burst = RPS_RESPOND_BURST_DEFAULT;
-	snprintf(o->stages_text, sizeof(o->stages_text), "parse,validate,reassemble,flow,output");
+	set_defaults(o);
+	o->flow_closed_timeout_ms = 1000; /* not a setting */
 	memset(longopts, 0, sizeof(longopts));
 	for (size_t i = 0; i < RPS_SET_NB; i++) {
 		if (rps_settings[i].flag == NULL)

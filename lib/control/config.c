@@ -278,6 +278,34 @@ store(void *dst, size_t size, int64_t v)
 	memcpy(dst, size == 1 ? (void *)&u8 : size == 2 ? (void *)&u16 : (void *)&u32, size);
 }
 
+int
+rps_config_value(const struct rps_config *cfg, enum rps_setting_id id, int64_t *v)
+{
+	const struct cfg_field *f;
+	int has;
+	uint32_t u;
+
+	if ((unsigned int)id >= RPS_SET_NB || fields[id].size == 0)
+		return -ENOTSUP;
+	f = &fields[id];
+	memcpy(&has, (const char *)cfg + f->has, sizeof(has));
+	if (!has)
+		return -ENOENT;
+	if (f->size == 1) {
+		*v = *((const uint8_t *)cfg + f->off);
+	} else if (f->size == 2) {
+		uint16_t h;
+
+		memcpy(&h, (const char *)cfg + f->off, sizeof(h));
+		*v = h;
+	} else {
+		memcpy(&u, (const char *)cfg + f->off, sizeof(u));
+		/* tx_port's none is -1; the others are below 2^31 or unsigned 32-bit */
+		*v = id == RPS_SET_TX_PORT ? (int64_t)(int32_t)u : (int64_t)u;
+	}
+	return 0;
+}
+
 /* "rx_port, tx_port, ... or metrics": the keys of [@p section] in the table. */
 static void
 key_list(const char *section, char *buf, size_t len)

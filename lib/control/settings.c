@@ -57,7 +57,7 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 		.type = RPS_SETTING_POW2, .when = RPS_SETTING_LIVE,
 		.lo = RPS_MAP_SIZE_MIN, .hi = RPS_MAP_SIZE_MAX, .what = "a power of two ",
 		.unit = " buckets",
-		.def = "128",
+		.def = RTE_STR(RPS_MAP_SIZE_DEFAULT),
 		.help = "buckets of each RX queue's indirection table, a power of two 1..4096: "
 			"bucket = top log2(N) bits of the hash, filled from --map (default 128)",
 		.doc = "buckets of each RX queue's indirection table, at least the number of "
