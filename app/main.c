@@ -828,7 +828,6 @@ main(int argc, char **argv)
 	}
 	app->pool_in_use_at_exit = -1;
 	app->rx_lcore = rte_get_main_lcore();
-	app->seed = app->opt.seed_given ? app->opt.seed : (uint32_t)rte_rand();
 	{
 		char err[320];
 
@@ -838,6 +837,8 @@ main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	/* after the file: its hash_seed counts too */
+	app->seed = app->opt.seed_given ? app->opt.seed : (uint32_t)rte_rand();
 	if (apply_hash_options(app) < 0 ||
 	    rps_pipeline_parse(app->opt.stages_text, &app->pipeline, NULL, 0) < 0 ||
 	    check_map(app) < 0 || check_respond(app) < 0) {

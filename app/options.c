@@ -341,6 +341,18 @@ rps_options_value(const struct rps_options *o, enum rps_setting_id id, int64_t *
 	return 0;
 }
 
+int
+rps_options_set_value(struct rps_options *o, enum rps_setting_id id, int64_t v)
+{
+	const struct opt_bind *b;
+
+	if ((unsigned int)id >= RPS_SET_NB || binds[id].size == 0)
+		return -ENOTSUP;
+	b = &binds[id];
+	store((char *)o + b->off, b->size, b->scale ? v * b->scale : v);
+	return 0;
+}
+
 /* The table's defaults: every setting with a field whose default is a value its parser
  * takes ("1000", "on", "auto", "0 (off)"; the file's word for "none"); the others start
  * at 0 (computed later or off). */

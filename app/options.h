@@ -85,6 +85,12 @@ struct rps_options {
  */
 int rps_options_value(const struct rps_options *o, enum rps_setting_id id, int64_t *v);
 
+/**
+ * Set setting @p id of @p o to @p v (as rps_options_value() reads it), for the settings with a
+ * number, boolean or enum field. @return 0, or -ENOTSUP.
+ */
+int rps_options_set_value(struct rps_options *o, enum rps_setting_id id, int64_t v);
+
 /** Whether option @p name ("backlog") was given on the command line. */
 int rps_options_given(const struct rps_options *o, const char *name);
 
