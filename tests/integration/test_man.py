@@ -99,6 +99,19 @@ def main():
     if unknown:
         errs.append('config/dpdk-rps.conf has keys the parser does not know: %s' %
                     ', '.join(unknown))
+    # the example's "; live" and "; restart" notes say what the settings table says
+    table = subprocess.run([binary, '--help-table', 'markdown'], capture_output=True,
+                           text=True).stdout
+    when = dict(re.findall(r'\| `(?:\[map\] )?([a-z_0-9]+)` \((live|restart)\) \|', table))
+    notes = re.findall(r'^[;#]?\s*([a-z_0-9]+)\s*=\s*\S+\s*;\s*(live|restart)\b', example, re.M)
+    wrong = ['%s (example: %s, table: %s)' % (k, w, when[k]) for k, w in notes
+             if k in when and when[k] != w]
+    if len(when) < 25 or len(notes) < 20:
+        errs.append('parsed only %d keys of --help-table markdown and %d notes of '
+                    'config/dpdk-rps.conf: parser broken' % (len(when), len(notes)))
+    if wrong:
+        errs.append('config/dpdk-rps.conf says live/restart unlike the settings table: %s' %
+                    ', '.join(wrong))
 
     with tempfile.TemporaryDirectory(prefix='rps-man-') as tmp:
         conf = os.path.join(tmp, 'example.conf')
