@@ -9,6 +9,8 @@
  * the whole file is refused. Each value records whether the file set it, so the application
  * can let the command line win at start, apply the keys that can change live on reload, and
  * report the others as needing a restart. Example with every key: config/dpdk-rps.conf.
+ * The settings table (rps_settings.h) is the authority on keys, ranges and live/restart;
+ * the list below is a summary (dpdk-rps --help-table mdoc-conf prints the table's).
  *
  *   [dataplane]
  *   rx_port = 0                 ; restart (0..RTE_MAX_ETHPORTS-1, i.e. 0..31)
