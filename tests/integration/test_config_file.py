@@ -26,7 +26,8 @@ received = processed + dropped, every mbuf back.
   settings every setting the file shares with the command line, set off its default: the
            running values in /rps/config are the file's (hash_seed too: it was drawn before
            the file was read), but where the command line said otherwise; a reload applies
-           the live ones and names the restart ones, in the settings table's order.
+           the live ones and names the restart ones whose value differs from the running
+           one, in the settings table's order.
 
 usage: test_config_file.py PATH/TO/dpdk-rps {fifo|partial|symlink|queues|modes|settings}
 """
@@ -380,7 +381,9 @@ def case_settings(F, binary, tmp):
                 c.get('hash_seed_source'))
         print('settings at start: %d values as the file and the command line say' % len(want),
               flush=True)
-        # backlog and idle_sleep_us need a restart; rebalance_moves is live
+        # backlog and idle_sleep_us need a restart; rebalance_moves is live. burst and
+        # idle_spin_us are named too: the file's value is not the running one (the command
+        # line's), as a reload has always reported them
         replace(cfg, text.replace('backlog = 2048', 'backlog = 1024').replace(
             'idle_sleep_us = 20', 'idle_sleep_us = 30').replace('rebalance_moves = 4',
                                                                  'rebalance_moves = 6'))
@@ -388,7 +391,8 @@ def case_settings(F, binary, tmp):
         c = run.wait(lambda c: c['reloads_ok'] >= 1 and c['rebalance_moves'] == 6,
                      'the reload')
         F.check(c is not None and c['last_reload_result'] ==
-                'ok; needs a restart for: backlog, idle_sleep_us' and c['backlog'] == 2048,
+                'ok; needs a restart for: backlog, burst, idle_sleep_us, idle_spin_us' and
+                c['backlog'] == 2048 and c['idle_sleep_us'] == 20,
                 'reload: /rps/config %s' % c)
         print('reload: %s' % (c or {}).get('last_reload_result'), flush=True)
     finally:
