@@ -101,43 +101,26 @@ rps_control_apply_start_config(struct rps_app *app, char *err, size_t err_len)
 		free(c);
 		return -EINVAL;
 	}
-#define FROM_FILE(opt, has, field, dst) \
-	if (c->has && !rps_options_given(o, opt)) dst = c->field
-	FROM_FILE("rx-port", has_rx_port, rx_port, o->rx_port);
-	FROM_FILE("hash", has_hash, hash_mode, o->hash_mode);
-	FROM_FILE("backlog", has_backlog, backlog, o->backlog);
-	FROM_FILE("burst", has_burst, burst, o->burst);
-	FROM_FILE("flow-table-size", has_flow_table_size, flow_table_size, o->flow_table_size);
-	FROM_FILE("reorder-safe", has_reorder_safe, reorder_safe, o->reorder_safe);
-	FROM_FILE("flow-limit", has_flow_limit, flow_limit, o->flow_limit);
-	FROM_FILE("idle-sleep", has_idle_sleep_us, idle_sleep_us, o->idle_sleep_us);
-	FROM_FILE("idle-spin", has_idle_spin_us, idle_spin_us, o->idle_spin_us);
-	FROM_FILE("stats-interval", has_stats_interval, stats_interval, o->stats_interval);
-	FROM_FILE("table-size", has_table_size, table_size, o->table_size);
-	FROM_FILE("rebalance", has_rebalance, rebalance, o->rebalance);
-	FROM_FILE("rebalance-interval", has_rebalance_interval_ms, rebalance_interval_ms,
-		  o->rebalance_interval_ms);
-	FROM_FILE("rebalance-threshold", has_rebalance_threshold, rebalance_threshold,
-		  o->rebalance_threshold);
-	FROM_FILE("rebalance-moves", has_rebalance_moves, rebalance_moves, o->rebalance_moves);
-	FROM_FILE("rebalance-holddown", has_rebalance_holddown_ms, rebalance_holddown_ms,
-		  o->rebalance_holddown_ms);
-	FROM_FILE("respond-rate", has_respond_rate, respond_rate, o->respond_rate);
-	FROM_FILE("respond-burst", has_respond_burst, respond_burst, o->respond_burst);
-	FROM_FILE("metrics", has_metrics, metrics, o->metrics);
-#undef FROM_FILE
+	/* every number, boolean and enum the file set and the command line did not (the
+	 * settings table's; symmetric, inner and the lists follow in apply_hash_options) */
+	for (unsigned int i = 0; i < RPS_SET_NB; i++) {
+		const struct rps_setting *s = &rps_settings[i];
+		int64_t v;
+
+		if (s->flag != NULL && !rps_options_given(o, s->flag) &&
+		    rps_config_value(c, (enum rps_setting_id)i, &v) == 0)
+			(void)rps_options_set_value(o, (enum rps_setting_id)i, v);
+	}
+	if (c->has_metrics && !rps_options_given(o, "metrics"))
+		o->metrics = c->metrics;
 	if (o->rebalance && !o->reorder_safe) {
 		snprintf(err, err_len, "%s: rebalance = on needs reorder_safe = on (a bucket moved "
 			 "without it may reorder its flows)", o->config_path);
 		free(c);
 		return -EINVAL;
 	}
-	if (c->has_tx_port && !rps_options_given(o, "tx-port"))
-		o->tx_port = c->tx_port;
-	if (c->has_hash_seed && !rps_options_given(o, "hash-seed")) {
-		o->seed = c->hash_seed;
-		o->seed_given = 1;
-	}
+	if (c->has_hash_seed && !rps_options_given(o, "hash-seed"))
+		o->seed_given = 1; /* o->seed: above */
 	if (c->has_stages && !rps_options_given(o, "stages")) {
 		struct rps_pipeline p;
 
@@ -182,25 +165,25 @@ restart_keys(const struct rps_app *app, const struct rps_config *c, char *out, s
 #define CHANGED(cond, name) \
 	if (cond) pos += (size_t)snprintf(out + pos, pos < len ? len - pos : 0, "%s%s", \
 					  pos ? ", " : "", name)
-	CHANGED(c->has_rx_port && c->rx_port != o->rx_port, "rx_port");
-	CHANGED(c->has_tx_port && c->tx_port != o->tx_port, "tx_port");
-	CHANGED(c->has_hash && c->hash_mode != o->hash_mode, "hash");
+	/* the numbers, booleans and enums of the settings table that only a restart applies */
+	for (unsigned int i = 0; i < RPS_SET_NB; i++) {
+		const struct rps_setting *s = &rps_settings[i];
+		int64_t fv, ov;
+
+		if (s->key == NULL || s->when != RPS_SETTING_RESTART || i == RPS_SET_HASH_SEED ||
+		    rps_config_value(c, (enum rps_setting_id)i, &fv) < 0 ||
+		    rps_options_value(o, (enum rps_setting_id)i, &ov) < 0)
+			continue;
+		CHANGED(fv != ov, s->key);
+	}
+	/* and the others */
 	CHANGED(c->has_hash_seed && c->hash_seed != app->seed, "hash_seed");
-	CHANGED(c->has_backlog && c->backlog != o->backlog, "backlog");
-	CHANGED(c->has_burst && c->burst != o->burst, "burst");
 	CHANGED(c->has_symmetric && c->symmetric != o->symmetric, "symmetric");
-	CHANGED(c->has_inner && c->inner != o->inner, "inner");
-	CHANGED(c->has_idle_sleep_us && c->idle_sleep_us != o->idle_sleep_us, "idle_sleep_us");
-	CHANGED(c->has_idle_spin_us && c->idle_spin_us != o->idle_spin_us, "idle_spin_us");
 	CHANGED(c->has_vxlan_port && memcmp(&c->tunnels, &o->tunnels, sizeof(c->tunnels)) != 0,
 		"vxlan_port");
 	CHANGED(c->has_rss_key && (c->rss_key_len != o->rss_key_len ||
 				   memcmp(c->rss_key, o->rss_key, c->rss_key_len) != 0), "rss_key");
 	CHANGED(c->has_stages && strcmp(c->stages, o->stages_text) != 0, "stages");
-	CHANGED(c->has_flow_table_size && c->flow_table_size != o->flow_table_size,
-		"flow_table_size");
-	CHANGED(c->has_respond_rate && c->respond_rate != o->respond_rate, "respond_rate");
-	CHANGED(c->has_respond_burst && c->respond_burst != o->respond_burst, "respond_burst");
 	CHANGED(c->has_metrics && (c->metrics.on != o->metrics.on ||
 				   strcmp(c->metrics.text, o->metrics.text) != 0), "metrics");
 #undef CHANGED

@@ -27,6 +27,7 @@
 #include "rps_numa.h"
 #include "rps_port.h"
 #include "rps_reasm.h"
+#include "rps_settings.h"
 
 RTE_LOG_REGISTER(rps_logtype, rps, INFO);
 
@@ -790,6 +791,17 @@ main(int argc, char **argv)
 	app_argv[0] = argv[0];
 	for (int i = sep + 1; i < argc; i++)
 		app_argv[app_argc++] = argv[i];
+	/* --help-table FORMAT (hidden): the settings table as the README's and the man pages'
+	 * lists (tools/settings_docs.py) */
+	if (argc == 3 && strcmp(argv[1], "--help-table") == 0) {
+		free(app_argv);
+		if (rps_settings_write_doc(stdout, argv[2]) < 0) {
+			fprintf(stderr, "dpdk-rps: --help-table %s: expected markdown, mdoc or "
+				"mdoc-conf\n", argv[2]);
+			return EXIT_USAGE;
+		}
+		return 0;
+	}
 	if (want_help(app_argc, app_argv) || (sep == argc && want_help(argc, argv))) {
 		rps_options_usage("dpdk-rps", stdout);
 		free(app_argv);
@@ -816,7 +828,6 @@ main(int argc, char **argv)
 	}
 	app->pool_in_use_at_exit = -1;
 	app->rx_lcore = rte_get_main_lcore();
-	app->seed = app->opt.seed_given ? app->opt.seed : (uint32_t)rte_rand();
 	{
 		char err[320];
 
@@ -826,6 +837,8 @@ main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	/* after the file: its hash_seed counts too */
+	app->seed = app->opt.seed_given ? app->opt.seed : (uint32_t)rte_rand();
 	if (apply_hash_options(app) < 0 ||
 	    rps_pipeline_parse(app->opt.stages_text, &app->pipeline, NULL, 0) < 0 ||
 	    check_map(app) < 0 || check_respond(app) < 0) {

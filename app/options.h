@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * options.h: dpdk-rps's own command line (after EAL's arguments and "--"). One table of
- * options drives both the parser and --help.
+ * options.h: dpdk-rps's own command line (after EAL's arguments and "--"). The settings
+ * table (rps_settings.h) drives the parser, its checks and defaults, and --help.
  */
 #ifndef RPS_OPTIONS_H
 #define RPS_OPTIONS_H
@@ -13,6 +13,7 @@
 #include "rps_listen.h"
 #include "rps_toeplitz.h"
 #include "rps_map.h"
+#include "rps_settings.h"
 #include "rps_stage.h"
 
 #define RPS_BURST_MAX 512
@@ -76,6 +77,19 @@ struct rps_options {
 	struct rps_listen metrics;    /* --metrics: where to serve /metrics (off by default) */
 	uint64_t given;               /* bit i: the i-th option of the table was on the command line */
 };
+
+/**
+ * The value of setting @p id in @p o, for the settings with a number, boolean or enum field
+ * (as rps_setting_parse() gives it: --flow-timeout in seconds, --tx-port none as -1).
+ * @return 0, or -ENOTSUP (no such field: a list, a map, a file name...).
+ */
+int rps_options_value(const struct rps_options *o, enum rps_setting_id id, int64_t *v);
+
+/**
+ * Set setting @p id of @p o to @p v (as rps_options_value() reads it), for the settings with a
+ * number, boolean or enum field. @return 0, or -ENOTSUP.
+ */
+int rps_options_set_value(struct rps_options *o, enum rps_setting_id id, int64_t v);
 
 /** Whether option @p name ("backlog") was given on the command line. */
 int rps_options_given(const struct rps_options *o, const char *name);

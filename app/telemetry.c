@@ -489,6 +489,77 @@ config_secrets(const struct rps_app *app, struct rte_tel_data *d)
 	}
 }
 
+/* The running value of setting @p id: what a reload changed for the live ones, else what
+ * the program started with (command line over file). Called under ctl_lock. */
+static int
+setting_value(const struct rps_app *app, enum rps_setting_id id, int64_t *v)
+{
+	switch (id) {
+	case RPS_SET_REORDER_SAFE:
+		*v = __atomic_load_n(&app->reorder_safe, __ATOMIC_RELAXED);
+		return 0;
+	case RPS_SET_FLOW_LIMIT:
+		*v = __atomic_load_n(&app->flow_limit, __ATOMIC_RELAXED);
+		return 0;
+	case RPS_SET_STATS_INTERVAL:
+		*v = __atomic_load_n(&app->opt.stats_interval, __ATOMIC_RELAXED);
+		return 0;
+	case RPS_SET_TABLE_SIZE:
+		*v = app->table_size;
+		return 0;
+	case RPS_SET_REBALANCE:
+		*v = app->rebal.on;
+		return 0;
+	case RPS_SET_REBALANCE_INTERVAL:
+		*v = app->rebal.interval_ms;
+		return 0;
+	case RPS_SET_REBALANCE_THRESHOLD:
+		*v = app->rebal.threshold_pct;
+		return 0;
+	case RPS_SET_REBALANCE_MOVES:
+		*v = app->rebal.moves;
+		return 0;
+	case RPS_SET_REBALANCE_HOLDDOWN:
+		*v = app->rebal.holddown_ms;
+		return 0;
+	default:
+		return rps_options_value(&app->opt, id, v);
+	}
+}
+
+/*
+ * Every setting of the file (the settings table's keys), by key: its running value. The
+ * secrets (hash_seed, rss_key) and symmetric come from config_secrets(); the maps from
+ * /rps/map; lists as the text given.
+ */
+static void
+config_settings(const struct rps_app *app, struct rte_tel_data *d)
+{
+	const struct rps_options *o = &app->opt;
+
+	for (unsigned int i = 0; i < RPS_SET_NB; i++) {
+		const struct rps_setting *s = &rps_settings[i];
+		int64_t v;
+
+		if (s->key == NULL || strcmp(s->section, "dataplane") != 0 ||
+		    i == RPS_SET_HASH_SEED || i == RPS_SET_RSS_KEY || i == RPS_SET_SYMMETRIC)
+			continue;
+		if (i == RPS_SET_STAGES) {
+			rte_tel_data_add_dict_string(d, s->key, o->stages_text);
+		} else if (i == RPS_SET_METRICS) {
+			rte_tel_data_add_dict_string(d, s->key, o->metrics.on ? o->metrics.text :
+						     "off");
+		} else if (i == RPS_SET_HASH) {
+			rte_tel_data_add_dict_string(d, s->key, rps_hash_mode_name(o->hash_mode));
+		} else if (setting_value(app, (enum rps_setting_id)i, &v) == 0) {
+			if (v < 0 || s->type == RPS_SETTING_BOOL || v <= INT32_MAX)
+				rte_tel_data_add_dict_int(d, s->key, (int)v);
+			else
+				rte_tel_data_add_dict_u64(d, s->key, (uint64_t)v);
+		}
+	}
+}
+
 static int
 tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -513,29 +584,12 @@ tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 				  __atomic_load_n(&app->watch_names, __ATOMIC_RELAXED));
 	rte_tel_data_add_dict_int(d, "watch_armed",
 				  __atomic_load_n(&app->watch_armed, __ATOMIC_RELAXED));
-	rte_tel_data_add_dict_u64(d, "table_size", app->table_size);
-	rte_tel_data_add_dict_int(d, "rebalance", app->rebal.on);
-	rte_tel_data_add_dict_u64(d, "rebalance_interval_ms", app->rebal.interval_ms);
-	rte_tel_data_add_dict_u64(d, "rebalance_threshold", app->rebal.threshold_pct);
-	rte_tel_data_add_dict_u64(d, "rebalance_moves", app->rebal.moves);
-	rte_tel_data_add_dict_u64(d, "rebalance_holddown_ms", app->rebal.holddown_ms);
+	config_settings(app, d);
 	pthread_mutex_unlock(&app->ctl_lock);
-	rte_tel_data_add_dict_int(d, "rx_port", o->rx_port);
-	rte_tel_data_add_dict_int(d, "tx_port", o->tx_port);
-	rte_tel_data_add_dict_string(d, "hash", rps_hash_mode_name(o->hash_mode));
 	config_secrets(app, d);
-	rte_tel_data_add_dict_u64(d, "backlog", o->backlog);
+	/* command line only, as the program resolved them */
 	rte_tel_data_add_dict_string(d, "backpressure", app->steer.backpressure ? "on" : "off");
 	rte_tel_data_add_dict_u64(d, "stall_timeout_ms", o->stall_timeout_ms);
-	rte_tel_data_add_dict_u64(d, "burst", o->burst);
-	rte_tel_data_add_dict_string(d, "stages", o->stages_text);
-	rte_tel_data_add_dict_u64(d, "flow_table_size", o->flow_table_size);
-	rte_tel_data_add_dict_int(d, "reorder_safe",
-				  __atomic_load_n(&app->reorder_safe, __ATOMIC_RELAXED));
-	rte_tel_data_add_dict_int(d, "flow_limit",
-				  __atomic_load_n(&app->flow_limit, __ATOMIC_RELAXED));
-	rte_tel_data_add_dict_u64(d, "stats_interval",
-				  __atomic_load_n(&app->opt.stats_interval, __ATOMIC_RELAXED));
 	return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <stddef.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,19 +22,15 @@
 #include "rps_listen.h"
 #include "rps_number.h"
 #include "rps_counters.h"
+#include "rps_settings.h"
 
 /* A configuration file larger than this is refused (it is a few hundred bytes normally). */
 #define CONFIG_MAX_SIZE (1u << 20)
 
-/* Every key, so that a duplicate can name the line that set it first. */
-enum key_id {
-	K_RX_PORT, K_TX_PORT, K_HASH, K_HASH_SEED, K_BACKLOG, K_BURST, K_STAGES, K_FLOW_TABLE_SIZE,
-	K_REORDER_SAFE, K_STATS_INTERVAL, K_SYMMETRIC, K_RSS_KEY, K_FLOW_LIMIT, K_INNER,
-	K_VXLAN_PORT, K_IDLE_SLEEP, K_IDLE_SPIN, K_TABLE_SIZE, K_REBALANCE, K_REBALANCE_INTERVAL,
-	K_REBALANCE_THRESHOLD, K_REBALANCE_MOVES, K_REBALANCE_HOLDDOWN, K_RESPOND_RATE,
-	K_RESPOND_BURST, K_METRICS, K_DEFAULT, K_QUEUE0,
-	K_NB = K_QUEUE0 + RPS_CONFIG_MAX_QUEUES
-};
+/* Every key: the settings (rps_settings.h) by id, then [map] queueN, so that a duplicate can
+ * name the line that set it first. */
+#define K_QUEUE0 RPS_SET_NB
+#define K_NB (K_QUEUE0 + RPS_CONFIG_MAX_QUEUES)
 
 struct parser {
 	struct rps_config *cfg;
@@ -151,25 +148,6 @@ parse_number(const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
 	return rps_number_parse(v, lo, hi, out);
 }
 
-static int
-parse_bool(const char *v, int *out)
-{
-	static const char *const yes[] = { "on", "yes", "true", "1" };
-	static const char *const no[] = { "off", "no", "false", "0" };
-
-	for (unsigned int i = 0; i < RTE_DIM(yes); i++) {
-		if (strcasecmp(v, yes[i]) == 0) {
-			*out = 1;
-			return 0;
-		}
-		if (strcasecmp(v, no[i]) == 0) {
-			*out = 0;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
 /*
  * The same rules as the application's --stages (rps_pipeline_parse), checked here by name so
  * that a mistake gets its FILE:LINE: known stages, in pipeline order, each at most once,
@@ -254,55 +232,110 @@ rss_key_value(struct parser *p, const char *name, const char *value)
 	return 1;
 }
 
-/* Every key: its section and name, and for numbers the command line's range. */
-static const struct key {
-	const char *section, *name;
-	uint64_t lo, hi;
-	const char *what, *unit; /* "expected <what>lo..hi<unit>" */
-} keys[K_QUEUE0] = {
-	[K_RX_PORT] = { "dataplane", "rx_port", 0, RTE_MAX_ETHPORTS - 1, "a port id ", "" },
-	[K_TX_PORT] = { "dataplane", "tx_port", 0, 0, NULL, NULL }, /* a port id or none */
-	[K_HASH] = { "dataplane", "hash", 0, 0, NULL, NULL },
-	[K_HASH_SEED] = { "dataplane", "hash_seed", 0, UINT32_MAX, "a 32-bit number ", "" },
-	[K_BACKLOG] = { "dataplane", "backlog", 1, 1u << 24, "", " packets" },
-	[K_BURST] = { "dataplane", "burst", 1, 512, "", " packets" },
-	[K_STAGES] = { "dataplane", "stages", 0, 0, NULL, NULL },
-	[K_FLOW_TABLE_SIZE] = { "dataplane", "flow_table_size", 64, 1u << 24, "", " flows" },
-	[K_REORDER_SAFE] = { "dataplane", "reorder_safe", 0, 0, NULL, NULL },
-	[K_STATS_INTERVAL] = { "dataplane", "stats_interval", 0, 86400, "", " seconds" },
-	[K_SYMMETRIC] = { "dataplane", "symmetric", 0, 0, NULL, NULL },
-	[K_RSS_KEY] = { "dataplane", "rss_key", 0, 0, NULL, NULL },
-	[K_FLOW_LIMIT] = { "dataplane", "flow_limit", 0, 0, NULL, NULL },
-	[K_INNER] = { "dataplane", "inner", 0, 0, NULL, NULL },
-	[K_VXLAN_PORT] = { "dataplane", "vxlan_port", 0, 0, NULL, NULL },
-	[K_IDLE_SLEEP] = { "dataplane", "idle_sleep_us", 0, 100000, "", " microseconds" },
-	[K_IDLE_SPIN] = { "dataplane", "idle_spin_us", 0, 10000000, "", " microseconds" },
-	[K_TABLE_SIZE] = { "dataplane", "table_size", RPS_MAP_SIZE_MIN, RPS_MAP_SIZE_MAX,
-			   "a power of two ", " buckets" },
-	[K_REBALANCE] = { "dataplane", "rebalance", 0, 0, NULL, NULL },
-	[K_REBALANCE_INTERVAL] = { "dataplane", "rebalance_interval_ms", 10, 3600000, "",
-				   " milliseconds" },
-	[K_REBALANCE_THRESHOLD] = { "dataplane", "rebalance_threshold", 1, 1000, "", " percent" },
-	[K_REBALANCE_MOVES] = { "dataplane", "rebalance_moves", 1, RPS_MAP_SIZE_MAX, "",
-				" buckets" },
-	[K_REBALANCE_HOLDDOWN] = { "dataplane", "rebalance_holddown_ms", 0, 86400000, "",
-				   " milliseconds" },
-	[K_RESPOND_RATE] = { "dataplane", "respond_rate", 0, 100000000, "",
-			     " replies a second (0 = no limit)" },
-	[K_RESPOND_BURST] = { "dataplane", "respond_burst", 1, 1000000, "", " replies" },
-	[K_METRICS] = { "dataplane", "metrics", 0, 0, NULL, NULL },
-	[K_DEFAULT] = { "map", "default", 0, 0, NULL, NULL },
+/*
+ * Where the value of each setting with a key goes in struct rps_config, for the settings the
+ * table's own checks parse (BOOL, U32, POW2, ENUM); the others (size 0) have their own code
+ * in set_value().
+ */
+#define FIELD(f, h) { offsetof(struct rps_config, f), sizeof(((struct rps_config *)0)->f), \
+		      offsetof(struct rps_config, h) }
+static const struct cfg_field {
+	size_t off, size, has;
+} fields[RPS_SET_NB] = {
+	[RPS_SET_RX_PORT] = FIELD(rx_port, has_rx_port),
+	[RPS_SET_TX_PORT] = FIELD(tx_port, has_tx_port),
+	[RPS_SET_HASH] = FIELD(hash_mode, has_hash),
+	[RPS_SET_HASH_SEED] = FIELD(hash_seed, has_hash_seed),
+	[RPS_SET_SYMMETRIC] = FIELD(symmetric, has_symmetric),
+	[RPS_SET_INNER] = FIELD(inner, has_inner),
+	[RPS_SET_BACKLOG] = FIELD(backlog, has_backlog),
+	[RPS_SET_BURST] = FIELD(burst, has_burst),
+	[RPS_SET_FLOW_TABLE_SIZE] = FIELD(flow_table_size, has_flow_table_size),
+	[RPS_SET_REORDER_SAFE] = FIELD(reorder_safe, has_reorder_safe),
+	[RPS_SET_FLOW_LIMIT] = FIELD(flow_limit, has_flow_limit),
+	[RPS_SET_STATS_INTERVAL] = FIELD(stats_interval, has_stats_interval),
+	[RPS_SET_IDLE_SLEEP] = FIELD(idle_sleep_us, has_idle_sleep_us),
+	[RPS_SET_IDLE_SPIN] = FIELD(idle_spin_us, has_idle_spin_us),
+	[RPS_SET_TABLE_SIZE] = FIELD(table_size, has_table_size),
+	[RPS_SET_REBALANCE] = FIELD(rebalance, has_rebalance),
+	[RPS_SET_REBALANCE_INTERVAL] = FIELD(rebalance_interval_ms, has_rebalance_interval_ms),
+	[RPS_SET_REBALANCE_THRESHOLD] = FIELD(rebalance_threshold, has_rebalance_threshold),
+	[RPS_SET_REBALANCE_MOVES] = FIELD(rebalance_moves, has_rebalance_moves),
+	[RPS_SET_REBALANCE_HOLDDOWN] = FIELD(rebalance_holddown_ms, has_rebalance_holddown_ms),
+	[RPS_SET_RESPOND_RATE] = FIELD(respond_rate, has_respond_rate),
+	[RPS_SET_RESPOND_BURST] = FIELD(respond_burst, has_respond_burst),
 };
+#undef FIELD
+
+/* @p v into the integer field of @p size bytes at @p dst (enums and ints are 4 bytes). */
+static void
+store(void *dst, size_t size, int64_t v)
+{
+	uint8_t u8 = (uint8_t)v;
+	uint16_t u16 = (uint16_t)v;
+	uint32_t u32 = (uint32_t)v;
+
+	memcpy(dst, size == 1 ? (void *)&u8 : size == 2 ? (void *)&u16 : (void *)&u32, size);
+}
+
+int
+rps_config_value(const struct rps_config *cfg, enum rps_setting_id id, int64_t *v)
+{
+	const struct cfg_field *f;
+	int has;
+	uint32_t u;
+
+	if ((unsigned int)id >= RPS_SET_NB || fields[id].size == 0)
+		return -ENOTSUP;
+	f = &fields[id];
+	memcpy(&has, (const char *)cfg + f->has, sizeof(has));
+	if (!has)
+		return -ENOENT;
+	if (f->size == 1) {
+		*v = *((const uint8_t *)cfg + f->off);
+	} else if (f->size == 2) {
+		uint16_t h;
+
+		memcpy(&h, (const char *)cfg + f->off, sizeof(h));
+		*v = h;
+	} else {
+		memcpy(&u, (const char *)cfg + f->off, sizeof(u));
+		/* tx_port's none is -1; the others are below 2^31 or unsigned 32-bit */
+		*v = id == RPS_SET_TX_PORT ? (int64_t)(int32_t)u : (int64_t)u;
+	}
+	return 0;
+}
+
+/* "rx_port, tx_port, ... or metrics": the keys of [@p section] in the table. */
+static void
+key_list(const char *section, char *buf, size_t len)
+{
+	size_t pos = 0, n = 0, i = 0;
+
+	buf[0] = '\0';
+	for (unsigned int k = 0; k < RPS_SET_NB; k++)
+		n += rps_settings[k].key != NULL && strcmp(rps_settings[k].section, section) == 0;
+	for (unsigned int k = 0; k < RPS_SET_NB && pos < len; k++) {
+		const struct rps_setting *s = &rps_settings[k];
+
+		if (s->key == NULL || strcmp(s->section, section) != 0)
+			continue;
+		i++;
+		pos += (size_t)snprintf(buf + pos, len - pos, "%s%s",
+					i == 1 ? "" : i == n ? " or " : ", ", s->key);
+	}
+}
 
 /* The key @p name of @p section, or -1 after recording the error. */
 static int
 key_lookup(struct parser *p, const char *section, const char *name)
 {
+	const struct rps_setting *s = rps_setting_by_key(section, name);
+	char list[384];
 	uint64_t q;
 
-	for (int i = 0; i < K_QUEUE0; i++)
-		if (strcmp(section, keys[i].section) == 0 && strcmp(name, keys[i].name) == 0)
-			return i;
+	if (s != NULL)
+		return (int)rps_setting_id(s);
 	if (strcmp(section, "map") == 0) {
 		/* queueN: N decimal without a leading zero, so that a queue has one spelling */
 		if (strncmp(name, "queue", 5) == 0 && isdigit((unsigned char)name[5]) &&
@@ -320,12 +353,8 @@ key_lookup(struct parser *p, const char *section, const char *name)
 		return -1;
 	}
 	if (strcmp(section, "dataplane") == 0) {
-		fail(p, "unknown key '%s' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
-		     "symmetric, rss_key, inner, vxlan_port, backlog, burst, stages, flow_table_size, "
-		     "reorder_safe, flow_limit, idle_sleep_us, idle_spin_us, table_size, rebalance, "
-		     "rebalance_interval_ms, rebalance_threshold, rebalance_moves, "
-		     "rebalance_holddown_ms, respond_rate, respond_burst, metrics or stats_interval)",
-		     name);
+		key_list("dataplane", list, sizeof(list));
+		fail(p, "unknown key '%s' in [dataplane] (expected %s)", name, list);
 		return -1;
 	}
 	if (*section == '\0')
@@ -340,8 +369,9 @@ static int
 set_value(struct parser *p, int id, const char *name, const char *value)
 {
 	struct rps_config *c = p->cfg;
-	enum rps_sym_mode sym;
-	uint64_t x = 0;
+	const struct rps_setting *s;
+	char why[192];
+	int64_t x = 0;
 
 	if (id >= K_QUEUE0) {
 		unsigned int q = (unsigned int)(id - K_QUEUE0);
@@ -352,117 +382,23 @@ set_value(struct parser *p, int id, const char *name, const char *value)
 		c->has_queue_map[q] = 1;
 		return 1;
 	}
-	if (keys[id].what != NULL && parse_number(value, keys[id].lo, keys[id].hi, &x) < 0)
-		return fail(p, "%s: expected %s%" PRIu64 "..%" PRIu64 "%s, not '%s'", name,
-			    keys[id].what, keys[id].lo, keys[id].hi, keys[id].unit, value);
-	switch ((enum key_id)id) {
-	case K_RX_PORT:
-		c->rx_port = (uint16_t)x;
-		c->has_rx_port = 1;
-		break;
-	case K_TX_PORT:
-		if (strcmp(value, "none") == 0) {
-			c->tx_port = -1;
-		} else if (parse_number(value, 0, RTE_MAX_ETHPORTS - 1, &x) == 0) {
-			c->tx_port = (int)x;
-		} else {
-			return fail(p, "%s: expected a port id 0..%u or none, not '%s'", name,
-				    (unsigned int)(RTE_MAX_ETHPORTS - 1), value);
-		}
-		c->has_tx_port = 1;
-		break;
-	case K_HASH:
-		if (rps_hash_mode_parse(value, &c->hash_mode) < 0)
-			return fail(p, "%s: expected auto, rss, jhash or toeplitz, not '%s'", name,
-				    value);
-		c->has_hash = 1;
-		break;
-	case K_HASH_SEED:
-		c->hash_seed = (uint32_t)x;
-		c->has_hash_seed = 1;
-		break;
-	case K_BACKLOG:
-		c->backlog = (uint32_t)x;
-		c->has_backlog = 1;
-		break;
-	case K_BURST:
-		c->burst = (uint16_t)x;
-		c->has_burst = 1;
-		break;
-	case K_STAGES:
+	s = &rps_settings[id];
+	if (fields[id].size != 0) {
+		/* the table's checks, the command line's too (rps_setting_parse) */
+		if (rps_setting_parse(s, value, 1, &x, why, sizeof(why)) < 0)
+			return fail(p, "%s: %s, not '%s'", name, why, value);
+		store((char *)c + fields[id].off, fields[id].size, x);
+		store((char *)c + fields[id].has, sizeof(int), 1);
+		return 1;
+	}
+	switch ((enum rps_setting_id)id) {
+	case RPS_SET_STAGES:
 		if (!check_stages(p, name, value))
 			return 0;
 		snprintf(c->stages, sizeof(c->stages), "%s", value);
 		c->has_stages = 1;
 		break;
-	case K_FLOW_TABLE_SIZE:
-		c->flow_table_size = (uint32_t)x;
-		c->has_flow_table_size = 1;
-		break;
-	case K_IDLE_SLEEP:
-		c->idle_sleep_us = (uint32_t)x;
-		c->has_idle_sleep_us = 1;
-		break;
-	case K_IDLE_SPIN:
-		c->idle_spin_us = (uint32_t)x;
-		c->has_idle_spin_us = 1;
-		break;
-	case K_TABLE_SIZE:
-		if ((x & (x - 1)) != 0)
-			return fail(p, "%s: expected a power of two %u..%u buckets, not '%s'", name,
-				    RPS_MAP_SIZE_MIN, RPS_MAP_SIZE_MAX, value);
-		c->table_size = (uint32_t)x;
-		c->has_table_size = 1;
-		break;
-	case K_REBALANCE:
-		if (parse_bool(value, &c->rebalance) < 0)
-			return fail(p, "%s: expected on or off (or yes/no, true/false, 1/0), not '%s'",
-				    name, value);
-		c->has_rebalance = 1;
-		break;
-	case K_REBALANCE_INTERVAL:
-		c->rebalance_interval_ms = (uint32_t)x;
-		c->has_rebalance_interval_ms = 1;
-		break;
-	case K_REBALANCE_THRESHOLD:
-		c->rebalance_threshold = (uint32_t)x;
-		c->has_rebalance_threshold = 1;
-		break;
-	case K_REBALANCE_MOVES:
-		c->rebalance_moves = (uint32_t)x;
-		c->has_rebalance_moves = 1;
-		break;
-	case K_REBALANCE_HOLDDOWN:
-		c->rebalance_holddown_ms = (uint32_t)x;
-		c->has_rebalance_holddown_ms = 1;
-		break;
-	case K_RESPOND_RATE:
-		c->respond_rate = (uint32_t)x;
-		c->has_respond_rate = 1;
-		break;
-	case K_RESPOND_BURST:
-		c->respond_burst = (uint32_t)x;
-		c->has_respond_burst = 1;
-		break;
-	case K_REORDER_SAFE:
-		if (parse_bool(value, &c->reorder_safe) < 0)
-			return fail(p, "%s: expected on or off (or yes/no, true/false, 1/0), not '%s'",
-				    name, value);
-		c->has_reorder_safe = 1;
-		break;
-	case K_FLOW_LIMIT:
-		if (parse_bool(value, &c->flow_limit) < 0)
-			return fail(p, "%s: expected on or off (or yes/no, true/false, 1/0), not '%s'",
-				    name, value);
-		c->has_flow_limit = 1;
-		break;
-	case K_INNER:
-		if (parse_bool(value, &c->inner) < 0)
-			return fail(p, "%s: expected on or off (or yes/no, true/false, 1/0), not '%s'",
-				    name, value);
-		c->has_inner = 1;
-		break;
-	case K_VXLAN_PORT:
+	case RPS_SET_VXLAN_PORT:
 		switch (rps_inner_vxlan_ports_parse(value, &c->tunnels)) {
 		case 0:
 			break;
@@ -476,30 +412,16 @@ set_value(struct parser *p, int id, const char *name, const char *value)
 		}
 		c->has_vxlan_port = 1;
 		break;
-	case K_STATS_INTERVAL:
-		c->stats_interval = (unsigned int)x;
-		c->has_stats_interval = 1;
-		break;
-	case K_SYMMETRIC:
-		if (rps_sym_mode_parse(value, &sym) < 0)
-			return fail(p, "%s: expected on, off or xor (or yes/no, true/false, 1/0), "
-				    "not '%s'", name, value);
-		c->symmetric = (int)sym;
-		c->has_symmetric = 1;
-		break;
-	case K_RSS_KEY:
+	case RPS_SET_RSS_KEY:
 		if (!rss_key_value(p, name, value))
 			return 0;
 		break;
-	case K_METRICS: {
-		char why[192];
-
+	case RPS_SET_METRICS:
 		if (rps_listen_parse(value, &c->metrics, why, sizeof(why)) < 0)
 			return fail(p, "%s: %s, not '%s'", name, why, value);
 		c->has_metrics = 1;
 		break;
-	}
-	case K_DEFAULT:
+	case RPS_SET_MAP:
 		if (!map_value(p, name, value, &c->default_map, c->default_map_text,
 			       sizeof(c->default_map_text)))
 			return 0;
@@ -541,16 +463,16 @@ handler(void *user, const char *section, const char *name, const char *value)
 	p->first_line[id] = p->line;
 	if (id >= K_QUEUE0)
 		p->cfg->queue_map_line[id - K_QUEUE0] = p->line;
-	else if (id == K_DEFAULT)
+	else if (id == RPS_SET_MAP)
 		p->cfg->default_map_line = p->line;
-	if ((id == K_SYMMETRIC || id == K_RSS_KEY) && p->cfg->has_symmetric &&
+	if ((id == RPS_SET_SYMMETRIC || id == RPS_SET_RSS_KEY) && p->cfg->has_symmetric &&
 	    p->cfg->symmetric == RPS_SYM_XOR && p->cfg->has_rss_key &&
 	    !rps_toeplitz_key_is_symmetric(p->cfg->rss_key, p->cfg->rss_key_len))
 		return fail(p, "rss_key (line %d) is not symmetric but symmetric = xor (line %d): "
 			    "the key must repeat one 16-bit pattern (6d5a6d5a...), or leave rss_key "
 			    "out to get 6d5a x 20, or use symmetric = on (any key)",
-			    p->first_line[K_RSS_KEY],
-			    p->first_line[K_SYMMETRIC]);
+			    p->first_line[RPS_SET_RSS_KEY],
+			    p->first_line[RPS_SET_SYMMETRIC]);
 	return 1;
 }
 

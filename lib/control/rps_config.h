@@ -2,11 +2,15 @@
 /*
  * rps_config.h: the dpdk-rps configuration file (INI, parsed with libinih).
  *
- * A file is parsed into a plain struct rps_config; nothing is applied here. Every error is
+ * A file is parsed into a plain struct rps_config; nothing is applied here. The keys, their
+ * checks and messages come from the settings table (rps_settings.h), shared with the command
+ * line. Every error is
  * reported as "FILE:LINE: message" naming the key (or section) and what was expected, and
  * the whole file is refused. Each value records whether the file set it, so the application
  * can let the command line win at start, apply the keys that can change live on reload, and
  * report the others as needing a restart. Example with every key: config/dpdk-rps.conf.
+ * The settings table (rps_settings.h) is the authority on keys, ranges and live/restart;
+ * the list below is a summary (dpdk-rps --help-table mdoc-conf prints the table's).
  *
  *   [dataplane]
  *   rx_port = 0                 ; restart (0..RTE_MAX_ETHPORTS-1, i.e. 0..31)
@@ -76,6 +80,7 @@
 #include "rps_hash.h"
 #include "rps_listen.h"
 #include "rps_map.h"
+#include "rps_settings.h"
 #include "rps_toeplitz.h"
 
 #define RPS_CONFIG_MAX_QUEUES 64
@@ -162,6 +167,14 @@ int rps_config_load_file(const char *path, struct rps_config *cfg, struct rps_co
  */
 int rps_config_parse_string(const char *text, const char *name, struct rps_config *cfg,
 			    char *err, size_t err_len);
+
+/**
+ * The value of setting @p id in @p cfg, for the settings with a number, boolean or enum field
+ * (as rps_setting_parse() gives it: tx_port = none as -1, symmetric as enum rps_sym_mode).
+ * @return 0; -ENOENT when the file did not set it; -ENOTSUP for the other settings (lists,
+ *   maps, keys, addresses) and those the file lacks.
+ */
+int rps_config_value(const struct rps_config *cfg, enum rps_setting_id id, int64_t *v);
 
 /**
  * The map of RX queue @p q: its own line, else default, else NULL (not set by the file).

@@ -23,8 +23,13 @@ received = processed + dropped, every mbuf back.
            (Before: accepted at start, then every reload failed.)
   modes    a file and folder writable by others: one WARNING per load (start, SIGHUP) naming
            them; a private file: none; a file of another user (as root): one.
+  settings every setting the file shares with the command line, set off its default: the
+           running values in /rps/config are the file's (hash_seed too: it was drawn before
+           the file was read), but where the command line said otherwise; a reload applies
+           the live ones and names the restart ones whose value differs from the running
+           one, in the settings table's order.
 
-usage: test_config_file.py PATH/TO/dpdk-rps {fifo|partial|symlink|queues|modes}
+usage: test_config_file.py PATH/TO/dpdk-rps {fifo|partial|symlink|queues|modes|settings}
 """
 import os
 import shutil
@@ -349,8 +354,53 @@ def case_modes(F, binary, tmp):
     print('private file: %d warning(s) %s' % (len(w), w), flush=True)
 
 
+def case_settings(F, binary, tmp):
+    cfg = os.path.join(tmp, 'settings.conf')
+    values = {'hash': 'jhash', 'hash_seed': 7, 'inner': 1, 'backlog': 2048, 'burst': 32,
+              'flow_table_size': 4096, 'reorder_safe': 1, 'flow_limit': 1, 'table_size': 64,
+              'rebalance_interval_ms': 500, 'rebalance_threshold': 20, 'rebalance_moves': 4,
+              'rebalance_holddown_ms': 2000, 'idle_sleep_us': 20, 'idle_spin_us': 50,
+              'respond_rate': 500, 'respond_burst': 10, 'stats_interval': 0}
+    text = '[dataplane]\n' + ''.join(
+        '%s = %s\n' % (k, {1: 'on'}.get(v, v) if k in ('inner', 'reorder_safe', 'flow_limit')
+                       else v) for k, v in values.items()) + '[map]\ndefault = 0xe\n'
+    write(cfg, text)
+    run = Run(binary, tmp, 'settings', cfg, ['--burst', '16', '--idle-spin', '70'])
+    try:
+        if not ready(F, run):
+            return
+        c = run.config()
+        want = dict(values, burst=16, idle_spin_us=70)  # the command line wins
+        if c.get('hash_seed') == 'hidden':  # a runtime directory others can reach
+            del want['hash_seed']
+        got = {k: c.get(k) for k in want}
+        F.check(got == want, 'start: /rps/config %s, want %s' % (
+            {k: v for k, v in got.items() if want[k] != v},
+            {k: v for k, v in want.items() if got[k] != v}))
+        F.check(c.get('hash_seed_source') == 'configured', 'hash_seed_source %s' %
+                c.get('hash_seed_source'))
+        print('settings at start: %d values as the file and the command line say' % len(want),
+              flush=True)
+        # backlog and idle_sleep_us need a restart; rebalance_moves is live. burst and
+        # idle_spin_us are named too: the file's value is not the running one (the command
+        # line's), as a reload has always reported them
+        replace(cfg, text.replace('backlog = 2048', 'backlog = 1024').replace(
+            'idle_sleep_us = 20', 'idle_sleep_us = 30').replace('rebalance_moves = 4',
+                                                                 'rebalance_moves = 6'))
+        run.proc.send_signal(signal.SIGHUP)
+        c = run.wait(lambda c: c['reloads_ok'] >= 1 and c['rebalance_moves'] == 6,
+                     'the reload')
+        F.check(c is not None and c['last_reload_result'] ==
+                'ok; needs a restart for: backlog, burst, idle_sleep_us, idle_spin_us' and
+                c['backlog'] == 2048 and c['idle_sleep_us'] == 20,
+                'reload: /rps/config %s' % c)
+        print('reload: %s' % (c or {}).get('last_reload_result'), flush=True)
+    finally:
+        run.stop(F)
+
+
 CASES = {'fifo': case_fifo, 'partial': case_partial, 'symlink': case_symlink,
-         'queues': case_queues, 'modes': case_modes}
+         'queues': case_queues, 'modes': case_modes, 'settings': case_settings}
 
 
 def main():

@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """test_docs.py: the README documents every drop reason, every per-lcore counter, every
 stage and every option that the code defines (read from lib/rps/rps_counters.h and from
-dpdk-rps --help), so the manual cannot fall behind the code.
+dpdk-rps --help), so the manual cannot fall behind the code; its option table is the one the
+settings table generates (dpdk-rps --help-table markdown, tools/settings_docs.py).
 
 usage: test_docs.py PATH/TO/dpdk-rps SOURCE_ROOT
 """
+import os
 import re
 import subprocess
 import sys
@@ -31,8 +33,15 @@ def main():
     if missing:
         print('test_docs: not in README.md: %s' % ', '.join(missing))
         return 1
-    print('test_docs: %d counters/reasons/stages and %d options documented' % (
-        len(names), len(opts)))
+    sys.path.insert(0, os.path.join(root, 'tools'))
+    import settings_docs  # noqa: E402
+    bad = settings_docs.check(binary, root, ['README.md'])
+    if bad:
+        print('test_docs: %s\n(run tools/settings_docs.py %s to regenerate it)' % (
+            '\n'.join(bad), binary))
+        return 1
+    print('test_docs: %d counters/reasons/stages and %d options documented; the option '
+          'table matches the settings table' % (len(names), len(opts)))
     return 0
 
 

@@ -7,8 +7,11 @@ complete, so that they cannot fall behind the code.
   such as a manual referenced but not installed here, do not).
 - dpdk-rps.8, as rendered, names every option `dpdk-rps --help` prints, every /rps/
   telemetry command of app/telemetry.c, the signals and the exit statuses.
-- dpdk-rps.conf.5, as rendered, names every key of lib/control/config.c (queueN included)
-  and both sections; config/dpdk-rps.conf sets or mentions no key the parser lacks.
+- dpdk-rps.conf.5, as rendered, names every key of the settings table
+  (lib/control/settings.c; queueN included) and both sections; config/dpdk-rps.conf sets or
+  mentions no key the parser lacks.
+- The option list of dpdk-rps.8 and the key list of dpdk-rps.conf.5 are the ones the settings
+  table generates (dpdk-rps --help-table mdoc|mdoc-conf, tools/settings_docs.py).
 - The example of dpdk-rps.conf.5 is a file dpdk-rps accepts (a 0.2 s run on net_null).
 
 usage: test_man.py PATH/TO/dpdk-rps SOURCE_ROOT
@@ -66,8 +69,8 @@ def main():
     opts = re.findall(r'^\s+(--[a-z0-9-]+)', helptext, re.M)
     tel = open(os.path.join(root, 'app', 'telemetry.c')).read()
     cmds = re.findall(r'^\s*\{ "(/rps/\w+)", tel_', tel, re.M)
-    cfg = open(os.path.join(root, 'lib', 'control', 'config.c')).read()
-    keys = re.findall(r'^\s*\[K_\w+\] = \{ "(\w+)", "(\w+)"', cfg, re.M)
+    cfg = open(os.path.join(root, 'lib', 'control', 'settings.c')).read()
+    keys = [(None, k) for k in re.findall(r'\.key = "(\w+)"', cfg)]
     if len(opts) < 40 or len(cmds) < 7 or len(keys) < 25:
         print('test_man: parsed only %d options, %d telemetry commands, %d keys: parser '
               'broken' % (len(opts), len(cmds), len(keys)))
@@ -86,6 +89,9 @@ def main():
     missing += [w for w in ('queueN', '[dataplane]', '[map]') if w not in t5]
     if missing:
         errs.append('not in dpdk-rps.conf.5: %s' % ', '.join(missing))
+    sys.path.insert(0, os.path.join(root, 'tools'))
+    import settings_docs  # noqa: E402
+    errs += settings_docs.check(binary, root, ['man/dpdk-rps.8', 'man/dpdk-rps.conf.5'])
     known = {k for _, k in keys} | {'queue%d' % q for q in range(64)}
     example = open(os.path.join(root, 'config', 'dpdk-rps.conf')).read()
     unknown = sorted({k for k in re.findall(r'^[;#]?\s*([a-z_0-9]+)\s*=', example, re.M)}
@@ -93,6 +99,19 @@ def main():
     if unknown:
         errs.append('config/dpdk-rps.conf has keys the parser does not know: %s' %
                     ', '.join(unknown))
+    # the example's "; live" and "; restart" notes say what the settings table says
+    table = subprocess.run([binary, '--help-table', 'markdown'], capture_output=True,
+                           text=True).stdout
+    when = dict(re.findall(r'\| `(?:\[map\] )?([a-z_0-9]+)` \((live|restart)\) \|', table))
+    notes = re.findall(r'^[;#]?\s*([a-z_0-9]+)\s*=\s*\S+\s*;\s*(live|restart)\b', example, re.M)
+    wrong = ['%s (example: %s, table: %s)' % (k, w, when[k]) for k, w in notes
+             if k in when and when[k] != w]
+    if len(when) < 25 or len(notes) < 20:
+        errs.append('parsed only %d keys of --help-table markdown and %d notes of '
+                    'config/dpdk-rps.conf: parser broken' % (len(when), len(notes)))
+    if wrong:
+        errs.append('config/dpdk-rps.conf says live/restart unlike the settings table: %s' %
+                    ', '.join(wrong))
 
     with tempfile.TemporaryDirectory(prefix='rps-man-') as tmp:
         conf = os.path.join(tmp, 'example.conf')

@@ -385,6 +385,13 @@ test_tx_port(void)
 }
 
 /* Each bad file: refused with exactly this message. */
+/* The keys of [dataplane] in the order of the settings table (rps_settings.h). */
+#define DATAPLANE_KEYS "rx_port, table_size, hash, hash_seed, symmetric, inner, vxlan_port, " \
+	"rss_key, backlog, burst, tx_port, stats_interval, stages, flow_table_size, " \
+	"respond_rate, respond_burst, reorder_safe, flow_limit, rebalance, " \
+	"rebalance_interval_ms, rebalance_threshold, rebalance_moves, rebalance_holddown_ms, " \
+	"idle_sleep_us, idle_spin_us or metrics"
+
 static void
 test_errors(void)
 {
@@ -394,28 +401,13 @@ test_errors(void)
 	} bad[] = {
 		/* unknown key, section */
 		{ "[dataplane]\nbakclog = 5\n",
-		  "t.conf:2: unknown key 'bakclog' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
-		  "symmetric, rss_key, inner, vxlan_port, backlog, burst, stages, flow_table_size, "
-		  "reorder_safe, flow_limit, idle_sleep_us, idle_spin_us, table_size, rebalance, "
-		  "rebalance_interval_ms, rebalance_threshold, rebalance_moves, rebalance_holddown_ms, "
-		  "respond_rate, respond_burst, metrics or "
-		  "stats_interval)" },
+		  "t.conf:2: unknown key 'bakclog' in [dataplane] (expected " DATAPLANE_KEYS ")" },
 		{ "[dataplane]\nBacklog = 5\n",
-		  "t.conf:2: unknown key 'Backlog' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
-		  "symmetric, rss_key, inner, vxlan_port, backlog, burst, stages, flow_table_size, "
-		  "reorder_safe, flow_limit, idle_sleep_us, idle_spin_us, table_size, rebalance, "
-		  "rebalance_interval_ms, rebalance_threshold, rebalance_moves, rebalance_holddown_ms, "
-		  "respond_rate, respond_burst, metrics or "
-		  "stats_interval)" },
+		  "t.conf:2: unknown key 'Backlog' in [dataplane] (expected " DATAPLANE_KEYS ")" },
 		{ "[map]\nbacklog = 5\n",
 		  "t.conf:2: unknown key 'backlog' in [map] (expected default or queue0..queue63)" },
 		{ "[dataplane]\ndefault = 5\n",
-		  "t.conf:2: unknown key 'default' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
-		  "symmetric, rss_key, inner, vxlan_port, backlog, burst, stages, flow_table_size, "
-		  "reorder_safe, flow_limit, idle_sleep_us, idle_spin_us, table_size, rebalance, "
-		  "rebalance_interval_ms, rebalance_threshold, rebalance_moves, rebalance_holddown_ms, "
-		  "respond_rate, respond_burst, metrics or "
-		  "stats_interval)" },
+		  "t.conf:2: unknown key 'default' in [dataplane] (expected " DATAPLANE_KEYS ")" },
 		{ "[dataplane]\nburst = 1\n[mapp]\nqueue0 = 1\n",
 		  "t.conf:3: unknown section [mapp] (expected [dataplane] or [map])" },
 		{ "[dataplane]\nburst = 1\n[Map]\n",
@@ -577,12 +569,7 @@ test_errors(void)
 		{ "[map]\nqueue1 =\n", "t.conf:2: queue1: empty value" },
 		{ "[map]\nqueue64 =\n", "t.conf:2: queue64: RX queue out of range (queue0..queue63)" },
 		{ "[dataplane]\nbogus =\n",
-		  "t.conf:2: unknown key 'bogus' in [dataplane] (expected rx_port, tx_port, hash, hash_seed, "
-		  "symmetric, rss_key, inner, vxlan_port, backlog, burst, stages, flow_table_size, "
-		  "reorder_safe, flow_limit, idle_sleep_us, idle_spin_us, table_size, rebalance, "
-		  "rebalance_interval_ms, rebalance_threshold, rebalance_moves, rebalance_holddown_ms, "
-		  "respond_rate, respond_burst, metrics or "
-		  "stats_interval)" },
+		  "t.conf:2: unknown key 'bogus' in [dataplane] (expected " DATAPLANE_KEYS ")" },
 		/* structure */
 		{ "backlog = 1\n[dataplane]\n",
 		  "t.conf:1: key 'backlog' outside any section (put it under [dataplane] or [map])" },

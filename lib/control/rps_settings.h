@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rps_settings.h: the one table of dpdk-rps's settings. Each entry says what a setting is
+ * called on the command line (--flag) and in the configuration file (key and section), its
+ * type, range, default, whether a reload applies it (live) or only a restart, and its help.
+ *
+ * Everything else is derived from it: the command-line parser (app/options.c: getopt_long's
+ * options, the number and range checks and their messages, --help), the configuration-file
+ * parser (config.c: the known keys, the same checks with "FILE:LINE: key: ..." messages),
+ * /rps/config's list of settings, and the README's option table and the man pages' option and
+ * key lists (dpdk-rps --help-table markdown|mdoc|mdoc-conf; tests/integration/test_docs.py
+ * and test_man.py check them against it). A setting only one side knows has a NULL flag or
+ * key: it stays one-sided.
+ *
+ * Both sides read numbers with rps_number_parse() (decimal without a leading zero, or 0x hex)
+ * and check the same range. Where they differ on purpose it is in the table: a boolean's file
+ * value may also be yes/no, true/false, 1/0 in any case (the command line takes on or off);
+ * RPS_SETTING_FILE_WORD gives a word the file takes in place of a number (tx_port = none); a
+ * switch (no metavar) on the command line may be a boolean or an enum in the file (--inner,
+ * inner = on|off).
+ *
+ * Pure, read-only data: thread-safe.
+ */
+#ifndef RPS_SETTINGS_H
+#define RPS_SETTINGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Every setting, in --help order. */
+enum rps_setting_id {
+	RPS_SET_RX_PORT, RPS_SET_RX_QUEUES, RPS_SET_MAP, RPS_SET_TABLE_SIZE, RPS_SET_HASH,
+	RPS_SET_HASH_SEED, RPS_SET_SYMMETRIC, RPS_SET_SYMMETRIC_XOR, RPS_SET_INNER,
+	RPS_SET_VXLAN_PORT, RPS_SET_RSS_KEY, RPS_SET_BACKLOG, RPS_SET_BURST, RPS_SET_TX_PORT,
+	RPS_SET_MBUFS, RPS_SET_MTU, RPS_SET_STATS_INTERVAL, RPS_SET_DURATION,
+	RPS_SET_EXIT_WHEN_IDLE, RPS_SET_SUMMARY_JSON, RPS_SET_STAGES, RPS_SET_FLOW_TABLE_SIZE,
+	RPS_SET_FLOW_TIMEOUT, RPS_SET_FRAG_MAX, RPS_SET_FRAG_MBUFS, RPS_SET_FRAG_TIMEOUT,
+	RPS_SET_RESPOND_IP, RPS_SET_RESPOND_IP6, RPS_SET_UDP_ECHO_PORT, RPS_SET_RESPOND_RATE,
+	RPS_SET_RESPOND_BURST, RPS_SET_FLOWS_JSON, RPS_SET_CONFIG, RPS_SET_REORDER_SAFE,
+	RPS_SET_CHECK_ORDER, RPS_SET_FLOW_LIMIT, RPS_SET_REBALANCE, RPS_SET_REBALANCE_INTERVAL,
+	RPS_SET_REBALANCE_THRESHOLD, RPS_SET_REBALANCE_MOVES, RPS_SET_REBALANCE_HOLDDOWN,
+	RPS_SET_BACKPRESSURE, RPS_SET_STALL_TIMEOUT, RPS_SET_IDLE_SLEEP, RPS_SET_IDLE_SPIN,
+	RPS_SET_METRICS, RPS_SET_HELP,
+	RPS_SET_NB
+};
+
+enum rps_setting_type {
+	RPS_SETTING_SWITCH, /* a command-line switch without a value (--check-order), no key */
+	RPS_SETTING_BOOL,   /* on or off (the file: also yes/no, true/false, 1/0, any case) */
+	RPS_SETTING_U32,    /* a number in [lo, hi] */
+	RPS_SETTING_POW2,   /* a power of two in [lo, hi] */
+	RPS_SETTING_ENUM,   /* one of the words of .values */
+	RPS_SETTING_TEXT,   /* a list, a map, a key, an address, a file: its own parser */
+};
+
+enum rps_setting_when {
+	RPS_SETTING_START,   /* command line only: read once at start */
+	RPS_SETTING_RESTART, /* in the file too; a reload that changes it needs a restart */
+	RPS_SETTING_LIVE,    /* a reload applies it */
+};
+
+/* .flags */
+#define RPS_SETTING_FILE_WORD 1u /* the file takes .word in place of a number (-1) */
+
+struct rps_setting {
+	const char *name;      /* its name everywhere: the flag, or the key when file only */
+	const char *flag;      /* command-line option without "--", NULL: file only */
+	const char *metavar;   /* the option's argument, NULL: a switch (it sets "on") */
+	const char *key;       /* configuration-file key, NULL: command line only */
+	const char *section;   /* the key's section ("dataplane", "map") */
+	const char *syntax;    /* the key's value in the docs ("N", "on|off|xor") */
+	enum rps_setting_type type;
+	enum rps_setting_when when;
+	uint64_t lo, hi;       /* U32, POW2: the range */
+	const char *what;      /* U32, POW2: "expected <what>lo..hi<unit>" */
+	const char *unit;
+	const char *values;    /* ENUM: the words, '|'-separated ("auto|rss|jhash|toeplitz") */
+	unsigned int flags;
+	const char *word;      /* RPS_SETTING_FILE_WORD: the word ("none") */
+	const char *def;       /* the default, as the docs say it ("1000", "random") */
+	const char *help;      /* --help: one sentence */
+	const char *doc;       /* README and dpdk-rps(8): markdown (`code`, [text](#anchor)) */
+};
+
+/** The table, RPS_SET_NB entries indexed by enum rps_setting_id. */
+extern const struct rps_setting rps_settings[RPS_SET_NB];
+
+/** The setting of command-line option @p flag ("backlog", no "--"), or NULL. */
+const struct rps_setting *rps_setting_by_flag(const char *flag);
+
+/** The setting of key @p key in [@p section], or NULL. */
+const struct rps_setting *rps_setting_by_key(const char *section, const char *key);
+
+/** The id of @p s (an entry of rps_settings). */
+static inline enum rps_setting_id
+rps_setting_id(const struct rps_setting *s)
+{
+	return (enum rps_setting_id)(s - rps_settings);
+}
+
+/**
+ * Parse @p text as the value of a BOOL, U32, POW2 or ENUM setting, as the command line
+ * (@p file 0) or the configuration file (@p file 1) reads it.
+ * @param out receives the value: a number; a boolean 1 or 0; an ENUM's value (enum
+ *   rps_hash_mode for hash, enum rps_sym_mode for symmetric, 1/0/-1 for backpressure
+ *   on/off/auto); -1 for RPS_SETTING_FILE_WORD's word.
+ * @param why receives what was expected ("expected 1..16777216 packets", "expected on or
+ *   off"); on the command line a text that is no number at all gets "not a number (...)".
+ *   The caller adds the option or FILE:LINE: key.
+ * @return 0, -EINVAL (not in the syntax), -ERANGE (a number out of range), -ENOTSUP (a
+ *   TEXT or SWITCH setting, or a side the setting lacks).
+ */
+int rps_setting_parse(const struct rps_setting *s, const char *text, int file, int64_t *out,
+		      char *why, size_t why_len);
+
+/**
+ * What @p s accepts, for messages and docs: "1..16777216 packets", "a power of two 1..4096
+ * buckets", "on or off", "auto, rss, jhash or toeplitz"; "" for TEXT and SWITCH.
+ */
+void rps_setting_range(const struct rps_setting *s, int file, char *buf, size_t len);
+
+/**
+ * Write the table as documentation to @p out: @p format "markdown" (the README's option
+ * table), "mdoc" (dpdk-rps(8)'s OPTIONS items) or "mdoc-conf" (dpdk-rps.conf(5)'s
+ * [dataplane] items). @return 0 or -EINVAL (another format).
+ */
+int rps_settings_write_doc(FILE *out, const char *format);
+
+/** "live", "restart" or "start" (command line only). */
+const char *rps_setting_when_name(enum rps_setting_when when);
+
+#endif /* RPS_SETTINGS_H */

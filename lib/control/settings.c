@@ -1,0 +1,700 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* settings.c: the table of settings (rps_settings.h) and the value checks both parsers use. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include <rte_common.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+
+#include "rps_hash.h"
+#include "rps_map.h"
+#include "rps_number.h"
+#include "rps_settings.h"
+
+#define DATAPLANE "dataplane"
+
+const struct rps_setting rps_settings[RPS_SET_NB] = {
+	[RPS_SET_RX_PORT] = {
+		.name = "rx-port", .flag = "rx-port", .metavar = "P",
+		.key = "rx_port", .section = DATAPLANE, .syntax = "P",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_RESTART,
+		.lo = 0, .hi = RTE_MAX_ETHPORTS - 1, .what = "a port id ", .unit = "",
+		.def = "0",
+		.help = "port polled by the RX lcore, every RX queue of it (default 0)",
+		.doc = "port polled by the RX lcore; every RX queue of it is polled",
+	},
+	[RPS_SET_RX_QUEUES] = {
+		.name = "rx-queues", .flag = "rx-queues", .metavar = "N",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_START,
+		.lo = 1, .hi = RTE_MAX_QUEUES_PER_PORT, .what = "", .unit = " queues",
+		.def = "all the port has, at most 16",
+		.help = "RX queues to set up and poll (default: all the port has, at most 16)",
+		.doc = "RX queues to set up and poll",
+	},
+	[RPS_SET_MAP] = {
+		.name = "map", .flag = "map", .metavar = "M",
+		.key = "default", .section = "map", .syntax = "MAP",
+		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_LIVE,
+		.def = "every EAL lcore but the main one",
+		.help = "worker lcores: hex mask as rps_cpus (fe, 0xfe, ff,ffffffff) or list (1-3,5), "
+			"optionally weighted (1:2,2:1,3:1 gives lcore 1 half the table); "
+			"0 = no steering, the RX lcore processes (default: every EAL lcore but the "
+			"main one)",
+		.doc = "worker lcores: hex as in `rps_cpus` (`fe`, `0xfe`, `ff,ffffffff`: "
+			"comma-separated 32-bit groups, most significant first) or a list (`1-3,5`; a "
+			"value containing `-` or `:` is a list, so a single lcore 5 is `5-5`, `5:1` or "
+			"hex `20`), optionally weighted (`1:2,2:1,3:1`: lcore 1 gets twice the buckets "
+			"of 2 and 3). `0` = no steering. In the file, `[map]` `default` (and `queueN` "
+			"for one RX queue)",
+	},
+	[RPS_SET_TABLE_SIZE] = {
+		.name = "table-size", .flag = "table-size", .metavar = "N",
+		.key = "table_size", .section = DATAPLANE, .syntax = "N",
+		.type = RPS_SETTING_POW2, .when = RPS_SETTING_LIVE,
+		.lo = RPS_MAP_SIZE_MIN, .hi = RPS_MAP_SIZE_MAX, .what = "a power of two ",
+		.unit = " buckets",
+		.def = RTE_STR(RPS_MAP_SIZE_DEFAULT),
+		.help = "buckets of each RX queue's indirection table, a power of two 1..4096: "
+			"bucket = top log2(N) bits of the hash, filled from --map (default 128)",
+		.doc = "buckets of each RX queue's indirection table, at least the number of "
+			"workers: `bucket = hash >> (32 - log2(N))`, the top "
+			"bits; a reload with another size rebuilds every queue's table",
+	},
+	[RPS_SET_HASH] = {
+		.name = "hash", .flag = "hash", .metavar = "MODE",
+		.key = "hash", .section = DATAPLANE, .syntax = "auto|rss|jhash|toeplitz",
+		.type = RPS_SETTING_ENUM, .when = RPS_SETTING_RESTART,
+		.values = "auto|rss|jhash|toeplitz",
+		.def = "auto",
+		.help = "auto (NIC RSS hash when the mbuf has one, else jhash), rss, jhash, "
+			"toeplitz (software RSS from the headers, as the NIC with --rss-key) "
+			"(default auto)",
+		.doc = "`auto`: the NIC's RSS hash when the mbuf has one, else jhash; `rss`: ask the "
+			"port for RSS (warns if it has none; packets without a hash are still hashed "
+			"in software); `jhash`: always compute; `toeplitz`: always compute the NIC's "
+			"Toeplitz hash in software ([Hashes](#hashes))",
+	},
+	[RPS_SET_HASH_SEED] = {
+		.name = "hash-seed", .flag = "hash-seed", .metavar = "N",
+		.key = "hash_seed", .section = DATAPLANE, .syntax = "N",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_RESTART,
+		.lo = 0, .hi = UINT32_MAX, .what = "a 32-bit number ", .unit = "",
+		.def = "random",
+		.help = "jhash seed (default: random at start)",
+		.doc = "the jhash seed (set it to get the same flow to worker assignment across runs)",
+	},
+	[RPS_SET_SYMMETRIC] = {
+		.name = "symmetric", .flag = "symmetric",
+		.key = "symmetric", .section = DATAPLANE, .syntax = "on|off|xor",
+		.type = RPS_SETTING_ENUM, .when = RPS_SETTING_RESTART,
+		.values = "on|off|xor",
+		.def = "off",
+		.help = "both directions of a connection go to one worker: the tuple is sorted "
+			"(lower address, then port, first) and hashed in software with the secret "
+			"key (jhash, or Toeplitz with --hash toeplitz); the NIC's RSS hash is not "
+			"used (not with --hash rss)",
+		.doc = "both directions of a connection go to one worker: the tuple is sorted "
+			"(lower address, then lower port, first) and hashed in software with the "
+			"secret seed, or the key with `--hash toeplitz`; any `--rss-key` works. The "
+			"NIC's RSS hash is not used (every packet is hashed on the RX lcore, 2-36 "
+			"cycles more than reading it); refused with `--hash rss`. In the file "
+			"`symmetric = on` (or `sort`); `xor` is `--symmetric-xor`",
+	},
+	[RPS_SET_SYMMETRIC_XOR] = {
+		.name = "symmetric-xor", .flag = "symmetric-xor",
+		.type = RPS_SETTING_SWITCH, .when = RPS_SETTING_START,
+		.def = "off",
+		.help = "both directions to one worker through a symmetric Toeplitz key "
+			"(default 6d5a x 20) on the NIC and in software: no software "
+			"hash, but crafted flows collide whatever the key "
+			"(docs/steering-keys.md)",
+		.doc = "symmetric through a Toeplitz key that repeats one 16-bit pattern (default "
+			"`6d5a` x 20), on the NIC and in software, so a NIC hash can be used. The hash "
+			"then depends only on the XOR of the tuple's 16-bit words: anyone can craft "
+			"flows that all land on one worker. Only where the senders are trusted. In "
+			"the file: `symmetric = xor`",
+	},
+	[RPS_SET_INNER] = {
+		.name = "inner", .flag = "inner",
+		.key = "inner", .section = DATAPLANE, .syntax = "on|off",
+		.type = RPS_SETTING_BOOL, .when = RPS_SETTING_RESTART,
+		.def = "off",
+		.help = "hash tunnelled packets (VXLAN, GENEVE, GTP-U, GRE, NVGRE, IP-in-IP) on "
+			"their inner header, one level deep, always in software (a NIC's RSS "
+			"hash is the outer one); unreadable tunnels hash on the outer header",
+		.doc = "hash tunnelled packets (VXLAN, GENEVE, GTP-U, GRE, NVGRE, IP-in-IP, "
+			"IPv6-in-IP) on their inner flow, one level deep, always in software "
+			"([Hashes](#hashes)); unreadable tunnels hash on the outer header "
+			"(`inner_fallback`)",
+	},
+	[RPS_SET_VXLAN_PORT] = {
+		.name = "vxlan-port", .flag = "vxlan-port", .metavar = "P",
+		.key = "vxlan_port", .section = DATAPLANE, .syntax = "P[,P...]",
+		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_RESTART,
+		.def = "4789",
+		.help = "UDP ports --inner reads as VXLAN, repeatable or a list (4789,8472) "
+			"(default 4789)",
+		.doc = "UDP destination ports `--inner` reads as VXLAN: repeat it or give a list "
+			"(`4789,8472`), decimal, at most 8; giving it replaces 4789. GENEVE (6081) "
+			"and GTP-U (2152) are fixed",
+	},
+	[RPS_SET_RSS_KEY] = {
+		.name = "rss-key", .flag = "rss-key", .metavar = "HEX",
+		.key = "rss_key", .section = DATAPLANE, .syntax = "HEX",
+		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_RESTART,
+		.def = "random",
+		.help = "Toeplitz key for --hash toeplitz and the NIC, 40 or 52 bytes in hex "
+			"(default: random at each start, kept secret); with --symmetric-xor it "
+			"must repeat one 16-bit pattern",
+		.doc = "Toeplitz key of `--hash toeplitz` and of the NIC's RSS: 40 or 52 bytes in "
+			"hex (`6d5a56da...` or `6d:5a:56:da:...`); with `--symmetric-xor` it must "
+			"repeat one 16-bit pattern (else exit 2). The default is a 40-byte key drawn "
+			"from `getrandom(2)` at each start (as Linux's `netdev_rss_key_fill`), never "
+			"printed: set one only to reproduce a NIC's placement",
+	},
+	[RPS_SET_BACKLOG] = {
+		.name = "backlog", .flag = "backlog", .metavar = "N",
+		.key = "backlog", .section = DATAPLANE, .syntax = "N",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_RESTART,
+		.lo = 1, .hi = 1u << 24, .what = "", .unit = " packets",
+		.def = "1000",
+		.help = "packets a worker's backlog holds; the rest are dropped as backlog_full "
+			"(default 1000)",
+		.doc = "packets one worker's backlog holds (`netdev_max_backlog`); the rest are "
+			"dropped as `backlog_full`",
+	},
+	[RPS_SET_BURST] = {
+		.name = "burst", .flag = "burst", .metavar = "N",
+		.key = "burst", .section = DATAPLANE, .syntax = "N",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_RESTART,
+		.lo = 1, .hi = 512, .what = "", .unit = " packets",
+		.def = "64",
+		.help = "packets per RX/dequeue/TX burst, 1..512 (default 64)",
+		.doc = "packets per RX burst, backlog dequeue and TX burst",
+	},
+	[RPS_SET_TX_PORT] = {
+		.name = "tx-port", .flag = "tx-port", .metavar = "P",
+		.key = "tx_port", .section = DATAPLANE, .syntax = "P|none",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_RESTART,
+		.lo = 0, .hi = RTE_MAX_ETHPORTS - 1, .what = "a port id ", .unit = "",
+		.flags = RPS_SETTING_FILE_WORD, .word = "none",
+		.def = "none",
+		.help = "each worker transmits what it processed on its own TX queue of P "
+			"(default: none, packets are consumed)",
+		.doc = "each worker transmits what it processed on its own TX queue (worker i to "
+			"queue i; the RX lcore uses queue 0 without a map). Without it packets are "
+			"consumed (freed); in the file `none` says so",
+	},
+	[RPS_SET_MBUFS] = {
+		.name = "mbufs", .flag = "mbufs", .metavar = "N",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_START,
+		.lo = 1024, .hi = 1u << 26, .what = "", .unit = " mbufs",
+		.def = "enough for every ring and full backlogs (at least 16384)",
+		.help = "mbufs in the packet pool (default: enough for all rings and backlogs)",
+		.doc = "mbufs in the packet pool; the default is halved until it fits in memory",
+	},
+	[RPS_SET_MTU] = {
+		.name = "mtu", .flag = "mtu", .metavar = "N",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_START,
+		.lo = 68, .hi = 16000, .what = "an MTU of ", .unit = " bytes",
+		.def = "the port's own",
+		.help = "MTU of --rx-port and --tx-port, 68..16000 (default: the port's own); the "
+			"output stage re-fragments packets above the TX port's MTU",
+		.doc = "MTU of `--rx-port` and `--tx-port` (`rte_eth_dev_set_mtu`); the output stage "
+			"re-fragments packets above the TX port's MTU. A PMD without an MTU to set "
+			"(`net_pcap`, `net_ring`) sends any size: there `--mtu` is only what dpdk-rps "
+			"enforces on output (default 1500)",
+	},
+	[RPS_SET_STATS_INTERVAL] = {
+		.name = "stats-interval", .flag = "stats-interval", .metavar = "S",
+		.key = "stats_interval", .section = DATAPLANE, .syntax = "S",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_LIVE,
+		.lo = 0, .hi = 86400, .what = "", .unit = " seconds",
+		.def = "0 (off)",
+		.help = "print the live per-worker table every S seconds (default 0 = off)",
+		.doc = "print the live per-worker table every S seconds; 0 = off (a reload to 0 "
+			"pauses it)",
+	},
+	[RPS_SET_DURATION] = {
+		.name = "duration", .flag = "duration", .metavar = "S",
+		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_START,
+		.def = "run until signalled",
+		.help = "stop after S seconds (default: run until SIGINT/SIGTERM)",
+		.doc = "stop after S seconds (a positive number, fractions too, at most 1e7)",
+	},
+	[RPS_SET_EXIT_WHEN_IDLE] = {
+		.name = "exit-when-idle", .flag = "exit-when-idle", .metavar = "MS",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_START,
+		.lo = 1, .hi = 86400000, .what = "", .unit = " milliseconds",
+		.def = "off",
+		.help = "stop once the RX port has been idle MS ms and every backlog is empty",
+		.doc = "stop once the RX port has been idle MS ms and every backlog is empty",
+	},
+	[RPS_SET_SUMMARY_JSON] = {
+		.name = "summary-json", .flag = "summary-json", .metavar = "FILE",
+		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_START,
+		.def = "none",
+		.help = "write the exit summary as JSON to FILE",
+		.doc = "write the exit summary as JSON",
+	},
+	[RPS_SET_STAGES] = {
+		.name = "stages", .flag = "stages", .metavar = "LIST",
+		.key = "stages", .section = DATAPLANE, .syntax = "LIST",
+		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_RESTART,
+		.def = "parse,validate,reassemble,flow,output",
+		.help = "worker pipeline, in this order: parse,validate,reassemble,flow,respond,"
+			"output (default: all but respond)",
+		.doc = "the worker pipeline, a subsequence of "
+			"`parse,validate,reassemble,flow,respond,output`; every stage but `output` "
+			"needs `parse` (in the file at most 127 characters)",
+	},
+	[RPS_SET_FLOW_TABLE_SIZE] = {
+		.name = "flow-table-size", .flag = "flow-table-size", .metavar = "N",
+		.key = "flow_table_size", .section = DATAPLANE, .syntax = "N",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_RESTART,
+		.lo = 64, .hi = 1u << 24, .what = "", .unit = " flows",
+		.def = "65536",
+		.help = "flows each worker tracks (default 65536)",
+		.doc = "flows each worker tracks",
+	},
+	[RPS_SET_FLOW_TIMEOUT] = {
+		.name = "flow-timeout", .flag = "flow-timeout", .metavar = "S",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_START,
+		.lo = 1, .hi = 86400, .what = "", .unit = " seconds",
+		.def = "30",
+		.help = "an idle flow is forgotten after S seconds (default 30)",
+		.doc = "an idle flow is forgotten after S seconds (a closed TCP flow after 1 s)",
+	},
+	[RPS_SET_FRAG_MAX] = {
+		.name = "frag-max", .flag = "frag-max", .metavar = "N",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_START,
+		.lo = 16, .hi = 1u << 20, .what = "", .unit = " datagrams",
+		.def = "4096",
+		.help = "datagrams each worker reassembles at once (default 4096)",
+		.doc = "datagrams each worker reassembles at once",
+	},
+	[RPS_SET_FRAG_MBUFS] = {
+		.name = "frag-mbufs", .flag = "frag-mbufs", .metavar = "N",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_START,
+		.lo = 16, .hi = 1u << 24, .what = "", .unit = " mbufs",
+		.def = "--frag-max",
+		.help = "mbufs each worker's reassembly may hold; past it the oldest incomplete "
+			"datagrams are evicted (frag_evicted). The default pool adds this much per "
+			"worker; a smaller --mbufs lowers it (default: --frag-max)",
+		.doc = "mbufs each worker's reassembly may hold; past it the oldest incomplete "
+			"datagrams are evicted (`frag_evicted`). The default pool adds this much per "
+			"worker; with a smaller `--mbufs` it shrinks to what the pool has beyond RX/TX "
+			"rings, backlogs and caches (logged)",
+	},
+	[RPS_SET_FRAG_TIMEOUT] = {
+		.name = "frag-timeout", .flag = "frag-timeout", .metavar = "MS",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_START,
+		.lo = 1, .hi = 600000, .what = "", .unit = " milliseconds",
+		.def = "2000",
+		.help = "fragments of an incomplete datagram are dropped after MS ms (default 2000)",
+		.doc = "fragments of an incomplete datagram are dropped after MS ms",
+	},
+	[RPS_SET_RESPOND_IP] = {
+		.name = "respond-ip", .flag = "respond-ip", .metavar = "A[/LEN]",
+		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_START,
+		.def = "none",
+		.help = "respond stage: answer ARP and ICMP echo for this IPv4 address; "
+			"requests from the network or broadcast address of its /LEN "
+			"(default /24) are refused",
+		.doc = "`respond`: answer ARP and ICMP echo for this IPv4 address; `/LEN` (default "
+			"24) is its subnet, whose network and broadcast addresses are refused as "
+			"sources",
+	},
+	[RPS_SET_RESPOND_IP6] = {
+		.name = "respond-ip6", .flag = "respond-ip6", .metavar = "A",
+		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_START,
+		.def = "none",
+		.help = "respond stage: answer neighbour solicitation and ICMPv6 echo for this IPv6 "
+			"address",
+		.doc = "`respond`: answer neighbour solicitation and ICMPv6 echo for this IPv6 "
+			"address",
+	},
+	[RPS_SET_UDP_ECHO_PORT] = {
+		.name = "udp-echo-port", .flag = "udp-echo-port", .metavar = "P",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_START,
+		.lo = 1, .hi = 65535, .what = "a UDP port ", .unit = "",
+		.def = "off",
+		.help = "respond stage: echo UDP datagrams sent to this port of the addresses above",
+		.doc = "`respond`: echo UDP datagrams to this port of the addresses above",
+	},
+	[RPS_SET_RESPOND_RATE] = {
+		.name = "respond-rate", .flag = "respond-rate", .metavar = "N",
+		.key = "respond_rate", .section = DATAPLANE, .syntax = "N",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_RESTART,
+		.lo = 0, .hi = 100000000, .what = "", .unit = " replies a second (0 = no limit)",
+		.def = "1000",
+		.help = "respond stage: echo replies (ICMP, ICMPv6, UDP) a second per worker "
+			"at most, 0 = no limit (default 1000, as Linux's icmp_msgs_per_sec)",
+		.doc = "`respond`: echo replies (ICMP, ICMPv6, UDP) a second per worker at most, "
+			"0 = no limit (Linux's `icmp_msgs_per_sec`)",
+	},
+	[RPS_SET_RESPOND_BURST] = {
+		.name = "respond-burst", .flag = "respond-burst", .metavar = "N",
+		.key = "respond_burst", .section = DATAPLANE, .syntax = "N",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_RESTART,
+		.lo = 1, .hi = 1000000, .what = "", .unit = " replies",
+		.def = "50",
+		.help = "respond stage: echo replies a worker may send back to back (default 50)",
+		.doc = "`respond`: echo replies a worker may send back to back "
+			"(`icmp_msgs_burst`)",
+	},
+	[RPS_SET_FLOWS_JSON] = {
+		.name = "flows-json", .flag = "flows-json", .metavar = "FILE",
+		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_START,
+		.def = "none",
+		.help = "write every worker's flow table as JSON at exit",
+		.doc = "write every worker's flow table as JSON at exit",
+	},
+	[RPS_SET_CONFIG] = {
+		.name = "config", .flag = "config", .metavar = "FILE",
+		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_START,
+		.def = "none",
+		.help = "INI configuration file (see config/dpdk-rps.conf); reloaded on SIGHUP and "
+			"when it changes; the command line wins at start",
+		.doc = "INI configuration file ([Configuration and live "
+			"control](#configuration-and-live-control), `dpdk-rps.conf(5)`); reloaded on "
+			"SIGHUP and when it changes; the command line wins at start",
+	},
+	[RPS_SET_REORDER_SAFE] = {
+		.name = "reorder-safe", .flag = "reorder-safe", .metavar = "on|off",
+		.key = "reorder_safe", .section = DATAPLANE, .syntax = "on|off",
+		.type = RPS_SETTING_BOOL, .when = RPS_SETTING_LIVE,
+		.def = "on",
+		.help = "a remap never reorders a flow: buckets move only once their old "
+			"worker drained them (default on; off = the seed's behaviour)",
+		.doc = "a remap never reorders a flow ([Configuration and live "
+			"control](#configuration-and-live-control)); `off` is the seed's behaviour",
+	},
+	[RPS_SET_CHECK_ORDER] = {
+		.name = "check-order", .flag = "check-order",
+		.type = RPS_SETTING_SWITCH, .when = RPS_SETTING_START,
+		.def = "off",
+		.help = "count packets that reach their worker after a later packet of their "
+			"flow (counter reordered; costs two table accesses per packet)",
+		.doc = "measure reordering at the steering point: counter `reordered` "
+			"([Configuration and live control](#configuration-and-live-control))",
+	},
+	[RPS_SET_FLOW_LIMIT] = {
+		.name = "flow-limit", .flag = "flow-limit", .metavar = "on|off",
+		.key = "flow_limit", .section = DATAPLANE, .syntax = "on|off",
+		.type = RPS_SETTING_BOOL, .when = RPS_SETTING_LIVE,
+		.def = "off",
+		.help = "when a worker's backlog is over half full, drop first the packets of a "
+			"flow holding more than half of its last 256 (the kernel's flow limit; "
+			"default off)",
+		.doc = "the kernel's flow limit: while a worker's backlog is over half full, a "
+			"packet whose flow holds more than half of the last 256 packets offered to it "
+			"is dropped (`flow_limit`), so mice keep getting through while an elephant is "
+			"throttled",
+	},
+	[RPS_SET_REBALANCE] = {
+		.name = "rebalance", .flag = "rebalance", .metavar = "on|off",
+		.key = "rebalance", .section = DATAPLANE, .syntax = "on|off",
+		.type = RPS_SETTING_BOOL, .when = RPS_SETTING_LIVE,
+		.def = "off",
+		.help = "move the hottest buckets from an overloaded worker to one with "
+			"room, without reordering (needs --reorder-safe on; default off)",
+		.doc = "move the hottest buckets from an overloaded worker to one with room, "
+			"reorder-free ([Automatic rebalancing](#automatic-rebalancing)); needs "
+			"`--reorder-safe on`",
+	},
+	[RPS_SET_REBALANCE_INTERVAL] = {
+		.name = "rebalance-interval", .flag = "rebalance-interval", .metavar = "MS",
+		.key = "rebalance_interval_ms", .section = DATAPLANE, .syntax = "MS",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_LIVE,
+		.lo = 10, .hi = 3600000, .what = "", .unit = " milliseconds",
+		.def = "1000",
+		.help = "how often bucket rates are measured and the rebalancer runs (default 1000)",
+		.doc = "how often the per-bucket rates are sampled (also for `/rps/buckets` and "
+			"`imbalance`) and the rebalancer runs",
+	},
+	[RPS_SET_REBALANCE_THRESHOLD] = {
+		.name = "rebalance-threshold", .flag = "rebalance-threshold", .metavar = "PCT",
+		.key = "rebalance_threshold", .section = DATAPLANE, .syntax = "PCT",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_LIVE,
+		.lo = 1, .hi = 1000, .what = "", .unit = " percent",
+		.def = "10",
+		.help = "act when the busiest worker's load is PCT % over the mean for two "
+			"intervals in a row (default 10)",
+		.doc = "act when the busiest worker's load is PCT % over the mean two intervals in "
+			"a row",
+	},
+	[RPS_SET_REBALANCE_MOVES] = {
+		.name = "rebalance-moves", .flag = "rebalance-moves", .metavar = "K",
+		.key = "rebalance_moves", .section = DATAPLANE, .syntax = "K",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_LIVE,
+		.lo = 1, .hi = RPS_MAP_SIZE_MAX, .what = "", .unit = " buckets",
+		.def = "8",
+		.help = "buckets moved per interval at most (default 8)",
+		.doc = "buckets moved per interval at most",
+	},
+	[RPS_SET_REBALANCE_HOLDDOWN] = {
+		.name = "rebalance-holddown", .flag = "rebalance-holddown", .metavar = "MS",
+		.key = "rebalance_holddown_ms", .section = DATAPLANE, .syntax = "MS",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_LIVE,
+		.lo = 0, .hi = 86400000, .what = "", .unit = " milliseconds",
+		.def = "10000",
+		.help = "a bucket moved is not moved again for MS ms (default 10000)",
+		.doc = "a bucket moved is not moved again for MS ms",
+	},
+	[RPS_SET_BACKPRESSURE] = {
+		.name = "backpressure", .flag = "backpressure", .metavar = "on|off|auto",
+		.type = RPS_SETTING_ENUM, .when = RPS_SETTING_START,
+		.values = "on|off|auto",
+		.def = "auto",
+		.help = "on: while a worker's backlog is full the RX lcore stops "
+			"taking packets from the port instead of dropping them "
+			"(lossless; the port's queue takes the overflow); auto (the "
+			"default): on for file and ring inputs (net_pcap, net_ring, "
+			"net_memif), off for NICs",
+		.doc = "`on`: while a worker's backlog is full the RX lcore holds the packets it "
+			"could not place (in order) and takes nothing more from the port until they "
+			"are placed: lossless, the port's queue (or the file or ring feeding it) takes "
+			"the overflow (`rx_paused`); packets for a stalled worker are still dropped. "
+			"`auto`: on for replayed and relayed inputs (`net_pcap`, `net_ring`, "
+			"`net_memif`), off for NICs, where a paused RX lcore would let the NIC drop "
+			"everything (`imissed`) instead of one worker's share",
+	},
+	[RPS_SET_STALL_TIMEOUT] = {
+		.name = "stall-timeout", .flag = "stall-timeout", .metavar = "MS",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_START,
+		.lo = 0, .hi = 3600000, .what = "", .unit = " milliseconds (0 = off)",
+		.def = "0 (off)",
+		.help = "a worker whose backlog holds packets but whose position has not "
+			"moved for MS ms is stalled: its buckets move to the healthy workers "
+			"of each map until it is back (default 0 = off: for dedicated "
+			"cores, e.g. 1000; on shared CPUs a descheduled worker looks stalled)",
+		.doc = "a worker whose backlog holds packets while its position has not moved for "
+			"MS ms is stalled: its buckets move to the healthy workers of each queue's map "
+			"(the one move that may reorder, counted in `failover_moves`) and come back "
+			"after a hold-down of twice the timeout (at least 1 s) once it moves again; "
+			"one still stalled at exit is given up on after the hold-down, its backlog "
+			"counted `stranded`, exit status 1 ([Reliability](#reliability)). Off by "
+			"default: turn it on (e.g. 1000) where workers have dedicated cores; on shared "
+			"CPUs (or oversubscribed lcores, as in the tests) a descheduled worker looks "
+			"stalled and would lose its buckets",
+	},
+	[RPS_SET_IDLE_SLEEP] = {
+		.name = "idle-sleep", .flag = "idle-sleep", .metavar = "US",
+		.key = "idle_sleep_us", .section = DATAPLANE, .syntax = "US",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_RESTART,
+		.lo = 0, .hi = 100000, .what = "", .unit = " microseconds",
+		.def = "50",
+		.help = "an idle lcore (nothing to poll for --idle-spin) sleeps between polls, "
+			"1 us doubling up to US; 0 = always busy-poll (default 50)",
+		.doc = "an idle lcore (RX or worker) sleeps between polls, 1 us doubling up to US; "
+			"0 = always busy-poll",
+	},
+	[RPS_SET_IDLE_SPIN] = {
+		.name = "idle-spin", .flag = "idle-spin", .metavar = "US",
+		.key = "idle_spin_us", .section = DATAPLANE, .syntax = "US",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_RESTART,
+		.lo = 0, .hi = 10000000, .what = "", .unit = " microseconds",
+		.def = "100",
+		.help = "busy-poll this long after the last packet before sleeping (default 100)",
+		.doc = "busy-poll this long after the last packet before the first sleep",
+	},
+	[RPS_SET_METRICS] = {
+		.name = "metrics", .flag = "metrics", .metavar = "ADDR:PORT",
+		.key = "metrics", .section = DATAPLANE, .syntax = "ADDR:PORT|off",
+		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_RESTART,
+		.def = "off",
+		.help = "serve the counters for Prometheus over HTTP at "
+			"http://ADDR:PORT/metrics (text format 0.0.4, or OpenMetrics): "
+			"PORT alone listens on 127.0.0.1, [IPV6]:PORT, 0.0.0.0:PORT on every "
+			"address, port 0 a free one (/rps/info says which); off (the default)",
+		.doc = "serve every counter for Prometheus over HTTP at `http://ADDR:PORT/metrics` "
+			"([Metrics](#metrics-prometheus)): `9100` listens on 127.0.0.1, "
+			"`0.0.0.0:9100` on every IPv4 address, `[::1]:9100` on IPv6, port 0 on a free "
+			"port (`/rps/info` says which); `off`. No host names. A bad value, an address "
+			"this host lacks or a port in use exits 2, before the ports are set up",
+	},
+	[RPS_SET_HELP] = {
+		.name = "help", .flag = "help",
+		.type = RPS_SETTING_SWITCH, .when = RPS_SETTING_START,
+		.def = "",
+		.help = "show this help and exit",
+		.doc = "every option, then exit 0",
+	},
+};
+
+const struct rps_setting *
+rps_setting_by_flag(const char *flag)
+{
+	for (unsigned int i = 0; i < RPS_SET_NB; i++)
+		if (rps_settings[i].flag != NULL && strcmp(rps_settings[i].flag, flag) == 0)
+			return &rps_settings[i];
+	return NULL;
+}
+
+const struct rps_setting *
+rps_setting_by_key(const char *section, const char *key)
+{
+	for (unsigned int i = 0; i < RPS_SET_NB; i++)
+		if (rps_settings[i].key != NULL && strcmp(rps_settings[i].section, section) == 0 &&
+		    strcmp(rps_settings[i].key, key) == 0)
+			return &rps_settings[i];
+	return NULL;
+}
+
+const char *
+rps_setting_when_name(enum rps_setting_when when)
+{
+	switch (when) {
+	case RPS_SETTING_LIVE:
+		return "live";
+	case RPS_SETTING_RESTART:
+		return "restart";
+	default:
+		return "start";
+	}
+}
+
+/* "a, b or c" from "a|b|c" into @p buf. */
+static void
+words(const char *values, char *buf, size_t len)
+{
+	size_t pos = 0, n = 0;
+	const char *v = values;
+
+	buf[0] = '\0';
+	for (const char *p = values; *p != '\0'; p++)
+		n += *p == '|';
+	for (size_t i = 0; i <= n && pos < len; i++) {
+		const char *end = strchr(v, '|');
+		int w = end != NULL ? (int)(end - v) : (int)strlen(v);
+
+		pos += (size_t)snprintf(buf + pos, len - pos, "%s%.*s",
+					i == 0 ? "" : i == n ? " or " : ", ", w, v);
+		v += w + 1;
+	}
+}
+
+void
+rps_setting_range(const struct rps_setting *s, int file, char *buf, size_t len)
+{
+	switch (s->type) {
+	case RPS_SETTING_U32:
+	case RPS_SETTING_POW2:
+		snprintf(buf, len, "%s%" PRIu64 "..%" PRIu64 "%s%s%s", s->what, s->lo, s->hi,
+			 s->unit, file && (s->flags & RPS_SETTING_FILE_WORD) ? " or " : "",
+			 file && (s->flags & RPS_SETTING_FILE_WORD) ? s->word : "");
+		break;
+	case RPS_SETTING_BOOL:
+		snprintf(buf, len, "on or off%s", file ? " (or yes/no, true/false, 1/0)" : "");
+		break;
+	case RPS_SETTING_ENUM: {
+		char w[96];
+
+		words(s->values, w, sizeof(w));
+		/* symmetric's on and off are booleans in the file */
+		snprintf(buf, len, "%s%s", w, file && rps_setting_id(s) == RPS_SET_SYMMETRIC ?
+			 " (or yes/no, true/false, 1/0)" : "");
+		break;
+	}
+	default:
+		if (len > 0)
+			buf[0] = '\0';
+	}
+}
+
+static int
+parse_bool(const char *v, int file, int64_t *out)
+{
+	static const char *const yes[] = { "on", "yes", "true", "1" };
+	static const char *const no[] = { "off", "no", "false", "0" };
+
+	for (unsigned int i = 0; i < (file ? RTE_DIM(yes) : 1); i++) {
+		if ((file ? strcasecmp(v, yes[i]) : strcmp(v, yes[i])) == 0) {
+			*out = 1;
+			return 0;
+		}
+		if ((file ? strcasecmp(v, no[i]) : strcmp(v, no[i])) == 0) {
+			*out = 0;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int
+parse_enum(const struct rps_setting *s, const char *v, int file, int64_t *out)
+{
+	enum rps_hash_mode mode;
+	enum rps_sym_mode sym;
+
+	switch (rps_setting_id(s)) {
+	case RPS_SET_HASH:
+		if (rps_hash_mode_parse(v, &mode) < 0)
+			return -EINVAL;
+		*out = mode;
+		return 0;
+	case RPS_SET_SYMMETRIC:
+		if (!file || rps_sym_mode_parse(v, &sym) < 0)
+			return -EINVAL;
+		*out = sym;
+		return 0;
+	case RPS_SET_BACKPRESSURE:
+		if (strcmp(v, "auto") == 0) {
+			*out = -1;
+			return 0;
+		}
+		return parse_bool(v, 0, out);
+	default:
+		return -ENOTSUP;
+	}
+}
+
+int
+rps_setting_parse(const struct rps_setting *s, const char *text, int file, int64_t *out,
+		  char *why, size_t why_len)
+{
+	char range[160];
+	uint64_t v = 0;
+	int rc;
+
+	if ((file ? s->key : s->flag) == NULL)
+		return -ENOTSUP;
+	switch (s->type) {
+	case RPS_SETTING_U32:
+	case RPS_SETTING_POW2:
+		if (file && (s->flags & RPS_SETTING_FILE_WORD) && strcmp(text, s->word) == 0) {
+			*out = -1;
+			return 0;
+		}
+		rc = rps_number_parse(text, s->lo, s->hi, &v);
+		if (rc == 0 && s->type == RPS_SETTING_POW2 && (v & (v - 1)) != 0)
+			rc = -ERANGE;
+		break;
+	case RPS_SETTING_BOOL:
+		rc = parse_bool(text, file, out);
+		break;
+	case RPS_SETTING_ENUM:
+		rc = parse_enum(s, text, file, out);
+		if (rc == -ENOTSUP)
+			return rc;
+		break;
+	default:
+		return -ENOTSUP;
+	}
+	if (rc == 0) {
+		if (s->type == RPS_SETTING_U32 || s->type == RPS_SETTING_POW2)
+			*out = (int64_t)v;
+		return 0;
+	}
+	rps_setting_range(s, file, range, sizeof(range));
+	if (!file && rc == -EINVAL && (s->type == RPS_SETTING_U32 || s->type == RPS_SETTING_POW2))
+		snprintf(why, why_len, "not a number (" RPS_NUMBER_SYNTAX ")");
+	else
+		snprintf(why, why_len, "expected %s", range);
+	return rc;
+}
