@@ -24,108 +24,248 @@
 #include <rte_telemetry.h>
 
 #include "app.h"
+#include "rps_number.h"
 
 static const struct rps_app *tel_app;
+
+/*
+ * Replies that fit. DPDK 22.11 prints a reply as {"<command>":<value>} into 16 KiB
+ * (MAX_OUTPUT_LEN in lib/telemetry/telemetry.c), and whatever does not fit it leaves out
+ * without a word: a dict entry or array element that would overflow is skipped, a dict holds
+ * at most RTE_TEL_MAX_DICT_ENTRIES, an array RTE_TEL_MAX_ARRAY_ENTRIES, and a string is cut
+ * at RTE_TEL_MAX_STRING_LEN - 1 characters. So every reply is built by one function run
+ * twice over the same data: first counting (tel_out.d NULL) the bytes DPDK will print, each
+ * number at its widest (20 digits for a u64, 11 for an int), then, only if that fits,
+ * building it. A reply that would not fit answers {"error": why, "bytes", "max_bytes"}
+ * instead of a cut one. Paged replies (/rps/stats, /rps/workers, /rps/map, /rps/buckets,
+ * /rps/flows) have fixed page sizes whose widest page fits (the arithmetic is at each
+ * TEL_*_PAGE), with "next" giving the next page's FIRST, absent on the last page.
+ */
+#define TEL_OUTPUT_MAX (16 * 1024)  /* DPDK 22.11's MAX_OUTPUT_LEN */
+#define TEL_CMD_MAX 56              /* its MAX_CMD_LEN: {"<command>": and } around a reply */
+#define TEL_REPLY_MAX (TEL_OUTPUT_MAX - TEL_CMD_MAX - 8)
+#define TEL_U64_W 20                /* widest u64: 18446744073709551615 */
+#define TEL_INT_W 11                /* widest int: -2147483648 */
+
+struct tel_count {
+	size_t bytes;      /* the reply as DPDK prints it, at most */
+	const char *over;  /* why it would not fit (or could not be built); NULL while it does */
+};
+
+/* A dict or array of the reply being counted (d NULL) or built. */
+struct tel_out {
+	struct rte_tel_data *d;
+	struct tel_count *c;
+	unsigned int n, max;  /* entries so far; DPDK's cap for this container */
+};
+
+static void
+tel_over(struct tel_out *o, const char *why)
+{
+	if (o->c->over == NULL)
+		o->c->over = why;
+}
+
+/* Count one entry of @p o (dict: ,"name":value; array: ,value); whether to add it. */
+static int
+tel_entry(struct tel_out *o, const char *name, size_t value_len)
+{
+	o->c->bytes += 1 + (name != NULL ? strlen(name) + 3 : 0) + value_len;
+	if (++o->n > o->max)
+		tel_over(o, o->max == RTE_TEL_MAX_DICT_ENTRIES ? "a dict over DPDK's 256 entries" :
+			 "an array over DPDK's 512 entries");
+	return o->d != NULL && o->c->over == NULL;
+}
+
+/* Check what DPDK's add function returned while building. */
+static void
+tel_added(struct tel_out *o, int rc)
+{
+	if (rc != 0)
+		tel_over(o, "DPDK refused an entry");
+}
+
+/* A string as DPDK prints it, quoted and escaped; refused when DPDK would cut it. */
+static size_t
+tel_str_len(struct tel_out *o, const char *s)
+{
+	size_t n = 2;
+
+	if (strlen(s) >= RTE_TEL_MAX_STRING_LEN)
+		tel_over(o, "a string over DPDK's 127 characters");
+	for (; *s != '\0'; s++)
+		n += (*s == '"' || *s == '\\' || (unsigned char)*s < 0x20) ? 2 : 1;
+	return n;
+}
+
+static void
+tel_u64(struct tel_out *o, const char *name, uint64_t v)
+{
+	if (tel_entry(o, name, TEL_U64_W))
+		tel_added(o, rte_tel_data_add_dict_u64(o->d, name, v));
+}
+
+static void
+tel_int(struct tel_out *o, const char *name, int v)
+{
+	if (tel_entry(o, name, TEL_INT_W))
+		tel_added(o, rte_tel_data_add_dict_int(o->d, name, v));
+}
+
+static void
+tel_str(struct tel_out *o, const char *name, const char *s)
+{
+	if (s == NULL)
+		s = "";
+	if (tel_entry(o, name, tel_str_len(o, s)))
+		tel_added(o, rte_tel_data_add_dict_string(o->d, name, s));
+}
+
+static void
+tel_arr_u64(struct tel_out *o, uint64_t v)
+{
+	if (tel_entry(o, NULL, TEL_U64_W))
+		tel_added(o, rte_tel_data_add_array_u64(o->d, v));
+}
+
+static void
+tel_arr_int(struct tel_out *o, int v)
+{
+	if (tel_entry(o, NULL, TEL_INT_W))
+		tel_added(o, rte_tel_data_add_array_int(o->d, v));
+}
+
+static void
+tel_arr_str(struct tel_out *o, const char *s)
+{
+	if (tel_entry(o, NULL, tel_str_len(o, s)))
+		tel_added(o, rte_tel_data_add_array_string(o->d, s));
+}
+
+/* Open a dict (@p type RTE_TEL_CONTAINER) or an array of @p type inside @p parent; add it
+ * with tel_close(). */
+static void
+tel_open(struct tel_out *parent, struct tel_out *child, enum rte_tel_value_type type)
+{
+	child->c = parent->c;
+	child->n = 0;
+	child->max = type == RTE_TEL_CONTAINER ? RTE_TEL_MAX_DICT_ENTRIES :
+		     RTE_TEL_MAX_ARRAY_ENTRIES;
+	child->d = NULL;
+	child->c->bytes += 2;   /* {} or [] */
+	if (parent->d == NULL || child->c->over != NULL)
+		return;
+	child->d = rte_tel_data_alloc();
+	if (child->d == NULL) {
+		tel_over(parent, "out of memory");
+		return;
+	}
+	if (type == RTE_TEL_CONTAINER)
+		rte_tel_data_start_dict(child->d);
+	else
+		rte_tel_data_start_array(child->d, type);
+}
+
+static void
+tel_close(struct tel_out *parent, const char *name, struct tel_out *child)
+{
+	if (tel_entry(parent, name, 0) && child->d != NULL &&
+	    rte_tel_data_add_dict_container(parent->d, name, child->d, 0) == 0)
+		return;
+	if (child->d != NULL) {
+		tel_over(parent, "DPDK refused a container");
+		rte_tel_data_free(child->d);
+	}
+}
+
+/* Text that may be longer than a DPDK string (a path, a reload error): a string when it
+ * fits, else an array of strings of at most 127 characters to be joined. */
+static void
+tel_text(struct tel_out *o, const char *name, const char *s)
+{
+	char piece[RTE_TEL_MAX_STRING_LEN];
+	struct tel_out a;
+	size_t len = strlen(s);
+
+	if (len < RTE_TEL_MAX_STRING_LEN) {
+		tel_str(o, name, s);
+		return;
+	}
+	tel_open(o, &a, RTE_TEL_STRING_VAL);
+	for (size_t pos = 0; pos < len; pos += sizeof(piece) - 1) {
+		snprintf(piece, sizeof(piece), "%s", s + pos);
+		tel_arr_str(&a, piece);
+	}
+	tel_close(o, name, &a);
+}
+
+/* "first", and "next" (the next page's FIRST) unless the page ends the list. */
+static void
+tel_page(struct tel_out *o, uint64_t first, uint64_t page, uint64_t total)
+{
+	tel_u64(o, "first", first);
+	if (first + page < total)
+		tel_u64(o, "next", first + page);
+}
+
+typedef void tel_build_fn(struct tel_out *o, const void *arg);
+
+/* Count the reply @p build makes of @p arg, then build it into @p d if it fits, or say
+ * that it does not. The data behind @p arg must not change between the two runs. */
+static int
+tel_reply(struct rte_tel_data *d, tel_build_fn *build, const void *arg)
+{
+	struct tel_count c = { .bytes = 2, .over = NULL };
+	struct tel_out o = { .d = NULL, .c = &c, .n = 0, .max = RTE_TEL_MAX_DICT_ENTRIES };
+
+	build(&o, arg);
+	if (c.over == NULL && c.bytes > TEL_REPLY_MAX)
+		c.over = "the reply would be over DPDK's 16 KiB";
+	rte_tel_data_start_dict(d);
+	if (c.over != NULL) {
+		rte_tel_data_add_dict_string(d, "error", c.over);
+		rte_tel_data_add_dict_u64(d, "bytes", c.bytes);
+		rte_tel_data_add_dict_u64(d, "max_bytes", TEL_REPLY_MAX);
+		return 0;
+	}
+	c.bytes = 2;
+	o.d = d;
+	build(&o, arg);
+	return c.over == NULL ? 0 : -ENOMEM;
+}
+
+/*
+ * The parameters "A[,B...]": up to @p max numbers (decimal or 0x hex, as on the command
+ * line). @return how many (0 for none), or -EINVAL.
+ */
+static int
+tel_params(const char *params, uint64_t *v, int max)
+{
+	char buf[32];
+	int n = 0;
+
+	if (params == NULL || *params == '\0')
+		return 0;
+	for (const char *p = params;; n++) {
+		const char *end = strchr(p, ',');
+		size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
+
+		if (n == max || len >= sizeof(buf))
+			return -EINVAL;
+		memcpy(buf, p, len);
+		buf[len] = '\0';
+		if (rps_number_parse(buf, 0, UINT32_MAX, &v[n]) != 0)
+			return -EINVAL;
+		if (end == NULL)
+			return n + 1;
+		p = end + 1;
+	}
+}
 
 static double
 uptime_s(const struct rps_app *app)
 {
 	return (double)(rte_rdtsc() - app->start_tsc) / (double)rte_get_tsc_hz();
-}
-
-/* Buckets of the table @p v that worker @p w owns. ctl_lock held. */
-static uint32_t
-owned_in(const struct rps_bucket_view *v, uint16_t w)
-{
-	uint32_t n = 0;
-
-	for (uint32_t b = 0; b < v->size; b++)
-		n += v->owner[b] == w;
-	return n;
-}
-
-/* Buckets of queue @p q's table each worker owns, "lcore:buckets,...". ctl_lock held. */
-static void
-owners_list(const struct rps_app *app, uint16_t q, char *buf, size_t len)
-{
-	const struct rps_bucket_view *v = app->bview != NULL ? app->bview[q] : NULL;
-	size_t pos = 0;
-
-	buf[0] = '\0';
-	for (uint16_t w = 0; v != NULL && w < app->nb_workers && pos < len; w++) {
-		uint32_t n = owned_in(v, w);
-
-		if (n != 0)
-			pos += (size_t)snprintf(buf + pos, len - pos, "%s%u:%u", pos ? "," : "",
-						app->workers[w].lcore, n);
-	}
-}
-
-/* dropped_<reason> for every reason, and dropped_total. */
-static void
-add_drops(struct rte_tel_data *d, const struct rps_lcore_stats *st)
-{
-	char name[64];
-
-	for (unsigned int r = 0; r < RPS_DROP_MAX; r++) {
-		snprintf(name, sizeof(name), "dropped_%s", rps_drop_name(r));
-		rte_tel_data_add_dict_u64(d, name, st->dropped[r]);
-	}
-	rte_tel_data_add_dict_u64(d, "dropped_total", rps_stats_dropped_total(st));
-}
-
-static int
-tel_info(const char *cmd, const char *params, struct rte_tel_data *d)
-{
-	const struct rps_app *app = tel_app;
-	struct rte_tel_data *w = rte_tel_data_alloc();
-
-	(void)cmd;
-	(void)params;
-	if (w == NULL)
-		return -ENOMEM;
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_string(d, "version", RPS_VERSION);
-	rte_tel_data_add_dict_int(d, "rx_lcore", (int)app->rx_lcore);
-	rte_tel_data_start_array(w, RTE_TEL_INT_VAL);
-	for (uint16_t i = 0; i < app->nb_workers; i++)
-		rte_tel_data_add_array_int(w, (int)app->workers[i].lcore);
-	rte_tel_data_add_dict_container(d, "worker_lcores", w, 0);
-	rte_tel_data_add_dict_int(d, "rx_port", app->opt.rx_port);
-	rte_tel_data_add_dict_string(d, "driver", app->rx_driver);
-	rte_tel_data_add_dict_int(d, "rx_queues", app->nb_rxq);
-	rte_tel_data_add_dict_int(d, "tx_port", app->opt.tx_port);
-	rte_tel_data_add_dict_u64(d, "uptime_s", (uint64_t)uptime_s(app));
-	rte_tel_data_add_dict_u64(d, "config_generation",
-				  __atomic_load_n(&app->generation, __ATOMIC_ACQUIRE));
-	rte_tel_data_add_dict_string(d, "hash", rps_hash_mode_name(app->opt.hash_mode));
-	rte_tel_data_add_dict_string(d, "stages", app->opt.stages_text);
-	rte_tel_data_add_dict_int(d, "ready", __atomic_load_n(&app->ready, __ATOMIC_ACQUIRE));
-	rte_tel_data_add_dict_string(d, "build_cpu", app->cpu.build);
-	rte_tel_data_add_dict_string(d, "toeplitz_impl", app->cpu.toeplitz);
-	rte_tel_data_add_dict_string(d, "idle_wait", app->cpu.idle_wait);
-	rte_tel_data_add_dict_string(d, "cpu_flags", app->cpu.cpu_flags);
-	rte_tel_data_add_dict_string(d, "metrics", app->metrics_where);
-	return 0;
-}
-
-/* The counters of one lcore as a dict (drop reasons as dropped_<reason>). */
-static struct rte_tel_data *
-stats_dict(const struct rps_lcore_stats *st, uint64_t depth, uint64_t hwm, uint64_t pps)
-{
-	struct rte_tel_data *c = rte_tel_data_alloc();
-
-	if (c == NULL)
-		return NULL;
-	rte_tel_data_start_dict(c);
-#define RPS_X_TEL(f, desc) rte_tel_data_add_dict_u64(c, #f, st->f);
-	RPS_LCORE_COUNTERS(RPS_X_TEL)
-#undef RPS_X_TEL
-	add_drops(c, st);
-	rte_tel_data_add_dict_u64(c, "backlog_depth", depth);
-	rte_tel_data_add_dict_u64(c, "backlog_hwm", hwm);
-	rte_tel_data_add_dict_u64(c, "pps", pps);
-	return c;
 }
 
 static uint64_t
@@ -134,6 +274,101 @@ pps_of(const struct rps_app *app, unsigned int i)
 	return app->pps != NULL ? __atomic_load_n(&app->pps[i], __ATOMIC_RELAXED) : 0;
 }
 
+/* Add the buckets of queue @p q's table each worker owns to @p cnt[worker]. ctl_lock held. */
+static void
+owned_add(const struct rps_app *app, uint16_t q, uint32_t *cnt)
+{
+	const struct rps_bucket_view *v = app->bview != NULL ? app->bview[q] : NULL;
+
+	for (uint32_t b = 0; v != NULL && b < v->size; b++)
+		if (v->owner[b] < app->nb_workers)
+			cnt[v->owner[b]]++;
+}
+
+/* Buckets each worker owns over every queue's table, into @p cnt[RTE_MAX_LCORE]. */
+static void
+owned_all(const struct rps_app *app, uint32_t *cnt)
+{
+	memset(cnt, 0, RTE_MAX_LCORE * sizeof(*cnt));
+	if (app->bview == NULL)
+		return;
+	pthread_mutex_lock((pthread_mutex_t *)(uintptr_t)&app->ctl_lock);
+	for (uint16_t q = 0; q < app->nb_rxq; q++)
+		owned_add(app, q, cnt);
+	pthread_mutex_unlock((pthread_mutex_t *)(uintptr_t)&app->ctl_lock);
+}
+
+/* dropped_<reason> for every reason, and dropped_total. */
+static void
+add_drops(struct tel_out *o, const struct rps_lcore_stats *st)
+{
+	char name[64];
+
+	for (unsigned int r = 0; r < RPS_DROP_MAX; r++) {
+		snprintf(name, sizeof(name), "dropped_%s", rps_drop_name(r));
+		tel_u64(o, name, st->dropped[r]);
+	}
+	tel_u64(o, "dropped_total", rps_stats_dropped_total(st));
+}
+
+/* ---- /rps/info ---- */
+
+static void
+info_build(struct tel_out *o, const void *arg)
+{
+	const struct rps_app *app = arg;
+	struct tel_out w;
+
+	tel_str(o, "version", RPS_VERSION);
+	tel_int(o, "rx_lcore", (int)app->rx_lcore);
+	tel_open(o, &w, RTE_TEL_INT_VAL);
+	for (uint16_t i = 0; i < app->nb_workers; i++)
+		tel_arr_int(&w, (int)app->workers[i].lcore);
+	tel_close(o, "worker_lcores", &w);
+	tel_int(o, "rx_port", app->opt.rx_port);
+	tel_str(o, "driver", app->rx_driver);
+	tel_int(o, "rx_queues", app->nb_rxq);
+	tel_int(o, "tx_port", app->opt.tx_port);
+	tel_u64(o, "uptime_s", (uint64_t)uptime_s(app));
+	tel_u64(o, "config_generation", __atomic_load_n(&app->generation, __ATOMIC_ACQUIRE));
+	tel_str(o, "hash", rps_hash_mode_name(app->opt.hash_mode));
+	tel_str(o, "stages", app->opt.stages_text);
+	tel_int(o, "ready", __atomic_load_n(&app->ready, __ATOMIC_ACQUIRE));
+	tel_str(o, "build_cpu", app->cpu.build);
+	tel_str(o, "toeplitz_impl", app->cpu.toeplitz);
+	tel_str(o, "idle_wait", app->cpu.idle_wait);
+	tel_str(o, "cpu_flags", app->cpu.cpu_flags);
+	tel_str(o, "metrics", app->metrics_where);
+}
+
+static int
+tel_info(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	(void)params;
+	return tel_reply(d, info_build, tel_app);
+}
+
+/* ---- /rps/stats ---- */
+
+/*
+ * Workers in a page of /rps/stats. At their widest (every number 20 digits, lcores of three)
+ * a worker's summary is 291 bytes and the rest of the reply 1,730: 16 workers make 6,386
+ * bytes of the TEL_REPLY_MAX 16,320 (32 would make 11,042).
+ */
+#define TEL_STATS_PAGE 16
+
+/* What /rps/stats shows, read once for both runs of the reply. */
+struct stats_arg {
+	const struct rps_app *app;
+	const struct rps_snapshot *s;
+	uint32_t first;
+	int rx_ok, tx_ok;             /* the ports' counters were read */
+	struct rte_eth_stats rx, tx;
+	int pool;
+	uint64_t pool_size, pool_in_use, pool_avail;
+};
+
 /*
  * The ports' own counters, read live (rte_eth_stats_get() from this thread: the PMDs sum
  * per-queue counters the data path writes), and the packet pool's fill: the losses that
@@ -141,200 +376,388 @@ pps_of(const struct rps_app *app, unsigned int i)
  * overflowed) and how close the pool is to running dry.
  */
 static void
-add_port_pool(const struct rps_app *app, struct rte_tel_data *d)
+port_pool_read(const struct rps_app *app, struct stats_arg *a)
 {
-	struct rte_eth_stats ps;
-	struct rte_tel_data *c;
+	a->rx_ok = app->rx_started && rte_eth_stats_get(app->opt.rx_port, &a->rx) == 0;
+	a->tx_ok = app->tx_started && app->opt.tx_port != (int)app->opt.rx_port &&
+		   rte_eth_stats_get((uint16_t)app->opt.tx_port, &a->tx) == 0;
+	a->pool = app->pool != NULL;
+	if (a->pool) {
+		a->pool_size = app->pool->size;
+		a->pool_in_use = rte_mempool_in_use_count(app->pool);
+		a->pool_avail = rte_mempool_avail_count(app->pool);
+	}
+}
 
-	if (app->rx_started && rte_eth_stats_get(app->opt.rx_port, &ps) == 0 &&
-	    (c = rte_tel_data_alloc()) != NULL) {
-		rte_tel_data_start_dict(c);
-		rte_tel_data_add_dict_u64(c, "port_id", app->opt.rx_port);
-		rte_tel_data_add_dict_u64(c, "ipackets", ps.ipackets);
-		rte_tel_data_add_dict_u64(c, "imissed", ps.imissed);
-		rte_tel_data_add_dict_u64(c, "ierrors", ps.ierrors);
-		rte_tel_data_add_dict_u64(c, "rx_nombuf", ps.rx_nombuf);
+static void
+port_pool_build(struct tel_out *o, const struct stats_arg *a)
+{
+	const struct rps_app *app = a->app;
+	struct tel_out c;
+
+	if (a->rx_ok) {
+		tel_open(o, &c, RTE_TEL_CONTAINER);
+		tel_u64(&c, "port_id", app->opt.rx_port);
+		tel_u64(&c, "ipackets", a->rx.ipackets);
+		tel_u64(&c, "imissed", a->rx.imissed);
+		tel_u64(&c, "ierrors", a->rx.ierrors);
+		tel_u64(&c, "rx_nombuf", a->rx.rx_nombuf);
 		if (app->opt.tx_port == (int)app->opt.rx_port) {
-			rte_tel_data_add_dict_u64(c, "opackets", ps.opackets);
-			rte_tel_data_add_dict_u64(c, "oerrors", ps.oerrors);
+			tel_u64(&c, "opackets", a->rx.opackets);
+			tel_u64(&c, "oerrors", a->rx.oerrors);
 		}
-		rte_tel_data_add_dict_container(d, "port", c, 0);
+		tel_close(o, "port", &c);
 	}
-	if (app->tx_started && app->opt.tx_port != (int)app->opt.rx_port &&
-	    rte_eth_stats_get((uint16_t)app->opt.tx_port, &ps) == 0 &&
-	    (c = rte_tel_data_alloc()) != NULL) {
-		rte_tel_data_start_dict(c);
-		rte_tel_data_add_dict_u64(c, "port_id", (uint64_t)app->opt.tx_port);
-		rte_tel_data_add_dict_u64(c, "opackets", ps.opackets);
-		rte_tel_data_add_dict_u64(c, "oerrors", ps.oerrors);
-		rte_tel_data_add_dict_container(d, "tx_port", c, 0);
+	if (a->tx_ok) {
+		tel_open(o, &c, RTE_TEL_CONTAINER);
+		tel_u64(&c, "port_id", (uint64_t)app->opt.tx_port);
+		tel_u64(&c, "opackets", a->tx.opackets);
+		tel_u64(&c, "oerrors", a->tx.oerrors);
+		tel_close(o, "tx_port", &c);
 	}
-	if (app->pool != NULL && (c = rte_tel_data_alloc()) != NULL) {
-		rte_tel_data_start_dict(c);
-		rte_tel_data_add_dict_u64(c, "size", app->pool->size);
-		rte_tel_data_add_dict_u64(c, "in_use", rte_mempool_in_use_count(app->pool));
-		rte_tel_data_add_dict_u64(c, "available", rte_mempool_avail_count(app->pool));
-		rte_tel_data_add_dict_container(d, "mempool", c, 0);
+	if (a->pool) {
+		tel_open(o, &c, RTE_TEL_CONTAINER);
+		tel_u64(&c, "size", a->pool_size);
+		tel_u64(&c, "in_use", a->pool_in_use);
+		tel_u64(&c, "available", a->pool_avail);
+		tel_close(o, "mempool", &c);
 	}
+}
+
+static void
+stats_build(struct tel_out *o, const void *arg)
+{
+	const struct stats_arg *a = arg;
+	const struct rps_app *app = a->app;
+	const struct rps_snapshot *s = a->s;
+	uint16_t nw = app->nb_workers ? app->nb_workers : 1;
+
+	tel_u64(o, "rx_packets", s->rx.rx_packets);
+	tel_u64(o, "enqueued", s->rx.enqueued);
+	tel_u64(o, "processed", s->total.processed);
+	tel_u64(o, "tx_packets", s->total.tx_packets);
+	tel_u64(o, "rx_pps", pps_of(app, nw));
+	add_drops(o, &s->total);
+	tel_u64(o, "time_squeeze", s->total.time_squeeze);
+	tel_u64(o, "out_of_order", s->total.out_of_order);
+	tel_u64(o, "flows_migrated", s->rx.flows_migrated);
+	tel_u64(o, "migrations_deferred", s->rx.migrations_deferred);
+	tel_u64(o, "buckets_moved", __atomic_load_n(&app->buckets_moved, __ATOMIC_RELAXED));
+	tel_u64(o, "rebalance_runs", __atomic_load_n(&app->rebalance_runs, __ATOMIC_RELAXED));
+	port_pool_build(o, a);
+	tel_u64(o, "nb_workers", s->nb);
+	tel_page(o, a->first, TEL_STATS_PAGE, s->nb);
+	for (uint32_t i = a->first; i < s->nb && i < a->first + TEL_STATS_PAGE; i++) {
+		const struct rps_lcore_stats *st = &s->w[i].st;
+		struct tel_out c;
+		char name[32];
+
+		tel_open(o, &c, RTE_TEL_CONTAINER);
+		tel_u64(&c, "received_rps", st->received_rps);
+		tel_u64(&c, "processed", st->processed);
+		tel_u64(&c, "tx_packets", st->tx_packets);
+		tel_u64(&c, "dropped_total", rps_stats_dropped_total(st));
+		tel_u64(&c, "backlog_depth", s->w[i].depth);
+		tel_u64(&c, "backlog_hwm", s->w[i].hwm);
+		tel_u64(&c, "pps", pps_of(app, i));
+		tel_u64(&c, "time_squeeze", st->time_squeeze);
+		snprintf(name, sizeof(name), "worker_%u", s->w[i].lcore);
+		tel_close(o, name, &c);
+	}
+}
+
+/* The first worker of a page: FIRST of "/rps/<cmd>,FIRST" (0 without), < @p nb. */
+static int
+page_first(const char *params, uint32_t nb, uint32_t *first)
+{
+	uint64_t v[1] = { 0 };
+	int n = tel_params(params, v, 1);
+
+	if (n < 0 || (n == 1 && v[0] >= nb))
+		return -EINVAL;
+	*first = (uint32_t)v[0];
+	return 0;
 }
 
 static int
 tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	const struct rps_app *app = tel_app;
-	struct rps_snapshot *s = rps_snapshot_alloc();
-	uint16_t nw = app->nb_workers ? app->nb_workers : 1;
-	char name[32];
+	struct stats_arg a = { .app = app };
+	struct rps_snapshot *s;
+	int rc;
 
 	(void)cmd;
-	(void)params;
+	if (page_first(params, app->nb_workers ? app->nb_workers : 1, &a.first) != 0)
+		return -EINVAL;
+	s = rps_snapshot_alloc();
 	if (s == NULL)
 		return -ENOMEM;
 	rps_snapshot_take(app, s);
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "rx_packets", s->rx.rx_packets);
-	rte_tel_data_add_dict_u64(d, "enqueued", s->rx.enqueued);
-	rte_tel_data_add_dict_u64(d, "processed", s->total.processed);
-	rte_tel_data_add_dict_u64(d, "tx_packets", s->total.tx_packets);
-	rte_tel_data_add_dict_u64(d, "rx_pps", pps_of(app, nw));
-	add_drops(d, &s->total);
-	rte_tel_data_add_dict_u64(d, "time_squeeze", s->total.time_squeeze);
-	rte_tel_data_add_dict_u64(d, "out_of_order", s->total.out_of_order);
-	rte_tel_data_add_dict_u64(d, "flows_migrated", s->rx.flows_migrated);
-	rte_tel_data_add_dict_u64(d, "migrations_deferred", s->rx.migrations_deferred);
-	rte_tel_data_add_dict_u64(d, "buckets_moved",
-				  __atomic_load_n(&app->buckets_moved, __ATOMIC_RELAXED));
-	rte_tel_data_add_dict_u64(d, "rebalance_runs",
-				  __atomic_load_n(&app->rebalance_runs, __ATOMIC_RELAXED));
-	add_port_pool(app, d);
-	for (uint16_t i = 0; i < s->nb; i++) {
-		struct rte_tel_data *c = stats_dict(&s->w[i].st, s->w[i].depth, s->w[i].hwm,
-						    pps_of(app, i));
-
-		snprintf(name, sizeof(name), "worker_%u", s->w[i].lcore);
-		if (c != NULL)
-			rte_tel_data_add_dict_container(d, name, c, 0);
-	}
+	a.s = s;
+	port_pool_read(app, &a);
+	rc = tel_reply(d, stats_build, &a);
 	free(s);
-	return 0;
+	return rc;
 }
 
-/* Buckets worker @p w owns over every queue's table. */
-static uint64_t
-buckets_owned(const struct rps_app *app, uint16_t w)
-{
-	uint64_t n = 0;
+/* ---- /rps/workers and /rps/worker ---- */
 
-	if (app->bview == NULL)
-		return 0;
-	pthread_mutex_lock((pthread_mutex_t *)(uintptr_t)&app->ctl_lock);
-	for (uint16_t q = 0; q < app->nb_rxq; q++)
-		if (app->bview[q] != NULL)
-			n += owned_in(app->bview[q], w);
-	pthread_mutex_unlock((pthread_mutex_t *)(uintptr_t)&app->ctl_lock);
-	return n;
+/*
+ * Workers in a page of /rps/workers. At their widest (lcores of three digits, every number
+ * 20 or 11 digits, "recovering") 19 fields are 641 bytes: 16 workers and the rest of the
+ * reply make 10,362 bytes of the 16,320.
+ */
+#define TEL_WORKERS_PAGE 16
+
+/* What /rps/workers and /rps/worker show, read once for both runs of the reply. */
+struct workers_arg {
+	const struct rps_app *app;
+	const struct rps_snapshot *s;
+	uint32_t first, count;             /* workers shown: [first, first + count) */
+	uint32_t owned[RTE_MAX_LCORE];     /* buckets each worker owns, every queue */
+	int health[RTE_MAX_LCORE];         /* RPS_HEALTH_* of each worker */
+};
+
+static void
+workers_read(const struct rps_app *app, struct workers_arg *a)
+{
+	owned_all(app, a->owned);
+	for (uint16_t i = 0; i < app->nb_workers; i++)
+		a->health[i] = __atomic_load_n(&app->workers[i].health.state, __ATOMIC_RELAXED);
+}
+
+/* Backlog, health, load and buckets of worker @p i: /rps/workers and /rps/worker share them. */
+static void
+worker_common(struct tel_out *c, const struct workers_arg *a, uint32_t i)
+{
+	const struct rps_app *app = a->app;
+	const struct rps_lcore_stats *st = &a->s->w[i].st;
+
+	tel_int(c, "index", (int)i);
+	tel_int(c, "socket", (int)rte_lcore_to_socket_id(a->s->w[i].lcore));
+	tel_u64(c, "backlog_capacity", app->nb_workers ? app->backlogs[i].capacity : 0);
+	tel_u64(c, "backlog_depth", a->s->w[i].depth);
+	tel_u64(c, "backlog_hwm", a->s->w[i].hwm);
+	if (app->nb_workers != 0) {
+		const struct rps_health *h = &app->workers[i].health;
+
+		tel_str(c, "health", rps_health_name(a->health[i]));
+		tel_u64(c, "stalls", __atomic_load_n(&h->stalls, __ATOMIC_RELAXED));
+		tel_u64(c, "recoveries", __atomic_load_n(&h->recoveries, __ATOMIC_RELAXED));
+	}
+	tel_u64(c, "pps", pps_of(app, i));
+	tel_u64(c, "busy_percent", st->polls ? st->busy_polls * 100 / st->polls : 0);
+	tel_u64(c, "buckets", a->owned[i]);
+}
+
+static void
+workers_build(struct tel_out *o, const void *arg)
+{
+	const struct workers_arg *a = arg;
+	const struct rps_snapshot *s = a->s;
+	struct tel_out ws;
+
+	tel_u64(o, "nb_workers", s->nb);
+	tel_page(o, a->first, TEL_WORKERS_PAGE, s->nb);
+	tel_open(o, &ws, RTE_TEL_CONTAINER);
+	for (uint32_t i = a->first; i < a->first + a->count; i++) {
+		const struct rps_lcore_stats *st = &s->w[i].st;
+		struct tel_out c;
+		char name[16];
+
+		tel_open(&ws, &c, RTE_TEL_CONTAINER);
+		worker_common(&c, a, i);
+		tel_u64(&c, "received_rps", st->received_rps);
+		tel_u64(&c, "processed", st->processed);
+		tel_u64(&c, "time_squeeze", st->time_squeeze);
+		tel_u64(&c, "busy_cycles", st->busy_cycles);
+		tel_u64(&c, "flows_active", st->flows_active);
+		tel_u64(&c, "dropped_total", rps_stats_dropped_total(st));
+		tel_u64(&c, "dropped_backlog_full", st->dropped[RPS_DROP_BACKLOG_FULL]);
+		tel_u64(&c, "dropped_flow_limit", st->dropped[RPS_DROP_FLOW_LIMIT]);
+		snprintf(name, sizeof(name), "%u", s->w[i].lcore);
+		tel_close(&ws, name, &c);
+	}
+	tel_close(o, "workers", &ws);
 }
 
 static int
 tel_workers(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	const struct rps_app *app = tel_app;
+	struct workers_arg *a = calloc(1, sizeof(*a));
 	struct rps_snapshot *s = rps_snapshot_alloc();
+	int rc = -ENOMEM;
 
 	(void)cmd;
-	(void)params;
-	if (s == NULL)
-		return -ENOMEM;
+	if (a == NULL || s == NULL)
+		goto out;
+	rc = page_first(params, app->nb_workers ? app->nb_workers : 1, &a->first);
+	if (rc != 0)
+		goto out;
 	rps_snapshot_take(app, s);
-	rte_tel_data_start_dict(d);
-	for (uint16_t i = 0; i < s->nb; i++) {
-		struct rte_tel_data *c = rte_tel_data_alloc();
-		const struct rps_lcore_stats *st = &s->w[i].st;
-		char name[32];
-
-		if (c == NULL)
-			break;
-		rte_tel_data_start_dict(c);
-		rte_tel_data_add_dict_int(c, "index", i);
-		rte_tel_data_add_dict_int(c, "socket", (int)rte_lcore_to_socket_id(s->w[i].lcore));
-		rte_tel_data_add_dict_u64(c, "backlog_capacity",
-					  app->nb_workers ? app->backlogs[i].capacity : 0);
-		rte_tel_data_add_dict_u64(c, "backlog_depth", s->w[i].depth);
-		rte_tel_data_add_dict_u64(c, "backlog_hwm", s->w[i].hwm);
-		if (app->nb_workers != 0) {
-			const struct rps_health *h = &app->workers[i].health;
-
-			rte_tel_data_add_dict_string(c, "health", rps_health_name(
-				__atomic_load_n(&h->state, __ATOMIC_RELAXED)));
-			rte_tel_data_add_dict_u64(c, "stalls",
-						  __atomic_load_n(&h->stalls, __ATOMIC_RELAXED));
-			rte_tel_data_add_dict_u64(c, "recoveries",
-						  __atomic_load_n(&h->recoveries, __ATOMIC_RELAXED));
-		}
-		rte_tel_data_add_dict_u64(c, "received_rps", st->received_rps);
-		rte_tel_data_add_dict_u64(c, "processed", st->processed);
-		rte_tel_data_add_dict_u64(c, "pps", pps_of(app, i));
-		rte_tel_data_add_dict_u64(c, "time_squeeze", st->time_squeeze);
-		rte_tel_data_add_dict_u64(c, "busy_percent",
-					  st->polls ? st->busy_polls * 100 / st->polls : 0);
-		rte_tel_data_add_dict_u64(c, "busy_cycles", st->busy_cycles);
-		rte_tel_data_add_dict_u64(c, "buckets", buckets_owned(app, i));
-		rte_tel_data_add_dict_u64(c, "flows_active", st->flows_active);
-		rte_tel_data_add_dict_u64(c, "dropped_total", rps_stats_dropped_total(st));
-		rte_tel_data_add_dict_u64(c, "dropped_backlog_full",
-					  st->dropped[RPS_DROP_BACKLOG_FULL]);
-		rte_tel_data_add_dict_u64(c, "dropped_flow_limit", st->dropped[RPS_DROP_FLOW_LIMIT]);
-		snprintf(name, sizeof(name), "%u", s->w[i].lcore);
-		rte_tel_data_add_dict_container(d, name, c, 0);
-	}
+	a->app = app;
+	a->s = s;
+	a->count = RTE_MIN((uint32_t)TEL_WORKERS_PAGE, s->nb - a->first);
+	workers_read(app, a);
+	rc = tel_reply(d, workers_build, a);
+out:
 	free(s);
-	return 0;
+	free(a);
+	return rc;
+}
+
+/* One worker: every counter, backlog, health, buckets owned (85 entries, 3,117 bytes at
+ * their widest). */
+static void
+worker_build(struct tel_out *o, const void *arg)
+{
+	const struct workers_arg *a = arg;
+	const struct rps_lcore_stats *st = &a->s->w[a->first].st;
+
+	tel_int(o, "lcore", (int)a->s->w[a->first].lcore);
+	worker_common(o, a, a->first);
+#define RPS_X_TEL(f, desc) tel_u64(o, #f, st->f);
+	RPS_LCORE_COUNTERS(RPS_X_TEL)
+#undef RPS_X_TEL
+	add_drops(o, st);
+}
+
+static int
+tel_worker(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct rps_app *app = tel_app;
+	struct workers_arg *a = calloc(1, sizeof(*a));
+	struct rps_snapshot *s = rps_snapshot_alloc();
+	uint64_t lcore;
+	int rc = -ENOMEM;
+
+	(void)cmd;
+	if (a == NULL || s == NULL)
+		goto out;
+	rc = -EINVAL;
+	if (tel_params(params, &lcore, 1) != 1)
+		goto out;
+	rps_snapshot_take(app, s);
+	for (a->first = 0; a->first < s->nb && s->w[a->first].lcore != lcore; a->first++)
+		;
+	if (a->first == s->nb)
+		goto out;   /* not a worker */
+	a->app = app;
+	a->s = s;
+	a->count = 1;
+	workers_read(app, a);
+	rc = tel_reply(d, worker_build, a);
+out:
+	free(s);
+	free(a);
+	return rc;
+}
+
+/* ---- /rps/map ---- */
+
+/*
+ * RX queues in a page of /rps/map. At its widest (127 lcores, each with a weight and a
+ * bucket count, every int 11 characters) a queue is 4,719 bytes: 2 queues and the rest of
+ * the reply make 9,604 bytes of the 16,320 (3 would make 14,323).
+ */
+#define TEL_MAP_PAGE 2
+
+struct map_arg {
+	const struct rps_app *app;
+	uint32_t first;
+};
+
+/* Queue @p q's map: lcores, their weights and the buckets each owns (aligned arrays: an
+ * lcore that owns buckets but is not in the map has weight 0). ctl_lock held. */
+static void
+map_queue_build(struct tel_out *o, const struct rps_app *app, uint16_t q)
+{
+	const struct rps_lcoreset *set = &app->map_sets[q];
+	uint32_t cnt[RTE_MAX_LCORE] = { 0 };
+	struct tel_out c, lc, wt, bk;
+	char mask[128], name[32];
+
+	owned_add(app, q, cnt);
+	rps_lcoreset_format(set, mask, sizeof(mask));
+	tel_open(o, &c, RTE_TEL_CONTAINER);
+	tel_str(&c, "mask", mask);
+	tel_int(&c, "nb_lcores", (int)rps_lcoreset_count(set));
+	tel_int(&c, "table_size", app->bview != NULL && app->bview[q] != NULL ?
+		(int)app->bview[q]->size : 0);
+	tel_open(&c, &lc, RTE_TEL_INT_VAL);
+	tel_open(&c, &wt, RTE_TEL_INT_VAL);
+	tel_open(&c, &bk, RTE_TEL_INT_VAL);
+	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++) {
+		int w = app->lcore_worker[l];
+		uint32_t n = w >= 0 ? cnt[w] : 0;
+
+		if (!rps_lcoreset_has(set, l) && n == 0)
+			continue;
+		tel_arr_int(&lc, (int)l);
+		tel_arr_int(&wt, (int)rps_lcoreset_weight(set, l));
+		tel_arr_int(&bk, (int)n);
+	}
+	tel_close(&c, "lcores", &lc);
+	tel_close(&c, "weights", &wt);
+	tel_close(&c, "buckets", &bk);
+	snprintf(name, sizeof(name), "queue%u", q);
+	tel_close(o, name, &c);
+}
+
+static void
+map_build(struct tel_out *o, const void *arg)
+{
+	const struct map_arg *a = arg;
+	const struct rps_app *app = a->app;
+
+	tel_u64(o, "generation", __atomic_load_n(&app->generation, __ATOMIC_ACQUIRE));
+	tel_int(o, "reorder_safe", __atomic_load_n(&app->reorder_safe, __ATOMIC_RELAXED));
+	tel_int(o, "rx_port", app->opt.rx_port);
+	tel_int(o, "nb_queues", app->nb_rxq);
+	tel_page(o, a->first, TEL_MAP_PAGE, app->nb_rxq);
+	for (uint32_t q = a->first; q < app->nb_rxq && q < a->first + TEL_MAP_PAGE; q++)
+		map_queue_build(o, app, (uint16_t)q);
 }
 
 static int
 tel_map(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct rps_app *app = (struct rps_app *)(uintptr_t)tel_app;
+	struct map_arg a = { .app = app };
+	int rc;
 
 	(void)cmd;
-	(void)params;
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "generation",
-				  __atomic_load_n(&app->generation, __ATOMIC_ACQUIRE));
-	rte_tel_data_add_dict_int(d, "reorder_safe",
-				  __atomic_load_n(&app->reorder_safe, __ATOMIC_RELAXED));
-	rte_tel_data_add_dict_int(d, "rx_port", app->opt.rx_port);
+	if (page_first(params, app->nb_rxq, &a.first) != 0)
+		return -EINVAL;
 	pthread_mutex_lock(&app->ctl_lock);
-	for (uint16_t q = 0; q < app->nb_rxq; q++) {
-		struct rte_tel_data *c = rte_tel_data_alloc();
-		char name[32], mask[128], list[640], weights[1280], owned[1280];
-
-		if (c == NULL)
-			break;
-		rps_lcoreset_format(&app->map_sets[q], mask, sizeof(mask));
-		rps_lcoreset_format_list(&app->map_sets[q], 0, list, sizeof(list));
-		/* lcore:weight for each lcore of the map */
-		rps_lcoreset_format_list(&app->map_sets[q], 1, weights, sizeof(weights));
-		owners_list(app, q, owned, sizeof(owned));
-		rte_tel_data_start_dict(c);
-		rte_tel_data_add_dict_string(c, "mask", mask);
-		rte_tel_data_add_dict_string(c, "lcores", list);
-		rte_tel_data_add_dict_string(c, "weights", weights);
-		rte_tel_data_add_dict_string(c, "buckets", owned);
-		rte_tel_data_add_dict_int(c, "nb_lcores",
-					  (int)rps_lcoreset_count(&app->map_sets[q]));
-		rte_tel_data_add_dict_int(c, "table_size",
-					  app->bview != NULL && app->bview[q] != NULL ?
-					  (int)app->bview[q]->size : 0);
-		snprintf(name, sizeof(name), "queue%u", q);
-		rte_tel_data_add_dict_container(d, name, c, 0);
-	}
+	rc = tel_reply(d, map_build, &a);
 	pthread_mutex_unlock(&app->ctl_lock);
-	return 0;
+	return rc;
 }
 
+/* ---- /rps/buckets ---- */
+
 #define TEL_BUCKETS_TOP 32   /* /rps/buckets,Q: the hottest buckets */
-#define TEL_BUCKETS_PAGE 64  /* /rps/buckets,Q,FIRST: buckets FIRST.. (16 KB of output) */
+/*
+ * /rps/buckets,Q,FIRST: buckets FIRST.. At their widest, 7 columns of 64 numbers of 20
+ * digits are 9,487 bytes, the rest of the reply (owners: 127 lcores) 3,365: 12,852 bytes of
+ * the 16,320.
+ */
+#define TEL_BUCKETS_PAGE 64
+_Static_assert(TEL_BUCKETS_TOP <= TEL_BUCKETS_PAGE, "the hottest fit in a page");
+
+static const char *const bucket_cols[] = { "bucket", "lcore", "packets", "bytes", "pps",
+					   "cycles", "moves" };
+
+struct buckets_arg {
+	const struct rps_app *app;
+	uint16_t q;
+	int paged;
+	uint32_t first, n;
+	uint32_t idx[TEL_BUCKETS_PAGE];   /* the buckets shown (TOP <= PAGE) */
+};
 
 /* Hottest first: pps over the last interval, then packets. */
 static int
@@ -349,103 +772,113 @@ hot_cmp(const void *a, const void *b)
 	return x[2] < y[2] ? -1 : x[2] > y[2];
 }
 
-static int
-tel_buckets(const char *cmd, const char *params, struct rte_tel_data *d)
+/* ctl_lock held. */
+static void
+buckets_build(struct tel_out *o, const void *arg)
 {
-	struct rps_app *app = (struct rps_app *)(uintptr_t)tel_app;
-	static const char *const cols[] = { "bucket", "lcore", "packets", "bytes", "pps",
-					    "cycles", "moves" };
-	struct rte_tel_data *col[RTE_DIM(cols)];
-	unsigned long q = 0, first = 0;
-	int paged = 0;
-	uint64_t (*order)[3] = NULL;
-	uint32_t idx[TEL_BUCKETS_PAGE], n = 0;
-	const struct rps_bucket_view *v;
-	const struct rps_bucket_stats *st;
-	char owned[1280], imb[32];
+	const struct buckets_arg *a = arg;
+	const struct rps_app *app = a->app;
+	const struct rps_bucket_view *v = app->bview[a->q];
+	const struct rps_bucket_stats *st = app->bstats[a->q];
+	struct tel_out col[RTE_DIM(bucket_cols)], ow, on;
+	uint32_t cnt[RTE_MAX_LCORE] = { 0 };
+	char imb[32];
 
-	(void)cmd;
-	if (params != NULL && *params != '\0') {
-		char *end;
-
-		q = strtoul(params, &end, 10);
-		if (end == params || (*end != '\0' && *end != ','))
-			return -EINVAL;
-		if (*end == ',') {
-			const char *p = end + 1;
-
-			first = strtoul(p, &end, 10);
-			if (end == p || *end != '\0')
-				return -EINVAL;
-			paged = 1;
-		}
-	}
-	if (app->bview == NULL || q >= app->nb_rxq || app->bview[q] == NULL)
-		return -EINVAL;
-	memset(col, 0, sizeof(col));
-	pthread_mutex_lock(&app->ctl_lock);
-	v = app->bview[q];
-	st = app->bstats[q];
-	if (paged && first >= v->size) {
-		pthread_mutex_unlock(&app->ctl_lock);
-		return -EINVAL;
-	}
-	if (paged) {
-		for (uint32_t b = (uint32_t)first; b < v->size && n < TEL_BUCKETS_PAGE; b++)
-			idx[n++] = b;
-	} else {
-		order = calloc(v->size, sizeof(*order));
-		if (order == NULL) {
-			pthread_mutex_unlock(&app->ctl_lock);
-			return -ENOMEM;
-		}
-		for (uint32_t b = 0; b < v->size; b++) {
-			order[b][0] = v->pps[b];
-			order[b][1] = __atomic_load_n(&st->b[b].packets, __ATOMIC_RELAXED);
-			order[b][2] = b;
-		}
-		qsort(order, v->size, sizeof(*order), hot_cmp);
-		for (uint32_t k = 0; k < v->size && n < TEL_BUCKETS_TOP; k++)
-			idx[n++] = (uint32_t)order[k][2];
-		free(order);
-	}
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_int(d, "queue", (int)q);
-	rte_tel_data_add_dict_int(d, "table_size", (int)v->size);
-	rte_tel_data_add_dict_u64(d, "generation",
-				  __atomic_load_n(&app->generation, __ATOMIC_ACQUIRE));
-	rte_tel_data_add_dict_string(d, "view", paged ? "page" : "hottest");
-	rte_tel_data_add_dict_int(d, "rebalance", app->rebal.on);
-	rte_tel_data_add_dict_u64(d, "rebalance_runs", app->rebalance_runs);
-	rte_tel_data_add_dict_u64(d, "buckets_moved", app->buckets_moved);
+	tel_int(o, "queue", (int)a->q);
+	tel_int(o, "table_size", (int)v->size);
+	tel_u64(o, "generation", __atomic_load_n(&app->generation, __ATOMIC_ACQUIRE));
+	tel_str(o, "view", a->paged ? "page" : "hottest");
+	if (a->paged)
+		tel_page(o, a->first, TEL_BUCKETS_PAGE, v->size);
+	tel_int(o, "rebalance", app->rebal.on);
+	tel_u64(o, "rebalance_runs", __atomic_load_n(&app->rebalance_runs, __ATOMIC_RELAXED));
+	tel_u64(o, "buckets_moved", __atomic_load_n(&app->buckets_moved, __ATOMIC_RELAXED));
 	snprintf(imb, sizeof(imb), "%.3f", app->imbalance);
-	rte_tel_data_add_dict_string(d, "imbalance", imb);
-	owners_list(app, (uint16_t)q, owned, sizeof(owned));
-	rte_tel_data_add_dict_string(d, "owners", owned);
-	for (unsigned int k = 0; k < RTE_DIM(cols); k++) {
-		col[k] = rte_tel_data_alloc();
-		if (col[k] == NULL)
-			break;
-		rte_tel_data_start_array(col[k], RTE_TEL_U64_VAL);
+	tel_str(o, "imbalance", imb);
+	/* the lcores owning buckets of this table, and how many each */
+	owned_add(app, a->q, cnt);
+	tel_open(o, &ow, RTE_TEL_INT_VAL);
+	tel_open(o, &on, RTE_TEL_INT_VAL);
+	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++) {
+		int w = app->lcore_worker[l];
+
+		if (w >= 0 && cnt[w] != 0) {
+			tel_arr_int(&ow, (int)l);
+			tel_arr_int(&on, (int)cnt[w]);
+		}
 	}
-	for (uint32_t i = 0; i < n && col[RTE_DIM(cols) - 1] != NULL; i++) {
-		uint32_t b = idx[i];
-		const uint64_t x[] = {
+	tel_close(o, "owners", &ow);
+	tel_close(o, "owned", &on);
+	for (unsigned int k = 0; k < RTE_DIM(bucket_cols); k++)
+		tel_open(o, &col[k], RTE_TEL_U64_VAL);
+	for (uint32_t i = 0; i < a->n; i++) {
+		uint32_t b = a->idx[i];
+		const uint64_t x[RTE_DIM(bucket_cols)] = {
 			b, app->workers[v->owner[b]].lcore,
 			__atomic_load_n(&st->b[b].packets, __ATOMIC_RELAXED),
 			__atomic_load_n(&st->b[b].bytes, __ATOMIC_RELAXED),
 			v->pps[b], v->cycles[b], v->moves[b],
 		};
 
-		for (unsigned int k = 0; k < RTE_DIM(cols); k++)
-			rte_tel_data_add_array_u64(col[k], x[k]);
+		for (unsigned int k = 0; k < RTE_DIM(bucket_cols); k++)
+			tel_arr_u64(&col[k], x[k]);
 	}
-	pthread_mutex_unlock(&app->ctl_lock);
-	for (unsigned int k = 0; k < RTE_DIM(cols); k++)
-		if (col[k] != NULL)
-			rte_tel_data_add_dict_container(d, cols[k], col[k], 0);
+	for (unsigned int k = 0; k < RTE_DIM(bucket_cols); k++)
+		tel_close(o, bucket_cols[k], &col[k]);
+}
+
+/* The hottest buckets of @p v into @p a->idx. ctl_lock held. */
+static int
+buckets_hottest(struct buckets_arg *a, const struct rps_bucket_view *v,
+		const struct rps_bucket_stats *st)
+{
+	uint64_t (*order)[3] = calloc(v->size, sizeof(*order));
+
+	if (order == NULL)
+		return -ENOMEM;
+	for (uint32_t b = 0; b < v->size; b++) {
+		order[b][0] = v->pps[b];
+		order[b][1] = __atomic_load_n(&st->b[b].packets, __ATOMIC_RELAXED);
+		order[b][2] = b;
+	}
+	qsort(order, v->size, sizeof(*order), hot_cmp);
+	for (uint32_t k = 0; k < v->size && a->n < TEL_BUCKETS_TOP; k++)
+		a->idx[a->n++] = (uint32_t)order[k][2];
+	free(order);
 	return 0;
 }
+
+static int
+tel_buckets(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct rps_app *app = (struct rps_app *)(uintptr_t)tel_app;
+	struct buckets_arg a = { .app = app };
+	uint64_t p[2] = { 0, 0 };
+	const struct rps_bucket_view *v;
+	int n = tel_params(params, p, 2), rc = 0;
+
+	(void)cmd;
+	if (n < 0 || app->bview == NULL || p[0] >= app->nb_rxq || app->bview[p[0]] == NULL)
+		return -EINVAL;
+	a.q = (uint16_t)p[0];
+	a.paged = n == 2;
+	a.first = (uint32_t)p[1];
+	pthread_mutex_lock(&app->ctl_lock);
+	v = app->bview[a.q];
+	if (a.paged && a.first >= v->size)
+		rc = -EINVAL;
+	else if (a.paged)
+		for (uint32_t b = a.first; b < v->size && a.n < TEL_BUCKETS_PAGE; b++)
+			a.idx[a.n++] = b;
+	else
+		rc = buckets_hottest(&a, v, app->bstats[a.q]);
+	if (rc == 0)
+		rc = tel_reply(d, buckets_build, &a);
+	pthread_mutex_unlock(&app->ctl_lock);
+	return rc;
+}
+
+/* ---- /rps/config ---- */
 
 /*
  * Whether the steering secrets (jhash seed, Toeplitz key) may go out on the telemetry socket.
@@ -466,26 +899,28 @@ secrets_visible(void)
 	       st.st_uid == geteuid() && (st.st_mode & (S_IRWXG | S_IRWXO)) == 0;
 }
 
+struct config_arg {
+	const struct rps_app *app;
+	int show_secrets;
+};
+
 /* The steering secrets and their provenance into /rps/config. */
 static void
-config_secrets(const struct rps_app *app, struct rte_tel_data *d)
+config_secrets(struct tel_out *o, const struct rps_app *app, int show)
 {
-	const struct rps_options *o = &app->opt;
-	const int show = secrets_visible();
+	const struct rps_options *opt = &app->opt;
 	char hex[2 * RPS_TOEPLITZ_KEY_MAX + 1];
 
-	rte_tel_data_add_dict_string(d, "hash_seed_source", o->seed_given ? "configured" :
-				     "random");
-	rte_tel_data_add_dict_string(d, "rss_key_source", o->rss_key_random ? "random" :
-				     "configured");
-	rte_tel_data_add_dict_string(d, "symmetric", rps_sym_mode_name(o->symmetric));
+	tel_str(o, "hash_seed_source", opt->seed_given ? "configured" : "random");
+	tel_str(o, "rss_key_source", opt->rss_key_random ? "random" : "configured");
+	tel_str(o, "symmetric", rps_sym_mode_name(opt->symmetric));
 	if (show) {
-		rte_tel_data_add_dict_u64(d, "hash_seed", app->seed);
-		rps_toeplitz_key_format(o->rss_key, o->rss_key_len, hex, sizeof(hex));
-		rte_tel_data_add_dict_string(d, "rss_key", hex);
+		tel_u64(o, "hash_seed", app->seed);
+		rps_toeplitz_key_format(opt->rss_key, opt->rss_key_len, hex, sizeof(hex));
+		tel_str(o, "rss_key", hex);
 	} else {
-		rte_tel_data_add_dict_string(d, "hash_seed", "hidden");
-		rte_tel_data_add_dict_string(d, "rss_key", "hidden");
+		tel_str(o, "hash_seed", "hidden");
+		tel_str(o, "rss_key", "hidden");
 	}
 }
 
@@ -533,9 +968,9 @@ setting_value(const struct rps_app *app, enum rps_setting_id id, int64_t *v)
  * /rps/map; lists as the text given.
  */
 static void
-config_settings(const struct rps_app *app, struct rte_tel_data *d)
+config_settings(struct tel_out *o, const struct rps_app *app)
 {
-	const struct rps_options *o = &app->opt;
+	const struct rps_options *opt = &app->opt;
 
 	for (unsigned int i = 0; i < RPS_SET_NB; i++) {
 		const struct rps_setting *s = &rps_settings[i];
@@ -544,54 +979,70 @@ config_settings(const struct rps_app *app, struct rte_tel_data *d)
 		if (s->key == NULL || strcmp(s->section, "dataplane") != 0 ||
 		    i == RPS_SET_HASH_SEED || i == RPS_SET_RSS_KEY || i == RPS_SET_SYMMETRIC)
 			continue;
-		if (i == RPS_SET_STAGES) {
-			rte_tel_data_add_dict_string(d, s->key, o->stages_text);
-		} else if (i == RPS_SET_METRICS) {
-			rte_tel_data_add_dict_string(d, s->key, o->metrics.on ? o->metrics.text :
-						     "off");
-		} else if (i == RPS_SET_HASH) {
-			rte_tel_data_add_dict_string(d, s->key, rps_hash_mode_name(o->hash_mode));
-		} else if (setting_value(app, (enum rps_setting_id)i, &v) == 0) {
+		if (i == RPS_SET_STAGES)
+			tel_text(o, s->key, opt->stages_text);
+		else if (i == RPS_SET_METRICS)
+			tel_text(o, s->key, opt->metrics.on ? opt->metrics.text : "off");
+		else if (i == RPS_SET_HASH)
+			tel_str(o, s->key, rps_hash_mode_name(opt->hash_mode));
+		else if (setting_value(app, (enum rps_setting_id)i, &v) == 0) {
 			if (v < 0 || s->type == RPS_SETTING_BOOL || v <= INT32_MAX)
-				rte_tel_data_add_dict_int(d, s->key, (int)v);
+				tel_int(o, s->key, (int)v);
 			else
-				rte_tel_data_add_dict_u64(d, s->key, (uint64_t)v);
+				tel_u64(o, s->key, (uint64_t)v);
 		}
 	}
+}
+
+/* ctl_lock held. */
+static void
+config_build(struct tel_out *o, const void *arg)
+{
+	const struct config_arg *a = arg;
+	const struct rps_app *app = a->app;
+	const struct rps_options *opt = &app->opt;
+
+	tel_text(o, "config_file", opt->config_path ? opt->config_path : "");
+	tel_u64(o, "generation", __atomic_load_n(&app->generation, __ATOMIC_ACQUIRE));
+	tel_text(o, "last_reload_result", app->last_reload_result);
+	tel_u64(o, "last_reload_age_s", app->last_reload_tsc == 0 ? 0 :
+		(rte_rdtsc() - app->last_reload_tsc) / rte_get_tsc_hz());
+	tel_u64(o, "reloads_ok", app->reloads_ok);
+	tel_u64(o, "reloads_failed", app->reloads_failed);
+	tel_u64(o, "watch_events", __atomic_load_n(&app->watch_events, __ATOMIC_RELAXED));
+	tel_u64(o, "watch_names", __atomic_load_n(&app->watch_names, __ATOMIC_RELAXED));
+	tel_int(o, "watch_armed", __atomic_load_n(&app->watch_armed, __ATOMIC_RELAXED));
+	config_settings(o, app);
+	config_secrets(o, app, a->show_secrets);
+	/* command line only, as the program resolved them */
+	tel_str(o, "backpressure", app->steer.backpressure ? "on" : "off");
+	tel_u64(o, "stall_timeout_ms", opt->stall_timeout_ms);
 }
 
 static int
 tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct rps_app *app = (struct rps_app *)(uintptr_t)tel_app;
-	const struct rps_options *o = &app->opt;
+	struct config_arg a = { .app = app, .show_secrets = secrets_visible() };
+	int rc;
 
 	(void)cmd;
 	(void)params;
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_string(d, "config_file", o->config_path ? o->config_path : "");
-	rte_tel_data_add_dict_u64(d, "generation",
-				  __atomic_load_n(&app->generation, __ATOMIC_ACQUIRE));
 	pthread_mutex_lock(&app->ctl_lock);
-	rte_tel_data_add_dict_string(d, "last_reload_result", app->last_reload_result);
-	rte_tel_data_add_dict_u64(d, "last_reload_age_s", app->last_reload_tsc == 0 ? 0 :
-				  (rte_rdtsc() - app->last_reload_tsc) / rte_get_tsc_hz());
-	rte_tel_data_add_dict_u64(d, "reloads_ok", app->reloads_ok);
-	rte_tel_data_add_dict_u64(d, "reloads_failed", app->reloads_failed);
-	rte_tel_data_add_dict_u64(d, "watch_events",
-				  __atomic_load_n(&app->watch_events, __ATOMIC_RELAXED));
-	rte_tel_data_add_dict_u64(d, "watch_names",
-				  __atomic_load_n(&app->watch_names, __ATOMIC_RELAXED));
-	rte_tel_data_add_dict_int(d, "watch_armed",
-				  __atomic_load_n(&app->watch_armed, __ATOMIC_RELAXED));
-	config_settings(app, d);
+	rc = tel_reply(d, config_build, &a);
 	pthread_mutex_unlock(&app->ctl_lock);
-	config_secrets(app, d);
-	/* command line only, as the program resolved them */
-	rte_tel_data_add_dict_string(d, "backpressure", app->steer.backpressure ? "on" : "off");
-	rte_tel_data_add_dict_u64(d, "stall_timeout_ms", o->stall_timeout_ms);
-	return 0;
+	return rc;
 }
+
+/* ---- /rps/flows ---- */
+
+/*
+ * Flows in a page of /rps/flows. At its widest (IPv6 addresses of 39 characters, every
+ * number 20 or 11 digits) a flow is 337 bytes: 32 and the rest make 10,843 bytes of the
+ * 16,320; the 64 that /rps/flows,64 used to put in one reply could be 21,600.
+ */
+#define TEL_FLOWS_PAGE 32
+#define TEL_FLOWS_MAX 64
 
 /* One worker's snapshot, copied consistently (retried while the worker writes it). */
 static uint32_t
@@ -620,95 +1071,115 @@ cmp_flow(const void *a, const void *b)
 	return x->f.packets < y->f.packets ? 1 : x->f.packets > y->f.packets ? -1 : 0;
 }
 
+struct flows_arg {
+	const struct tel_flow *all;
+	uint32_t first, end, want;  /* ranks [first, end) of the top want */
+};
+
+static void
+flows_build(struct tel_out *o, const void *arg)
+{
+	const struct flows_arg *a = arg;
+
+	tel_page(o, a->first, TEL_FLOWS_PAGE, a->want);
+	for (uint32_t k = a->first; k < a->end; k++) {
+		const struct rps_flow_summary *f = &a->all[k].f;
+		char name[16], src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+		int af = f->family == 6 ? AF_INET6 : AF_INET;
+		struct tel_out c;
+
+		inet_ntop(af, f->src, src, sizeof(src));
+		inet_ntop(af, f->dst, dst, sizeof(dst));
+		tel_open(o, &c, RTE_TEL_CONTAINER);
+		tel_int(&c, "lcore", (int)a->all[k].lcore);
+		tel_str(&c, "src", src);
+		tel_str(&c, "dst", dst);
+		tel_int(&c, "sport", f->sport);
+		tel_int(&c, "dport", f->dport);
+		tel_int(&c, "proto", f->proto);
+		tel_u64(&c, "packets", f->packets);
+		tel_u64(&c, "bytes", f->bytes);
+		tel_str(&c, "state", rps_flow_state_name(f->state));
+		tel_u64(&c, "out_of_order", f->out_of_order);
+		tel_u64(&c, "retransmit", f->retransmit);
+		snprintf(name, sizeof(name), "%u", k);
+		tel_close(o, name, &c);
+	}
+}
+
+/*
+ * Ask the workers for snapshots (they take one a second while asked) and wait (this thread
+ * only) until each has one at most a second old. The first query waits up to 1.5 s for
+ * them; later ones up to 50 ms, then answer with what there is: a worker that is stalled or
+ * never idle must not hold up the reply.
+ */
+static void
+flows_wait_fresh(const struct rps_app *app, const struct rps_worker *ws, uint16_t nw)
+{
+	struct rps_app *mut = (struct rps_app *)(uintptr_t)app;
+	uint64_t t0 = rte_rdtsc(), hz = rte_get_tsc_hz();
+	uint64_t last = __atomic_load_n(&app->flows_wanted_tsc, __ATOMIC_RELAXED);
+	/* workers snapshot while asked in the last 60 s (rps_process_idle) */
+	uint64_t wait = last == 0 || t0 - last > 59 * hz ? hz * 3 / 2 : hz / 20;
+	int fresh = 0;
+
+	__atomic_store_n(&mut->flows_wanted_tsc, t0, __ATOMIC_RELAXED);
+	while (!fresh && rte_rdtsc() - t0 < wait &&
+	       !__atomic_load_n(&app->rx_done, __ATOMIC_ACQUIRE)) {
+		fresh = 1;
+		for (uint16_t i = 0; i < nw; i++)
+			if (ws[i].flow_snap != NULL &&
+			    __atomic_load_n(&ws[i].health.state, __ATOMIC_RELAXED) !=
+			    RPS_HEALTH_STALLED && /* it will not answer */
+			    __atomic_load_n(&ws[i].flow_snap->tsc, __ATOMIC_RELAXED) + hz < t0)
+				fresh = 0;
+		if (!fresh)
+			rte_delay_us_sleep(5 * 1000);
+	}
+}
+
 static int
 tel_flows(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	const struct rps_app *app = tel_app;
 	const struct rps_worker *ws = app->nb_workers ? app->workers : &app->self;
 	uint16_t nw = app->nb_workers ? app->nb_workers : 1;
-	struct tel_flow *all = calloc((size_t)nw * RPS_TOP_FLOWS, sizeof(*all));
-	unsigned long want = 10;
+	struct tel_flow *all;
+	struct flows_arg a;
+	uint64_t p[2] = { 10, 0 };
 	uint32_t total = 0;
+	int n = tel_params(params, p, 2), rc;
 
 	(void)cmd;
+	/* N must be 1..64, FIRST below N */
+	if (n < 0 || p[0] == 0 || p[0] > TEL_FLOWS_MAX || p[1] >= p[0])
+		return -EINVAL;
+	all = calloc((size_t)nw * RPS_TOP_FLOWS, sizeof(*all));
 	if (all == NULL)
 		return -ENOMEM;
-	if (params != NULL && *params != '\0') {
-		char *end;
-
-		want = strtoul(params, &end, 10);
-		if (*end != '\0' || want == 0 || want > 64) {
-			free(all);
-			return -EINVAL; /* N must be 1..64 */
-		}
-	}
-	{
-		/* Ask the workers for snapshots (they take one a second while asked) and wait
-		 * (this thread only) until each has one at most a second old. The first query
-		 * waits up to 1.5 s for them; later ones up to 50 ms, then answer with what
-		 * there is: a worker that is stalled or never idle must not hold up the reply. */
-		struct rps_app *mut = (struct rps_app *)(uintptr_t)app;
-		uint64_t t0 = rte_rdtsc(), hz = rte_get_tsc_hz();
-		uint64_t last = __atomic_load_n(&app->flows_wanted_tsc, __ATOMIC_RELAXED);
-		/* workers snapshot while asked in the last 60 s (rps_process_idle) */
-		uint64_t wait = last == 0 || t0 - last > 59 * hz ? hz * 3 / 2 : hz / 20;
-		int fresh = 0;
-
-		__atomic_store_n(&mut->flows_wanted_tsc, t0, __ATOMIC_RELAXED);
-		while (!fresh && rte_rdtsc() - t0 < wait &&
-		       !__atomic_load_n(&app->rx_done, __ATOMIC_ACQUIRE)) {
-			fresh = 1;
-			for (uint16_t i = 0; i < nw; i++)
-				if (ws[i].flow_snap != NULL &&
-				    __atomic_load_n(&ws[i].health.state, __ATOMIC_RELAXED) !=
-				    RPS_HEALTH_STALLED && /* it will not answer */
-				    __atomic_load_n(&ws[i].flow_snap->tsc, __ATOMIC_RELAXED) + hz < t0)
-					fresh = 0;
-			if (!fresh)
-				rte_delay_us_sleep(5 * 1000);
-		}
-	}
+	flows_wait_fresh(app, ws, nw);
 	for (uint16_t i = 0; i < nw; i++) {
 		struct rps_flow_summary tmp[RPS_TOP_FLOWS];
-		uint32_t n;
+		uint32_t k, m;
 
 		if (ws[i].flow_snap == NULL)
 			continue;
-		n = read_snap(ws[i].flow_snap, tmp);
-		for (uint32_t k = 0; k < n; k++) {
+		m = read_snap(ws[i].flow_snap, tmp);
+		for (k = 0; k < m; k++) {
 			all[total].f = tmp[k];
 			all[total++].lcore = ws[i].lcore;
 		}
 	}
 	qsort(all, total, sizeof(*all), cmp_flow);
-	rte_tel_data_start_dict(d);
-	for (uint32_t k = 0; k < total && k < want; k++) {
-		const struct rps_flow_summary *f = &all[k].f;
-		struct rte_tel_data *c = rte_tel_data_alloc();
-		char name[16], src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
-		int af = f->family == 6 ? AF_INET6 : AF_INET;
-
-		if (c == NULL)
-			break;
-		inet_ntop(af, f->src, src, sizeof(src));
-		inet_ntop(af, f->dst, dst, sizeof(dst));
-		rte_tel_data_start_dict(c);
-		rte_tel_data_add_dict_int(c, "lcore", (int)all[k].lcore);
-		rte_tel_data_add_dict_string(c, "src", src);
-		rte_tel_data_add_dict_string(c, "dst", dst);
-		rte_tel_data_add_dict_int(c, "sport", f->sport);
-		rte_tel_data_add_dict_int(c, "dport", f->dport);
-		rte_tel_data_add_dict_int(c, "proto", f->proto);
-		rte_tel_data_add_dict_u64(c, "packets", f->packets);
-		rte_tel_data_add_dict_u64(c, "bytes", f->bytes);
-		rte_tel_data_add_dict_string(c, "state", rps_flow_state_name(f->state));
-		rte_tel_data_add_dict_u64(c, "out_of_order", f->out_of_order);
-		rte_tel_data_add_dict_u64(c, "retransmit", f->retransmit);
-		snprintf(name, sizeof(name), "%u", k);
-		rte_tel_data_add_dict_container(d, name, c, 0);
-	}
+	a.all = all;
+	a.first = (uint32_t)p[1];
+	a.want = RTE_MIN((uint32_t)p[0], total);
+	a.end = RTE_MIN(a.first + TEL_FLOWS_PAGE, a.want);
+	if (a.end < a.first)
+		a.end = a.first;
+	rc = tel_reply(d, flows_build, &a);
 	free(all);
-	return 0;
+	return rc;
 }
 
 /*
@@ -730,15 +1201,18 @@ static const struct {
 } tel_cmds[] = {
 	{ "/rps/info", tel_info, "Version, lcores, ports, uptime, config generation, ready, CPU "
 	  "paths. No parameters" },
-	{ "/rps/stats", tel_stats, "Global and per-worker counters, drops by reason, backlog "
-	  "depth/hwm, pps. No parameters" },
-	{ "/rps/workers", tel_workers, "Per-worker backlog, load and rates. No parameters" },
-	{ "/rps/map", tel_map, "Per RX queue: mask, lcores, weights, table size, buckets per "
-	  "lcore; generation. No parameters" },
+	{ "/rps/stats", tel_stats, "Global counters, drops by reason, port, pool; a page of 16 "
+	  "workers' summaries from FIRST. Params: [FIRST]" },
+	{ "/rps/workers", tel_workers, "A page of 16 workers from FIRST: backlog, health, load, "
+	  "buckets, drops. Params: [FIRST]" },
+	{ "/rps/worker", tel_worker, "One worker: every counter and drop reason, backlog, health, "
+	  "buckets owned. Params: LCORE" },
+	{ "/rps/map", tel_map, "RX queues Q, Q+1: mask, lcores, weights, buckets per lcore "
+	  "(arrays); generation. Params: [Q]" },
 	{ "/rps/buckets", tel_buckets, "Buckets of RX queue Q: lcore, packets, bytes, pps, "
 	  "cycles, moves. Params: Q (32 hottest) or Q,FIRST (64 from FIRST)" },
-	{ "/rps/flows", tel_flows, "Top N flows by packets across workers (from per-worker "
-	  "snapshots, 1 s old at most). Parameters: int N (1..64, default 10)" },
+	{ "/rps/flows", tel_flows, "Top N flows by packets across workers, 32 a page from FIRST. "
+	  "Params: N (1..64, default 10)[,FIRST]" },
 	{ "/rps/config", tel_config, "Active settings, generation, last reload time and result. "
 	  "No parameters" },
 };
@@ -783,6 +1257,11 @@ rps_telemetry_register(struct rps_app *app)
 		(void)chmod(path, 0600);
 	}
 	for (unsigned int i = 0; i < RTE_DIM(tel_cmds); i++)
-		rc |= rte_telemetry_register_cmd(tel_cmds[i].name, tel_guarded, tel_cmds[i].help);
-	return rc ? -1 : 0;
+		if (rte_telemetry_register_cmd(tel_cmds[i].name, tel_guarded,
+					       tel_cmds[i].help) != 0) {
+			/* a help text of 128 characters or more is refused, for one */
+			RPS_LOG(WARNING, "telemetry: cannot register %s", tel_cmds[i].name);
+			rc = -1;
+		}
+	return rc;
 }

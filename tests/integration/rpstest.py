@@ -762,19 +762,24 @@ class Telemetry:
         self.s.recv(1 << 16)        # the greeting
 
     def query(self, cmd):
-        t0 = time.monotonic()
-        try:
-            self.s.send(cmd.encode())
-            r = self.s.recv(1 << 20)
-        except OSError:
-            return None, time.monotonic() - t0
-        dt = time.monotonic() - t0
+        r, dt = self.query_raw(cmd)
         if not r:
             return None, dt
         try:
             return json.loads(r.decode()).get(cmd.split(',')[0]), dt
         except ValueError:
             return None, dt
+
+    def query_raw(self, cmd):
+        """The reply's bytes as they came (None when the socket failed or closed), and
+        seconds."""
+        t0 = time.monotonic()
+        try:
+            self.s.send(cmd.encode())
+            r = self.s.recv(1 << 20)
+        except OSError:
+            return None, time.monotonic() - t0
+        return r, time.monotonic() - t0
 
     def close(self):
         self.s.close()

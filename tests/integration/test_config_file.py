@@ -86,7 +86,7 @@ class Run:
 
     def lcores(self):
         m = self.tel('/rps/map')
-        return m['queue0']['lcores'] if m else None
+        return ','.join(str(l) for l in m['queue0']['lcores']) if m else None
 
     def wait(self, pred, what, timeout=20.0):
         """Poll /rps/config until pred(config) holds; the config, or None after timeout."""

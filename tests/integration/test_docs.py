@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """test_docs.py: the README documents every drop reason, every per-lcore counter, every
-stage and every option that the code defines (read from lib/rps/rps_counters.h and from
-dpdk-rps --help), so the manual cannot fall behind the code; its option table is the one the
-settings table generates (dpdk-rps --help-table markdown, tools/settings_docs.py).
+stage, every option and every /rps/ telemetry command that the code defines (read from
+lib/rps/rps_counters.h, dpdk-rps --help and app/telemetry.c), so the manual cannot fall
+behind the code; its option table is the one the settings table generates (dpdk-rps
+--help-table markdown, tools/settings_docs.py).
 
 usage: test_docs.py PATH/TO/dpdk-rps SOURCE_ROOT
 """
@@ -26,9 +27,15 @@ def main():
     missing = [n for n in names if '`%s`' % n not in readme and '`%s.' % n not in readme
                and ' `%s`' % n not in readme]
     missing += [o for o in opts if '`%s' % o not in readme]
-    if len(names) < 30 or len(opts) < 14:
-        print('test_docs: parsed only %d names and %d options: parser broken' % (
-            len(names), len(opts)))
+    # every /rps/ telemetry command registered in app/telemetry.c, in the Telemetry table
+    tel = open(root + '/app/telemetry.c').read()
+    cmds = re.findall(r'^\s*\{ "(/rps/\w+)", tel_', tel, re.M)
+    table = readme[readme.index('\n## Telemetry\n'):]
+    table = table[:table.index('\n\n', table.index('| command |'))]
+    missing += [c for c in cmds if not re.search(r'^\| `%s[`,]' % re.escape(c), table, re.M)]
+    if len(names) < 30 or len(opts) < 14 or len(cmds) < 8:
+        print('test_docs: parsed only %d names, %d options and %d telemetry commands: '
+              'parser broken' % (len(names), len(opts), len(cmds)))
         return 1
     if missing:
         print('test_docs: not in README.md: %s' % ', '.join(missing))
@@ -40,8 +47,9 @@ def main():
         print('test_docs: %s\n(run tools/settings_docs.py %s to regenerate it)' % (
             '\n'.join(bad), binary))
         return 1
-    print('test_docs: %d counters/reasons/stages and %d options documented; the option '
-          'table matches the settings table' % (len(names), len(opts)))
+    print('test_docs: %d counters/reasons/stages, %d options and %d telemetry commands '
+          'documented; the option table matches the settings table' % (
+              len(names), len(opts), len(cmds)))
     return 0
 
 

@@ -101,14 +101,19 @@ def main():
                 F.check(st['rx_packets'] > 0 and 'dropped_backlog_full' in st and
                         'worker_1' in st and 'backlog_hwm' in st['worker_1'],
                         '/rps/stats: %s' % list(st)[:12])
-                F.check(sorted(wk) == ['1', '2', '3'] and 'pps' in wk['1'] and
-                        'dropped_backlog_full' in wk['1'] and 'dropped_flow_limit' in wk['1'],
+                ws = wk.get('workers', {})
+                F.check(sorted(ws) == ['1', '2', '3'] and 'pps' in ws['1'] and
+                        'dropped_backlog_full' in ws['1'] and 'dropped_flow_limit' in ws['1']
+                        and wk['nb_workers'] == 3 and 'next' not in wk,
                         '/rps/workers: %s' % wk)
-                F.check(mp['queue0']['lcores'] == '1,2,3' and mp['queue0']['mask'] == 'e' and
-                        mp['queue0']['weights'] == '1:1,2:1,3:1' and
+                F.check(mp['queue0']['lcores'] == [1, 2, 3] and mp['queue0']['mask'] == 'e' and
+                        mp['queue0']['weights'] == [1, 1, 1] and
+                        sum(mp['queue0']['buckets']) == mp['queue0']['table_size'] and
                         mp['generation'] == 1 and mp['reorder_safe'] == 1, '/rps/map: %s' % mp)
-                F.check(isinstance(fl, dict) and 1 <= len(fl) <= 5 and
-                        all('packets' in v and 'src' in v for v in fl.values()),
+                flows = {k: v for k, v in fl.items() if k.isdigit()}
+                F.check(isinstance(fl, dict) and 1 <= len(flows) <= 5 and
+                        fl.get('first') == 0 and 'next' not in fl and
+                        all('packets' in v and 'src' in v for v in flows.values()),
                         '/rps/flows,5: %s' % fl)
                 F.check(cf['generation'] == 1 and cf['config_file'] == cfg and
                         cf['backlog'] == 4096 and cf['flow_limit'] == 0,
@@ -119,16 +124,16 @@ def main():
             os.kill(proc.pid, signal.SIGHUP)
             mp = wait_for(lambda: (lambda m: m if m and m['generation'] >= 2 else None)(
                 one(prefix, '/rps/map')))
-            F.check(mp is not None and mp['queue0']['lcores'] == '1,2',
+            F.check(mp is not None and mp['queue0']['lcores'] == [1, 2],
                     'after SIGHUP /rps/map: %s' % mp)
             cf = one(prefix, '/rps/config')
             F.check(cf is not None and cf['flow_limit'] == 1,
                     'after SIGHUP flow_limit = on: /rps/config %s' % cf)
             time.sleep(1.5)  # lcore 3 drains what it had
-            w3a = one(prefix, '/rps/workers')['3']['processed']
+            w3a = one(prefix, '/rps/worker,3')['processed']
             time.sleep(1.0)
-            w3b = one(prefix, '/rps/workers')['3']['processed']
-            w1 = one(prefix, '/rps/workers')['1']['pps']
+            w3b = one(prefix, '/rps/worker,3')['processed']
+            w1 = one(prefix, '/rps/workers')['workers']['1']['pps']
             F.check(w3a == w3b and w1 > 0, 'traffic does not follow the map: lcore 3 '
                     'processed %d -> %d, lcore 1 pps %d' % (w3a, w3b, w1))
 
@@ -143,7 +148,7 @@ def main():
             F.check(cf is not None and (cfg + ':3:') in cf['last_reload_result'] and
                     cf['generation'] == gen, 'invalid config: /rps/config %s' % cf)
             mp = one(prefix, '/rps/map')
-            F.check(mp['generation'] == gen and mp['queue0']['lcores'] == '1,2',
+            F.check(mp['generation'] == gen and mp['queue0']['lcores'] == [1, 2],
                     'invalid config changed the map: %s' % mp)
             # a map naming an lcore that is no worker is refused too
             write_conf(cfg, conf('0x10'), replace=True)

@@ -99,7 +99,7 @@ def processed(prefix):
     w, st = r[0].get('/rps/workers'), r[1].get('/rps/stats')
     if w is None or st is None:  # not registered yet: EAL answers before dpdk-rps is up
         return None, None
-    return {int(k): v['processed'] for k, v in w.items()}, st
+    return {int(k): v['processed'] for k, v in w['workers'].items()}, st
 
 
 def ratio(before, after):

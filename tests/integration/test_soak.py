@@ -278,7 +278,7 @@ def recoveries(tel):
     w, _ = tel.query('/rps/workers')
     if not w:
         return None
-    ws = [v for v in w.values() if isinstance(v, dict)]
+    ws = list(w.get('workers', {}).values())
     return all(v.get('health') == 'ok' for v in ws), sum(v.get('recoveries', 0) for v in ws)
 
 

@@ -82,9 +82,16 @@ def map_fill(size, workers, weights=None):
 
 
 def owners_text(table):
-    """/rps/map "buckets": lcore:count for each lcore owning buckets, by lcore."""
+    """lcore:count for each lcore owning buckets, by lcore."""
     c = collections.Counter(table)
     return ','.join('%d:%d' % (l, c[l]) for l in sorted(c))
+
+
+def map_text(q):
+    """/rps/map's queue: its aligned arrays lcores, weights, buckets as 'lcore:buckets'
+    and 'lcore:weight' texts (the format they had as strings)."""
+    return (','.join('%d:%d' % x for x in zip(q['lcores'], q['buckets'])),
+            ','.join('%d:%d' % x for x in zip(q['lcores'], q['weights'])))
 
 
 # ----------------------------------------------------------------- traffic
@@ -246,6 +253,9 @@ def check_page(F, ctx, rep, first, table):
                                       rep.get('view'), want[0], want[-1], len(table)))
     F.check(rep['lcore'] == [table[b] for b in want], '%s: lcores %s, expected %s' % (
         ctx, rep['lcore'], [table[b] for b in want]))
+    nxt = first + 64 if first + 64 < len(table) else None
+    F.check(rep.get('first') == first and rep.get('next') == nxt, '%s: first %r next %r, '
+            'expected %d and %r' % (ctx, rep.get('first'), rep.get('next'), first, nxt))
 
 
 def live(F, binary, tmp, frames):
@@ -280,8 +290,9 @@ def live(F, binary, tmp, frames):
                 info['worker_lcores'])
         mp = one(prefix, '/rps/map')
         q0 = mp['queue0']
-        F.check(q0['table_size'] == 64 and q0['weights'] == '1:3,2:1' and
-                q0['buckets'] == '1:48,2:16' and q0['lcores'] == '1,2',
+        F.check(q0['table_size'] == 64 and q0['weights'] == [3, 1] and
+                q0['buckets'] == [48, 16] and q0['lcores'] == [1, 2] and
+                map_text(q0) == ('1:48,2:16', '1:3,2:1'),
                 'live: /rps/map queue0 %s; expected table_size 64, weights 1:3,2:1, '
                 'buckets 1:48,2:16' % q0)
         print('live: /rps/map queue0 table_size %s weights %s buckets %s' % (
@@ -295,9 +306,10 @@ def live(F, binary, tmp, frames):
         n = check_columns(F, 'live: /rps/buckets,0', hot, 32) if hot else None
         if n is not None:
             F.check(n == 32 and hot.get('table_size') == 64 and hot.get('view') == 'hottest'
-                    and hot.get('owners') == '1:48,2:16',
+                    and hot.get('owners') == [1, 2] and hot.get('owned') == [48, 16],
                     'live: /rps/buckets,0: %d buckets, table_size %s, view %s, owners %s' % (
-                        n, hot.get('table_size'), hot.get('view'), hot.get('owners')))
+                        n, hot.get('table_size'), hot.get('view'),
+                        list(zip(hot.get('owners', []), hot.get('owned', [])))))
             pps = hot['pps']
             F.check(all(a >= b for a, b in zip(pps, pps[1:])),
                     'live: /rps/buckets,0 not sorted by pps descending: %s' % pps)
@@ -329,8 +341,8 @@ def live(F, binary, tmp, frames):
         reload('[dataplane]\ntable_size = 256\n[map]\ndefault = 1-3\n')
         mp = wait_for(lambda: (lambda m: m if m['queue0']['table_size'] == 256 else None)(
             one(prefix, '/rps/map')))
-        F.check(mp is not None and mp['queue0']['buckets'] == '1:86,2:85,3:85' and
-                mp['queue0']['weights'] == '1:1,2:1,3:1' and mp['generation'] > gen1,
+        F.check(mp is not None and map_text(mp['queue0']) == ('1:86,2:85,3:85', '1:1,2:1,3:1')
+                and mp['generation'] > gen1,
                 'live: after the reload to table_size 256, map 1-3: /rps/map %s' % mp)
         cf = one(prefix, '/rps/config')
         F.check(cf['last_reload_result'] == 'ok', 'live: reload to 256: /rps/config %s' % cf)
@@ -361,7 +373,7 @@ def live(F, binary, tmp, frames):
                 print('%s: %s' % (label, res), flush=True)
             mp = one(prefix, '/rps/map')
             F.check(mp['generation'] == gen and mp['queue0']['table_size'] == 256 and
-                    mp['queue0']['buckets'] == '1:86,2:85,3:85',
+                    map_text(mp['queue0'])[0] == '1:86,2:85,3:85',
                     '%s: the running map changed: %s' % (label, mp))
         time.sleep(0.3)
     except (RuntimeError, KeyError, TypeError, subprocess.TimeoutExpired) as e:
