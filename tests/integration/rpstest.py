@@ -271,11 +271,35 @@ def remove_runtime_dir(prefix):
                       ignore_errors=True)
 
 
+def drain(proc):
+    """Read a Popen's stdout and stderr (PIPEs) all along, in threads: a process that logs a
+    line per reload would otherwise block on a full pipe (64 KiB), and its control thread
+    with it, while the test reads nothing until the end. stop() then returns what was read."""
+    import threading
+    proc._drained = ([], [])
+    proc._drainers = [threading.Thread(target=lambda f, b: b.extend(iter(f.readline, b'')),
+                                       args=(f, b), daemon=True)
+                      for f, b in zip((proc.stdout, proc.stderr), proc._drained)]
+    for t in proc._drainers:
+        t.start()
+    return proc
+
+
 def stop(proc, prefix, timeout=30.0):
     """SIGINT a dpdk-rps started with Popen(start_new_session=True), wait for it (SIGKILL its
     process group after timeout) and remove its runtime directory. Returns (stdout, stderr)
     as bytes; proc.returncode is its exit status."""
     proc.send_signal(signal.SIGINT)
+    if hasattr(proc, '_drained'):
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        for t in proc._drainers:
+            t.join(10)
+        remove_runtime_dir(prefix)
+        return b''.join(proc._drained[0]), b''.join(proc._drained[1])
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:

@@ -73,8 +73,8 @@ def main():
                                vdevs=[rpstest.pcap_vdev(rx=inp, infinite_rx=True)])
         cmd = [binary] + eal + ['--', '--config', cfg, '--summary-json', summary,
                                 '--backlog', '4096']
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                stdin=subprocess.DEVNULL, start_new_session=True)
+        proc = rpstest.drain(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, start_new_session=True))
         try:
             info = wait_for(lambda: one(prefix, '/rps/info'), 15)
             if not F.check(info is not None, 'no /rps/info reply (telemetry socket?)'):

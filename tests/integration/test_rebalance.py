@@ -164,11 +164,11 @@ def run(F, binary, tmp, inp, on, idle_queue=False):
         app += ['--config', conf]
     else:
         app += ['--map', '1-4', '--rebalance', 'off', '--rebalance-interval', '200']
-    proc = subprocess.Popen([binary] + eal + ['--'] + app, stdout=subprocess.PIPE,
+    proc = rpstest.drain(subprocess.Popen([binary] + eal + ['--'] + app, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                             start_new_session=True,
                             env=dict(os.environ, RPS_TEST_RX_QUEUES='1') if idle_queue
-                            else None)
+                            else None))
     result = None
     try:
         # let the rebalancer see two intervals over the threshold, move, and settle

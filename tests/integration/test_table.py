@@ -274,8 +274,8 @@ def live(F, binary, tmp, frames):
                            vdevs=[rpstest.pcap_vdev(rx=inp, infinite_rx=True)])
     cmd = [binary] + eal + ['--', '--config', cfg, '--summary-json', summary,
                             '--backlog', '4096']
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL, start_new_session=True)
+    proc = rpstest.drain(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, start_new_session=True))
 
     def reload(body):
         with open(cfg, 'w') as f:
