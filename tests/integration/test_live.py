@@ -171,11 +171,15 @@ def main():
                 write_conf(cfg, conf(masks[i % len(masks)]))
                 os.kill(proc.pid, signal.SIGHUP)
                 time.sleep(0.002)
-            time.sleep(0.5)
+            # SIGHUPs that arrive during a reload coalesce, so how many generations a storm
+            # makes depends on the machine's speed (601 in 4.5 s here, 39 in an ASan CI
+            # run): what must hold is that the last file written wins, nothing is refused
+            mp = wait_for(lambda: (lambda m: m if m and m['queue0']['lcores'] == [1] else
+                                   None)(one(prefix, '/rps/map')), 15)
             cf = one(prefix, '/rps/config')
-            # SIGHUPs that arrive during a reload coalesce; each file write is one more
-            F.check(cf is not None and cf['generation'] > before + 100 and
-                    cf['reloads_failed'] == 2, 'storm: %s' % cf)
+            F.check(mp is not None and cf is not None and cf['generation'] > before + 1 and
+                    cf['reloads_failed'] == 2,
+                    'storm: the last file (map 0x2) did not win: %s, %s' % (mp, cf))
             print('storm: %d generations applied' % (cf['generation'] - before), flush=True)
         except (RuntimeError, KeyError, TypeError, subprocess.TimeoutExpired) as e:
             F.fail('live control: %r' % e)
