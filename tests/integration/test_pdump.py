@@ -8,13 +8,19 @@
    having written at least N packets (it stops at the end of the ring burst that reached N,
    so fewer than N + 32), every one of them IPv4 or IPv6 UDP without a VLAN tag (what the
    BPF filter `udp` matches: the input has TCP, ARP and tagged frames too, so a filter not
-   applied fails), both directions present (the pcapng's epb_flags: RX and TX callbacks),
+   applied fails), both directions present over the captures (the pcapng's epb_flags: RX and
+   TX callbacks),
    read back by our own pcapng reader and cross-checked by tshark or scapy where installed.
    Steering goes on meanwhile (/rps/stats rx_packets rises). Then 15 more captures are
    started and stopped: DPDK 22.11's pdump freed a stopped capture's mempool while an lcore
    could still be copying into it, which crashed dpdk-rps within ten (app/pdump.c now waits
    for a grace period); dpdk-rps must survive them all. SIGINT then exits 0 with
    rx_packets == processed + sum(dropped) and no mbuf of our pool left in use.
+   dpdk-pdump too, against the same dpdk-rps: `dpdk-pdump -- --pdump
+   'port=0,queue=*,rx-dev=rx.pcap,tx-dev=tx.pcap'` runs until both files hold packets, then
+   SIGINT must end it with exit 0 and two pcap files our reader reads: RX frames that are
+   frames of the input, TX frames too (every worker forwards what it processed), while
+   /rps/stats rx_packets goes on rising.
 2. dpdk-proc-info (a net_null port: DPDK 22.11's dpdk-proc-info crashes attaching to a
    primary that runs net_pcap, testpmd's too): --stats, --xstats and --show-mempool must
    exit 0 and show port 0 receiving and our mbuf pool; dpdk-rps then exits 0, accounting
@@ -33,6 +39,7 @@ import collections
 import os
 import re
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -47,6 +54,7 @@ NEED_PAGES = 256          # 512 MiB: dpdk-rps -m 256 and the tools' own pools
 MEM_MB = 256
 CAPTURE = 200             # dumpcap -c
 DUMPCAP_BURST = 32        # dumpcap writes whole ring bursts: it may pass -c by up to this
+PDUMP_MIN = 100           # frames dpdk-pdump must write in each direction
 CYCLES = 15               # captures started and stopped against one dpdk-rps
 READY_TIMEOUT = 60.0
 
@@ -289,8 +297,6 @@ def run_dumpcap(binary, pcap, hdir, tmp, errs):
         if bad:
             errs.append('%d of %d captured packets do not match the filter udp (first: %s)'
                         % (len(bad), len(frames), bad[0][:40].hex()))
-        if dirs[1] == 0 or dirs[2] == 0:
-            errs.append('capture directions %s: expected both RX (1) and TX (2)' % dict(dirs))
         reader, problems = cross_check(capfile, frames)
         errs += problems
         if before is None or after is None or after <= before:
@@ -299,6 +305,10 @@ def run_dumpcap(binary, pcap, hdir, tmp, errs):
         # Stopping a capture is where DPDK 22.11 raced (pdump.c): dumpcap frees its mempool
         # on the reply while an lcore may still be in the callback. Start and stop it again
         # and again; dpdk-rps must survive every one.
+        # Both directions must show up, though not necessarily in the first capture: its 200
+        # packets take well under a second, and on a loaded machine the workers (which
+        # transmit) may not run in it while the RX lcore does. Over all 16 captures they do.
+        dirs_all = collections.Counter(dirs)
         for i in range(CYCLES):
             q = subprocess.run(dcmd[:5] + ['-c', '32', '-w', capfile + '.%d' % i], cwd=tmp,
                                capture_output=True, text=True, timeout=60)
@@ -307,20 +317,98 @@ def run_dumpcap(binary, pcap, hdir, tmp, errs):
                     i + 1, CYCLES, q.returncode, 'running' if proc.poll() is None else
                     'exited %s (crashed?)' % proc.returncode, q.stderr[-1000:]))
                 break
+            try:
+                dirs_all.update(d for _, d in read_pcapng(capfile + '.%d' % i))
+            except (OSError, ValueError) as e:
+                errs.append('capture %d of %d: %s' % (i + 1, CYCLES, e))
             os.unlink(capfile + '.%d' % i)
         else:
             print('dumpcap: %d more captures started and stopped, dpdk-rps still running'
                   % CYCLES)
+        if dirs_all[1] == 0 or dirs_all[2] == 0:
+            errs.append('capture directions over %d captures %s: expected both RX (1) and '
+                        'TX (2)' % (CYCLES + 1, dict(dirs_all)))
+        run_pdump(prefix, tmp, frames_in, proc, errs)
         m = re.findall(r'(\d+)/(\d+)', p.stdout + p.stderr)
-        print('dumpcap: %d packets in %.2f s (%d RX, %d TX), all udp, read back by %s; '
-              'dumpcap says received/dropped %s; rx_packets %s -> %s' % (
-                  len(frames), took, dirs[1], dirs[2], reader,
+        print('dumpcap: %d packets in %.2f s (%d RX, %d TX; %d RX, %d TX over all %d '
+              'captures), all udp, read back by %s; dumpcap says received/dropped %s; '
+              'rx_packets %s -> %s' % (
+                  len(frames), took, dirs[1], dirs[2], dirs_all[1], dirs_all[2], CYCLES + 1,
+                  reader,
                   '/'.join(m[-1]) if m else '?', before, after))
     finally:
         s = finish(proc, out, prefix, summary, 'dumpcap run', errs)
         if s is not None:
             print('dumpcap run: dpdk-rps exit 0, rx_packets %d = processed %d + dropped %d' % (
                 s['rx_packets'], s['processed'], rpstest.dropped_total(s)))
+
+
+def run_pdump(prefix, tmp, frames_in, proc, errs):
+    """dpdk-pdump (the older tool: pcap files through its own net_pcap ports) against the
+    running dpdk-rps: RX and TX of port 0 until each file holds PDUMP_MIN frames, SIGINT."""
+    pdump = shutil.which('dpdk-pdump')
+    if pdump is None:
+        print('dpdk-pdump: SKIP: dpdk-pdump is not installed')
+        return
+    rxf, txf = os.path.join(tmp, 'pdump_rx.pcap'), os.path.join(tmp, 'pdump_tx.pcap')
+    cmd = [pdump, '--file-prefix', prefix, '-l', '0', '--log-level', 'lib.eal:warning', '--',
+           '--pdump', 'port=0,queue=*,rx-dev=%s,tx-dev=%s' % (rxf, txf)]
+    before = rx_packets(prefix)
+    log = open(os.path.join(tmp, 'pdump.out'), 'w+')
+    p = subprocess.Popen(cmd, cwd=tmp, stdout=log, stderr=subprocess.STDOUT,
+                         stdin=subprocess.DEVNULL)
+
+    def size(path):
+        try:
+            return os.path.getsize(path)
+        except OSError:
+            return 0
+    # net_pcap's TX flushes the pcap dumper after every burst: the files grow while it runs
+    # (at the replay's full rate: stop as soon as both hold enough, by size, not by reading)
+    want = 24 + PDUMP_MIN * (16 + 1514)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and p.poll() is None and \
+            min(size(rxf), size(txf)) < want:
+        time.sleep(0.05)
+    exited_early = p.poll()
+    if exited_early is None:
+        p.send_signal(signal.SIGINT)
+    try:
+        rc = p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        rc = p.wait()
+        errs.append('dpdk-pdump: still running 30 s after SIGINT (killed)')
+    log.seek(0)
+    out = log.read()
+    log.close()
+    after = rx_packets(prefix)
+    if exited_early is not None or rc != 0:
+        errs.append('%s: exit %s%s\n%s' % (' '.join(cmd), rc, ' before SIGINT' if
+                                           exited_early is not None else '', out[-2000:]))
+        return
+    if proc.poll() is not None:
+        errs.append('dpdk-pdump: dpdk-rps exited %s meanwhile' % proc.returncode)
+        return
+    try:
+        rx, tx = rpstest.read_pcap(rxf).frames, rpstest.read_pcap(txf).frames
+    except (OSError, ValueError, struct.error) as e:
+        errs.append('dpdk-pdump output: %s' % e)
+        return
+    known = set(frames_in)
+    for name, got in (('RX', rx), ('TX', tx)):
+        if len(got) < PDUMP_MIN:
+            errs.append('dpdk-pdump %s file: %d frames, expected at least %d'
+                        % (name, len(got), PDUMP_MIN))
+    strange = [f for f in rx if f not in known]
+    if strange:
+        errs.append('dpdk-pdump RX file: %d of %d frames are not frames of the input (first: %s)'
+                    % (len(strange), len(rx), strange[0][:40].hex()))
+    if before is None or after is None or after <= before:
+        errs.append('dpdk-pdump: /rps/stats rx_packets %s before and %s after: steering did not '
+                    'go on' % (before, after))
+    print('dpdk-pdump: exit 0 on SIGINT, %d RX and %d TX frames in two pcap files, RX frames '
+          'all from the input; rx_packets %s -> %s' % (len(rx), len(tx), before, after))
 
 
 def run_proc_info(binary, hdir, tmp, errs):
