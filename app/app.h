@@ -33,6 +33,8 @@ extern int rps_logtype;
 	rte_log(RTE_LOG_##level, rps_logtype, "RPS: " fmt "\n", ##__VA_ARGS__)
 
 #define RPS_TOP_FLOWS 32
+/* (port, queue) pairs over every --rx-port: rps_order's bucket holds at most 256 */
+#define RPS_RX_QUEUES_MAX 256
 
 /** A worker's top flows, republished every second; read by telemetry only through the
  * sequence counter (single writer, no lock). */
@@ -63,7 +65,9 @@ struct rps_worker {
 	unsigned int lcore;
 	uint16_t index;
 	uint16_t txq;
-	struct rps_backlog *backlog;   /* NULL for the RX lcore in no-steering mode */
+	struct rps_backlog *backlog;   /* its backlog from RX lcore 0; NULL for the RX lcore
+					* in no-steering mode */
+	struct rps_backlog_in in;      /* its backlogs, one per RX lcore, polled in turn */
 	struct rps_stage_ctx ctx;      /* the pipeline's per-lcore state */
 	struct rps_txq out_txq;        /* --tx-port, this lcore's queue */
 	struct rps_txq reply_txq;      /* respond: the RX port, this lcore's queue */
@@ -78,6 +82,20 @@ struct rps_worker {
 	int socket;                    /* where this lcore's state is allocated: its socket, or
 					* SOCKET_ID_ANY when it has none (CPUs on several) or EAL
 					* has no memory there */
+} __rte_cache_aligned;
+
+/**
+ * An RX lcore (rx_loop.c), like l3fwd's lcore_conf: the (port, queue) pairs it polls, its row
+ * of backlogs (one per worker, single producer: this lcore), its steering context, its
+ * counters. Written by this lcore only, once launched; busy_tsc and done are read by others.
+ */
+struct rps_rx_lcore {
+	struct rps_worker self;        /* its counters; the processing context without a map */
+	struct rps_steer_ctx steer;    /* backlogs: its row of app->backlogs */
+	uint16_t index;                /* 0 (the main lcore) .. nb_rx - 1: its QSBR thread id */
+	uint16_t nb_queues;
+	uint16_t queues[RPS_RX_QUEUES_MAX]; /* the global queue indexes it polls */
+	uint64_t busy_tsc;             /* last loop that took or held packets (relaxed) */
 } __rte_cache_aligned;
 
 /** What the control thread knows of one RX queue's buckets (buckets.c): owners of the
@@ -105,8 +123,14 @@ struct rps_app {
 	struct rps_options opt;
 	struct rps_pipeline pipeline;
 	struct rps_respond_conf respond;
-	unsigned int rx_lcore;
-	uint16_t nb_rxq;
+	unsigned int rx_lcore;         /* the main lcore: RX lcore 0 */
+	uint16_t nb_rxq;               /* (port, queue) pairs over every RX port: "queue" q
+					* below is one of them, ports in --rx-port order */
+	uint16_t rxq_port[RPS_RX_QUEUES_MAX];  /* q's port */
+	uint16_t rxq_queue[RPS_RX_QUEUES_MAX]; /* q's queue on its port */
+	uint16_t rxq_lcore[RPS_RX_QUEUES_MAX]; /* q's RX lcore (index in rx[]) */
+	uint16_t nb_rx;                /* RX lcores (--rx-lcores), 1 by default */
+	struct rps_rx_lcore *rx;       /* [nb_rx]; rx[0] runs on the main lcore */
 	int rss_hash;                  /* the RX port delivers the NIC hash in mbufs */
 	struct rte_mempool *pool;
 	struct rte_mempool *indirect;  /* re-fragmented output's data references, or NULL */
@@ -119,8 +143,9 @@ struct rps_app {
 	struct rps_cpu_paths cpu;      /* build baseline, CPU-specific paths taken (rps_cpu.h) */
 	int rx_started, tx_started;     /* which ports to stop and close at exit */
 	int pdump;                      /* rte_pdump_init() done: rte_pdump_uninit() at exit */
-	struct rte_rcu_qsbr *cap_qsbr;  /* RX lcore (0) and workers (index + 1) report once per
-					 * loop: capture callbacks removed wait for it (pdump.c) */
+	struct rte_rcu_qsbr *cap_qsbr;  /* RX lcores (their index) and workers (nb_rx + index)
+					 * report once per loop: capture callbacks removed wait
+					 * for it (pdump.c) */
 	struct rte_eth_stats port_stats; /* RX port's own counters, read at exit */
 
 	uint16_t nb_workers;
@@ -128,10 +153,7 @@ struct rps_app {
 	 * app->workers[i], the RX lcore's steer context ctx->backlogs[w]); every element is
 	 * its own cache lines. Where they live and why: setup_workers() in main.c. */
 	struct rps_worker *workers;    /* [nb_workers] */
-	struct rps_backlog *backlogs;  /* [nb_workers] */
-	struct rps_worker self;        /* the RX lcore: its own counters, and the
-					* processing context when the map is empty */
-	struct rps_steer_ctx steer;
+	struct rps_backlog *backlogs;  /* [nb_rx][nb_workers]: row r is RX lcore r's */
 	struct rps_order order;        /* --check-order stamps and checks */
 	int order_on;
 	struct rps_map **maps;         /* [nb_rxq], one per RX queue, read by the RX lcore,
@@ -151,7 +173,8 @@ struct rps_app {
 	unsigned int over_count;       /* consecutive intervals over the threshold */
 	int reorder_safe;              /* read by the RX lcore once per burst */
 	int flow_limit;                /* --flow-limit, likewise */
-	struct rte_rcu_qsbr *qsbr;     /* the RX lcore (thread 0) reports once per loop */
+	struct rte_rcu_qsbr *qsbr;     /* every RX lcore (thread = its index) reports once
+					* per loop */
 	pthread_mutex_t ctl_lock;      /* map_sets and reload results: control vs telemetry */
 	int16_t lcore_worker[RTE_MAX_LCORE]; /* worker index of an lcore, -1 if none */
 	int lcore_socket[RTE_MAX_LCORE]; /* EAL's socket of each enabled lcore; SOCKET_ID_ANY
@@ -195,7 +218,8 @@ struct rps_app {
 	uint64_t test_rx_gap_tsc;      /* test hook: length of an RX pause */
 	uint64_t test_rx_gap_seen;     /* packets since the last RX pause */
 	int test_rx_hold;              /* test hook: the RX lcore polls nothing while set */
-	int rx_done;                   /* set by the RX lcore once it stopped (release) */
+	int rx_done;                   /* set once every RX lcore stopped (release) */
+	int rx_stop;                   /* RX lcore 0 tells the others to stop (idle, deadline) */
 	int report_stop;               /* tells the live-table thread to end */
 	pthread_t report_thread;
 	int report_running;
@@ -206,6 +230,10 @@ struct rps_app {
 
 /* maps.c: the lcores EAL enabled (-l / --lcores). */
 void rps_app_enabled_lcores(struct rps_lcoreset *set);
+/* maps.c: whether @p set may be a map's workers: every lcore enabled (-ENODEV) and none an
+ * RX lcore (-EBUSY); *@p bad gets the lcore at fault. */
+int rps_app_check_workers(const struct rps_app *app, const struct rps_lcoreset *set,
+			  const struct rps_lcoreset *enabled, unsigned int *bad);
 /* maps.c: building maps from lcore sets and publishing them under RCU. */
 int rps_app_maps_init(struct rps_app *app);
 struct rps_map *rps_app_map_build(const struct rps_app *app, const struct rps_lcoreset *set,
@@ -275,9 +303,6 @@ int rps_metrics_open(struct rps_app *app, char *err, size_t err_len);
 int rps_metrics_start(struct rps_app *app);
 void rps_metrics_close(struct rps_app *app);
 
-/* rx_loop.c: the RX lcore's loop (runs on the main lcore). */
-void rps_rx_main(struct rps_app *app);
-
 /* test_hooks.c: read RPS_TEST_* from the environment (builds with -Dtest_hooks=true; others
  * warn that the variables are ignored). */
 void rps_test_hooks_init(struct rps_app *app);
@@ -301,6 +326,21 @@ void rps_pdump_fini(struct rps_app *app);
 
 void rps_ready(struct rps_app *app);
 void rps_notify(const char *state);
+/* rx_loop.c: the RX lcores' loop; rps_rx_main() on the main lcore (RX lcore 0) returns once
+ * every RX lcore has stopped; rps_rx_lcore_main() for the others (rte_eal_remote_launch). */
+void rps_rx_main(struct rps_app *app);
+int rps_rx_lcore_main(void *arg);
+
+/* The backlog RX lcore @p r fills for worker @p w. */
+static inline struct rps_backlog *
+rps_app_backlog(const struct rps_app *app, uint16_t r, uint16_t w)
+{
+	return &app->backlogs[(uint32_t)r * app->nb_workers + w];
+}
+
+/* The RX lcore 0's: the main lcore's processing context, socket, settings of the steering. */
+#define RPS_APP_SELF(app) (&(app)->rx[0].self)
+
 /* worker_loop.c: a worker's loop (rte_eal_remote_launch). */
 int rps_worker_main(void *arg);
 /* worker_loop.c: the processing step on a burst (workers, and the RX lcore without map). */
@@ -313,8 +353,13 @@ void rps_worker_ctx_fini(struct rps_worker *w);
 
 /* A copy of every counter, each 64-bit value read atomically (report.c). */
 struct rps_snapshot {
-	struct rps_lcore_stats rx;       /* RX lcore (incl. backlog_full, and processing
-					  * when there is no map) */
+	struct rps_lcore_stats rx;       /* RX lcores, summed (incl. backlog_full, and
+					  * processing when there is no map) */
+	uint16_t nb_rx;                  /* RX lcores listed */
+	struct {
+		unsigned int lcore;
+		struct rps_lcore_stats st;
+	} rxl[RPS_RX_LCORES_MAX];
 	struct rps_lcore_stats total;    /* sum of everything */
 	uint16_t nb;                     /* workers listed */
 	struct {

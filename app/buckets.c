@@ -146,7 +146,7 @@ rps_buckets_publish_owners(struct rps_app *app, uint16_t (*owner)[RPS_MAP_SIZE_M
 	}
 	for (uint16_t q = 0; q < app->nb_rxq; q++) {
 		maps[q] = rps_map_create_table(owner[q], app->bview[q]->size, gen,
-					       app->self.socket);
+					       RPS_APP_SELF(app)->socket);
 		if (maps[q] == NULL) {
 			rc = -ENOMEM;
 			goto out;

@@ -67,12 +67,12 @@ check_file_maps(const struct rps_app *app, const struct rps_config *c, char *err
 
 		if (s == NULL)
 			continue;
-		r = rps_lcoreset_check(s, &enabled, app->rx_lcore, &bad);
+		r = rps_app_check_workers(app, s, &enabled, &bad);
 		if (r < 0) {
 			snprintf(err, err_len, "%s:%d: map of queue %u (%s): lcore %u %s", path,
 				 q < RPS_CONFIG_MAX_QUEUES && c->has_queue_map[q] ?
 				 c->queue_map_line[q] : c->default_map_line, q, text ? text : "?",
-				 bad, r == -EBUSY ? "is the RX lcore" : "is not enabled in EAL");
+				 bad, r == -EBUSY ? "is an RX lcore" : "is not enabled in EAL");
 			return -EINVAL;
 		}
 	}
@@ -113,6 +113,11 @@ rps_control_apply_start_config(struct rps_app *app, char *err, size_t err_len)
 	}
 	if (c->has_metrics && !rps_options_given(o, "metrics"))
 		o->metrics = c->metrics;
+	if (c->has_rx_lcores && !rps_options_given(o, "rx-lcores")) {
+		o->rx_lcores = c->rx_lcores;
+		o->rx_lcores_given = 1;
+		snprintf(o->rx_lcores_text, sizeof(o->rx_lcores_text), "%s", c->rx_lcores_text);
+	}
 	if (o->rebalance && !o->reorder_safe) {
 		snprintf(err, err_len, "%s: rebalance = on needs reorder_safe = on (a bucket moved "
 			 "without it may reorder its flows)", o->config_path);
@@ -184,6 +189,8 @@ restart_keys(const struct rps_app *app, const struct rps_config *c, char *out, s
 	CHANGED(c->has_rss_key && (c->rss_key_len != o->rss_key_len ||
 				   memcmp(c->rss_key, o->rss_key, c->rss_key_len) != 0), "rss_key");
 	CHANGED(c->has_stages && strcmp(c->stages, o->stages_text) != 0, "stages");
+	CHANGED(c->has_rx_lcores && memcmp(c->rx_lcores.bits, o->rx_lcores.bits,
+					   sizeof(o->rx_lcores.bits)) != 0, "rx_lcores");
 	CHANGED(c->has_metrics && (c->metrics.on != o->metrics.on ||
 				   strcmp(c->metrics.text, o->metrics.text) != 0), "metrics");
 #undef CHANGED
@@ -210,7 +217,7 @@ failover_table(struct rps_app *app, uint16_t q, const struct rps_lcoreset *set,
 		free(t);
 		return 0;
 	}
-	m = rps_map_create_table(t, size, gen, app->self.socket);
+	m = rps_map_create_table(t, size, gen, RPS_APP_SELF(app)->socket);
 	free(t);
 	if (m == NULL)
 		return -ENOMEM;
@@ -275,7 +282,7 @@ rps_control_reload(struct rps_app *app, const char *why)
 			  memcmp(&sets[q], &app->map_sets[q], sizeof(sets[q])) == 0);
 		if (!fresh)
 			maps[q] = rps_map_create_table(app->bview[q]->owner, size, gen,
-						       app->self.socket);
+						       RPS_APP_SELF(app)->socket);
 		else
 			maps[q] = rps_app_map_build(app, &sets[q], size, gen, merr, sizeof(merr));
 		if (maps[q] == NULL) {
@@ -347,7 +354,7 @@ out:
 	return rc;
 }
 
-/* Per-second rates for telemetry: processed/s per worker, rx/s of the RX lcore. */
+/* Per-second rates for telemetry: processed/s per worker, rx/s of the RX lcores. */
 static void
 update_rates(struct rps_app *app, uint64_t *prev, double dt)
 {
@@ -356,10 +363,13 @@ update_rates(struct rps_app *app, uint64_t *prev, double dt)
 	for (uint16_t i = 0; i <= nw; i++) {
 		uint64_t v;
 
-		if (i == nw)
-			v = RPS_CTR_READ(app->self.stats.rx_packets);
-		else if (app->nb_workers == 0)
-			v = RPS_CTR_READ(app->self.stats.processed);
+		if (i == nw) {
+			v = 0;
+			for (uint16_t r = 0; r < app->nb_rx; r++)
+				v += RPS_CTR_READ(app->rx[r].self.stats.rx_packets);
+		} else if (app->nb_workers == 0) {
+			v = RPS_CTR_READ(RPS_APP_SELF(app)->stats.processed);
+		}
 		else
 			v = RPS_CTR_READ(app->workers[i].stats.processed);
 		__atomic_store_n(&app->pps[i], (uint64_t)((double)(v - prev[i]) / dt),

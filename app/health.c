@@ -165,16 +165,16 @@ rps_health_tick(struct rps_app *app, uint64_t now)
 	for (uint16_t w = 0; w < app->nb_workers; w++) {
 		struct rps_worker *wk = &app->workers[w];
 		struct rps_health *h = &wk->health;
-		const struct rps_backlog *b = &app->backlogs[w];
-		uint64_t head = __atomic_load_n(&b->cons.head, __ATOMIC_ACQUIRE);
+		struct rps_backlog_in *in = &wk->in; /* its backlogs, one per RX lcore */
+		uint64_t head = rps_backlog_in_head(in);
 		int state = h->state;
 
-		if (head != h->last_head || rps_backlog_depth(b) == 0) {
+		if (head != h->last_head || rps_backlog_in_depth(in) == 0) {
 			/* progress, or nothing to do: not stalled */
 			h->last_head = head;
 			h->still_since = now;
 			if (state == RPS_HEALTH_STALLED) {
-				rps_backlog_set_failed(&app->backlogs[w], 0);
+				rps_backlog_in_set_failed(in, 0);
 				__atomic_store_n(&h->state, RPS_HEALTH_RECOVERING, __ATOMIC_RELAXED);
 				__atomic_store_n(&h->recoveries, h->recoveries + 1, __ATOMIC_RELAXED);
 				h->back_since = now;
@@ -199,9 +199,9 @@ rps_health_tick(struct rps_app *app, uint64_t now)
 		 * place for the flag to let them happen at once. The other way round, everything
 		 * its buckets received during the publish (an RCU wait) was dropped. */
 		republish(app, w, 0);
-		rps_backlog_set_failed(&app->backlogs[w], 1);
+		rps_backlog_in_set_failed(in, 1);
 		RPS_LOG(WARNING, "health: worker lcore %u stalled: %" PRIu64 " packet(s) waiting, "
-			"position unchanged for %u ms", wk->lcore, rps_backlog_depth(b),
+			"position unchanged for %u ms", wk->lcore, rps_backlog_in_depth(in),
 			app->opt.stall_timeout_ms);
 	}
 }
@@ -258,10 +258,14 @@ rps_health_wait_workers(struct rps_app *app)
 			continue;
 		wk->stuck = 1;
 		app->workers_stuck++;
-		/* it dequeues nothing: what its ring holds never leaves it */
-		app->stranded += rte_ring_count(app->backlogs[w].ring);
+		/* it dequeues nothing: what its rings hold never leaves it */
+		unsigned int left = 0;
+
+		for (uint16_t r = 0; r < wk->in.nb; r++)
+			left += rte_ring_count(wk->in.b[r]->ring);
+		app->stranded += left;
 		RPS_LOG(ERR, "health: worker lcore %u still stalled at exit: %u packet(s) "
-			"stranded in its backlog", wk->lcore, rte_ring_count(app->backlogs[w].ring));
+			"stranded in its backlog", wk->lcore, left);
 	}
 	return -EBUSY;
 }

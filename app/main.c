@@ -213,6 +213,57 @@ apply_hash_options(struct rps_app *app)
 	return 0;
 }
 
+/* The RX lcores (--rx-lcores) and the RX ports (--rx-port), before the map: the main lcore
+ * is RX lcore 0 (it runs rps_rx_main()), the others follow in lcore order. */
+static int
+setup_rx_lcores(struct rps_app *app)
+{
+	struct rps_options *o = &app->opt;
+	struct rps_lcoreset enabled;
+	uint16_t r = 1;
+
+	if (o->nb_rx_ports == 0) { /* none on the command line: the file's or the default */
+		o->rx_ports[0] = o->rx_port;
+		o->nb_rx_ports = 1;
+	}
+	if (!o->rx_lcores_given) {
+		memset(&o->rx_lcores, 0, sizeof(o->rx_lcores));
+		o->rx_lcores.bits[app->rx_lcore / 64] |= UINT64_C(1) << (app->rx_lcore % 64);
+		snprintf(o->rx_lcores_text, sizeof(o->rx_lcores_text), "%u", app->rx_lcore);
+	}
+	rps_app_enabled_lcores(&enabled);
+	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++)
+		if (rps_lcoreset_has(&o->rx_lcores, l) && !rps_lcoreset_has(&enabled, l)) {
+			fprintf(stderr, "dpdk-rps: --rx-lcores %s: lcore %u is not enabled in EAL "
+				"(-l/--lcores)\n", o->rx_lcores_text, l);
+			return -1;
+		}
+	if (!rps_lcoreset_has(&o->rx_lcores, app->rx_lcore)) {
+		fprintf(stderr, "dpdk-rps: --rx-lcores %s: the RX lcores must include the EAL main "
+			"lcore (%u)\n", o->rx_lcores_text, app->rx_lcore);
+		return -1;
+	}
+	app->nb_rx = (uint16_t)rps_lcoreset_count(&o->rx_lcores);
+	app->rx = rte_zmalloc("rps_rx_lcores", sizeof(*app->rx) * app->nb_rx,
+			      RTE_CACHE_LINE_SIZE);
+	if (app->rx == NULL) {
+		fprintf(stderr, "dpdk-rps: out of memory\n");
+		return -1;
+	}
+	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++) {
+		struct rps_rx_lcore *rx;
+
+		if (!rps_lcoreset_has(&o->rx_lcores, l))
+			continue;
+		rx = l == app->rx_lcore ? &app->rx[0] : &app->rx[r++];
+		rx->index = (uint16_t)(rx - app->rx);
+		rx->self.app = app;
+		rx->self.lcore = l;
+		rx->self.txq = 0;
+	}
+	return 0;
+}
+
 /* The map against the lcores EAL actually enabled. */
 static int
 check_map(struct rps_app *app)
@@ -224,20 +275,31 @@ check_map(struct rps_app *app)
 
 	rps_app_enabled_lcores(&enabled);
 	if (!o->map_given) {
-		/* Default: every enabled lcore but the RX lcore. */
+		/* Default: every enabled lcore but the RX lcores. */
 		o->map = enabled;
-		o->map.bits[app->rx_lcore / 64] &= ~(UINT64_C(1) << (app->rx_lcore % 64));
+		for (unsigned int i = 0; i < RPS_LCORESET_WORDS; i++)
+			o->map.bits[i] &= ~o->rx_lcores.bits[i];
 		rps_lcoreset_format(&o->map, o->map_text, sizeof(o->map_text));
 	}
-	rc = rps_lcoreset_check(&o->map, &enabled, app->rx_lcore, &bad);
+	rc = rps_app_check_workers(app, &o->map, &enabled, &bad);
 	if (rc == -EBUSY) {
-		fprintf(stderr, "dpdk-rps: --map %s: lcore %u is the RX lcore (EAL main lcore); "
-			"workers must be other lcores\n", o->map_text, bad);
+		fprintf(stderr, "dpdk-rps: --map %s: lcore %u is an RX lcore (the EAL main lcore or "
+			"--rx-lcores); workers must be other lcores\n", o->map_text, bad);
 		return -1;
 	}
 	if (rc == -ENODEV) {
 		fprintf(stderr, "dpdk-rps: --map %s: lcore %u is not enabled in EAL (-l/--lcores)\n",
 			o->map_text, bad);
+		return -1;
+	}
+	if (app->nb_rx > 1 && rps_lcoreset_count(&o->map) == 0) {
+		fprintf(stderr, "dpdk-rps: --rx-lcores %s: several RX lcores need workers (not "
+			"--map 0, where the RX lcore processes)\n", o->rx_lcores_text);
+		return -1;
+	}
+	if (o->nb_rx_ports > 1 && rps_pipeline_has(&app->pipeline, RPS_STAGE_RESPOND)) {
+		fprintf(stderr, "dpdk-rps: --stages %s: the respond stage answers on one RX port; "
+			"not with several --rx-port\n", o->stages_text);
 		return -1;
 	}
 	return 0;
@@ -292,11 +354,39 @@ workers_socket(const struct rps_app *app)
 	return rps_numa_mem_socket(best);
 }
 
+/* RX lcore @p rx's steering context: its row of backlogs, its counters. */
+static int
+setup_steer(struct rps_app *app, struct rps_rx_lcore *rx)
+{
+	const struct rps_options *o = &app->opt;
+	struct rps_steer_ctx *st = &rx->steer;
+
+	if (rps_steer_init(st, o->hash_mode, app->seed,
+			   o->hash_mode == RPS_HASH_JHASH || o->hash_mode == RPS_HASH_TOEPLITZ ||
+			   o->inner || !app->rss_hash || o->symmetric == RPS_SYM_SORT,
+			   rps_app_backlog(app, rx->index, 0), app->nb_workers,
+			   o->burst, &rx->self.stats, rx->self.socket) < 0)
+		return -ENOMEM;
+	st->symmetric = o->symmetric;
+	st->inner = o->inner;
+	st->backpressure = o->backpressure >= 0 ? o->backpressure :
+		rps_port_is_replay(app->rx_driver);
+	st->tunnels = o->tunnels;
+	if (rps_toeplitz_init(&st->toeplitz, o->rss_key, o->rss_key_len,
+			      RPS_TOEPLITZ_AUTO) < 0)
+		return -EINVAL;
+	if (o->check_order)
+		st->order = &app->order;
+	return 0;
+}
+
 static int
 setup_workers(struct rps_app *app)
 {
 	const struct rps_options *o = &app->opt;
 	uint16_t n = (uint16_t)rps_lcoreset_count(&o->map), i = 0;
+	const uint16_t nb_rx = app->nb_rx;
+	struct rps_worker *self = RPS_APP_SELF(app);
 	unsigned int lcore;
 	int rc;
 
@@ -306,10 +396,9 @@ setup_workers(struct rps_app *app)
 	}
 	RTE_LCORE_FOREACH(lcore)
 		app->lcore_socket[lcore] = (int)rte_lcore_to_socket_id(lcore);
-	app->self.app = app;
-	app->self.lcore = app->rx_lcore;
-	app->self.txq = 0;
-	app->self.socket = rps_numa_mem_socket(app->lcore_socket[app->rx_lcore]);
+	for (uint16_t r = 0; r < nb_rx; r++)
+		app->rx[r].self.socket =
+			rps_numa_mem_socket(app->lcore_socket[app->rx[r].self.lcore]);
 	app->nb_workers = n;
 	if (n > 0) {
 		/* One array, because the reports and telemetry index it. Each element is
@@ -319,12 +408,13 @@ setup_workers(struct rps_app *app)
 		 * TX buffers, flow snapshot) is on each worker's own socket, w->socket. */
 		app->workers = rte_zmalloc_socket("rps_workers", sizeof(*app->workers) * n,
 						  RTE_CACHE_LINE_SIZE, workers_socket(app));
-		/* One array, because the RX lcore's steer context indexes it (ctx->backlogs[w]).
-		 * The RX lcore writes the producer side of every element on every burst, a worker
-		 * only its own consumer line once per burst: the array is on the RX lcore's
-		 * socket, each ring on its worker's. */
-		app->backlogs = rte_zmalloc_socket("rps_backlogs", sizeof(*app->backlogs) * n,
-						   RTE_CACHE_LINE_SIZE, app->self.socket);
+		/* One array, [nb_rx][n], because each RX lcore's steer context indexes its row
+		 * (ctx->backlogs[w]). An RX lcore writes the producer side of every element of
+		 * its row on every burst, a worker only its own consumer lines once per burst:
+		 * the array is on RX lcore 0's socket, each ring on its worker's. */
+		app->backlogs = rte_zmalloc_socket("rps_backlogs",
+						   sizeof(*app->backlogs) * n * nb_rx,
+						   RTE_CACHE_LINE_SIZE, self->socket);
 		if (app->workers == NULL || app->backlogs == NULL)
 			return -ENOMEM;
 	}
@@ -340,15 +430,29 @@ setup_workers(struct rps_app *app)
 		w->index = i;
 		w->txq = i;
 		w->socket = rps_numa_mem_socket(app->lcore_socket[l]);
-		w->backlog = &app->backlogs[i];
-		snprintf(name, sizeof(name), "%u", l);
-		rc = rps_backlog_init(w->backlog, name, o->backlog, w->socket);
-		/* the RX lcore writes the flow-limit state: on its socket; always there, so
-		 * that a reload can turn the limit on */
-		if (rc == 0)
-			rc = rps_backlog_flow_limit_init(w->backlog, app->self.socket);
-		if (rc < 0)
-			return rc;
+		w->in.nb = nb_rx;
+		w->in.b = rte_zmalloc_socket("rps_worker_in", sizeof(*w->in.b) * nb_rx,
+					     RTE_CACHE_LINE_SIZE, w->socket);
+		if (w->in.b == NULL)
+			return -ENOMEM;
+		for (uint16_t r = 0; r < nb_rx; r++) {
+			struct rps_backlog *b = rps_app_backlog(app, r, i);
+
+			/* the single RX lcore's ring keeps its name; more: "<rx>_<worker>" */
+			if (nb_rx == 1)
+				snprintf(name, sizeof(name), "%u", l);
+			else
+				snprintf(name, sizeof(name), "%u_%u", app->rx[r].self.lcore, l);
+			rc = rps_backlog_init(b, name, o->backlog, w->socket);
+			/* the RX lcore writes the flow-limit state: on its socket; always there,
+			 * so that a reload can turn the limit on */
+			if (rc == 0)
+				rc = rps_backlog_flow_limit_init(b, app->rx[r].self.socket);
+			if (rc < 0)
+				return rc;
+			w->in.b[r] = b;
+		}
+		w->backlog = w->in.b[0];
 		app->lcore_worker[l] = (int16_t)i;
 		i++;
 	}
@@ -362,39 +466,29 @@ setup_workers(struct rps_app *app)
 		app->cpu.cpu_flags[0] ? app->cpu.cpu_flags : "(none of the optional extensions)");
 	if (n == 0)
 		return 0; /* no steering: the RX lcore processes */
-	if (rps_steer_init(&app->steer, o->hash_mode, app->seed,
-			   o->hash_mode == RPS_HASH_JHASH || o->hash_mode == RPS_HASH_TOEPLITZ ||
-			   o->inner || !app->rss_hash || o->symmetric == RPS_SYM_SORT,
-			   app->backlogs, n,
-			   o->burst, &app->self.stats, app->self.socket) < 0)
-		return -ENOMEM;
-	app->steer.symmetric = o->symmetric;
-	app->steer.inner = o->inner;
-	app->steer.backpressure = o->backpressure >= 0 ? o->backpressure :
-		rps_port_is_replay(app->rx_driver);
-	RPS_LOG(INFO, "backpressure %s%s", app->steer.backpressure ? "on" : "off",
-		o->backpressure >= 0 ? "" : app->steer.backpressure ?
+	if (o->check_order) {
+		if (rps_order_init(&app->order, self->socket) < 0)
+			return -ENOMEM;
+		rps_order_set_queues(&app->order, app->nb_rxq);
+		app->order_on = 1;
+	}
+	for (uint16_t r = 0; r < nb_rx; r++) {
+		rc = setup_steer(app, &app->rx[r]);
+		if (rc < 0)
+			return rc;
+	}
+	RPS_LOG(INFO, "backpressure %s%s", app->rx[0].steer.backpressure ? "on" : "off",
+		o->backpressure >= 0 ? "" : app->rx[0].steer.backpressure ?
 		" (auto: a file or ring input)" : " (auto: a NIC: its queue takes the overflow)");
-	app->steer.tunnels = o->tunnels;
 	if (o->inner)
 		RPS_LOG(INFO, "--inner: tunnels hashed on their inner header, every hash in "
 			"software (%u VXLAN port(s), first %u)", RTE_MAX(o->tunnels.nb_vxlan, 1),
 			o->tunnels.nb_vxlan ? o->tunnels.vxlan_port[0] : RPS_INNER_VXLAN_PORT);
-	if (rps_toeplitz_init(&app->steer.toeplitz, o->rss_key, o->rss_key_len,
-			      RPS_TOEPLITZ_AUTO) < 0)
-		return -EINVAL;
 	if (o->hash_mode == RPS_HASH_TOEPLITZ)
 		RPS_LOG(INFO, "Toeplitz hash in software (%s)%s",
-			app->steer.toeplitz.gfni ? "GFNI" : "rte_softrss_be",
+			app->rx[0].steer.toeplitz.gfni ? "GFNI" : "rte_softrss_be",
 			o->symmetric == RPS_SYM_XOR ? ", symmetric key" :
 			o->symmetric == RPS_SYM_SORT ? ", sorted tuple" : "");
-	if (o->check_order) {
-		if (rps_order_init(&app->order, app->self.socket) < 0)
-			return -ENOMEM;
-		rps_order_set_queues(&app->order, app->nb_rxq);
-		app->order_on = 1;
-		app->steer.order = &app->order;
-	}
 	return 0;
 }
 
@@ -414,7 +508,7 @@ rss_key_source(const struct rps_options *o)
 /* What the RX port's RSS got: the key and hash types of dpdk-rps's Toeplitz hash, or
  * nothing (a port without RSS, net_pcap: then only the software hash exists). */
 static void
-report_rss(const struct rps_app *app, const struct rps_port_info *rxi)
+report_rss(const struct rps_app *app, uint16_t port, const struct rps_port_info *rxi)
 {
 	const struct rps_options *o = &app->opt;
 
@@ -422,12 +516,12 @@ report_rss(const struct rps_app *app, const struct rps_port_info *rxi)
 		return;
 	if (rxi->rss_hf == 0) {
 		RPS_LOG(DEBUG, "port %u (%s) has no RSS: no RSS key or hash types to program",
-			o->rx_port, rxi->driver);
+			port, rxi->driver);
 		return;
 	}
 	if (rxi->rss_key_set) {
 		RPS_LOG(INFO, "port %u (%s): RSS key %s (%u bytes) and hash types 0x%" PRIx64
-			" programmed%s: the NIC hashes as --hash toeplitz does", o->rx_port,
+			" programmed%s: the NIC hashes as --hash toeplitz does", port,
 			rxi->driver, rss_key_source(o), rxi->rss_key_size, rxi->rss_hf,
 			rxi->rss_key_read_back ? " and read back" :
 			" (the PMD cannot read them back)");
@@ -441,7 +535,7 @@ report_rss(const struct rps_app *app, const struct rps_port_info *rxi)
 		(o->rss_key_random && rxi->rss_hash && o->symmetric != RPS_SYM_SORT) ?
 		RTE_LOG_WARNING : RTE_LOG_DEBUG, rps_logtype,
 		"RPS: port %u (%s) did not take the RSS key, %s (its key size: %u bytes): its "
-		"RSS hash%s differs from dpdk-rps's Toeplitz hash%s\n", o->rx_port, rxi->driver,
+		"RSS hash%s differs from dpdk-rps's Toeplitz hash%s\n", port, rxi->driver,
 		rss_key_source(o), rxi->rss_key_size,
 		o->symmetric == RPS_SYM_XOR ? " is not symmetric and" : "",
 		o->rss_key_random ? " and may use a key others know" : "");
@@ -471,21 +565,58 @@ setup_ports(struct rps_app *app)
 {
 	const struct rps_options *o = &app->opt;
 	uint16_t nb_tx = app->nb_workers ? app->nb_workers : 1;
-	struct rps_port_info rxi, txi;
+	struct rps_port_info rxi, txi, rxi1;
 	struct rps_port_req req;
 	uint32_t need, frag_mbufs;
 	int rc, socket, shared, reasm;
 
-	rc = rps_port_query(o->rx_port, &rxi);
-	if (rc < 0) {
-		fprintf(stderr, "dpdk-rps: --rx-port %u: no such port (%u available; add one with "
-			"--vdev or a PCI device)\n", o->rx_port, rte_eth_dev_count_avail());
+	app->nb_rxq = 0;
+	for (uint16_t p = 0; p < o->nb_rx_ports; p++) {
+		const uint16_t port = o->rx_ports[p];
+		uint16_t nq;
+
+		rc = rps_port_query(port, p == 0 ? &rxi : &rxi1);
+		if (rc < 0) {
+			fprintf(stderr, "dpdk-rps: --rx-port %u: no such port (%u available; add one "
+				"with --vdev or a PCI device)\n", port, rte_eth_dev_count_avail());
+			return -EXIT_USAGE;
+		}
+		if (p > 0 && o->tx_port == (int)port) {
+			fprintf(stderr, "dpdk-rps: --tx-port %d: an RX port other than the first; "
+				"transmit on the first --rx-port or another port\n", o->tx_port);
+			return -EXIT_USAGE;
+		}
+		if (o->rx_queues > (p == 0 ? &rxi : &rxi1)->max_rxq) {
+			fprintf(stderr, "dpdk-rps: --rx-queues %u: port %u (%s) has at most %u RX "
+				"queues\n", o->rx_queues, port, (p == 0 ? &rxi : &rxi1)->driver,
+				(p == 0 ? &rxi : &rxi1)->max_rxq);
+			return -EXIT_USAGE;
+		}
+		nq = o->rx_queues ? o->rx_queues :
+			RTE_MIN((p == 0 ? &rxi : &rxi1)->max_rxq, (uint16_t)RPS_PORT_DEFAULT_MAX_RXQ);
+		if (app->nb_rxq + nq > RPS_RX_QUEUES_MAX) {
+			fprintf(stderr, "dpdk-rps: --rx-port: at most %u RX queues over every port\n",
+				RPS_RX_QUEUES_MAX);
+			return -EXIT_USAGE;
+		}
+		for (uint16_t q = 0; q < nq; q++) {
+			app->rxq_port[app->nb_rxq] = port;
+			app->rxq_queue[app->nb_rxq] = q;
+			app->nb_rxq++;
+		}
+	}
+	if (app->nb_rx > app->nb_rxq) {
+		fprintf(stderr, "dpdk-rps: --rx-lcores %s: %u RX lcores for %u RX queue(s): each "
+			"RX lcore needs a queue (more --rx-queues or fewer RX lcores)\n",
+			o->rx_lcores_text, app->nb_rx, app->nb_rxq);
 		return -EXIT_USAGE;
 	}
-	if (o->rx_queues > rxi.max_rxq) {
-		fprintf(stderr, "dpdk-rps: --rx-queues %u: port %u (%s) has at most %u RX queues\n",
-			o->rx_queues, o->rx_port, rxi.driver, rxi.max_rxq);
-		return -EXIT_USAGE;
+	/* (port, queue) pair q to RX lcore q mod nb_rx: a port's queues spread over them */
+	for (uint16_t q = 0; q < app->nb_rxq; q++) {
+		struct rps_rx_lcore *rx = &app->rx[q % app->nb_rx];
+
+		app->rxq_lcore[q] = rx->index;
+		rx->queues[rx->nb_queues++] = q;
 	}
 	if (o->tx_port >= 0) {
 		rc = rps_port_query((uint16_t)o->tx_port, &txi);
@@ -503,8 +634,6 @@ setup_ports(struct rps_app *app)
 	}
 	app->rx_port_socket = rxi.socket;
 	socket = rxi.socket >= 0 ? rxi.socket : (int)rte_socket_id();
-	app->nb_rxq = o->rx_queues ? o->rx_queues :
-		RTE_MIN(rxi.max_rxq, (uint16_t)RPS_PORT_DEFAULT_MAX_RXQ);
 	/*
 	 * The pool: what unfragmented traffic needs, plus what reassembly may hold.
 	 *   need  = RX rings + TX rings + full backlogs and each worker's bursts in flight
@@ -518,8 +647,8 @@ setup_ports(struct rps_app *app)
 	 * workers * budget mbufs and the RX rings and backlogs always find theirs.
 	 */
 	need = app->nb_rxq * RX_DESC + nb_tx * TX_DESC +
-	       (uint32_t)app->nb_workers * (o->backlog + 2u * RPS_BURST_MAX) +
-	       2u * RPS_BURST_MAX + 384u * rte_lcore_count();
+	       (uint32_t)app->nb_workers * (app->nb_rx * o->backlog + 2u * RPS_BURST_MAX) +
+	       2u * RPS_BURST_MAX * app->nb_rx + 384u * rte_lcore_count();
 	frag_mbufs = o->frag_mbufs ? o->frag_mbufs : o->frag_max;
 	reasm = rps_pipeline_has(&app->pipeline, RPS_STAGE_REASSEMBLE);
 	if (app->pool_size == 0)
@@ -557,37 +686,55 @@ setup_ports(struct rps_app *app)
 			app->frag_budget, frag_mbufs, need,
 			low ? ": a fragment flood may starve them; raise --mbufs" : "");
 	}
-	memset(&req, 0, sizeof(req));
-	req.port_id = o->rx_port;
-	req.nb_rxq = app->nb_rxq;
-	req.nb_txq = o->tx_port == (int)o->rx_port ||
-		     rps_pipeline_has(&app->pipeline, RPS_STAGE_RESPOND) ? nb_tx : 0;
-	/* One idle TX queue otherwise: dpdk-dumpcap asks for RX and TX capture together and
-	 * the primary refuses a port without TX queues ("number of tx queues cannot be 0"). */
-	if (req.nb_txq == 0 && rxi.max_txq > 0)
-		req.nb_txq = 1;
-	if (req.nb_txq > rxi.max_txq) {
-		fprintf(stderr, "dpdk-rps: --rx-port %u: port (%s) has %u TX queues; the respond "
-			"stage needs one per worker (%u)\n", o->rx_port, rxi.driver, rxi.max_txq,
-			req.nb_txq);
-		return -EXIT_USAGE;
+	for (uint16_t p = 0; p < o->nb_rx_ports; p++) {
+		const uint16_t port = o->rx_ports[p];
+		struct rps_port_info *pi = p == 0 ? &rxi : &rxi1;
+		uint16_t nq = 0;
+
+		if (p > 0 && rps_port_query(port, pi) < 0)
+			return -EXIT_USAGE;
+		for (uint16_t q = 0; q < app->nb_rxq; q++)
+			nq += app->rxq_port[q] == port;
+		memset(&req, 0, sizeof(req));
+		req.port_id = port;
+		req.nb_rxq = nq;
+		req.nb_txq = p == 0 && (o->tx_port == (int)port ||
+					rps_pipeline_has(&app->pipeline, RPS_STAGE_RESPOND)) ? nb_tx : 0;
+		/* One idle TX queue otherwise: dpdk-dumpcap asks for RX and TX capture together
+		 * and the primary refuses a port without TX queues ("number of tx queues cannot
+		 * be 0"). */
+		if (req.nb_txq == 0 && pi->max_txq > 0)
+			req.nb_txq = 1;
+		if (req.nb_txq > pi->max_txq) {
+			fprintf(stderr, "dpdk-rps: --rx-port %u: port (%s) has %u TX queues; the "
+				"respond stage needs one per worker (%u)\n", port, pi->driver,
+				pi->max_txq, req.nb_txq);
+			return -EXIT_USAGE;
+		}
+		req.nb_rxd = RX_DESC;
+		req.nb_txd = TX_DESC;
+		req.want_rss = o->hash_mode != RPS_HASH_JHASH;
+		req.rss_key = o->rss_key;
+		req.rss_key_len = o->rss_key_len;
+		req.pool = app->pool;
+		req.tx_mixed = rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT);
+		req.mtu = o->mtu;
+		rc = rps_port_setup(&req, pi);
+		if (rc < 0) {
+			fprintf(stderr, "dpdk-rps: --rx-port %u: set-up of %u RX queue(s) failed: "
+				"%s\n", port, nq, rte_strerror(-rc));
+			return -EXIT_RUNTIME;
+		}
+		app->rx_started = p + 1; /* ports 0..p to stop and close */
+		/* the NIC's hash is used only when every port delivers one */
+		app->rss_hash = p == 0 ? pi->rss_hash : app->rss_hash && pi->rss_hash;
+		if (o->hash_mode == RPS_HASH_RSS && !pi->rss_hash)
+			RPS_LOG(WARNING, "--hash rss: port %u (%s) does not deliver an RSS hash; "
+				"packets without one are hashed in software", port, pi->driver);
+		report_rss(app, port, pi);
+		RPS_LOG(INFO, "port %u (%s): %u RX queue(s), RSS hash in mbuf: %s", port,
+			pi->driver, nq, pi->rss_hash ? "yes" : "no");
 	}
-	req.nb_rxd = RX_DESC;
-	req.nb_txd = TX_DESC;
-	req.want_rss = o->hash_mode != RPS_HASH_JHASH;
-	req.rss_key = o->rss_key;
-	req.rss_key_len = o->rss_key_len;
-	req.pool = app->pool;
-	req.tx_mixed = rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT);
-	req.mtu = o->mtu;
-	rc = rps_port_setup(&req, &rxi);
-	if (rc < 0) {
-		fprintf(stderr, "dpdk-rps: --rx-port %u: set-up of %u RX queue(s) failed: %s\n",
-			o->rx_port, app->nb_rxq, rte_strerror(-rc));
-		return -EXIT_RUNTIME;
-	}
-	app->rx_started = 1;
-	app->rss_hash = rxi.rss_hash;
 	(void)rte_eth_macaddr_get(o->rx_port, &app->respond.mac);
 	snprintf(app->rx_driver, sizeof(app->rx_driver), "%s", rxi.driver);
 	if (o->tx_port >= 0 && o->tx_port != (int)o->rx_port) {
@@ -622,12 +769,6 @@ setup_ports(struct rps_app *app)
 			"dpdk-rps enforces it on output)" : "",
 			ti->tx_multi_seg ? "yes" : "no (copied into one)");
 	}
-	if (o->hash_mode == RPS_HASH_RSS && !app->rss_hash)
-		RPS_LOG(WARNING, "--hash rss: port %u (%s) does not deliver an RSS hash; "
-			"packets without one are hashed in software", o->rx_port, rxi.driver);
-	report_rss(app, &rxi);
-	RPS_LOG(INFO, "port %u (%s): %u RX queue(s), RSS hash in mbuf: %s", o->rx_port,
-		rxi.driver, app->nb_rxq, app->rss_hash ? "yes" : "no");
 	return 0;
 }
 
@@ -673,8 +814,10 @@ report_numa(const struct rps_app *app)
 	char desc[256], where[32] = "an unknown socket";
 	int rx = app->lcore_socket[app->rx_lcore], port = app->rx_port_socket;
 
-	check_lcore_numa(app, &app->self, "RX", app->nb_workers > 0 ?
-			 (const void *)app->steer.groups : (const void *)app->self.ctx.flows);
+	for (uint16_t r = 0; r < app->nb_rx; r++)
+		check_lcore_numa(app, &app->rx[r].self, "RX", app->nb_workers > 0 ?
+				 (const void *)app->rx[r].steer.groups :
+				 (const void *)app->rx[r].self.ctx.flows);
 	for (uint16_t i = 0; i < app->nb_workers; i++)
 		check_lcore_numa(app, &app->workers[i], "worker", app->workers[i].backlog->ring);
 	(void)rps_app_map_sockets(app, &app->opt.map, NULL, desc, sizeof(desc));
@@ -697,7 +840,7 @@ setup_stages(struct rps_app *app)
 {
 	/* The RX lcore processes only when there is no map; its TX queue 0 is a worker's
 	 * otherwise. */
-	int rc = app->nb_workers == 0 ? rps_worker_ctx_init(app, &app->self) : 0;
+	int rc = app->nb_workers == 0 ? rps_worker_ctx_init(app, RPS_APP_SELF(app)) : 0;
 
 	for (uint16_t i = 0; rc == 0 && i < app->nb_workers; i++)
 		rc = rps_worker_ctx_init(app, &app->workers[i]);
@@ -715,8 +858,9 @@ write_flows_json(const struct rps_app *app, const char *path)
 	if (rc < 0)
 		return rc;
 	fprintf(f, "{\"flows\": [");
-	if (app->self.ctx.flows != NULL)
-		n += rps_flow_table_dump_json(app->self.ctx.flows, f, app->self.lcore, n > 0);
+	if (RPS_APP_SELF(app)->ctx.flows != NULL)
+		n += rps_flow_table_dump_json(RPS_APP_SELF(app)->ctx.flows, f,
+					      RPS_APP_SELF(app)->lcore, n > 0);
 	for (uint16_t i = 0; i < app->nb_workers; i++)
 		if (app->workers[i].ctx.flows != NULL)
 			n += rps_flow_table_dump_json(app->workers[i].ctx.flows, f,
@@ -741,21 +885,31 @@ teardown(struct rps_app *app)
 	}
 	/* Flush TX, count fragments still held: before the ports close. A worker still stuck
 	 * keeps its state: it may yet touch it. */
-	rps_worker_ctx_fini(&app->self);
+	if (app->rx != NULL)
+		rps_worker_ctx_fini(RPS_APP_SELF(app));
 	for (uint16_t i = 0; app->workers != NULL && i < app->nb_workers; i++)
 		if (!app->workers[i].stuck)
 			rps_worker_ctx_fini(&app->workers[i]);
 	/* a stuck worker may still be using the ports: leave them open then */
-	if (app->rx_started) {
-		(void)rte_eth_stats_get(app->opt.rx_port, &app->port_stats);
+	/* the RX ports' own counters, summed */
+	memset(&app->port_stats, 0, sizeof(app->port_stats));
+	for (int p = 0; p < app->rx_started; p++) {
+		struct rte_eth_stats ps;
+
+		if (rte_eth_stats_get(app->opt.rx_ports[p], &ps) == 0) {
+			app->port_stats.ipackets += ps.ipackets;
+			app->port_stats.imissed += ps.imissed;
+			app->port_stats.ierrors += ps.ierrors;
+			app->port_stats.rx_nombuf += ps.rx_nombuf;
+		}
 		if (app->workers_stuck == 0)
-			rps_port_close(app->opt.rx_port);
+			rps_port_close(app->opt.rx_ports[p]);
 	}
 	if (app->tx_started && app->workers_stuck == 0)
 		rps_port_close((uint16_t)app->opt.tx_port);
 	for (uint16_t i = 0; app->backlogs != NULL && i < app->nb_workers; i++)
-		if (!app->workers[i].stuck)
-			rps_backlog_fini(&app->backlogs[i]);
+		for (uint16_t r = 0; !app->workers[i].stuck && r < app->nb_rx; r++)
+			rps_backlog_fini(rps_app_backlog(app, r, i));
 	rps_health_fini(app);
 	if (app->pool != NULL)
 		app->pool_in_use_at_exit = (int64_t)rte_mempool_in_use_count(app->pool);
@@ -764,13 +918,17 @@ teardown(struct rps_app *app)
 static void
 release(struct rps_app *app)
 {
-	rps_steer_fini(&app->steer);
+	for (uint16_t r = 0; app->rx != NULL && r < app->nb_rx; r++)
+		rps_steer_fini(&app->rx[r].steer);
+	for (uint16_t i = 0; app->workers != NULL && i < app->nb_workers; i++)
+		rte_free(app->workers[i].in.b);
 	rps_app_maps_fini(app);
 	rps_order_fini(&app->order);
 	free(app->start_cfg);
 	free(app->pps);
 	rte_free(app->workers);
 	rte_free(app->backlogs);
+	rte_free(app->rx);
 	rte_mempool_free(app->pool);
 	rte_mempool_free(app->indirect);
 }
@@ -829,7 +987,7 @@ main(int argc, char **argv)
 	app->pool_in_use_at_exit = -1;
 	app->rx_lcore = rte_get_main_lcore();
 	{
-		char err[320];
+		char err[512];
 
 		if (rps_control_apply_start_config(app, err, sizeof(err)) < 0) {
 			fprintf(stderr, "dpdk-rps: --config: %s\n", err);
@@ -841,13 +999,13 @@ main(int argc, char **argv)
 	app->seed = app->opt.seed_given ? app->opt.seed : (uint32_t)rte_rand();
 	if (apply_hash_options(app) < 0 ||
 	    rps_pipeline_parse(app->opt.stages_text, &app->pipeline, NULL, 0) < 0 ||
-	    check_map(app) < 0 || check_respond(app) < 0) {
+	    setup_rx_lcores(app) < 0 || check_map(app) < 0 || check_respond(app) < 0) {
 		rte_eal_cleanup();
 		return EXIT_USAGE;
 	}
 	{
 		/* before the ports: a port in use costs nothing */
-		char err[320];
+		char err[512];
 
 		if (rps_metrics_open(app, err, sizeof(err)) < 0) {
 			if (rps_options_given(&app->opt, "metrics"))
@@ -865,7 +1023,7 @@ main(int argc, char **argv)
 	app->nb_workers = (uint16_t)rps_lcoreset_count(&app->opt.map);
 	rc = setup_ports(app);
 	if (rc == 0) {
-		char err[320];
+		char err[512];
 
 		if (rps_control_check_start_config(app, err, sizeof(err)) < 0) {
 			fprintf(stderr, "dpdk-rps: --config: %s\n", err);
@@ -903,14 +1061,23 @@ main(int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 	rps_test_hooks_init(app);
-	RPS_LOG(INFO, "RX lcore %u, %u worker(s), map %s, hash %s, backlog %u, burst %u",
-		app->rx_lcore, app->nb_workers, app->opt.map_text,
+	RPS_LOG(INFO, "RX lcore(s) %s, %u worker(s), map %s, hash %s, backlog %u, burst %u",
+		app->opt.rx_lcores_text, app->nb_workers, app->opt.map_text,
 		rps_hash_mode_name(app->opt.hash_mode), app->opt.backlog, app->opt.burst);
 	app->start_tsc = rte_rdtsc();
 	for (uint16_t i = 0; i < app->nb_workers; i++) {
 		rc = rte_eal_remote_launch(rps_worker_main, &app->workers[i], app->workers[i].lcore);
 		if (rc != 0) {
 			RPS_LOG(ERR, "cannot launch worker on lcore %u: %s", app->workers[i].lcore,
+				rte_strerror(-rc));
+			__atomic_store_n(&app->quit, 1, __ATOMIC_RELAXED);
+			ret = EXIT_RUNTIME;
+		}
+	}
+	for (uint16_t r = 1; r < app->nb_rx && ret == 0; r++) {
+		rc = rte_eal_remote_launch(rps_rx_lcore_main, &app->rx[r], app->rx[r].self.lcore);
+		if (rc != 0) {
+			RPS_LOG(ERR, "cannot launch RX lcore %u: %s", app->rx[r].self.lcore,
 				rte_strerror(-rc));
 			__atomic_store_n(&app->quit, 1, __ATOMIC_RELAXED);
 			ret = EXIT_RUNTIME;
@@ -933,7 +1100,7 @@ main(int argc, char **argv)
 	rps_notify("STOPPING=1");
 	if (rps_health_wait_workers(app) < 0) {
 		/* a worker still stalled: its backlog is counted, the process exits without it */
-		RPS_CTR_ADD(app->self.stats.dropped[RPS_DROP_STRANDED], app->stranded);
+		RPS_CTR_ADD(RPS_APP_SELF(app)->stats.dropped[RPS_DROP_STRANDED], app->stranded);
 		ret = EXIT_RUNTIME;
 	}
 

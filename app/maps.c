@@ -64,7 +64,7 @@ rps_app_map_build(const struct rps_app *app, const struct rps_lcoreset *set, uin
 		return NULL;
 	}
 	/* on the RX lcore's socket, the one reader (reloads build it on the control thread) */
-	m = rps_map_create(idx, wt, n, size, generation, app->self.socket);
+	m = rps_map_create(idx, wt, n, size, generation, RPS_APP_SELF(app)->socket);
 	if (m == NULL)
 		snprintf(err, err_len, "out of memory");
 	return m;
@@ -85,11 +85,15 @@ rps_app_maps_init(struct rps_app *app)
 	if (app->maps == NULL || app->map_sets == NULL || app->buckets == NULL ||
 	    app->bstats == NULL || app->bview == NULL || app->prev_busy == NULL)
 		return -ENOMEM;
-	sz = rte_rcu_qsbr_get_memsize(1);
+	/* every RX lcore reads its queues' maps: an old map is freed once all of them have
+	 * reported a quiescent state (thread id: the RX lcore's index) */
+	sz = rte_rcu_qsbr_get_memsize(app->nb_rx);
 	app->qsbr = rte_zmalloc("rps_qsbr", sz, RTE_CACHE_LINE_SIZE);
-	if (app->qsbr == NULL || rte_rcu_qsbr_init(app->qsbr, 1) != 0 ||
-	    rte_rcu_qsbr_thread_register(app->qsbr, 0) != 0)
+	if (app->qsbr == NULL || rte_rcu_qsbr_init(app->qsbr, app->nb_rx) != 0)
 		return -ENOMEM;
+	for (uint16_t r = 0; r < app->nb_rx; r++)
+		if (rte_rcu_qsbr_thread_register(app->qsbr, r) != 0)
+			return -ENOMEM;
 	app->generation = 1;
 	pthread_mutex_init(&app->ctl_lock, NULL);
 	app->reorder_safe = app->opt.reorder_safe;
@@ -117,9 +121,11 @@ rps_app_maps_init(struct rps_app *app)
 			return rte_errno == ENOMEM ? -ENOMEM : -EINVAL;
 		}
 		if (app->nb_workers > 0) {
-			app->buckets[q] = rps_buckets_create(BUCKETS_PER_QUEUE,
-							     app->self.socket);
-			app->bstats[q] = rps_bucket_stats_create(app->self.socket);
+			/* written by the queue's RX lcore: on its socket */
+			const int sock = app->rx[app->rxq_lcore[q]].self.socket;
+
+			app->buckets[q] = rps_buckets_create(BUCKETS_PER_QUEUE, sock);
+			app->bstats[q] = rps_bucket_stats_create(sock);
 			app->bview[q] = calloc(1, sizeof(*app->bview[q]));
 			if (app->buckets[q] == NULL || app->bstats[q] == NULL ||
 			    app->bview[q] == NULL)
@@ -127,6 +133,22 @@ rps_app_maps_init(struct rps_app *app)
 		}
 	}
 	rps_buckets_set_owners(app, app->maps);
+	return 0;
+}
+
+int
+rps_app_check_workers(const struct rps_app *app, const struct rps_lcoreset *set,
+		      const struct rps_lcoreset *enabled, unsigned int *bad)
+{
+	int rc = rps_lcoreset_check(set, enabled, app->rx_lcore, bad);
+
+	if (rc < 0)
+		return rc;
+	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++)
+		if (rps_lcoreset_has(set, l) && rps_lcoreset_has(&app->opt.rx_lcores, l)) {
+			*bad = l;
+			return -EBUSY;
+		}
 	return 0;
 }
 

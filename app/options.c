@@ -46,6 +46,61 @@ h_map(struct rps_options *o, const char *arg, const char **why)
 }
 
 static int
+h_rx_port(struct rps_options *o, const char *arg, const char **why)
+{
+	(void)arg; /* the value: the table's check, into o->rx_port */
+	for (uint16_t i = 0; i < o->nb_rx_ports; i++)
+		if (o->rx_ports[i] == o->rx_port) {
+			*why = "given twice";
+			return -1;
+		}
+	if (o->nb_rx_ports == RPS_RX_PORTS_MAX) {
+		*why = "at most " RTE_STR(RPS_RX_PORTS_MAX) " RX ports";
+		return -1;
+	}
+	o->rx_ports[o->nb_rx_ports++] = o->rx_port;
+	return 0;
+}
+
+/* --rx-lcores and the file's rx_lcores (rps_lcoreset_parse_list()). */
+int
+rps_options_parse_rx_lcores(const char *arg, struct rps_lcoreset *set, char *text,
+			    size_t text_len, const char **why)
+{
+	static char msg[128];
+	unsigned int bad = 0;
+	int rc = rps_lcoreset_parse_list(arg, set, &bad);
+
+	if (rc == -ERANGE) {
+		snprintf(msg, sizeof(msg), "lcore %u is out of range (max %u)", bad,
+			 RTE_MAX_LCORE - 1);
+		*why = msg;
+		return -1;
+	}
+	if (rc < 0) {
+		*why = "expected a list of lcores and ranges (0,1 or 0-1) that includes the EAL "
+		       "main lcore";
+		return -1;
+	}
+	if (rps_lcoreset_count(set) > RPS_RX_LCORES_MAX) {
+		*why = "at most " RTE_STR(RPS_RX_LCORES_MAX) " RX lcores";
+		return -1;
+	}
+	snprintf(text, text_len, "%s", arg);
+	return 0;
+}
+
+static int
+h_rx_lcores(struct rps_options *o, const char *arg, const char **why)
+{
+	if (rps_options_parse_rx_lcores(arg, &o->rx_lcores, o->rx_lcores_text,
+					sizeof(o->rx_lcores_text), why) < 0)
+		return -1;
+	o->rx_lcores_given = 1;
+	return 0;
+}
+
+static int
 h_symmetric(struct rps_options *o, const char *arg, const char **why)
 {
 	(void)arg;
@@ -237,8 +292,9 @@ static const struct opt_bind {
 	uint32_t scale;       /* the stored value is the given one times this (0: 1) */
 	opt_handler handle;
 } binds[RPS_SET_NB] = {
-	[RPS_SET_RX_PORT] = { FIELD(rx_port), 0, NULL },
+	[RPS_SET_RX_PORT] = { FIELD(rx_port), 0, h_rx_port },
 	[RPS_SET_RX_QUEUES] = { FIELD(rx_queues), 0, NULL },
+	[RPS_SET_RX_LCORES] = { 0, 0, 0, h_rx_lcores },
 	[RPS_SET_MAP] = { 0, 0, 0, h_map },
 	[RPS_SET_TABLE_SIZE] = { FIELD(table_size), 0, NULL },
 	[RPS_SET_HASH] = { FIELD(hash_mode), 0, NULL },
@@ -457,6 +513,8 @@ rps_options_parse(int argc, char **argv, struct rps_options *o, FILE *err)
 		fprintf(err, "dpdk-rps: %s: unexpected argument (see --help)\n", argv[optind]);
 		return -1;
 	}
+	if (o->nb_rx_ports > 0)
+		o->rx_port = o->rx_ports[0];
 	if (o->rebalance && !o->reorder_safe) {
 		fprintf(err, "dpdk-rps: --rebalance on: needs --reorder-safe on (a bucket moved "
 			"without it may reorder its flows)\n");

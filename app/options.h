@@ -18,8 +18,19 @@
 
 #define RPS_BURST_MAX 512
 
+#define RPS_RX_PORTS_MAX 8    /* --rx-port, repeated */
+#define RPS_RX_LCORES_MAX 16  /* --rx-lcores */
+
 struct rps_options {
-	uint16_t rx_port;
+	uint16_t rx_port;             /* the first of rx_ports (the last --rx-port given while
+				       * parsing; rps_options_parse() sets it back to the first) */
+	uint16_t rx_ports[RPS_RX_PORTS_MAX]; /* every --rx-port, in order (main.c fills [0] from
+				       * rx_port when none was given) */
+	uint16_t nb_rx_ports;
+	struct rps_lcoreset rx_lcores; /* --rx-lcores / rx_lcores (main.c: the main lcore if
+				       * not given) */
+	int rx_lcores_given;
+	char rx_lcores_text[128];
 	int tx_port;                  /* -1: no transmit, packets are consumed */
 	struct rps_lcoreset map;
 	int map_given;
@@ -99,6 +110,13 @@ int rps_options_given(const struct rps_options *o, const char *name);
  * @return 0, or -1 after printing "dpdk-rps: --opt: message" to @p err.
  */
 int rps_options_parse(int argc, char **argv, struct rps_options *o, FILE *err);
+
+/**
+ * Parse a list of RX lcores (--rx-lcores, the file's rx_lcores) into @p set and copy it to
+ * @p text. @return 0, or -1 with *@p why.
+ */
+int rps_options_parse_rx_lcores(const char *arg, struct rps_lcoreset *set, char *text,
+				size_t text_len, const char **why);
 
 /** Print --help: every option with its argument and default. */
 void rps_options_usage(const char *prog, FILE *out);

@@ -119,7 +119,8 @@ rte_eth_remove_tx_callback(uint16_t port_id, uint16_t queue_id,
 int
 rps_pdump_init(struct rps_app *app)
 {
-	const uint32_t n = app->nb_workers + 1u; /* thread 0: the RX lcore; i + 1: worker i */
+	/* threads 0..nb_rx - 1: the RX lcores; nb_rx + i: worker i */
+	const uint32_t n = app->nb_workers + (uint32_t)app->nb_rx;
 
 	/* always there: the loops report to it unconditionally */
 	app->cap_qsbr = rte_zmalloc("rps_cap_qsbr", rte_rcu_qsbr_get_memsize(n),

@@ -30,7 +30,12 @@ void
 rps_snapshot_take(const struct rps_app *app, struct rps_snapshot *s)
 {
 	memset(s, 0, sizeof(*s));
-	rps_stats_read(&app->self.stats, &s->rx);
+	s->nb_rx = app->nb_rx;
+	for (uint16_t r = 0; r < app->nb_rx; r++) {
+		s->rxl[r].lcore = app->rx[r].self.lcore;
+		rps_stats_read(&app->rx[r].self.stats, &s->rxl[r].st);
+		rps_stats_accumulate(&s->rx, &s->rxl[r].st);
+	}
 	rps_stats_accumulate(&s->total, &s->rx);
 	if (app->nb_workers == 0) {
 		/* No steering: the RX lcore is the one worker. */
@@ -41,15 +46,18 @@ rps_snapshot_take(const struct rps_app *app, struct rps_snapshot *s)
 	}
 	s->nb = app->nb_workers;
 	for (uint16_t i = 0; i < app->nb_workers; i++) {
-		const struct rps_backlog *b = &app->backlogs[i];
-
 		s->w[i].lcore = app->workers[i].lcore;
 		rps_stats_read(&app->workers[i].stats, &s->w[i].st);
 		rps_stats_accumulate(&s->total, &s->w[i].st);
-		s->w[i].st.dropped[RPS_DROP_BACKLOG_FULL] += RPS_CTR_READ(b->prod.full_drops);
-		s->w[i].st.dropped[RPS_DROP_FLOW_LIMIT] += RPS_CTR_READ(b->prod.fl_drops);
-		s->w[i].depth = rps_backlog_depth(b);
-		s->w[i].hwm = RPS_CTR_READ(b->prod.hwm);
+		/* its backlogs from every RX lcore: drops and depth summed, the deepest hwm */
+		for (uint16_t r = 0; r < app->nb_rx; r++) {
+			const struct rps_backlog *b = rps_app_backlog(app, r, i);
+
+			s->w[i].st.dropped[RPS_DROP_BACKLOG_FULL] += RPS_CTR_READ(b->prod.full_drops);
+			s->w[i].st.dropped[RPS_DROP_FLOW_LIMIT] += RPS_CTR_READ(b->prod.fl_drops);
+			s->w[i].depth += rps_backlog_depth(b);
+			s->w[i].hwm = RTE_MAX(s->w[i].hwm, RPS_CTR_READ(b->prod.hwm));
+		}
 	}
 }
 
@@ -109,6 +117,13 @@ report_thread(void *arg)
 		       (double)(cur->rx.rx_packets - prev->rx.rx_packets) / dt / 1e6,
 		       cur->total.processed, rps_stats_dropped_total(&cur->total),
 		       cur->total.dropped[RPS_DROP_BACKLOG_FULL]);
+		for (uint16_t r = 0; cur->nb_rx > 1 && r < cur->nb_rx; r++)
+			printf("  rx lcore %u: rx %" PRIu64 " (%.3f Mpps)  enqueued %" PRIu64
+			       "  backlog_full %" PRIu64 "\n", cur->rxl[r].lcore,
+			       cur->rxl[r].st.rx_packets,
+			       (double)(cur->rxl[r].st.rx_packets - prev->rxl[r].st.rx_packets) /
+			       dt / 1e6, cur->rxl[r].st.enqueued,
+			       cur->rxl[r].st.dropped[RPS_DROP_BACKLOG_FULL]);
 		live_port_line(app);
 		printf("  %5s %14s %10s %8s %8s %12s %12s\n", "lcore", "processed", "Mpps",
 		       "backlog", "hwm", "time_squeeze", "dropped");
@@ -172,6 +187,15 @@ rps_report_summary(const struct rps_app *app, FILE *out)
 		fprintf(out, "  %5u %14" PRIu64 " %14" PRIu64 " %8" PRIu64 " %12" PRIu64 " %12" PRIu64
 			"\n", s->w[i].lcore, s->w[i].st.received_rps, s->w[i].st.processed,
 			s->w[i].hwm, s->w[i].st.time_squeeze, rps_stats_dropped_total(&s->w[i].st));
+	if (s->nb_rx > 1) {
+		fprintf(out, "  %8s %14s %14s %12s %10s\n", "rx lcore", "rx_packets", "enqueued",
+			"backlog_full", "queues");
+		for (uint16_t r = 0; r < s->nb_rx; r++)
+			fprintf(out, "  %8u %14" PRIu64 " %14" PRIu64 " %12" PRIu64 " %10u\n",
+				s->rxl[r].lcore, s->rxl[r].st.rx_packets, s->rxl[r].st.enqueued,
+				s->rxl[r].st.dropped[RPS_DROP_BACKLOG_FULL],
+				app->rx[r].nb_queues);
+	}
 	if (app->port_stats.rx_nombuf || app->port_stats.imissed || app->port_stats.ierrors)
 		fprintf(out, "  port %u lost before dpdk-rps saw them: rx_nombuf %" PRIu64
 			"  imissed %" PRIu64 "  ierrors %" PRIu64 " (see README: port counters)\n",
@@ -225,16 +249,19 @@ rps_report_json(const struct rps_app *app, const char *path)
 	json_drops(f, &s->total);
 	fprintf(f, ",\n  \"dropped_total\": %" PRIu64 ",\n", rps_stats_dropped_total(&s->total));
 	fprintf(f, "  \"backpressure\": %s,\n  \"stall_timeout_ms\": %u,\n",
-		app->steer.backpressure ? "true" : "false", app->opt.stall_timeout_ms);
+		app->nb_workers && app->rx[0].steer.backpressure ? "true" : "false",
+		app->opt.stall_timeout_ms);
 	fprintf(f, "  \"config\": {\"rx_port\": %u, \"rx_queues\": %u, \"driver\": \"%s\", "
-		"\"tx_port\": %d, \"map\": \"%s\", \"rx_lcore\": %u, \"hash\": \"%s\", "
+		"\"tx_port\": %d, \"map\": \"%s\", \"rx_lcore\": %u, \"rx_lcores\": \"%s\", "
+		"\"rx_ports\": %u, \"hash\": \"%s\", "
 		"\"rss_hash_from_port\": %s, \"hash_seed\": \"%s\", \"rss_key\": \"%s\", "
 		"\"backlog\": %u, \"burst\": %u, "
 		"\"stages\": \"%s\", \"symmetric\": %s, \"symmetric_mode\": \"%s\", "
 		"\"inner\": %s, \"reorder_safe\": %s, "
 		"\"flow_limit\": %s, \"idle_sleep_us\": %u, \"idle_spin_us\": %u},\n",
 		app->opt.rx_port, app->nb_rxq, app->rx_driver, app->opt.tx_port, app->opt.map_text,
-		app->rx_lcore, rps_hash_mode_name(app->opt.hash_mode),
+		app->rx_lcore, app->opt.rx_lcores_text, app->opt.nb_rx_ports,
+		rps_hash_mode_name(app->opt.hash_mode),
 		/* the seed and key are secrets (docs/steering-keys.md): only where they came
 		 * from; the owner reads them on the telemetry socket (/rps/config) */
 		app->rss_hash ? "true" : "false", app->opt.seed_given ? "configured" : "random",
@@ -248,6 +275,34 @@ rps_report_json(const struct rps_app *app, const char *path)
 	fprintf(f, "  \"rx_lcore\": {\n");
 	json_counters(f, &s->rx, "    ");
 	fprintf(f, "    \"lcore\": %u\n  },\n", app->rx_lcore);
+	/* each RX lcore: its counters, its (port, queue) pairs, its backlog to each worker */
+	fprintf(f, "  \"rx_lcores\": [");
+	for (uint16_t r = 0; r < s->nb_rx; r++) {
+		const struct rps_rx_lcore *rx = &app->rx[r];
+
+		fprintf(f, "%s\n    {\n      \"lcore\": %u,\n      \"queues\": [", r ? "," : "",
+			s->rxl[r].lcore);
+		for (uint16_t k = 0; k < rx->nb_queues; k++)
+			fprintf(f, "%s{\"port\": %u, \"queue\": %u, \"index\": %u}", k ? ", " : "",
+				app->rxq_port[rx->queues[k]], app->rxq_queue[rx->queues[k]],
+				rx->queues[k]);
+		fprintf(f, "],\n");
+		json_counters(f, &s->rxl[r].st, "      ");
+		fprintf(f, "      \"backlogs\": [");
+		for (uint16_t w = 0; w < app->nb_workers; w++) {
+			const struct rps_backlog *b = rps_app_backlog(app, r, w);
+
+			fprintf(f, "%s{\"worker\": %u, \"enqueued\": %" PRIu64 ", \"done\": %"
+				PRIu64 ", \"depth\": %" PRIu64 ", \"hwm\": %" PRIu64
+				", \"backlog_full\": %" PRIu64 ", \"flow_limit\": %" PRIu64 "}",
+				w ? ", " : "", app->workers[w].lcore, RPS_CTR_READ(b->prod.tail),
+				__atomic_load_n(&b->cons.head, __ATOMIC_ACQUIRE),
+				rps_backlog_depth(b), RPS_CTR_READ(b->prod.hwm),
+				RPS_CTR_READ(b->prod.full_drops), RPS_CTR_READ(b->prod.fl_drops));
+		}
+		fprintf(f, "]\n    }");
+	}
+	fprintf(f, "\n  ],\n");
 	fprintf(f, "  \"workers\": [");
 	for (uint16_t i = 0; i < s->nb; i++) {
 		fprintf(f, "%s\n    {\n      \"lcore\": %u,\n", i ? "," : "", s->w[i].lcore);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * rx_loop.c: the RX lcore. Poll every RX queue of the port, steer each burst through that
- * queue's map onto the workers' backlogs (or process it here when the map is empty), and
- * decide when to stop: signal, --duration, or --exit-when-idle.
+ * rx_loop.c: the RX lcores. Each polls its (port, queue) pairs, steers each burst through that
+ * queue's map onto its own backlog of each worker (or processes it here when the map is
+ * empty); RX lcore 0 decides when they all stop: signal, --duration, or --exit-when-idle.
  */
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
@@ -16,26 +16,37 @@ static int
 backlogs_empty(const struct rps_app *app)
 {
 	/* a stalled worker's backlog may never empty: the exit gives up on it (health.c) */
-	for (uint16_t w = 0; w < app->nb_workers; w++)
-		if (rps_backlog_depth(&app->backlogs[w]) != 0 &&
-		    !rps_backlog_failed(&app->backlogs[w]))
+	for (uint32_t i = 0; i < (uint32_t)app->nb_rx * app->nb_workers; i++)
+		if (rps_backlog_depth(&app->backlogs[i]) != 0 &&
+		    !rps_backlog_failed(&app->backlogs[i]))
 			return 0;
 	return 1;
+}
+
+/* The last loop in which any RX lcore took or held packets. */
+static uint64_t
+last_busy(const struct rps_app *app)
+{
+	uint64_t t = 0;
+
+	for (uint16_t r = 0; r < app->nb_rx; r++)
+		t = RTE_MAX(t, __atomic_load_n(&app->rx[r].busy_tsc, __ATOMIC_RELAXED));
+	return t;
 }
 
 /* At the end, packets still held for full backlogs (backpressure) go as the workers make
  * room; those a worker has not taken after twice the stall timeout (at least a second) of no
  * progress are dropped as backlog_full. */
 static void
-place_held(struct rps_app *app)
+place_held(struct rps_app *app, struct rps_steer_ctx *steer)
 {
 	const uint64_t wait = (uint64_t)RTE_MAX(2ull * app->opt.stall_timeout_ms, 1000ull) *
 			      rte_get_tsc_hz() / 1000;
 	uint64_t last = rte_rdtsc();
-	uint32_t held = rps_steer_held(&app->steer);
+	uint32_t held = rps_steer_held(steer);
 
 	while (held != 0) {
-		uint32_t now_held = rps_steer_flush(&app->steer);
+		uint32_t now_held = rps_steer_flush(steer);
 		uint64_t now = rte_rdtsc();
 
 		if (now_held < held)
@@ -47,29 +58,35 @@ place_held(struct rps_app *app)
 	}
 	if (held != 0) {
 		RPS_LOG(WARNING, "exit: %u packet(s) held for full backlogs dropped", held);
-		rps_steer_drop_held(&app->steer);
+		rps_steer_drop_held(steer);
 	}
 }
 
-void
-rps_rx_main(struct rps_app *app)
+/* One RX lcore's loop: poll its (port, queue) pairs until a stop. RX lcore 0 also decides
+ * when every RX lcore stops (--exit-when-idle, --duration) and tells the others (rx_stop). */
+static void
+rx_loop(struct rps_app *app, struct rps_rx_lcore *rx)
 {
 	struct rte_mbuf *pkts[RPS_BURST_MAX];
-	struct rps_lcore_stats *st = &app->self.stats;
-	const uint16_t port = app->opt.rx_port, burst = app->opt.burst;
+	struct rps_lcore_stats *st = &rx->self.stats;
+	struct rps_steer_ctx *steer = &rx->steer;
+	const uint16_t burst = app->opt.burst;
+	const unsigned int tid = rx->index; /* its QSBR thread id */
+	const int first = rx->index == 0;
 	const uint64_t hz = rte_get_tsc_hz();
 	const uint64_t idle_ticks = (uint64_t)app->opt.exit_when_idle * hz / 1000;
 	const uint64_t deadline = app->opt.duration > 0 ?
 		app->start_tsc + (uint64_t)(app->opt.duration * (double)hz) : UINT64_MAX;
-	uint64_t idle_since = 0;
 	struct rps_idle backoff;
 	const uint16_t nb_poll = rps_test_rx_queues(app); /* nb_rxq but in fault tests */
 
 	rps_idle_init(&backoff, app->opt.idle_spin_us, app->opt.idle_sleep_us, hz);
 	rps_idle_thread_init();
-	rte_rcu_qsbr_thread_online(app->qsbr, 0);
-	rte_rcu_qsbr_thread_online(app->cap_qsbr, 0);
-	while (!__atomic_load_n(&app->quit, __ATOMIC_RELAXED)) {
+	__atomic_store_n(&rx->busy_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
+	rte_rcu_qsbr_thread_online(app->qsbr, tid);
+	rte_rcu_qsbr_thread_online(app->cap_qsbr, tid);
+	while (!__atomic_load_n(&app->quit, __ATOMIC_RELAXED) &&
+	       !__atomic_load_n(&app->rx_stop, __ATOMIC_RELAXED)) {
 		uint32_t got = 0;
 		uint16_t nb_queues;
 		int paused = 0;
@@ -77,26 +94,28 @@ rps_rx_main(struct rps_app *app)
 
 		/* backpressure: packets held for a full backlog go first; until they have all
 		 * been placed nothing more is taken from the port */
-		if (unlikely(rps_steer_held(&app->steer) != 0) &&
-		    rps_steer_flush(&app->steer) != 0) {
+		if (unlikely(rps_steer_held(steer) != 0) && rps_steer_flush(steer) != 0) {
 			RPS_CTR_ADD(st->rx_paused, 1);
 			paused = 1; /* not idle, not busy: waiting on a worker */
 			nb_queues = 0;
 		} else {
-			nb_queues = nb_poll;
+			nb_queues = rx->nb_queues;
 		}
 #ifdef RPS_TEST_HOOKS
 		if (unlikely(__atomic_load_n(&app->test_rx_hold, __ATOMIC_RELAXED)))
 			nb_queues = 0; /* the offered load fell (test_hooks.c) */
 #endif
-		for (uint16_t q = 0; q < nb_queues; q++) {
+		for (uint16_t k = 0; k < nb_queues; k++) {
+			const uint16_t q = rx->queues[k];
 			const struct rps_map *map;
 			struct rps_buckets *bk;
 			uint16_t n;
 
-			if (unlikely(rps_steer_held(&app->steer) != 0))
+			if (unlikely(q >= nb_poll))
+				continue; /* a fault test polls fewer queues */
+			if (unlikely(rps_steer_held(steer) != 0))
 				break; /* a queue's burst filled a backlog: the rest wait */
-			n = rte_eth_rx_burst(port, q, pkts, burst);
+			n = rte_eth_rx_burst(app->rxq_port[q], app->rxq_queue[q], pkts, burst);
 
 			if (n == 0)
 				continue;
@@ -105,46 +124,44 @@ rps_rx_main(struct rps_app *app)
 #ifdef RPS_TEST_HOOKS
 			if (unlikely(app->test_rx_delay_tsc != 0)) /* a paced source (test_hooks.c) */
 				rps_test_spin(app->test_rx_delay_tsc * n);
-			if (unlikely(app->test_rx_gap_every != 0)) /* a source with silences */
+			if (unlikely(app->test_rx_gap_every != 0) && first) /* a source with silences */
 				rps_test_rx_gap(app, n);
 #endif
 			n = rps_steer_sanitize(pkts, n, st);
 			map = __atomic_load_n(&app->maps[q], __ATOMIC_ACQUIRE);
-			app->steer.flow_limit = __atomic_load_n(&app->flow_limit, __ATOMIC_RELAXED);
+			steer->flow_limit = __atomic_load_n(&app->flow_limit, __ATOMIC_RELAXED);
 			if (map->nb_workers == 0) {
-				rps_process_burst(&app->self, pkts, n);
+				rps_process_burst(&rx->self, pkts, n);
 				continue;
 			}
-			app->steer.queue = q;
+			steer->queue = q;
 			bk = app->buckets[q];
 			if (!__atomic_load_n(&app->reorder_safe, __ATOMIC_RELAXED)) {
 				/* off: steer without the table, but keep it where packets go */
 				rps_buckets_follow(bk, map);
 				bk = NULL;
 			}
-			rps_steer_burst(&app->steer, map, bk, app->bstats[q], pkts, n);
+			rps_steer_burst(steer, map, bk, app->bstats[q], pkts, n);
 		}
 		if (app->nb_workers == 0)
-			rps_process_idle(&app->self);
+			rps_process_idle(&rx->self);
 		/* No map pointer is held across this point. */
-		rte_rcu_qsbr_quiescent(app->qsbr, 0);
-		rte_rcu_qsbr_quiescent(app->cap_qsbr, 0); /* nor is any ethdev callback running */
+		rte_rcu_qsbr_quiescent(app->qsbr, tid);
+		rte_rcu_qsbr_quiescent(app->cap_qsbr, tid); /* nor is any ethdev callback running */
 		RPS_CTR_ADD(st->polls, 1);
 		now = rte_rdtsc();
+		if (got != 0 || paused)
+			__atomic_store_n(&rx->busy_tsc, now, __ATOMIC_RELAXED);
 		if (got != 0) {
 			RPS_CTR_ADD(st->busy_polls, 1);
-			idle_since = 0;
 		} else if (paused) {
-			idle_since = 0;
 			rte_pause();
 			if (now >= deadline)
 				break;
 			continue;
-		} else if (idle_ticks != 0) {
-			if (idle_since == 0)
-				idle_since = now;
-			else if (now - idle_since >= idle_ticks && backlogs_empty(app))
-				break;
+		} else if (idle_ticks != 0 && first && now - last_busy(app) >= idle_ticks &&
+			   backlogs_empty(app)) {
+			break;
 		}
 		if (now >= deadline)
 			break;
@@ -152,11 +169,31 @@ rps_rx_main(struct rps_app *app)
 		if (rps_idle_poll(&backoff, got != 0, now, NULL, hz))
 			RPS_CTR_ADD(st->idle_sleeps, 1);
 	}
-	rte_rcu_qsbr_thread_offline(app->qsbr, 0);
-	rte_rcu_qsbr_thread_offline(app->cap_qsbr, 0);
-	place_held(app);
+	if (first) /* the others stop too (a signal's quit they see themselves) */
+		__atomic_store_n(&app->rx_stop, 1, __ATOMIC_RELAXED);
+	rte_rcu_qsbr_thread_offline(app->qsbr, tid);
+	rte_rcu_qsbr_thread_offline(app->cap_qsbr, tid);
+	place_held(app, steer);
+}
+
+int
+rps_rx_lcore_main(void *arg)
+{
+	struct rps_rx_lcore *rx = arg;
+
+	rx_loop(rx->self.app, rx);
+	return 0;
+}
+
+void
+rps_rx_main(struct rps_app *app)
+{
+	rx_loop(app, &app->rx[0]);
+	for (uint16_t r = 1; r < app->nb_rx; r++)
+		(void)rte_eal_wait_lcore(app->rx[r].self.lcore);
 	app->stop_tsc = rte_rdtsc();
-	/* Everything enqueued so far happens-before this store: a worker that sees it and
-	 * then finds its ring empty has seen every packet. */
+	/* Everything every RX lcore enqueued happens-before this store (rte_eal_wait_lcore()
+	 * synchronises with their return): a worker that sees it and then finds its rings empty
+	 * has seen every packet. */
 	__atomic_store_n(&app->rx_done, 1, __ATOMIC_RELEASE);
 }

@@ -444,6 +444,37 @@ stats_build(struct tel_out *o, const void *arg)
 	tel_u64(o, "migrations_deferred", s->rx.migrations_deferred);
 	tel_u64(o, "buckets_moved", __atomic_load_n(&app->buckets_moved, __ATOMIC_RELAXED));
 	tel_u64(o, "rebalance_runs", __atomic_load_n(&app->rebalance_runs, __ATOMIC_RELAXED));
+	if (s->nb_rx > 1) {
+		/* each RX lcore: its lcore, what it received and enqueued */
+		struct tel_out l, r, e;
+
+		tel_open(o, &l, RTE_TEL_INT_VAL);
+		tel_open(o, &r, RTE_TEL_U64_VAL);
+		tel_open(o, &e, RTE_TEL_U64_VAL);
+		for (uint16_t k = 0; k < s->nb_rx; k++) {
+			tel_arr_int(&l, (int)s->rxl[k].lcore);
+			tel_arr_u64(&r, s->rxl[k].st.rx_packets);
+			tel_arr_u64(&e, s->rxl[k].st.enqueued);
+		}
+		tel_close(o, "rx_lcores", &l);
+		tel_close(o, "rx_lcores_rx_packets", &r);
+		tel_close(o, "rx_lcores_enqueued", &e);
+		/* each (RX lcore, worker) pair's backlog, row by row: [rx * nb_workers + worker] */
+		if (app->nb_workers != 0 &&
+		    (uint32_t)s->nb_rx * app->nb_workers <= RTE_TEL_MAX_ARRAY_ENTRIES) {
+			tel_open(o, &r, RTE_TEL_U64_VAL);
+			tel_open(o, &e, RTE_TEL_U64_VAL);
+			for (uint16_t k = 0; k < s->nb_rx; k++)
+				for (uint16_t w = 0; w < app->nb_workers; w++) {
+					const struct rps_backlog *b = rps_app_backlog(app, k, w);
+
+					tel_arr_u64(&r, rps_backlog_depth(b));
+					tel_arr_u64(&e, RPS_CTR_READ(b->prod.full_drops));
+				}
+			tel_close(o, "pair_backlog_depth", &r);
+			tel_close(o, "pair_backlog_full", &e);
+		}
+	}
 	port_pool_build(o, a);
 	tel_u64(o, "nb_workers", s->nb);
 	tel_page(o, a->first, TEL_STATS_PAGE, s->nb);
@@ -981,6 +1012,8 @@ config_settings(struct tel_out *o, const struct rps_app *app)
 			continue;
 		if (i == RPS_SET_STAGES)
 			tel_text(o, s->key, opt->stages_text);
+		else if (i == RPS_SET_RX_LCORES)
+			tel_text(o, s->key, opt->rx_lcores_text);
 		else if (i == RPS_SET_METRICS)
 			tel_text(o, s->key, opt->metrics.on ? opt->metrics.text : "off");
 		else if (i == RPS_SET_HASH)
@@ -1015,7 +1048,7 @@ config_build(struct tel_out *o, const void *arg)
 	config_settings(o, app);
 	config_secrets(o, app, a->show_secrets);
 	/* command line only, as the program resolved them */
-	tel_str(o, "backpressure", app->steer.backpressure ? "on" : "off");
+	tel_str(o, "backpressure", app->nb_workers && app->rx[0].steer.backpressure ? "on" : "off");
 	tel_u64(o, "stall_timeout_ms", opt->stall_timeout_ms);
 }
 
@@ -1142,7 +1175,7 @@ static int
 tel_flows(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	const struct rps_app *app = tel_app;
-	const struct rps_worker *ws = app->nb_workers ? app->workers : &app->self;
+	const struct rps_worker *ws = app->nb_workers ? app->workers : RPS_APP_SELF(app);
 	uint16_t nw = app->nb_workers ? app->nb_workers : 1;
 	struct tel_flow *all;
 	struct flows_arg a;

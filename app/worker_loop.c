@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * worker_loop.c: a worker lcore, the user-space process_backlog(). Dequeue a burst from its
- * own backlog, run the stage pipeline, publish progress (head), and between bursts do the
+ * own backlogs (one per RX lcore, in turn), run the stage pipeline, publish progress (head), and between bursts do the
  * housekeeping the stages need (TX flush, fragment death row, flow ageing).
  */
 #include <rte_cycles.h>
@@ -62,8 +62,8 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 		rps_reasm_set_check_l4(c->reasm, rps_pipeline_has(&app->pipeline,
 								  RPS_STAGE_VALIDATE));
 		/* a bucket does not move off this worker while its fragments may be held */
-		if (w->backlog != NULL)
-			rps_backlog_drain_init(w->backlog, (uint64_t)o->frag_timeout_ms *
+		for (uint16_t r = 0; r < w->in.nb; r++)
+			rps_backlog_drain_init(w->in.b[r], (uint64_t)o->frag_timeout_ms *
 					       rte_get_tsc_hz() / 1000);
 	}
 	if (rps_pipeline_has(&app->pipeline, RPS_STAGE_FLOW)) {
@@ -157,30 +157,36 @@ rps_worker_main(void *arg)
 	struct rte_mbuf *pkts[RPS_BURST_MAX];
 	const uint16_t burst = w->app->opt.burst;
 	const uint64_t hz = rte_get_tsc_hz();
-	/* the backlog's producer tail: the RX lcore writes it when it enqueues */
-	const volatile uint32_t *watch = &w->backlog->ring->prod.tail;
+	/* its only backlog's producer tail, which the RX lcore writes when it enqueues: an idle
+	 * worker waits for a write there; with several RX lcores it has no one line to watch */
+	const volatile uint32_t *watch = w->in.nb == 1 ? &w->backlog->ring->prod.tail : NULL;
+	const unsigned int tid = w->app->nb_rx + w->index; /* its cap_qsbr thread id */
 	struct rps_idle idle;
 	int draining = 0;
 
 	rps_idle_init(&idle, w->app->opt.idle_spin_us, w->app->opt.idle_sleep_us, hz);
 	rps_idle_thread_init();
-	rte_rcu_qsbr_thread_online(w->app->cap_qsbr, w->index + 1u);
+	rte_rcu_qsbr_thread_online(w->app->cap_qsbr, tid);
 	for (;;) {
+		struct rps_backlog *from;
 		uint32_t left, n;
 
 		/* between bursts: no TX callback (a capture's) is running */
-		rte_rcu_qsbr_quiescent(w->app->cap_qsbr, w->index + 1u);
+		rte_rcu_qsbr_quiescent(w->app->cap_qsbr, tid);
 
 #ifdef RPS_TEST_HOOKS
 		/* a worker that stops polling its backlog, as if preempted (test_hooks.c) */
 		if (unlikely(w->test_stall_tsc != 0))
 			rps_test_worker_stall(w);
 #endif
-		n = rps_backlog_dequeue(w->backlog, pkts, burst, &left);
+		/* a burst from the next of its backlogs (one per RX lcore) that has packets */
+		n = rps_backlog_in_dequeue(&w->in, pkts, burst, &left, &from);
 
 		RPS_CTR_ADD(st->polls, 1);
 		rps_process_idle(w);
-		rps_backlog_drain_update(w->backlog, rps_reasm_held(w->ctx.reasm), w->ctx.now);
+		for (uint16_t r = 0; r < w->in.nb; r++)
+			rps_backlog_drain_update(w->in.b[r], rps_reasm_held(w->ctx.reasm),
+						 w->ctx.now);
 		if (n == 0) {
 			/* Stop only after an empty dequeue that follows seeing rx_done. */
 			if (draining)
@@ -214,8 +220,8 @@ rps_worker_main(void *arg)
 		if (unlikely(w->app->test_delay_tsc != 0))
 			rps_test_spin(w->app->test_delay_tsc * n);
 #endif
-		rps_backlog_complete(w->backlog, n);
+		rps_backlog_complete(from, n);
 	}
-	rte_rcu_qsbr_thread_offline(w->app->cap_qsbr, w->index + 1u);
+	rte_rcu_qsbr_thread_offline(w->app->cap_qsbr, tid);
 	return 0;
 }

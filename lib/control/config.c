@@ -39,7 +39,7 @@ struct parser {
 	size_t pos;              /* start of the next line */
 	int line;                /* lines handed to inih so far: inih's own line number */
 	int err_line;            /* line of the first error found here, 0 = none */
-	char msg[384];           /* that error, without "FILE:LINE: " */
+	char msg[512];           /* that error, without "FILE:LINE: " */
 	int first_line[K_NB];    /* line that set each key, 0 = not set */
 };
 
@@ -331,7 +331,7 @@ static int
 key_lookup(struct parser *p, const char *section, const char *name)
 {
 	const struct rps_setting *s = rps_setting_by_key(section, name);
-	char list[384];
+	char list[512];
 	uint64_t q;
 
 	if (s != NULL)
@@ -398,6 +398,23 @@ set_value(struct parser *p, int id, const char *name, const char *value)
 		snprintf(c->stages, sizeof(c->stages), "%s", value);
 		c->has_stages = 1;
 		break;
+	case RPS_SET_RX_LCORES: {
+		unsigned int bad = 0;
+
+		switch (rps_lcoreset_parse_list(value, &c->rx_lcores, &bad)) {
+		case 0:
+			break;
+		case -ERANGE:
+			return fail(p, "%s: lcore %u is out of range (max %u)", name, bad,
+				    RTE_MAX_LCORE - 1);
+		default:
+			return fail(p, "%s: expected a list of lcores and ranges (0,1 or 0-1), not "
+				    "'%s'", name, value);
+		}
+		snprintf(c->rx_lcores_text, sizeof(c->rx_lcores_text), "%s", value);
+		c->has_rx_lcores = 1;
+		break;
+	}
 	case RPS_SET_VXLAN_PORT:
 		switch (rps_inner_vxlan_ports_parse(value, &c->tunnels)) {
 		case 0:

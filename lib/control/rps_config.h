@@ -14,6 +14,7 @@
  *
  *   [dataplane]
  *   rx_port = 0                 ; restart (0..RTE_MAX_ETHPORTS-1, i.e. 0..31)
+ *   rx_lcores = 0,1             ; restart (as --rx-lcores: a list with the EAL main lcore)
  *   tx_port = none              ; restart (a port id 0..31, or none: as --tx-port P; each
  *                               ;   worker transmits on its own TX queue of P; none, the
  *                               ;   default, consumes the packets; lowercase "none")
@@ -88,6 +89,7 @@
 struct rps_config {
 	/* [dataplane] */
 	int has_rx_port;       uint16_t rx_port;
+	int has_rx_lcores;     struct rps_lcoreset rx_lcores; char rx_lcores_text[128];
 	int has_tx_port;       int tx_port;          /* -1: none (no transmit) */
 	int has_hash;          enum rps_hash_mode hash_mode;
 	int has_hash_seed;     uint32_t hash_seed;

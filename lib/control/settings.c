@@ -24,26 +24,44 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 		.type = RPS_SETTING_U32, .when = RPS_SETTING_RESTART,
 		.lo = 0, .hi = RTE_MAX_ETHPORTS - 1, .what = "a port id ", .unit = "",
 		.def = "0",
-		.help = "port polled by the RX lcore, every RX queue of it (default 0)",
-		.doc = "port polled by the RX lcore; every RX queue of it is polled",
+		.help = "port to poll, every RX queue of it; repeatable for several ports "
+			"(default 0)",
+		.doc = "port to poll, every RX queue of it. Repeat it for several ports (`--rx-port 0 "
+			"--rx-port 1`, at most 8): their queues are numbered on in that order "
+			"(`queueN` in the file); the file takes one port",
 	},
 	[RPS_SET_RX_QUEUES] = {
 		.name = "rx-queues", .flag = "rx-queues", .metavar = "N",
 		.type = RPS_SETTING_U32, .when = RPS_SETTING_START,
 		.lo = 1, .hi = RTE_MAX_QUEUES_PER_PORT, .what = "", .unit = " queues",
 		.def = "all the port has, at most 16",
-		.help = "RX queues to set up and poll (default: all the port has, at most 16)",
-		.doc = "RX queues to set up and poll",
+		.help = "RX queues to set up and poll on each port (default: all the port has, at most 16)",
+		.doc = "RX queues to set up and poll on each `--rx-port`",
+	},
+	[RPS_SET_RX_LCORES] = {
+		.name = "rx-lcores", .flag = "rx-lcores", .metavar = "LIST",
+		.key = "rx_lcores", .section = DATAPLANE, .syntax = "LIST",
+		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_RESTART,
+		.def = "the EAL main lcore",
+		.help = "RX lcores, a list (0,1 or 0-1) that includes the EAL main lcore: the "
+			"(port, queue) pairs are dealt to them round robin, each lcore a "
+			"backlog per worker (default: the main lcore alone)",
+		.doc = "RX lcores, a list (`0,1`, `0-1`) or hex mask as `--map` but without "
+			"weights, including the EAL main lcore. Every (port, queue) pair is polled "
+			"by one of them: pair `N` (ports in `--rx-port` order, then queues) by the "
+			"`N mod count`-th lcore of the list. Each RX lcore has its own "
+			"single-producer backlog to every worker (`--backlog` packets each); "
+			"workers poll theirs in turn. Not with `--map 0`",
 	},
 	[RPS_SET_MAP] = {
 		.name = "map", .flag = "map", .metavar = "M",
 		.key = "default", .section = "map", .syntax = "MAP",
 		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_LIVE,
-		.def = "every EAL lcore but the main one",
+		.def = "every EAL lcore but the RX lcores",
 		.help = "worker lcores: hex mask as rps_cpus (fe, 0xfe, ff,ffffffff) or list (1-3,5), "
 			"optionally weighted (1:2,2:1,3:1 gives lcore 1 half the table); "
 			"0 = no steering, the RX lcore processes (default: every EAL lcore but the "
-			"main one)",
+			"RX lcores)",
 		.doc = "worker lcores: hex as in `rps_cpus` (`fe`, `0xfe`, `ff,ffffffff`: "
 			"comma-separated 32-bit groups, most significant first) or a list (`1-3,5`; a "
 			"value containing `-` or `:` is a list, so a single lcore 5 is `5-5`, `5:1` or "
@@ -162,10 +180,11 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 		.type = RPS_SETTING_U32, .when = RPS_SETTING_RESTART,
 		.lo = 1, .hi = 1u << 24, .what = "", .unit = " packets",
 		.def = "1000",
-		.help = "packets a worker's backlog holds; the rest are dropped as backlog_full "
-			"(default 1000)",
+		.help = "packets a worker's backlog holds, per RX lcore; the rest are dropped as "
+			"backlog_full (default 1000)",
 		.doc = "packets one worker's backlog holds (`netdev_max_backlog`); the rest are "
-			"dropped as `backlog_full`",
+			"dropped as `backlog_full`. With several `--rx-lcores`, per (RX lcore, "
+			"worker) pair",
 	},
 	[RPS_SET_BURST] = {
 		.name = "burst", .flag = "burst", .metavar = "N",

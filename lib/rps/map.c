@@ -130,6 +130,43 @@ parse_hex(const char *s, struct rps_lcoreset *set, unsigned int *bad)
 }
 
 int
+rps_lcoreset_parse_list(const char *s, struct rps_lcoreset *set, unsigned int *bad_lcore)
+{
+	const char *p = s;
+
+	memset(set, 0, sizeof(*set));
+	for (;;) {
+		char *end;
+		unsigned long lo, hi;
+
+		if (!isdigit((unsigned char)*p))
+			return -EINVAL;
+		lo = strtoul(p, &end, 10);
+		hi = lo;
+		p = end;
+		if (*p == '-') {
+			if (!isdigit((unsigned char)p[1]))
+				return -EINVAL;
+			hi = strtoul(p + 1, &end, 10);
+			p = end;
+		}
+		if (hi < lo)
+			return -EINVAL;
+		if (hi >= RTE_MAX_LCORE) {
+			if (bad_lcore != NULL)
+				*bad_lcore = hi > UINT32_MAX ? UINT32_MAX : (unsigned int)hi;
+			return -ERANGE;
+		}
+		for (unsigned long l = lo; l <= hi; l++)
+			set->bits[l / 64] |= UINT64_C(1) << (l % 64);
+		if (*p == '\0')
+			return 0;
+		if (*p++ != ',')
+			return -EINVAL;
+	}
+}
+
+int
 rps_lcoreset_parse(const char *s, struct rps_lcoreset *set, unsigned int *bad_lcore)
 {
 	unsigned int dummy;

@@ -11,8 +11,10 @@
  *         release order, after the packets are done.
  * Packets the ring refuses never advance tail: they are freed and counted in full_drops.
  *
- * Concurrency: rps_backlog_enqueue() only from the one RX lcore; rps_backlog_dequeue() and
- * rps_backlog_complete() only from the owning worker; the *_read() helpers from anywhere.
+ * Concurrency: rps_backlog_enqueue() only from the one RX lcore that owns the backlog (with
+ * several RX lcores each worker has one backlog per RX lcore: struct rps_backlog_in);
+ * rps_backlog_dequeue() and rps_backlog_complete() only from the owning worker; the *_read()
+ * helpers from anywhere.
  */
 #ifndef RPS_BACKLOG_H
 #define RPS_BACKLOG_H
@@ -266,6 +268,77 @@ rps_backlog_depth(const struct rps_backlog *b)
 	if ((int64_t)(tail - head) <= 0)
 		return 0;
 	return RTE_MIN(tail - head, (uint64_t)b->capacity);
+}
+
+/**
+ * A worker's inputs with several RX lcores: one backlog per (RX lcore, worker) pair, each
+ * single-producer (its RX lcore) and single-consumer (this worker), so no ring has two
+ * producers and the head/tail rule above holds per pair. The worker polls them in turn.
+ *
+ * Concurrency: rps_backlog_in_dequeue() from the owning worker only; the sums from anywhere.
+ */
+struct rps_backlog_in {
+	struct rps_backlog **b;  /**< [nb]: the pair of RX lcore r is b[r] */
+	uint16_t nb;
+	uint16_t next;           /**< the backlog polled first by the next call */
+};
+
+/**
+ * Take up to @p n packets from the next non-empty backlog of @p in, round robin: the search
+ * starts after the backlog served last, so every non-empty backlog gets one burst before any
+ * gets a second, whatever the others hold (no starvation). @p from gets the backlog the
+ * packets came from (for rps_backlog_complete()), @p left how many it still holds.
+ * @return packets taken, 0 when every backlog is empty (then @p from is NULL).
+ */
+static inline uint32_t
+rps_backlog_in_dequeue(struct rps_backlog_in *in, struct rte_mbuf **pkts, uint32_t n,
+		       uint32_t *left, struct rps_backlog **from)
+{
+	uint16_t i = in->next;
+
+	for (uint16_t k = 0; k < in->nb; k++) {
+		uint32_t got = rps_backlog_dequeue(in->b[i], pkts, n, left);
+
+		if (got != 0) {
+			*from = in->b[i];
+			in->next = (uint16_t)(i + 1 == in->nb ? 0 : i + 1);
+			return got;
+		}
+		i = (uint16_t)(i + 1 == in->nb ? 0 : i + 1);
+	}
+	*left = 0;
+	*from = NULL;
+	return 0;
+}
+
+/** Packets accepted but not yet processed over every backlog of @p in (any thread). */
+static inline uint64_t
+rps_backlog_in_depth(const struct rps_backlog_in *in)
+{
+	uint64_t d = 0;
+
+	for (uint16_t i = 0; i < in->nb; i++)
+		d += rps_backlog_depth(in->b[i]);
+	return d;
+}
+
+/** The sum of the heads of every backlog of @p in: it moves when the worker progresses. */
+static inline uint64_t
+rps_backlog_in_head(const struct rps_backlog_in *in)
+{
+	uint64_t h = 0;
+
+	for (uint16_t i = 0; i < in->nb; i++)
+		h += __atomic_load_n(&in->b[i]->cons.head, __ATOMIC_ACQUIRE);
+	return h;
+}
+
+/** Mark every backlog of @p in failed or not (rps_backlog_set_failed()): control thread. */
+static inline void
+rps_backlog_in_set_failed(struct rps_backlog_in *in, int failed)
+{
+	for (uint16_t i = 0; i < in->nb; i++)
+		rps_backlog_set_failed(in->b[i], failed);
 }
 
 #endif /* RPS_BACKLOG_H */

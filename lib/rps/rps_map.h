@@ -80,6 +80,14 @@ unsigned int rps_lcoreset_count(const struct rps_lcoreset *s);
 int rps_lcoreset_parse(const char *s, struct rps_lcoreset *set, unsigned int *bad_lcore);
 
 /**
+ * Parse a plain list of lcores and ranges ("0,1", "0-1,4"), as EAL's -l: no hex, no weights
+ * (--rx-lcores, where --map's hex would read "0,1" as two 32-bit groups).
+ * @param bad_lcore set to the first lcore id >= RTE_MAX_LCORE when -ERANGE is returned.
+ * @return 0; -EINVAL for empty or malformed text; -ERANGE for an lcore out of range.
+ */
+int rps_lcoreset_parse_list(const char *s, struct rps_lcoreset *set, unsigned int *bad_lcore);
+
+/**
  * Check that every lcore of @p want is in @p enabled and is not @p rx_lcore.
  * @return 0; -ENODEV (lcore not enabled) or -EBUSY (it is the RX lcore), with *bad_lcore set.
  */

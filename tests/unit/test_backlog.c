@@ -313,6 +313,127 @@ test_drained_holds_fragments(void)
 	rps_backlog_fini(&b);
 }
 
+/* A worker's backlogs from several RX lcores (struct rps_backlog_in): one burst from each
+ * non-empty backlog in turn, the turn starting after the one served last, so a busy RX lcore
+ * cannot starve a quiet one; pairs are drained in their own order; each its own head. */
+static void
+test_in_round_robin(void)
+{
+	struct rps_backlog b[3];
+	struct rps_backlog *bp[3] = { &b[0], &b[1], &b[2] };
+	struct rps_backlog_in in = { .b = bp, .nb = 3, .next = 0 };
+	struct rte_mbuf *a[64], *out[8];
+	struct rps_backlog *from;
+	uint32_t left, got;
+	int order[16], nb = 0;
+
+	CU_ASSERT_EQUAL_FATAL(rps_backlog_init(&b[0], "in0", 64, SOCKET_ID_ANY), 0);
+	CU_ASSERT_EQUAL_FATAL(rps_backlog_init(&b[1], "in1", 64, SOCKET_ID_ANY), 0);
+	CU_ASSERT_EQUAL_FATAL(rps_backlog_init(&b[2], "in2", 64, SOCKET_ID_ANY), 0);
+	/* empty: nothing, from NULL */
+	CU_ASSERT_EQUAL(rps_backlog_in_dequeue(&in, out, 4, &left, &from), 0);
+	CU_ASSERT_PTR_NULL(from);
+	CU_ASSERT_EQUAL(in.next, 0);
+	/* a busy pair (40 packets on 0), a quiet one (4 on 1), one idle (2) */
+	alloc_pkts(a, 44, 0);
+	CU_ASSERT_EQUAL(rps_backlog_enqueue(&b[0], a, 40), 40);
+	CU_ASSERT_EQUAL(rps_backlog_enqueue(&b[1], a + 40, 4), 4);
+	CU_ASSERT_EQUAL(rps_backlog_in_depth(&in), 44);
+	while ((got = rps_backlog_in_dequeue(&in, out, 4, &left, &from)) != 0 && nb < 16) {
+		int idx = (int)(from - b);
+
+		/* each pair hands its own packets, in its own order */
+		uint8_t want = (uint8_t)(idx == 0 ? b[0].cons.head : 40 + b[1].cons.head);
+
+		CU_ASSERT_EQUAL(tag(out[0]), want);
+		CU_ASSERT_EQUAL(got, 4);
+		rps_backlog_complete(from, got);
+		rte_pktmbuf_free_bulk(out, got);
+		order[nb++] = idx;
+	}
+	/* 0, 1, then 0 alone: the quiet pair was served second, not after the busy one's 10 */
+	CU_ASSERT_EQUAL_FATAL(nb, 11);
+	CU_ASSERT_EQUAL(order[0], 0);
+	CU_ASSERT_EQUAL(order[1], 1);
+	for (int i = 2; i < nb; i++)
+		CU_ASSERT_EQUAL(order[i], 0);
+	CU_ASSERT_EQUAL(b[0].cons.head, 40);
+	CU_ASSERT_EQUAL(b[1].cons.head, 4);
+	CU_ASSERT_EQUAL(b[2].cons.head, 0);
+	CU_ASSERT_EQUAL(rps_backlog_in_head(&in), 44);
+	CU_ASSERT_EQUAL(rps_backlog_in_depth(&in), 0);
+
+	/* all three full: strict rotation, wherever the turn stood */
+	alloc_pkts(a, 36, 100);
+	for (int r = 0; r < 3; r++)
+		CU_ASSERT_EQUAL(rps_backlog_enqueue(&b[r], a + 12 * r, 12), 12);
+	in.next = 2;
+	for (int k = 0; k < 9; k++) {
+		got = rps_backlog_in_dequeue(&in, out, 4, &left, &from);
+		CU_ASSERT_EQUAL(got, 4);
+		CU_ASSERT_EQUAL((int)(from - b), (2 + k) % 3);
+		CU_ASSERT_EQUAL(left, (uint32_t)(8 - 4 * (k / 3)));
+		rps_backlog_complete(from, got);
+		rte_pktmbuf_free_bulk(out, got);
+	}
+	CU_ASSERT_EQUAL(rps_backlog_in_dequeue(&in, out, 4, &left, &from), 0);
+	/* a stalled worker: every pair failed */
+	rps_backlog_in_set_failed(&in, 1);
+	for (int r = 0; r < 3; r++)
+		CU_ASSERT_TRUE(rps_backlog_failed(&b[r]));
+	rps_backlog_in_set_failed(&in, 0);
+	CU_ASSERT_FALSE(rps_backlog_failed(&b[1]));
+	for (int r = 0; r < 3; r++)
+		rps_backlog_fini(&b[r]);
+}
+
+/* One pair fed faster than the worker drains it cannot keep another's packets waiting more
+ * than one burst per pair: with the busy pair refilled after every burst, the quiet pair's
+ * packets still leave within nb turns. */
+static void
+test_in_no_starvation(void)
+{
+	struct rps_backlog b[2];
+	struct rps_backlog *bp[2] = { &b[0], &b[1] };
+	struct rps_backlog_in in = { .b = bp, .nb = 2, .next = 0 };
+	struct rte_mbuf *a[8], *out[4];
+	struct rps_backlog *from;
+	uint32_t left, got;
+	unsigned int quiet_seen = 0;
+
+	CU_ASSERT_EQUAL_FATAL(rps_backlog_init(&b[0], "st0", 64, SOCKET_ID_ANY), 0);
+	CU_ASSERT_EQUAL_FATAL(rps_backlog_init(&b[1], "st1", 64, SOCKET_ID_ANY), 0);
+	alloc_pkts(a, 4, 0);
+	CU_ASSERT_EQUAL(rps_backlog_enqueue(&b[1], a, 4), 4); /* the quiet pair: one burst */
+	for (int k = 0; k < 20; k++) {
+		alloc_pkts(a, 4, 10);
+		CU_ASSERT_EQUAL(rps_backlog_enqueue(&b[0], a, 4), 4); /* the busy one refills */
+		got = rps_backlog_in_dequeue(&in, out, 4, &left, &from);
+		CU_ASSERT_EQUAL(got, 4);
+		if (from == &b[1]) {
+			quiet_seen++;
+			CU_ASSERT_TRUE(k <= 1); /* its turn came at once */
+		}
+		rps_backlog_complete(from, got);
+		rte_pktmbuf_free_bulk(out, got);
+	}
+	CU_ASSERT_EQUAL(quiet_seen, 1);
+	CU_ASSERT_EQUAL(b[1].cons.head, 4);
+	/* a single pair behaves as a plain backlog */
+	{
+		struct rps_backlog_in one = { .b = bp, .nb = 1, .next = 0 };
+
+		got = rps_backlog_in_dequeue(&one, out, 4, &left, &from);
+		CU_ASSERT_EQUAL(got, 4);
+		CU_ASSERT_PTR_EQUAL(from, &b[0]);
+		CU_ASSERT_EQUAL(one.next, 0);
+		rps_backlog_complete(from, got);
+		rte_pktmbuf_free_bulk(out, got);
+	}
+	rps_backlog_fini(&b[0]);
+	rps_backlog_fini(&b[1]);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -325,6 +446,8 @@ main(int argc, char **argv)
 		{ "fini_frees", test_fini_frees },
 		{ "depth_race", test_depth_race },
 		{ "drained_holds_fragments", test_drained_holds_fragments },
+		{ "in_round_robin", test_in_round_robin },
+		{ "in_no_starvation", test_in_no_starvation },
 		CU_TEST_INFO_NULL,
 	};
 

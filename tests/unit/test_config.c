@@ -386,7 +386,7 @@ test_tx_port(void)
 
 /* Each bad file: refused with exactly this message. */
 /* The keys of [dataplane] in the order of the settings table (rps_settings.h). */
-#define DATAPLANE_KEYS "rx_port, table_size, hash, hash_seed, symmetric, inner, vxlan_port, " \
+#define DATAPLANE_KEYS "rx_port, rx_lcores, table_size, hash, hash_seed, symmetric, inner, vxlan_port, " \
 	"rss_key, backlog, burst, tx_port, stats_interval, stages, flow_table_size, " \
 	"respond_rate, respond_burst, reorder_safe, flow_limit, rebalance, " \
 	"rebalance_interval_ms, rebalance_threshold, rebalance_moves, rebalance_holddown_ms, " \
