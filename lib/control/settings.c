@@ -46,8 +46,8 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 		.help = "RX lcores, a list (0,1 or 0-1) that includes the EAL main lcore: the "
 			"(port, queue) pairs are dealt to them round robin, each lcore a "
 			"backlog per worker (default: the main lcore alone)",
-		.doc = "RX lcores, a list (`0,1`, `0-1`) or hex mask as `--map` but without "
-			"weights, including the EAL main lcore. Every (port, queue) pair is polled "
+		.doc = "RX lcores, a list of lcores and ranges as EAL's `-l` (`0,1`, `0-1`; no hex, "
+			"no weights) that includes the EAL main lcore. Every (port, queue) pair is polled "
 			"by one of them: pair `N` (ports in `--rx-port` order, then queues) by the "
 			"`N mod count`-th lcore of the list. Each RX lcore has its own "
 			"single-producer backlog to every worker (`--backlog` packets each); "
