@@ -272,8 +272,9 @@ void rps_health_tick(struct rps_app *app, uint64_t now);
 void rps_health_adjust(const struct rps_app *app, uint16_t q, const struct rps_lcoreset *set,
 		       uint16_t *owner, uint32_t size, int fresh);
 const char *rps_health_name(int state);
-/* Wait for every worker to end; give up on those still stalled after the hold-down (their
- * backlogs counted in app->stranded, worker->stuck set). @return 0, or -EBUSY if any. */
+/* Wait for every worker to end; give up on those still stalled after the hold-down, or
+ * still running 10 s after the stop (reported each second with their progress): their
+ * backlogs counted in app->stranded, worker->stuck set. @return 0, or -EBUSY if any. */
 int rps_health_wait_workers(struct rps_app *app);
 
 /* buckets.c: the "buckets" member of the summary JSON (table size, rebalancer counters,

@@ -220,11 +220,20 @@ rps_health_name(int state)
 	return "?";
 }
 
+/* How long the exit waits for workers that are not stalled (health) but have not finished:
+ * a report of each one's progress every second, then it gives up on them. */
+#define EXIT_WAIT_S 10
+
 int
 rps_health_wait_workers(struct rps_app *app)
 {
-	uint64_t given_up_at = 0;
+	const uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc();
+	uint64_t given_up_at = 0, next_report = start + hz;
+	uint64_t last_head[RTE_MAX_LCORE];
+	int give_up = 0;
 
+	for (uint16_t w = 0; w < app->nb_workers; w++)
+		last_head[w] = rps_backlog_in_head(&app->workers[w].in); /* over its rings */
 	for (;;) {
 		int running = 0, stuck = 0;
 		uint64_t now = rte_rdtsc();
@@ -249,6 +258,32 @@ rps_health_wait_workers(struct rps_app *app)
 			given_up_at = now + holddown_tsc(app);
 		else if (now >= given_up_at)
 			break;
+		/* A worker that keeps running after the stop without being stalled (its
+		 * backlog should empty in milliseconds): say what it does, once a second,
+		 * and after EXIT_WAIT_S give up on it, so that a stop always ends. */
+		if (now >= next_report) {
+			const unsigned int waited = (unsigned int)((now - start) / hz);
+
+			for (uint16_t w = 0; w < app->nb_workers; w++) {
+				const struct rps_worker *wk = &app->workers[w];
+				const uint64_t head = rps_backlog_in_head(&wk->in);
+
+				if (rte_eal_get_lcore_state(wk->lcore) != RUNNING)
+					continue;
+				RPS_LOG(WARNING, "exit: worker lcore %u still running %u s after the "
+					"stop: %" PRIu64 " packet(s) in its backlog, %" PRIu64
+					" processed in the last second, health %s", wk->lcore, waited,
+					rps_backlog_in_depth(&wk->in), head - last_head[w],
+					rps_health_name(__atomic_load_n(&wk->health.state,
+									__ATOMIC_RELAXED)));
+				last_head[w] = head;
+			}
+			next_report = now + hz;
+			if (waited >= EXIT_WAIT_S) {
+				give_up = 1;
+				break;
+			}
+		}
 		rte_delay_us_sleep(1000);
 	}
 	for (uint16_t w = 0; w < app->nb_workers; w++) {
@@ -264,8 +299,9 @@ rps_health_wait_workers(struct rps_app *app)
 		for (uint16_t r = 0; r < wk->in.nb; r++)
 			left += rte_ring_count(wk->in.b[r]->ring);
 		app->stranded += left;
-		RPS_LOG(ERR, "health: worker lcore %u still stalled at exit: %u packet(s) "
-			"stranded in its backlog", wk->lcore, left);
+		RPS_LOG(ERR, "health: worker lcore %u still %s at exit: %u packet(s) "
+			"stranded in its backlog", wk->lcore, give_up ? "running " RTE_STR(EXIT_WAIT_S)
+			" s after the stop" : "stalled", left);
 	}
 	return -EBUSY;
 }

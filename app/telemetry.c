@@ -330,6 +330,8 @@ info_build(struct tel_out *o, const void *arg)
 	tel_int(o, "rx_queues", app->nb_rxq);
 	tel_int(o, "tx_port", app->opt.tx_port);
 	tel_u64(o, "uptime_s", (uint64_t)uptime_s(app));
+	/* what turns busy_cycles (/rps/workers) into a share of the lcore's time */
+	tel_u64(o, "tsc_hz", rte_get_tsc_hz());
 	tel_u64(o, "config_generation", __atomic_load_n(&app->generation, __ATOMIC_ACQUIRE));
 	tel_str(o, "hash", rps_hash_mode_name(app->opt.hash_mode));
 	tel_str(o, "stages", app->opt.stages_text);

@@ -6,7 +6,8 @@
 #   -s SUITE  meson suite (default integration)
 #   -t TEST   only this test (repeatable), e.g. -t integration-flow-limit
 # Builds nothing: run scripts/run-tests.sh (or scripts/build.sh) first. Exits non-zero when
-# any test failed at least once.
+# any test failed at least once. The output of every failed run of a test is kept in
+# DIR/meson-logs/flaky-failures.txt (overwritten at each start).
 set -eu
 cd "$(dirname "$0")/.."
 busy=0 dir=build suite=integration tests=""
@@ -33,12 +34,24 @@ if [ "$busy" = 1 ]; then
 	echo "flaky: busy loop (pid $spin) pinned on CPU $cpu" >&2
 fi
 trap '[ -n "$spin" ] && kill "$spin" 2>/dev/null; rm -rf "$out"' EXIT INT TERM
+fails="$dir/meson-logs/flaky-failures.txt"
+mkdir -p "$dir/meson-logs"
+: >"$fails"
 i=1
 while [ "$i" -le "$n" ]; do
 	# shellcheck disable=SC2086
 	meson test -C "$dir" --suite "$suite" --num-processes 2 --timeout-multiplier 3 \
 		$tests >/dev/null 2>&1 || true
 	cp "$dir/meson-logs/testlog.json" "$out/run$i.json"
+	python3 - "$out/run$i.json" "$i" >>"$fails" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    t = json.loads(line)
+    if t['result'] not in ('OK', 'EXPECTEDFAIL', 'SKIP'):
+        print('===== run %s: %s: %s\n%s\n%s' % (sys.argv[2], t['name'], t['result'],
+                                              t.get('stdout', '')[-6000:],
+                                              t.get('stderr', '')[-2000:]))
+PY
 	echo "flaky: run $i of $n done" >&2
 	i=$((i + 1))
 done

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """test_install.py: `meson install` into a DESTDIR gives a working installation.
 
-- Every file is where the build options say: bin/dpdk-rps and bin/dpdk-rps-bench, the man
+- Every file is where the build options say: bin/dpdk-rps, bin/dpdk-rps-bench and
+  bin/dpdk-rps-top (executable; it answers --help), the man
   pages, <sysconfdir>/dpdk-rps/dpdk-rps.conf, the systemd unit dpdk-rps@.service,
   librps (shared and static), its headers under include/rps/ and the pkg-config file rps.pc.
 - The installed dpdk-rps replays the bundled capture (the README's quick start, once rather
@@ -128,6 +129,7 @@ def main():
         files = {
             'binary': os.path.join(bindir, 'dpdk-rps'),
             'bench': os.path.join(bindir, 'dpdk-rps-bench'),
+            'top': os.path.join(bindir, 'dpdk-rps-top'),
             'man8': under(dest, prefix, os.path.join(opt['mandir'], 'man8', 'dpdk-rps.8')),
             'man5': under(dest, prefix, os.path.join(opt['mandir'], 'man5', 'dpdk-rps.conf.5')),
             'config': under(dest, sysconf, 'dpdk-rps/dpdk-rps.conf'),
@@ -169,6 +171,12 @@ def main():
         if b.returncode != 0 or 'Usage' not in b.stdout + b.stderr:
             errs.append('installed dpdk-rps-bench --help: exit %d\n%s' % (b.returncode,
                                                                          b.stderr[-1000:]))
+        t = subprocess.run([sys.executable, files['top'], '--help'], capture_output=True,
+                           text=True, timeout=60)
+        if not os.access(files['top'], os.X_OK) or t.returncode != 0 or \
+                '--file-prefix' not in t.stdout:
+            errs.append('installed dpdk-rps-top: mode %o, --help exit %d\n%s' % (
+                os.stat(files['top']).st_mode & 0o777, t.returncode, t.stderr[-1000:]))
         check_unit(files['unit'], sysconf, files['binary'], tmp, errs, notes)
         out = build_embed(src, under(dest, prefix, ''), libdir, tmp, errs)
         if out is not None:

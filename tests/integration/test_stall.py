@@ -19,9 +19,14 @@ stuck: worker 0 stops for an hour after 500 packets of a short capture: the proc
   exits (status 1, within the hold-down and a margin), its backlog counted as dropped
   `stranded`, accounting exact, worker 0 reported stalled.
 
+stuck, health off: the same without --stall-timeout, stopped by SIGINT: nothing declares the
+  worker stalled, and the stop still ends within 10 s and a margin (status 1), the worker's
+  progress reported each second, its backlog counted `stranded`.
+
 usage: test_stall.py PATH/TO/dpdk-rps
 """
 import os
+import signal
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -127,6 +132,41 @@ def stuck(F, binary, tmp):
             res)
 
 
+def stuck_no_health(F, binary, tmp):
+    """The same stuck worker with the health check off (no --stall-timeout): nothing declares
+    it stalled, yet a stop must end. SIGINT after 3 s: exit 1 within EXIT_WAIT_S (10 s) and a
+    margin, progress reported each second (0 processed), the worker given up on as running
+    10 s after the stop, its backlog counted stranded, accounting exact."""
+    ctx = 'stuck, health off'
+    inp = os.path.join(tmp, 'in_stuck.pcap')
+    env = {'RPS_TEST_WORKER_STALL': '0:500:3600000', 'RPS_TEST_RX_DELAY_NS': '20000'}
+    res, _ = rpstest.run_pcap(binary, tmp, inp, len(WORKERS),
+                              ['--map', '0xe', '--tx-port', '0', '--stages', 'parse,output',
+                               '--backlog', '4096'],
+                              lcores='0@0,(1-3)@1', timeout=60, tag='stuck_nh', env=env,
+                              stop_signal=signal.SIGINT, signal_after=3.0)
+    print('%s: exit %s in %.1f s (SIGINT at 3 s)' % (ctx, res.rc, res.elapsed), flush=True)
+    if not F.check(res.rc == 1, '%s: exit %s, expected 1 (a worker given up on)' % (
+            ctx, res.rc), res):
+        return
+    F.check(res.elapsed < 3.0 + 10 + 10, '%s: %.1f s: the stop took more than 10 s and a '
+            'margin' % (ctx, res.elapsed), res)
+    if not F.check(res.summary is not None, '%s: %s' % (ctx, res.summary_error), res):
+        return
+    s = res.summary
+    F.extend(rpstest.check_accounting(s), ctx, res)
+    stranded = s['dropped'].get('stranded', 0)
+    reports = [l for l in res.stderr.splitlines() if 'still running' in l and
+               'after the stop:' in l]
+    print('%s: stranded %d; %d progress report(s), last: %s' % (
+        ctx, stranded, len(reports), reports[-1] if reports else None), flush=True)
+    F.check(stranded > 0, '%s: nothing counted stranded' % ctx, res)
+    F.check(reports and ' 0 processed in the last second' in reports[-1],
+            '%s: no progress report saying the worker processed nothing' % ctx, res)
+    F.check('still running 10 s after the stop at exit' in res.stderr,
+            '%s: no log line giving up on the worker' % ctx, res)
+
+
 def main():
     binary = rpstest.binary_from_argv()
     F = rpstest.Failures('test_stall')
@@ -135,6 +175,7 @@ def main():
             print('SKIP: %s' % rpstest.NO_HOOKS)
             return rpstest.SKIP
         stuck(F, binary, tmp)
+        stuck_no_health(F, binary, tmp)
     return F.report()
 
 
