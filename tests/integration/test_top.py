@@ -118,7 +118,8 @@ def parse_frame(text):
                 f = row.split()
                 if len(f) < 6 or not f[0].isdigit():
                     break
-                r = {'mpps': float(f[1]) if f[1] != '-' else None, 'health': f[4],
+                r = {'mpps': float(f[1]) if f[1] != '-' else None,
+                     'busy': float(f[2]) if f[2] != '-' else None, 'health': f[4],
                      'dropped': int(f[5])}
                 for name, v in zip(reasons, f[6:]):
                     r[name] = int(v)
@@ -147,6 +148,9 @@ def check_frame(F, text, ctx):
     F.check(rx and rx > 0, '%s: RX rate %s' % (ctx, rx))
     for lc, r in rows.items():
         F.check(r['mpps'] and r['mpps'] > 0, '%s: lcore %d Mpps %s' % (ctx, lc, r['mpps']))
+        # BUSY% is busy_cycles over tsc_hz (/rps/info): '-' when either is missing
+        F.check(r['busy'] is not None and 0 <= r['busy'] <= 100,
+                '%s: lcore %d BUSY%% %s' % (ctx, lc, r['busy']))
         F.check(r['health'] == 'ok', '%s: lcore %d health %s' % (ctx, lc, r['health']))
         F.check(sum(r.get(n, 0) for n in reasons) == r['dropped'],
                 '%s: lcore %d: the reasons %s do not add up to DROPPED %d' % (
