@@ -366,10 +366,8 @@ def run_pdump(prefix, tmp, frames_in, proc, errs):
     # net_pcap's TX flushes the pcap dumper after every burst: the files grow while it runs
     # (at the replay's full rate: stop as soon as both hold enough, by size, not by reading)
     want = 24 + PDUMP_MIN * (16 + 1514)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and p.poll() is None and \
-            min(size(rxf), size(txf)) < want:
-        time.sleep(0.05)
+    rpstest.wait_for(lambda: p.poll() is not None or min(size(rxf), size(txf)) >= want,
+                     timeout=60, step=0.05)
     exited_early = p.poll()
     if exited_early is None:
         p.send_signal(signal.SIGINT)

@@ -101,12 +101,19 @@ def recover(F, binary, tmp):
     return s
 
 
+def stuck_input(tmp):
+    """The capture and hooks of the stuck cases: worker 0 stops for an hour after 500 of
+    10,000 packets paced at 20 us."""
+    inp = os.path.join(tmp, 'in_stuck.pcap')
+    if not os.path.exists(inp):
+        rpstest.write_pcap(inp, rpstest.gen_traffic.generate_frames(
+            flows=20, packets_per_flow=500, seed=10, frag_datagrams=0, non_ip=0))
+    return inp, {'RPS_TEST_WORKER_STALL': '0:500:3600000', 'RPS_TEST_RX_DELAY_NS': '20000'}
+
+
 def stuck(F, binary, tmp):
     ctx = 'stuck'
-    inp = os.path.join(tmp, 'in_stuck.pcap')
-    rpstest.write_pcap(inp, rpstest.gen_traffic.generate_frames(
-        flows=20, packets_per_flow=500, seed=10, frag_datagrams=0, non_ip=0))
-    env = {'RPS_TEST_WORKER_STALL': '0:500:3600000', 'RPS_TEST_RX_DELAY_NS': '20000'}
+    inp, env = stuck_input(tmp)
     res, _ = rpstest.run_pcap(binary, tmp, inp, len(WORKERS),
                               ['--map', '0xe', '--tx-port', '0', '--stages', 'parse,output',
                                '--backlog', '4096', '--stall-timeout', '300',
@@ -138,8 +145,7 @@ def stuck_no_health(F, binary, tmp):
     margin, progress reported each second (0 processed), the worker given up on as running
     10 s after the stop, its backlog counted stranded, accounting exact."""
     ctx = 'stuck, health off'
-    inp = os.path.join(tmp, 'in_stuck.pcap')
-    env = {'RPS_TEST_WORKER_STALL': '0:500:3600000', 'RPS_TEST_RX_DELAY_NS': '20000'}
+    inp, env = stuck_input(tmp)
     res, _ = rpstest.run_pcap(binary, tmp, inp, len(WORKERS),
                               ['--map', '0xe', '--tx-port', '0', '--stages', 'parse,output',
                                '--backlog', '4096'],

@@ -41,13 +41,6 @@ REASONS = ['bad_ip_checksum', 'ttl_zero']
 WAIT = 90.0          # seconds for a condition on a busy 2-CPU machine
 
 
-def ipv4_checksum(hdr):
-    s = sum(struct.unpack('!%dH' % (len(hdr) // 2), hdr))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
-
-
 def capture(src, dst):
     """The frames of src, then for every 16th untagged IPv4 frame a copy with a wrong header
     checksum and one with TTL 0 (checksum right): dropped as bad_ip_checksum and ttl_zero."""
@@ -61,7 +54,7 @@ def capture(src, dst):
         t = bytearray(f)
         t[22] = 0                                    # TTL
         t[24:26] = b'\0\0'
-        t[24:26] = struct.pack('!H', ipv4_checksum(bytes(t[14:34])))
+        t[24:26] = struct.pack('!H', rpstest.gen_traffic.inet_checksum(bytes(t[14:34])))
         bad.append(bytes(t))
     rpstest.write_pcap(dst, frames + bad)
     return len(bad)
@@ -96,14 +89,12 @@ class Tmux:
 
     def wait(self, pred, timeout=WAIT):
         """Poll the screen until pred(screen) is true: (True, screen) or (False, last)."""
-        deadline = time.monotonic() + timeout
-        s = ''
-        while time.monotonic() < deadline:
-            s = self.screen()
-            if pred(s):
-                return True, s
-            time.sleep(0.1)
-        return False, s
+        last = ['']
+
+        def probe():
+            last[0] = self.screen()
+            return pred(last[0])
+        return bool(rpstest.wait_for(probe, timeout=timeout, step=0.1)), last[0]
 
     def close(self):
         subprocess.run(self.base + ['kill-server'], capture_output=True, env=self.env,
@@ -127,7 +118,8 @@ def parse_frame(text):
                 f = row.split()
                 if len(f) < 6 or not f[0].isdigit():
                     break
-                r = {'mpps': float(f[1]) if f[1] != '-' else None, 'health': f[4],
+                r = {'mpps': float(f[1]) if f[1] != '-' else None,
+                     'busy': float(f[2]) if f[2] != '-' else None, 'health': f[4],
                      'dropped': int(f[5])}
                 for name, v in zip(reasons, f[6:]):
                     r[name] = int(v)
@@ -156,6 +148,9 @@ def check_frame(F, text, ctx):
     F.check(rx and rx > 0, '%s: RX rate %s' % (ctx, rx))
     for lc, r in rows.items():
         F.check(r['mpps'] and r['mpps'] > 0, '%s: lcore %d Mpps %s' % (ctx, lc, r['mpps']))
+        # BUSY% is busy_cycles over tsc_hz (/rps/info): '-' when either is missing
+        F.check(r['busy'] is not None and 0 <= r['busy'] <= 100,
+                '%s: lcore %d BUSY%% %s' % (ctx, lc, r['busy']))
         F.check(r['health'] == 'ok', '%s: lcore %d health %s' % (ctx, lc, r['health']))
         F.check(sum(r.get(n, 0) for n in reasons) == r['dropped'],
                 '%s: lcore %d: the reasons %s do not add up to DROPPED %d' % (
