@@ -12,6 +12,7 @@
 - check_*(): the assertions the tests share; each returns a list of problems (empty = ok).
 """
 
+import atexit
 import collections
 import itertools
 import json
@@ -29,6 +30,52 @@ from pathlib import Path
 SRC_ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(SRC_ROOT / 'tools'))
 import gen_traffic  # noqa: E402  (tools/gen_traffic.py, the generator the tests feed)
+
+# --------------------------------------------------------------------------- children
+
+# Every process a test starts, so that none outlives it. Tests start dpdk-rps in its own
+# session (start_new_session) to signal it alone; meson's timeout then SIGTERMs the test
+# but not that session, and a busy-polling dpdk-rps left behind slowed every later test
+# (load 35 on 2 CPUs, seen in a run of the suite). On exit, SIGTERM or SIGINT the test
+# kills whatever it started that still runs (its whole session, when it has one).
+_children = []
+_popen_init = subprocess.Popen.__init__
+
+
+def _tracked_init(self, *args, **kwargs):
+    _popen_init(self, *args, **kwargs)
+    _children.append((self, bool(kwargs.get('start_new_session'))))
+
+
+def kill_children():
+    """SIGKILL every process this test started that is still running."""
+    for p, own_session in _children:
+        if p.returncode is not None:
+            continue
+        try:
+            if p.poll() is not None:
+                continue
+            if own_session:
+                os.killpg(p.pid, signal.SIGKILL)
+            else:
+                p.kill()
+            p.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+
+
+def _on_term(sig, frame):
+    kill_children()
+    signal.signal(sig, signal.SIG_DFL)
+    os.kill(os.getpid(), sig)
+
+
+subprocess.Popen.__init__ = _tracked_init
+atexit.register(kill_children)
+for _sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+    if signal.getsignal(_sig) in (signal.SIG_DFL, signal.default_int_handler):
+        signal.signal(_sig, _on_term)
+
 
 # --------------------------------------------------------------------------- pcap
 

@@ -61,10 +61,10 @@ def run(binary, tmp):
                             stdin=subprocess.DEVNULL, start_new_session=True)
     head = b''
     try:
-        # "RX lcore 0, 3 worker(s), ..." comes once the signal handlers are installed
+        # "RX lcore(s) 0, 3 worker(s), ..." comes once the signal handlers are installed
         for line in iter(proc.stderr.readline, b''):
             head += line
-            if b'RPS: RX lcore ' in line:
+            if b'RPS: RX lcore(s) ' in line:
                 break
         time.sleep(0.5)      # the control thread sets up its file watch
         with open(cfg, 'w') as f:

@@ -242,7 +242,7 @@ def wait_ready(proc, log_path):
         if proc.poll() is not None:
             return False
         with open(log_path, errors='replace') as f:
-            if re.search(r'RX lcore \d+, \d+ worker', f.read()):
+            if 'RPS: ready: ' in f.read():
                 time.sleep(0.3)
                 return True
         time.sleep(0.1)
