@@ -282,6 +282,8 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 		o->pool = 8192;
 		o->latency_flows = 64;
 	}
+	if (o->flow_hash != 0) /* a micro-bench on this lcore alone */
+		return 0;
 	if (o->dispatchers >= rte_lcore_count()) {
 		fprintf(stderr, "dpdk-rps-bench: --dispatchers %u leaves no worker: EAL has %u "
 			"lcore(s), give it at least %u (--lcores / -l)\n", o->dispatchers,

@@ -8,12 +8,14 @@ workers, and (with several files) K dispatchers against one.
 
 Roles, all TSC cycles per packet, read from the first file (flows --flows, frame --frame):
   dispatcher   one RX queue's dispatcher, all of its loop (rx, hash, map, group, enqueue):
-               `rss` (the NIC's hash) and `jhash` (hashed from cold headers); with several
-               dispatchers in the file, the worst dispatcher's busy cycles
+               `rss` (the NIC's hash) and `jhash` (hashed from cold headers)
   handoff      the ring alone (the `handoff` probe): enqueue (already in the dispatcher's
                figure) + dequeue (added to the worker's)
   worker       the stages (`single_core`'s steer part: parse, validate, reassemble, flow,
                free) + the dequeue
+Every figure is a busy one where the file has it: cycles of the loop iterations that took
+packets and kept their CPU (the worst dispatcher's), so that a CPU lent to another thread
+(an oversubscribed or shared machine) does not count.
 For C cores the split is the K that maximises min(K * f_disp, (C - K) * f_worker), with
 f = tsc_hz / cycles: the dispatchers' capacity against the workers'. The table says what
 that gives for each C and against a 100 GbE link of 64-byte frames (148.8 Mpps), and how
@@ -72,17 +74,18 @@ def pick(doc, mode, flows, frame):
     return exact[0] if exact else min(rs, key=lambda r: abs((r.get('flows') or 0) - flows))
 
 
+def busy(r, key):
+    """The worst dispatcher's busy figure of result r (busy_<key>: the loop iterations that
+    took packets and kept their CPU, so a CPU lent to another thread does not count), else
+    the result's own <key> (a file from before --dispatchers)."""
+    vals = [num(p.get('busy_' + key)) for p in r.get('per_dispatcher') or []]
+    vals = [v for v in vals if v]
+    return max(vals) if vals else num(r.get(key))
+
+
 def disp_cycles(r):
-    """A dispatcher's cycles per packet in result r: with one dispatcher its loop's
-    cycles_per_pkt; with several the worst one's busy cycles (iterations that kept their
-    CPU), falling back to all cycles when the file has no busy figure."""
-    per = r.get('per_dispatcher') or []
-    if len(per) > 1:
-        vals = [num(p.get('busy_cycles_per_pkt')) or num(p.get('cycles_per_pkt')) for p in per]
-        vals = [v for v in vals if v]
-        if vals:
-            return max(vals)
-    return num(r.get('cycles_per_pkt'))
+    """A dispatcher's cycles per packet in result r: all of its loop."""
+    return busy(r, 'cycles_per_pkt')
 
 
 def roles(doc, flows, frame):
@@ -100,7 +103,7 @@ def roles(doc, flows, frame):
         out['handoff'] = (enq + deq, 'probe: enqueue %.1f + dequeue %.1f, bursts of %s' % (
             enq, deq, ho.get('burst', '?')))
     s = pick(doc, 'single_core', flows, frame)
-    stage = num(s.get('steer_cycles_per_pkt')) if s else None
+    stage = busy(s, 'steer_cycles_per_pkt') if s else None
     if stage:
         out['stages'] = (stage, '`single_core` steer part, %s flows, %s B' % (
             s.get('flows'), s.get('frame')))
@@ -256,6 +259,18 @@ def kdisp_lines(docs, flows, frame):
     return lines
 
 
+def report(docs, flows=1024, frame=64, cores=(16, 32, 64), line_mpps=LINE_MPPS,
+           heading='###'):
+    """The whole markdown report over [(path, doc)], as lines (tools/bench_plot.py puts it
+    in docs/benchmarks.md); ValueError when the first doc lacks a figure the model needs."""
+    lines, rl, hz = model_lines(docs[0][1], flows, frame, cores, line_mpps)
+    lines += measured_lines(docs, rl, hz)
+    k = kdisp_lines(docs, flows, frame)
+    if k:
+        lines += ['', '%s K dispatchers' % heading, ''] + k
+    return lines
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(
         description=__doc__.split('\n\n')[0],
@@ -281,14 +296,10 @@ def main(argv=None):
         ap.error('--cores: a list of core counts >= 2')
     docs = [(p, load(p)) for p in a.bench]
     try:
-        lines, rl, hz = model_lines(docs[0][1], a.flows, a.frame, cores, a.line_mpps)
+        lines = report(docs, a.flows, a.frame, cores, a.line_mpps)
     except ValueError as e:
         print('bench_model: %s: %s' % (a.bench[0], e), file=sys.stderr)
         return 1
-    lines += measured_lines(docs, rl, hz)
-    k = kdisp_lines(docs, a.flows, a.frame)
-    if k:
-        lines += ['', '### K dispatchers', ''] + k
     print('\n'.join(lines))
     return 0
 
