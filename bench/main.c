@@ -196,6 +196,7 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 {
 	static const uint32_t def_flows[] = {1, 64, 1024, 65536}, def_frames[] = {64, 512};
 	int c, quick = 0;
+	unsigned int need;
 
 	memset(o, 0, sizeof(*o));
 	o->modes = (1u << BENCH_MODE_MAX) - 1;
@@ -301,8 +302,12 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 		printf("# distributor skipped: rte_distributor has one distributor lcore "
 		       "(--dispatchers 1 only)\n");
 	}
-	/* each dispatcher's source feeds every worker's backlog */
-	if (o->pool < 4 * (o->backlog + o->burst) * (rte_lcore_count() - o->dispatchers) + 2048) {
+	/* each dispatcher's source feeds every worker's backlog; --quick's small pool grows to
+	 * what its workers need */
+	need = 4 * (o->backlog + o->burst) * (rte_lcore_count() - o->dispatchers) + 2048;
+	if (quick && o->pool < need)
+		o->pool = need;
+	if (o->pool < need) {
 		fprintf(stderr, "dpdk-rps-bench: --pool %u is too small for --backlog %u on %u "
 			"workers (the source must not run dry)\n", o->pool, o->backlog,
 			rte_lcore_count() - o->dispatchers);

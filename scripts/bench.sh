@@ -8,8 +8,9 @@
 #   DOCS         where data/, img/ and benchmarks.md live (default docs)
 #   BINARY_ARGS  options for bench_binary.py (default "--runs 5 --duration 2")
 #   DISPATCHERS  K of the K-dispatchers run (default 2)
-#   K_LCORES     its --lcores (default: K dispatchers and one worker, one lcore per CPU
-#                where there are CPUs enough, else the last ones share the last CPU)
+#   K_LCORES     its --lcores (default: K dispatchers and K workers, as many workers per
+#                dispatcher as the one-dispatcher run has; lcore i on CPU i mod nproc, so
+#                one lcore per CPU where there are CPUs enough)
 # Busy-polling runs: nothing else heavy should run on the machine meanwhile.
 set -eu
 cd "$(dirname "$0")/.."
@@ -64,9 +65,8 @@ if [ -z "${K_LCORES:-}" ]; then
 	ncpu=$(nproc)
 	K_LCORES=""
 	i=0
-	while [ "$i" -le "$DISPATCHERS" ]; do
-		cpu=$((i < ncpu ? i : ncpu - 1))
-		K_LCORES="$K_LCORES${K_LCORES:+,}$i@$cpu"
+	while [ "$i" -lt $((2 * DISPATCHERS)) ]; do
+		K_LCORES="$K_LCORES${K_LCORES:+,}$i@$((i % ncpu))"
 		i=$((i + 1))
 	done
 fi
@@ -83,7 +83,8 @@ for b in 16 32 64 128; do
 	# shellcheck disable=SC2086
 	"$bench" $EAL_MEM --no-pci --file-prefix rpsbench --lcores 0@0,1@1 \
 		--log-level=lib.eal:error -- --modes io_limit,rss,jhash,distributor --flows 1024 \
-		--frames 64 --burst "$b" --backlog 2048 --latency off >> "$DOCS/data/burst_sweep.txt"
+		--frames 64 --burst "$b" --backlog 2048 --latency off --handoff off \
+		>> "$DOCS/data/burst_sweep.txt"
 	rm -rf /var/run/dpdk/rpsbench
 done
 
