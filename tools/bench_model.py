@@ -273,7 +273,7 @@ def report(docs, flows=1024, frame=64, cores=(16, 32, 64), line_mpps=LINE_MPPS,
 
 def main(argv=None):
     ap = argparse.ArgumentParser(
-        description=__doc__.split('\n\n')[0],
+        description=__doc__.split('\nusage:')[0],
         epilog='Measure for real on a machine with cores (one lcore per CPU): '
                'build/bench/dpdk-rps-bench -m 4096 --no-pci --lcores 0-9 -- --dispatchers 2 '
                '--modes rss,jhash,single_core,e2e_stages --flows 1024 --frames 64 '
