@@ -107,7 +107,8 @@ def roles(doc, flows, frame):
     if stage:
         out['stages'] = (stage, '`single_core` steer part, %s flows, %s B' % (
             s.get('flows'), s.get('frame')))
-        out['worker'] = (stage + (deq or 0.0), 'stages + dequeue')
+        out['worker'] = (stage + (deq or 0.0), 'stages + dequeue' if deq is not None else
+                         'stages (the file has no handoff probe: dequeue not counted)')
     return out
 
 
@@ -169,7 +170,7 @@ def model_lines(doc, flows, frame, cores, line_mpps):
         mode = key.split('_', 1)[1]
         for c in cores:
             k, v = best_split(c, f_disp, f_worker)
-            lines.append('| `%s` | %d | %d | %d | %.1f | %.1f | %.1f | %.0f%% |' % (
+            lines.append('| `%s` | %d | %d | %d | %.1f | %.1f | %.1f | %.1f%% |' % (
                 mode, c, k, c - k, k * f_disp, (c - k) * f_worker, v, 100 * v / line_mpps))
         c, k = cores_for(line_mpps, f_disp, f_worker)
         if c:
@@ -179,8 +180,9 @@ def model_lines(doc, flows, frame, cores, line_mpps):
     return lines, rl, hz
 
 
-def measured_lines(docs, rl, hz):
-    """e2e_stages results of every file against the prediction for their own split."""
+def measured_lines(docs, rl, hz, frame=64):
+    """e2e_stages results of every file (at the model's frame size) against the prediction
+    for their own split."""
     if 'dispatcher_rss' not in rl:
         return []
     f_disp = hz / rl['dispatcher_rss'][0] / 1e6
@@ -188,7 +190,8 @@ def measured_lines(docs, rl, hz):
     rows = []
     for path, doc in docs:
         for r in doc.get('results') or []:
-            if r.get('mode') != 'e2e_stages' or num(r.get('median_mpps')) is None:
+            if r.get('mode') != 'e2e_stages' or num(r.get('median_mpps')) is None or \
+                    r.get('frame') != frame:
                 continue
             k = int(r.get('dispatchers') or dispatchers_of(doc))
             w = int(r.get('workers') or 0)
@@ -264,7 +267,7 @@ def report(docs, flows=1024, frame=64, cores=(16, 32, 64), line_mpps=LINE_MPPS,
     """The whole markdown report over [(path, doc)], as lines (tools/bench_plot.py puts it
     in docs/benchmarks.md); ValueError when the first doc lacks a figure the model needs."""
     lines, rl, hz = model_lines(docs[0][1], flows, frame, cores, line_mpps)
-    lines += measured_lines(docs, rl, hz)
+    lines += measured_lines(docs, rl, hz, frame)
     k = kdisp_lines(docs, flows, frame)
     if k:
         lines += ['', '%s K dispatchers' % heading, ''] + k
