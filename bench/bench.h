@@ -2,8 +2,11 @@
 /*
  * bench.h: dpdk-rps-bench, the side-by-side benchmark of steering dispatchers.
  *
- * Every mode runs on the same traffic source and the same lcores: the main lcore is the
- * dispatcher (the RX lcore), the other EAL lcores are workers. The source is an ideal NIC:
+ * Every mode runs on the same traffic source and the same lcores: the first K EAL lcores are
+ * dispatchers (RX lcores; the main lcore is dispatcher 0; K = --dispatchers, default 1), the
+ * others are workers. Each dispatcher is one RX queue: its own source, map, reorder-safe
+ * table and counters, and its own SP/SC backlog to every worker, as the binary's RX lcores
+ * (app/rx_loop.c); workers poll their backlogs in turn (rps_backlog_in). The source is an ideal NIC:
  * a pool of pre-built mbufs (real Ethernet/IPv4/IPv6/TCP/UDP headers, the NIC's Toeplitz
  * hash in mbuf->hash.rss) in a mempool with per-lcore caches; "rx burst" gets mbufs from
  * the pool and re-arms them as a PMD does (a write to the mbuf's first cache line), "free"
@@ -34,6 +37,11 @@
 #define BENCH_BURST_MAX 256
 #define BENCH_MAX_LIST 16
 #define BENCH_MAX_RUNS 64
+#define BENCH_MAX_DISP 16
+/* A dispatcher loop iteration longer than this was descheduled (its CPU was lent to another
+ * thread), not working: it counts in cycles but not in busy cycles. Far above any burst's
+ * work, far below a scheduler time slice (about a millisecond). */
+#define BENCH_DESCHED_US 200
 /* latency histogram: 16 ns buckets up to 64 us, then one overflow bucket */
 #define BENCH_HIST_SHIFT 4
 #define BENCH_HIST_BUCKETS 4096
@@ -85,6 +93,8 @@ struct bench_opts {
 	const char *json;
 	int reorder_safe;
 	unsigned int flow_hash;     /* --flow-hash N: only the flow-hash micro-bench, N flows */
+	unsigned int dispatchers;   /* K: the first K lcores dispatch */
+	int handoff;                /* measure the ring handoff alone (enqueue, dequeue) */
 };
 
 /* The traffic source (traffic.c). */
@@ -124,15 +134,35 @@ bench_free(const struct bench_traffic *t, struct rte_mbuf **pkts, unsigned int n
 	rte_mempool_put_bulk(t->mp, (void **)pkts, n);
 }
 
-/* One measured run. */
+/* One dispatcher's share of a run. */
+struct bench_part {
+	uint64_t rx;             /* packets it took from its source */
+	uint64_t delivered;      /* of which reached a worker (or were processed) */
+	uint64_t throttled;      /* refused by full worker rings */
+	uint64_t cycles;         /* its TSC cycles in the measured loop */
+	uint64_t steer_cycles;   /* of which inside the steering call */
+	uint64_t busy_rx;        /* packets of the iterations that took packets and were not
+				  * descheduled (BENCH_DESCHED_US)... */
+	uint64_t busy_cycles;    /* ...their cycles... */
+	uint64_t busy_steer_cycles; /* ...and of those, inside the steering call */
+	uint64_t desched_cycles; /* in iterations longer than BENCH_DESCHED_US */
+	double seconds;
+};
+
+/* One measured run: the totals over the dispatchers, and each one's part. */
 struct bench_run {
-	uint64_t rx;             /* packets taken from the source */
+	uint64_t rx;             /* packets taken from the sources */
 	uint64_t delivered;      /* packets that reached a worker (or were processed) */
 	uint64_t throttled;      /* packets refused by full worker rings */
 	uint64_t processed;      /* packets the stages completed (stage modes) */
-	uint64_t cycles;         /* dispatcher TSC cycles in the measured loop */
+	uint64_t cycles;         /* dispatchers' TSC cycles in the measured loop, summed */
 	uint64_t steer_cycles;   /* of which inside the steering call */
-	double seconds;
+	double seconds;          /* the dispatchers' mean run time */
+	unsigned int nb_disp;
+	struct bench_part disp[BENCH_MAX_DISP];
+	/* handoff probe only: the workers' dequeue cost, and the enqueue cost of the bursts the
+	 * rings took whole (a refused burst also pays for freeing its rest) */
+	uint64_t enq_cycles, enq_pkts, deq_cycles, deq_pkts;
 };
 
 /* Per-worker state shared with the dispatcher. */
@@ -141,40 +171,61 @@ struct bench_worker {
 	struct bench_ctx *owner;
 	unsigned int lcore;
 	uint16_t id;
-	struct rps_backlog *backlog;
+	struct rps_backlog *backlog;     /* its backlog from dispatcher 0 */
+	struct rps_backlog_in in;        /* its backlogs, one per dispatcher, polled in turn */
+	uint64_t deq_cycles, deq_pkts;   /* handoff probe */
 	struct rps_lcore_stats stats;
 	struct rps_stage_ctx ctx;        /* stage modes */
 	uint64_t *hist;                  /* latency histogram, BENCH_HIST_BUCKETS + 1 */
 	uint64_t hist_max;
 } __rte_cache_aligned;
 
+/* A dispatcher: one RX queue's steering state, as an RX lcore of the binary holds it. */
+struct bench_disp {
+	struct bench_ctx *owner;
+	unsigned int lcore;
+	uint16_t id;
+	const struct bench_traffic *t;     /* its source in the current run */
+	struct rps_backlog *backlogs;      /* its row of the context's backlogs: [nb_workers] */
+	struct rps_map *map;
+	struct rps_buckets *buckets;
+	struct rps_bucket_stats *bstats;   /* per-bucket counters, as the binary keeps */
+	struct rps_steer_ctx steer;
+	struct rps_lcore_stats rx_stats;
+	struct rps_stage_ctx self;         /* single_core */
+	struct bench_part part;            /* its figures of the current run */
+	uint64_t enq_cycles, enq_pkts;     /* handoff probe */
+} __rte_cache_aligned;
+
 /* Everything a run needs (modes.c). */
 struct bench_ctx {
 	const struct bench_opts *o;
 	enum bench_mode mode;
-	struct bench_traffic *t;
+	int handoff;                       /* this run is the handoff probe */
+	uint16_t nb_disp;
+	struct bench_disp *disp;           /* [nb_disp] */
 	uint16_t nb_workers;
 	struct bench_worker *workers;      /* [nb_workers] */
-	struct rps_backlog *backlogs;      /* [nb_workers] */
-	struct rps_map *map;
-	struct rps_buckets *buckets;
-	struct rps_bucket_stats *bstats; /* per-bucket counters, as the binary keeps */
-	struct rps_steer_ctx steer;
-	struct rps_lcore_stats rx_stats;
+	struct rps_backlog *backlogs;      /* [nb_disp * nb_workers]: row d is dispatcher d's */
 	struct rte_distributor *dist;
 	struct rps_pipeline pipeline;
-	struct rps_stage_ctx self;         /* single_core */
 	int tsc_dynfield;                  /* offset of the latency stamp, or -1 */
-	double pace_mpps;                  /* > 0: dispatcher paced (latency runs) */
+	double pace_mpps;                  /* > 0: dispatchers paced, in all (latency runs) */
 	volatile int quit;
-	volatile int ready;
+	volatile int ready;                /* workers started */
+	volatile int disp_ready;           /* dispatchers 1..K-1 started */
+	volatile int go;                   /* every dispatcher starts its clock */
 };
 
 int bench_ctx_init(struct bench_ctx *c, const struct bench_opts *o);
 void bench_ctx_fini(struct bench_ctx *c);
-/* One run of @p mode over @p t; fills @p r. @return 0, or -1 with a message on stderr. */
+/* One run of @p mode, dispatcher d taking from source @p t[d]; fills @p r.
+ * @return 0, or -1 with a message on stderr. */
 int bench_run_mode(struct bench_ctx *c, enum bench_mode mode, struct bench_traffic *t,
 		   struct bench_run *r);
+/* The handoff probe: each dispatcher enqueues its bursts whole to the workers' backlogs in
+ * turn (no hash, no map), workers dequeue and consume; fills r->enq_* and r->deq_*. */
+int bench_run_handoff(struct bench_ctx *c, struct bench_traffic *t, struct bench_run *r);
 /* Stage state for a context (flow table, reassembly), freed by bench_stage_ctx_fini. */
 int bench_stage_ctx_init(struct rps_stage_ctx *sc, struct rps_lcore_stats *st,
 			 unsigned int lcore, uint16_t id, int socket);

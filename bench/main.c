@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dpdk-rps-bench: how many packets one dispatcher lcore steers, and what each costs, for
- * dpdk-rps and its peers, side by side on the same traffic and lcores in one run.
+ * dpdk-rps and its peers, side by side on the same traffic and lcores in one run; with
+ * --dispatchers K, what K dispatchers (K RX queues) feeding the same workers each achieve.
  *
  *   dpdk-rps-bench [EAL options] -- [--modes LIST] [--flows LIST] [--frames LIST] [--runs N]
  *                  [--duration S] [--json FILE] ...      (--help lists every option)
  *
- * The main lcore dispatches; every other EAL lcore is a worker.
+ * The first K EAL lcores dispatch (the main lcore first; K = 1 by default); every other EAL
+ * lcore is a worker.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -24,14 +26,31 @@
 #include "rps_flow.h"
 #include "rps_reasm.h"
 
+/* One dispatcher's figures in a cell: medians over the runs. */
+struct row_disp {
+	unsigned int lcore;
+	double mpps[BENCH_MAX_RUNS];
+	uint64_t rx[BENCH_MAX_RUNS], delivered[BENCH_MAX_RUNS], throttled[BENCH_MAX_RUNS];
+	double median, cyc, steer_cyc, busy_cyc, busy_steer_cyc, throttled_pct, desched_pct;
+};
+
 struct row {
 	enum bench_mode mode;
 	uint32_t flows, frame;
 	unsigned int nb;
 	double mpps[BENCH_MAX_RUNS];
+	uint64_t delivered[BENCH_MAX_RUNS];
 	double median, min, max;
 	double cyc, steer_cyc, throttled_pct;
 	double ratio_io, ratio_dist;   /* < 0: n/a */
+	unsigned int nb_disp;
+	struct row_disp disp[BENCH_MAX_DISP];
+};
+
+/* The handoff probe's figures: medians over the runs. */
+struct handoff {
+	double enq_cyc, deq_cyc;
+	unsigned int runs;
 };
 
 static const struct option long_opts[] = {
@@ -51,6 +70,8 @@ static const struct option long_opts[] = {
 	{"json", required_argument, NULL, 'j'},
 	{"quick", no_argument, NULL, 'q'},
 	{"flow-hash", required_argument, NULL, 'H'},
+	{"dispatchers", required_argument, NULL, 'K'},
+	{"handoff", required_argument, NULL, 'O'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -60,8 +81,9 @@ usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: dpdk-rps-bench [EAL options] -- [options]\n"
-		"Side-by-side benchmark of steering dispatchers: the main lcore dispatches, the\n"
-		"other lcores are workers; same pre-built traffic and lcores for every mode.\n\n"
+		"Side-by-side benchmark of steering dispatchers: the first K lcores dispatch (the\n"
+		"main lcore first), the other lcores are workers; same pre-built traffic and lcores\n"
+		"for every mode.\n\n"
 		"Options:\n"
 		"  --modes LIST       modes to run (default all):");
 	for (int m = 0; m < BENCH_MODE_MAX; m++)
@@ -88,11 +110,18 @@ usage(FILE *f)
 		"                     (the binary's --idle-sleep; default 0 here = busy-poll)\n"
 		"  --reorder-safe on|off  the dispatcher's reorder-safe bucket table (default on,\n"
 		"                     as the binary)\n"
+		"  --dispatchers K    K dispatcher lcores, 1..%d (default 1): the first K EAL lcores,\n"
+		"                     each one RX queue with its own source, map, reorder-safe table\n"
+		"                     and backlog to every worker; the others are the shared workers.\n"
+		"                     Figures per dispatcher and in total (distributor: K = 1 only).\n"
+		"                     With real cores: --lcores 0-9 -- --dispatchers 2\n"
+		"  --handoff on|off   also measure the ring handoff alone: enqueue and dequeue cycles\n"
+		"                     per packet of whole bursts (default on; tools/bench_model.py)\n"
 		"  --json FILE        also write every figure as JSON\n"
 		"  --quick            a smoke run: 1 run of 0.05 s, 64 flows, 64-byte frames\n"
 		"  --flow-hash N      instead: the flow table's hash costs and what N flows crafted\n"
 		"                     to share one CRC32C cost the flow stage (docs/flow-hash.md)\n"
-		"  --help             show this help\n", BENCH_BURST_MAX);
+		"  --help             show this help\n", BENCH_BURST_MAX, BENCH_MAX_DISP);
 }
 
 static int
@@ -167,6 +196,7 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 {
 	static const uint32_t def_flows[] = {1, 64, 1024, 65536}, def_frames[] = {64, 512};
 	int c, quick = 0;
+	unsigned int need;
 
 	memset(o, 0, sizeof(*o));
 	o->modes = (1u << BENCH_MODE_MAX) - 1;
@@ -185,6 +215,8 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 	o->latency_flows = 1024;
 	o->latency_frame = 64;
 	o->reorder_safe = 1;
+	o->dispatchers = 1;
+	o->handoff = 1;
 	optind = 1;
 	int idx = 0;
 
@@ -224,6 +256,8 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 		case 'j': o->json = optarg; break;
 		case 'q': quick = 1; break;
 		case 'H': bad = parse_uint(optarg, 64, 1u << 20, &o->flow_hash); break;
+		case 'K': bad = parse_uint(optarg, 1, BENCH_MAX_DISP, &o->dispatchers); break;
+		case 'O': bad = parse_onoff(optarg, &o->handoff); break;
 		case 'h': usage(stdout); exit(0);
 		default:
 			usage(stderr);
@@ -249,10 +283,34 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 		o->pool = 8192;
 		o->latency_flows = 64;
 	}
-	if (o->pool < 4 * (o->backlog + o->burst) * (rte_lcore_count() - 1) + 2048) {
+	if (o->flow_hash != 0) /* a micro-bench on this lcore alone */
+		return 0;
+	if (o->dispatchers >= rte_lcore_count()) {
+		fprintf(stderr, "dpdk-rps-bench: --dispatchers %u leaves no worker: EAL has %u "
+			"lcore(s), give it at least %u (--lcores / -l)\n", o->dispatchers,
+			rte_lcore_count(), o->dispatchers + 1);
+		return -1;
+	}
+	if (o->dispatchers > 1 && (o->modes & (1u << BENCH_DISTRIBUTOR))) {
+		/* rte_distributor has one distributor lcore: nothing to compare with K of them */
+		o->modes &= ~(1u << BENCH_DISTRIBUTOR);
+		if (o->modes == 0) {
+			fprintf(stderr, "dpdk-rps-bench: --dispatchers %u: the distributor mode has "
+				"one distributor lcore (--dispatchers 1)\n", o->dispatchers);
+			return -1;
+		}
+		printf("# distributor skipped: rte_distributor has one distributor lcore "
+		       "(--dispatchers 1 only)\n");
+	}
+	/* each dispatcher's source feeds every worker's backlog; --quick's small pool grows to
+	 * what its workers need */
+	need = 4 * (o->backlog + o->burst) * (rte_lcore_count() - o->dispatchers) + 2048;
+	if (quick && o->pool < need)
+		o->pool = need;
+	if (o->pool < need) {
 		fprintf(stderr, "dpdk-rps-bench: --pool %u is too small for --backlog %u on %u "
 			"workers (the source must not run dry)\n", o->pool, o->backlog,
-			rte_lcore_count() - 1);
+			rte_lcore_count() - o->dispatchers);
 		return -1;
 	}
 	return 0;
@@ -295,26 +353,53 @@ cpu_model(char *buf, size_t len)
 	fclose(f);
 }
 
+static double
+per_pkt(uint64_t cycles, uint64_t pkts)
+{
+	return pkts ? (double)cycles / (double)pkts : 0;
+}
+
 static int
 measure_cell(struct bench_ctx *c, const struct bench_opts *o, enum bench_mode mode,
 	     struct bench_traffic *t, struct row *row)
 {
 	double cyc[BENCH_MAX_RUNS], steer[BENCH_MAX_RUNS], thr[BENCH_MAX_RUNS], sorted[BENCH_MAX_RUNS];
+	double dcyc[BENCH_MAX_DISP][BENCH_MAX_RUNS], dsteer[BENCH_MAX_DISP][BENCH_MAX_RUNS];
+	double dbusy[BENCH_MAX_DISP][BENCH_MAX_RUNS], dbsteer[BENCH_MAX_DISP][BENCH_MAX_RUNS];
+	double dthr[BENCH_MAX_DISP][BENCH_MAX_RUNS], ddes[BENCH_MAX_DISP][BENCH_MAX_RUNS];
 
 	memset(row, 0, sizeof(*row));
 	row->mode = mode;
-	row->flows = t->flows;
-	row->frame = t->frame;
+	row->flows = t[0].flows;
+	row->frame = t[0].frame;
 	row->ratio_io = row->ratio_dist = -1;
+	row->nb_disp = c->nb_disp;
 	for (unsigned int i = 0; i < o->runs; i++) {
 		struct bench_run r;
 
 		if (bench_run_mode(c, mode, t, &r) < 0)
 			return -1;
 		row->mpps[i] = (double)r.delivered / r.seconds / 1e6;
-		cyc[i] = r.rx ? (double)r.cycles / (double)r.rx : 0;
-		steer[i] = r.rx ? (double)r.steer_cycles / (double)r.rx : 0;
+		row->delivered[i] = r.delivered;
+		cyc[i] = per_pkt(r.cycles, r.rx);
+		steer[i] = per_pkt(r.steer_cycles, r.rx);
 		thr[i] = r.rx ? 100.0 * (double)r.throttled / (double)r.rx : 0;
+		for (unsigned int d = 0; d < r.nb_disp; d++) {
+			const struct bench_part *p = &r.disp[d];
+
+			row->disp[d].mpps[i] = (double)p->delivered / p->seconds / 1e6;
+			row->disp[d].rx[i] = p->rx;
+			row->disp[d].delivered[i] = p->delivered;
+			row->disp[d].throttled[i] = p->throttled;
+			dcyc[d][i] = per_pkt(p->cycles, p->rx);
+			dsteer[d][i] = per_pkt(p->steer_cycles, p->rx);
+			dbusy[d][i] = per_pkt(p->busy_cycles, p->busy_rx);
+			dbsteer[d][i] = per_pkt(p->busy_steer_cycles, p->busy_rx);
+			dthr[d][i] = p->rx ? 100.0 * (double)p->throttled / (double)p->rx : 0;
+			/* the share of its loop its CPU ran another thread */
+			ddes[d][i] = p->cycles ? 100.0 * (double)p->desched_cycles /
+						 (double)p->cycles : 0;
+		}
 	}
 	row->nb = o->runs;
 	memcpy(sorted, row->mpps, sizeof(double) * o->runs);
@@ -324,6 +409,19 @@ measure_cell(struct bench_ctx *c, const struct bench_opts *o, enum bench_mode mo
 	row->cyc = bench_median(cyc, o->runs);
 	row->steer_cyc = bench_median(steer, o->runs);
 	row->throttled_pct = bench_median(thr, o->runs);
+	for (unsigned int d = 0; d < row->nb_disp; d++) {
+		struct row_disp *rd = &row->disp[d];
+
+		rd->lcore = c->disp[d].lcore;
+		memcpy(sorted, rd->mpps, sizeof(double) * o->runs);
+		rd->median = bench_median(sorted, o->runs);
+		rd->cyc = bench_median(dcyc[d], o->runs);
+		rd->steer_cyc = bench_median(dsteer[d], o->runs);
+		rd->busy_cyc = bench_median(dbusy[d], o->runs);
+		rd->busy_steer_cyc = bench_median(dbsteer[d], o->runs);
+		rd->throttled_pct = bench_median(dthr[d], o->runs);
+		rd->desched_pct = bench_median(ddes[d], o->runs);
+	}
 	return 0;
 }
 
@@ -339,6 +437,15 @@ print_row(const struct row *r, int over)
 	printf("%-12s %6u %5u %8.2f %8.2f-%-8.2f %7.1f %7.1f %6s %6s %8.3f%s\n",
 	       bench_mode_name(r->mode), r->flows, r->frame, r->median, r->min, r->max, r->cyc,
 	       r->steer_cyc, rio, rdist, r->throttled_pct, over ? "  (oversubscribed)" : "");
+	/* with several dispatchers, each one's part (busy: iterations that kept their CPU) */
+	for (unsigned int d = 0; r->nb_disp > 1 && d < r->nb_disp; d++) {
+		const struct row_disp *rd = &r->disp[d];
+
+		printf("  dispatcher %u (lcore %u): %.2f Mpps, %.1f cyc/pkt (steer %.1f), busy "
+		       "%.1f cyc/pkt (steer %.1f), thrtl %.3f%%, descheduled %.1f%%\n", d, rd->lcore,
+		       rd->median, rd->cyc, rd->steer_cyc, rd->busy_cyc, rd->busy_steer_cyc,
+		       rd->throttled_pct, rd->desched_pct);
+	}
 	fflush(stdout);
 }
 
@@ -400,10 +507,48 @@ measure_memory(const struct bench_opts *o, struct memory *m)
 }
 
 static void
+write_json_u64s(FILE *f, const char *name, const uint64_t *v, unsigned int n)
+{
+	fprintf(f, ", \"%s\": [", name);
+	for (unsigned int k = 0; k < n; k++)
+		fprintf(f, "%s%" PRIu64, k ? ", " : "", v[k]);
+	fprintf(f, "]");
+}
+
+/* One dispatcher's figures in a result (every result has them, one per dispatcher), and
+ * the packet counts of each run: what the totals add up from. */
+static void
+write_json_disp(FILE *f, const struct row *r)
+{
+	write_json_u64s(f, "runs_delivered", r->delivered, r->nb);
+	fprintf(f, ", \"dispatchers\": %u, \"per_dispatcher\": [", r->nb_disp);
+	for (unsigned int d = 0; d < r->nb_disp; d++) {
+		const struct row_disp *rd = &r->disp[d];
+
+		fprintf(f, "%s{\"dispatcher\": %u, \"lcore\": %u, \"runs_mpps\": [", d ? ", " : "",
+			d, rd->lcore);
+		for (unsigned int k = 0; k < r->nb; k++)
+			fprintf(f, "%s%.3f", k ? ", " : "", rd->mpps[k]);
+		fprintf(f, "]");
+		write_json_u64s(f, "runs_rx", rd->rx, r->nb);
+		write_json_u64s(f, "runs_delivered", rd->delivered, r->nb);
+		write_json_u64s(f, "runs_throttled", rd->throttled, r->nb);
+		fprintf(f, ", \"median_mpps\": %.3f, \"cycles_per_pkt\": %.2f, "
+			"\"steer_cycles_per_pkt\": %.2f, \"busy_cycles_per_pkt\": %.2f, "
+			"\"busy_steer_cycles_per_pkt\": %.2f, \"throttled_pct\": %.4f, "
+			"\"descheduled_pct\": %.2f}", rd->median, rd->cyc, rd->steer_cyc, rd->busy_cyc,
+			rd->busy_steer_cyc, rd->throttled_pct, rd->desched_pct);
+	}
+	fprintf(f, "]");
+}
+
+static void
 write_json(FILE *f, const char *cmd, const struct bench_opts *o, const struct row *rows,
 	   unsigned int nb, int over, const struct bench_latency *lat, double lat_rate,
-	   const uint64_t *hist, const struct memory *mem)
+	   const uint64_t *hist, const struct memory *mem, const struct handoff *ho)
 {
+	const unsigned int workers = rte_lcore_count() - o->dispatchers;
+
 	char cpu[128];
 	char date[32];
 	time_t now = time(NULL);
@@ -416,16 +561,16 @@ write_json(FILE *f, const char *cmd, const struct bench_opts *o, const struct ro
 	fprintf(f, " \"dpdk\": \"%s\",\n", rte_version());
 	fprintf(f, " \"config\": {\"runs\": %u, \"duration_s\": %g, \"workers\": %u, "
 		"\"oversubscribed\": %s, \"burst\": %u, \"backlog\": %u, \"pool_mbufs\": %u, "
-		"\"cold\": \"%s\", \"reorder_safe\": %s},\n", o->runs, o->duration,
-		rte_lcore_count() - 1, over ? "true" : "false", o->burst, o->backlog, o->pool,
-		bench_cold_name(o->cold), o->reorder_safe ? "true" : "false");
+		"\"cold\": \"%s\", \"reorder_safe\": %s, \"dispatchers\": %u},\n", o->runs,
+		o->duration, workers, over ? "true" : "false", o->burst, o->backlog, o->pool,
+		bench_cold_name(o->cold), o->reorder_safe ? "true" : "false", o->dispatchers);
 	fprintf(f, " \"results\": [\n");
 	for (unsigned int i = 0; i < nb; i++) {
 		const struct row *r = &rows[i];
 
 		fprintf(f, "  {\"mode\": \"%s\", \"flows\": %u, \"frame\": %u, \"workers\": %u, "
 			"\"oversubscribed\": %s, \"runs_mpps\": [", bench_mode_name(r->mode),
-			r->flows, r->frame, rte_lcore_count() - 1, over ? "true" : "false");
+			r->flows, r->frame, workers, over ? "true" : "false");
 		for (unsigned int k = 0; k < r->nb; k++)
 			fprintf(f, "%s%.3f", k ? ", " : "", r->mpps[k]);
 		fprintf(f, "], \"median_mpps\": %.3f, \"min_mpps\": %.3f, \"max_mpps\": %.3f, "
@@ -437,9 +582,11 @@ write_json(FILE *f, const char *cmd, const struct bench_opts *o, const struct ro
 		else
 			fprintf(f, "\"ratio_io_limit\": null, ");
 		if (r->ratio_dist >= 0)
-			fprintf(f, "\"ratio_distributor\": %.3f}", r->ratio_dist);
+			fprintf(f, "\"ratio_distributor\": %.3f", r->ratio_dist);
 		else
-			fprintf(f, "\"ratio_distributor\": null}");
+			fprintf(f, "\"ratio_distributor\": null");
+		write_json_disp(f, r);
+		fprintf(f, "}");
 		fprintf(f, "%s\n", i + 1 < nb ? "," : "");
 	}
 	fprintf(f, " ],\n");
@@ -465,6 +612,12 @@ write_json(FILE *f, const char *cmd, const struct bench_opts *o, const struct ro
 		}
 		fprintf(f, "]},\n");
 	}
+	if (ho != NULL)
+		fprintf(f, " \"handoff\": {\"flows\": %u, \"frame\": %u, \"runs\": %u, "
+			"\"burst\": %u, \"enqueue_cycles_per_pkt\": %.2f, "
+			"\"dequeue_cycles_per_pkt\": %.2f, \"cycles_per_pkt\": %.2f},\n",
+			o->latency_flows, o->latency_frame, ho->runs, o->burst, ho->enq_cyc,
+			ho->deq_cyc, ho->enq_cyc + ho->deq_cyc);
 	fprintf(f, " \"memory\": {\"bytes_per_worker\": %" PRId64 ", \"worker_detail\": "
 		"{\"backlog_ring\": %" PRId64 ", \"backlog_and_counters\": %" PRId64 ", "
 		"\"flow_table_65536\": %" PRId64 ", \"reassembly_4096\": %" PRId64 ", "
@@ -501,22 +654,67 @@ find_row(struct row *rows, unsigned int nb, enum bench_mode m, uint32_t flows, u
 	return NULL;
 }
 
+/* One source per dispatcher, alike, each on its dispatcher's socket. @return 0 or -1. */
+static int
+sources_build(const struct bench_ctx *c, struct bench_traffic *t, unsigned int pool,
+	      uint32_t flows, uint32_t frame)
+{
+	for (uint16_t d = 0; d < c->nb_disp; d++)
+		if (bench_traffic_build(&t[d], pool, flows, frame,
+					(int)rte_lcore_to_socket_id(c->disp[d].lcore)) < 0) {
+			while (d-- > 0)
+				bench_traffic_free(&t[d]);
+			return -1;
+		}
+	return 0;
+}
+
+static void
+sources_free(const struct bench_ctx *c, struct bench_traffic *t)
+{
+	for (uint16_t d = 0; d < c->nb_disp; d++)
+		bench_traffic_free(&t[d]);
+}
+
+/* The handoff probe over the latency run's traffic: medians of --runs runs. */
+static int
+run_handoff(struct bench_ctx *c, const struct bench_opts *o, struct handoff *ho)
+{
+	struct bench_traffic t[BENCH_MAX_DISP];
+	double enq[BENCH_MAX_RUNS], deq[BENCH_MAX_RUNS];
+	int rc = 0;
+
+	if (sources_build(c, t, o->pool, o->latency_flows, o->latency_frame) < 0)
+		return -1;
+	for (unsigned int i = 0; i < o->runs && rc == 0; i++) {
+		struct bench_run r;
+
+		rc = bench_run_handoff(c, t, &r);
+		enq[i] = per_pkt(r.enq_cycles, r.enq_pkts);
+		deq[i] = per_pkt(r.deq_cycles, r.deq_pkts);
+	}
+	ho->runs = o->runs;
+	ho->enq_cyc = bench_median(enq, o->runs);
+	ho->deq_cyc = bench_median(deq, o->runs);
+	sources_free(c, t);
+	return rc;
+}
+
 static int
 run_latency(struct bench_ctx *c, const struct bench_opts *o, struct row *rows,
 	    unsigned int nb, struct bench_latency *lat, double *rate, uint64_t *hist)
 {
-	struct bench_traffic t;
+	struct bench_traffic t[BENCH_MAX_DISP];
 	struct row *base, tmp;
 	struct bench_run r;
 	uint64_t max_ns = 0;
 	int rc = -1;
 
-	if (bench_traffic_build(&t, o->pool, o->latency_flows, o->latency_frame,
-				(int)rte_socket_id()) < 0)
+	if (sources_build(c, t, o->pool, o->latency_flows, o->latency_frame) < 0)
 		return -1;
 	base = find_row(rows, nb, BENCH_RSS, o->latency_flows, o->latency_frame);
 	if (base == NULL) {
-		if (measure_cell(c, o, BENCH_RSS, &t, &tmp) < 0)
+		if (measure_cell(c, o, BENCH_RSS, t, &tmp) < 0)
 			goto out;
 		base = &tmp;
 	}
@@ -526,7 +724,7 @@ run_latency(struct bench_ctx *c, const struct bench_opts *o, struct row *rows,
 		c->workers[i].hist_max = 0;
 	}
 	c->pace_mpps = *rate;
-	rc = bench_run_mode(c, BENCH_RSS, &t, &r);
+	rc = bench_run_mode(c, BENCH_RSS, t, &r);
 	c->pace_mpps = 0;
 	memset(hist, 0, sizeof(uint64_t) * (BENCH_HIST_BUCKETS + 1));
 	for (uint16_t i = 0; i < c->nb_workers; i++) {
@@ -535,7 +733,7 @@ run_latency(struct bench_ctx *c, const struct bench_opts *o, struct row *rows,
 	}
 	bench_latency_summary(hist, max_ns, lat);
 out:
-	bench_traffic_free(&t);
+	sources_free(c, t);
 	return rc;
 }
 
@@ -547,11 +745,12 @@ main(int argc, char **argv)
 	struct row *rows;
 	struct bench_latency lat;
 	struct memory mem;
+	struct handoff ho;
 	uint64_t *hist = NULL;
 	double lat_rate = 0;
 	unsigned int nb = 0;
 	char cmd[1024];
-	int over, ret, cold, have_lat = 0;
+	int over, ret, cold, have_lat = 0, have_ho = 0;
 
 	join_args(argc, argv, cmd, sizeof(cmd));
 	ret = rte_eal_init(argc, argv);
@@ -582,35 +781,34 @@ main(int argc, char **argv)
 	hist = calloc(BENCH_HIST_BUCKETS + 1, sizeof(*hist));
 	if (rows == NULL || hist == NULL)
 		return 1;
-	printf("# %s\n# 1 dispatcher + %u worker(s)%s, %u run(s) x %.2f s, burst %u, backlog %u, "
-	       "pool %u, cold %s\n", cmd, c.nb_workers,
+	printf("# %s\n# %u dispatcher%s + %u worker(s)%s, %u run(s) x %.2f s, burst %u, backlog %u, "
+	       "pool %u, cold %s\n", cmd, c.nb_disp, c.nb_disp > 1 ? "s" : "", c.nb_workers,
 	       over ? " (oversubscribed: lcores share CPUs)" : "", o.runs, o.duration, o.burst,
 	       o.backlog, o.pool, bench_cold_name(o.cold));
 	printf("%-12s %6s %5s %8s %17s %7s %7s %6s %6s %8s\n", "mode", "flows", "frame", "Mpps",
 	       "min-max", "cyc/pkt", "steer", "x_io", "x_dist", "thrtl%");
 	for (unsigned int fi = 0; fi < o.nb_frames; fi++) {
 		for (unsigned int ni = 0; ni < o.nb_flows; ni++) {
-			struct bench_traffic t;
+			struct bench_traffic t[BENCH_MAX_DISP];
 			unsigned int first = nb;
 
-			if (bench_traffic_build(&t, o.pool, o.flows[ni], o.frames[fi],
-						(int)rte_socket_id()) < 0) {
-				fprintf(stderr, "dpdk-rps-bench: cannot build a pool of %u mbufs "
-					"(give EAL more memory with -m)\n", o.pool);
+			if (sources_build(&c, t, o.pool, o.flows[ni], o.frames[fi]) < 0) {
+				fprintf(stderr, "dpdk-rps-bench: cannot build %u pool(s) of %u mbufs "
+					"(give EAL more memory with -m)\n", c.nb_disp, o.pool);
 				return 1;
 			}
 			for (int m = 0; m < BENCH_MODE_MAX; m++) {
 				if (!(o.modes & (1u << m)))
 					continue;
-				if (measure_cell(&c, &o, (enum bench_mode)m, &t, &rows[nb]) < 0)
+				if (measure_cell(&c, &o, (enum bench_mode)m, t, &rows[nb]) < 0)
 					return 1;
 				nb++;
 			}
 			for (unsigned int i = first; i < nb; i++) {
 				struct row *io = find_row(rows + first, nb - first, BENCH_IO_LIMIT,
-							  t.flows, t.frame);
+							  t[0].flows, t[0].frame);
 				struct row *d = find_row(rows + first, nb - first,
-							 BENCH_DISTRIBUTOR, t.flows, t.frame);
+							 BENCH_DISTRIBUTOR, t[0].flows, t[0].frame);
 				enum bench_mode m = rows[i].mode;
 
 				if (io != NULL && io->median > 0 && m != BENCH_IO_LIMIT)
@@ -620,7 +818,7 @@ main(int argc, char **argv)
 					rows[i].ratio_dist = rows[i].median / d->median;
 				print_row(&rows[i], over);
 			}
-			bench_traffic_free(&t);
+			sources_free(&c, t);
 		}
 	}
 	if (o.latency) {
@@ -631,6 +829,14 @@ main(int argc, char **argv)
 		       "(%.4f Mpps, idle-sleep %u us): p50 %.0f ns, p99 %.0f ns, p99.9 %.0f ns, max %.0f ns "
 		       "(%" PRIu64 " samples)\n", o.latency_flows, o.latency_frame, o.load_pct,
 		       lat_rate, o.idle_sleep_us, lat.p50_ns, lat.p99_ns, lat.p999_ns, lat.max_ns, lat.samples);
+	}
+	if (o.handoff) {
+		if (run_handoff(&c, &o, &ho) < 0)
+			return 1;
+		have_ho = 1;
+		printf("# handoff (SP/SC backlog ring, whole bursts of %u, %u flows, %u-byte frames): "
+		       "enqueue %.1f + dequeue %.1f = %.1f cycles/pkt\n", o.burst, o.latency_flows,
+		       o.latency_frame, ho.enq_cyc, ho.deq_cyc, ho.enq_cyc + ho.deq_cyc);
 	}
 	measure_memory(&o, &mem);
 	printf("# memory: %" PRId64 " bytes per worker (backlog ring %" PRId64 ", flow table of "
@@ -643,7 +849,8 @@ main(int argc, char **argv)
 			fprintf(stderr, "dpdk-rps-bench: --json %s: %s\n", o.json, strerror(errno));
 			return 1;
 		}
-		write_json(f, cmd, &o, rows, nb, over, have_lat ? &lat : NULL, lat_rate, hist, &mem);
+		write_json(f, cmd, &o, rows, nb, over, have_lat ? &lat : NULL, lat_rate, hist, &mem,
+			   have_ho ? &ho : NULL);
 		if (fclose(f) != 0) {
 			fprintf(stderr, "dpdk-rps-bench: --json %s: %s\n", o.json, strerror(errno));
 			return 1;

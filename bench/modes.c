@@ -6,6 +6,9 @@
  *
  * Every worker does the same per-packet work whatever feeds it: prefetch the burst's headers,
  * read one header word, make the header cold again (the --cold action), free the burst.
+ * With K dispatchers (--dispatchers) each has its own source and steering state and its own
+ * backlog to each worker; a worker takes its bursts from them in turn (rps_backlog_in, as
+ * the binary's workers do) and gives each burst back to the source it came from.
  */
 #include <cpuid.h>
 #include <errno.h>
@@ -115,32 +118,42 @@ record_latency(const struct bench_ctx *c, struct bench_worker *w, struct rte_mbu
  * worker never reads the mbuf and the dispatcher alone pays for what it touches.
  */
 static inline void
-consume(const struct bench_ctx *c, struct bench_worker *w, struct rte_mbuf **pkts,
-	unsigned int n)
+consume(const struct bench_ctx *c, const struct bench_traffic *t, struct bench_worker *w,
+	struct rte_mbuf **pkts, unsigned int n)
 {
 	const enum bench_cold cold = c->o->cold;
-	const uint32_t off = c->t->hdr_off;
+	const uint32_t off = t->hdr_off;
 
 	if (c->pace_mpps > 0 && c->tsc_dynfield >= 0)
 		record_latency(c, w, pkts, n);
 	for (unsigned int i = 0; i < n; i++)
 		make_cold(cold, (const char *)pkts[i] + off);
 	RPS_CTR_ADD(w->stats.processed, n);
-	bench_free(c->t, pkts, n);
+	bench_free(t, pkts, n);
 }
 
-/* What stage_sink needs (a stage function has no user pointer): set before each run. */
+/* What stage_sink needs (a stage function has no user pointer): set before each run.
+ * sink_traffic is the one source with one dispatcher, NULL with several. */
 static enum bench_cold sink_cold;
 static const struct bench_traffic *sink_traffic;
 
-/* The pipeline's last stage in the stage modes: cold action, count, free. */
+/* The pipeline's last stage in the stage modes: cold action, count, free (with several
+ * sources, each run of packets to the pool it came from; the stages have read the mbufs). */
 static uint16_t
 stage_sink(struct rps_stage_ctx *sc, struct rte_mbuf **pkts, uint16_t n)
 {
 	for (uint16_t i = 0; i < n; i++)
 		make_cold(sink_cold, rte_pktmbuf_mtod(pkts[i], void *));
 	RPS_CTR_ADD(sc->st->processed, n);
-	bench_free(sink_traffic, pkts, n);
+	if (sink_traffic != NULL) {
+		bench_free(sink_traffic, pkts, n);
+		return 0;
+	}
+	for (uint16_t i = 0, j; i < n; i = j) {
+		for (j = (uint16_t)(i + 1); j < n && pkts[j]->pool == pkts[i]->pool; j++)
+			;
+		rte_mempool_put_bulk(pkts[i]->pool, (void **)(pkts + i), j - i);
+	}
 	return 0;
 }
 
@@ -199,6 +212,11 @@ ring_worker(struct bench_ctx *c, struct bench_worker *w, int stages)
 	struct rte_mbuf *pkts[BENCH_BURST_MAX];
 	const unsigned int burst = c->o->burst;
 	const uint64_t hz = rte_get_tsc_hz();
+	const int probe = c->handoff;
+	const uint64_t gap = BENCH_DESCHED_US * hz / 1000000;
+	/* an idle worker waits for a write to its only backlog's tail; with several it has no
+	 * one line to watch (as app/worker_loop.c) */
+	const volatile uint32_t *watch = w->in.nb == 1 ? &w->backlog->ring->prod.tail : NULL;
 	struct rps_idle idle;
 	int draining = 0;
 
@@ -206,7 +224,9 @@ ring_worker(struct bench_ctx *c, struct bench_worker *w, int stages)
 	rps_idle_thread_init();
 	__atomic_fetch_add(&c->ready, 1, __ATOMIC_RELEASE);
 	for (;;) {
-		uint32_t left, n = rps_backlog_dequeue(w->backlog, pkts, burst, &left);
+		struct rps_backlog *from;
+		const uint64_t t0 = probe ? rte_rdtsc() : 0;
+		uint32_t left, n = rps_backlog_in_dequeue(&w->in, pkts, burst, &left, &from);
 
 		if (stages)
 			stages_idle(&w->ctx);
@@ -214,18 +234,25 @@ ring_worker(struct bench_ctx *c, struct bench_worker *w, int stages)
 			if (draining)
 				break;
 			draining = __atomic_load_n(&c->quit, __ATOMIC_ACQUIRE);
-			if (!draining && rps_idle_poll(&idle, 0, rte_rdtsc(),
-						       &w->backlog->ring->prod.tail, hz))
+			if (!draining && rps_idle_poll(&idle, 0, rte_rdtsc(), watch, hz))
 				RPS_CTR_ADD(w->stats.idle_sleeps, 1);
 			continue;
+		}
+		if (probe) { /* a call that lost its CPU measures the scheduler, not the ring */
+			const uint64_t dt = rte_rdtsc() - t0;
+
+			if (dt <= gap) {
+				w->deq_cycles += dt;
+				w->deq_pkts += n;
+			}
 		}
 		rps_idle_next(&idle, 1, 0);
 		RPS_CTR_ADD(w->stats.received_rps, n);
 		if (stages)
 			stages_run(c, &w->ctx, pkts, (uint16_t)n);
-		else
-			consume(c, w, pkts, n);
-		rps_backlog_complete(w->backlog, n);
+		else /* back to the source of the dispatcher whose row @from is in */
+			consume(c, c->disp[(from - c->backlogs) / c->nb_workers].t, w, pkts, n);
+		rps_backlog_complete(from, n);
 	}
 	return 0;
 }
@@ -248,7 +275,7 @@ distributor_worker(struct bench_ctx *c, struct bench_worker *w)
 		}
 		if (n > 0) {
 			RPS_CTR_ADD(w->stats.received_rps, (unsigned int)n);
-			consume(c, w, pkts, (unsigned int)n);
+			consume(c, c->disp[0].t, w, pkts, (unsigned int)n);
 		}
 		/* request_pkt() may wait for the distributor: it keeps polling until we left */
 		rte_distributor_request_pkt(c->dist, w->id, NULL, 0);
@@ -277,7 +304,7 @@ worker_main(void *arg)
 
 /* ---- the dispatcher ---- */
 
-/* Packets the dispatcher may take now: a burst, or what the pace allows. */
+/* Packets the dispatcher may take now: a burst, or what its pace allows. */
 static inline uint16_t
 allowance(const struct bench_ctx *c, uint64_t now, uint64_t start, uint64_t rx, double per_tick)
 {
@@ -298,94 +325,189 @@ stamp(const struct bench_ctx *c, struct rte_mbuf **pkts, uint16_t n, uint64_t no
 		*stamp_of(c, pkts[i]) = now;
 }
 
-static void
-dispatch(struct bench_ctx *c, struct bench_run *r)
+/* The handoff probe's "steering": the whole burst to the next worker's backlog. Counted
+ * when the ring took it whole and the call kept its CPU. */
+static inline void
+handoff_burst(struct bench_disp *d, struct rte_mbuf **pkts, uint16_t n, uint16_t *next,
+	      uint64_t gap)
 {
+	const uint64_t t0 = rte_rdtsc();
+
+	if (rps_backlog_enqueue(&d->backlogs[*next], pkts, n) == n) {
+		const uint64_t dt = rte_rdtsc() - t0;
+
+		if (dt <= gap) {
+			d->enq_cycles += dt;
+			d->enq_pkts += n;
+		}
+	}
+	*next = (uint16_t)(*next + 1 == d->owner->nb_workers ? 0 : *next + 1);
+}
+
+/*
+ * One dispatcher's measured loop, for the run's duration on its own clock. Besides all its
+ * cycles, it counts the busy ones: iterations that took packets and lasted less than
+ * BENCH_DESCHED_US (longer ones lost their CPU to another thread: an oversubscribed run).
+ */
+static void
+dispatch(struct bench_disp *d, struct bench_part *p)
+{
+	struct bench_ctx *c = d->owner;
 	struct rte_mbuf *pkts[BENCH_BURST_MAX];
 	const uint64_t hz = rte_get_tsc_hz();
-	const double per_tick = c->pace_mpps * 1e6 / (double)hz;
+	const double per_tick = c->pace_mpps / c->nb_disp * 1e6 / (double)hz;
+	const uint64_t gap = BENCH_DESCHED_US * hz / 1000000;
 	const enum bench_mode mode = c->mode;
-	const struct bench_traffic *t = c->t;
-	uint64_t rx = 0, steer = 0, start, end, now;
+	const int handoff = c->handoff;
+	const struct bench_traffic *t = d->t;
+	uint64_t rx = 0, steer = 0, start, end, now, last;
+	uint64_t busy = 0, busy_steer = 0, busy_rx = 0, last_steer = 0, desched = 0;
+	uint16_t last_n = 0, next = 0;
 
-	start = rte_rdtsc();
+	start = last = rte_rdtsc();
 	end = start + (uint64_t)(c->o->duration * (double)hz);
 	while ((now = rte_rdtsc()) < end) {
 		uint16_t want = allowance(c, now, start, rx, per_tick);
 		uint16_t n = want ? bench_rx(t, pkts, want) : 0;
 		uint64_t t0;
 
+		/* the iteration that ended now: busy if it worked and kept its CPU */
+		if (now - last > gap)
+			desched += now - last;
+		else if (last_n != 0) {
+			busy += now - last;
+			busy_steer += last_steer;
+			busy_rx += last_n;
+		}
+		last = now;
+		last_n = n;
 		if (mode == BENCH_SINGLE_CORE)
-			stages_idle(&c->self);
+			stages_idle(&d->self);
 		if (n == 0)
 			continue;
 		rx += n;
 		if (c->pace_mpps > 0)
 			stamp(c, pkts, n, now);
 		t0 = rte_rdtsc();
-		switch (mode) {
-		case BENCH_IO_LIMIT:
-			bench_free(t, pkts, n);
-			break;
-		case BENCH_RSS:
-		case BENCH_JHASH:
-		case BENCH_TOEPLITZ:
-		case BENCH_E2E:
-			rps_steer_burst(&c->steer, c->map, c->buckets, c->bstats, pkts, n);
-			break;
-		case BENCH_DISTRIBUTOR:
-			rte_distributor_process(c->dist, pkts, n);
-			break;
-		case BENCH_SINGLE_CORE:
-			stages_run(c, &c->self, pkts, n);
-			break;
-		default:
-			break;
+		if (unlikely(handoff)) {
+			handoff_burst(d, pkts, n, &next, gap);
+		} else {
+			switch (mode) {
+			case BENCH_IO_LIMIT:
+				bench_free(t, pkts, n);
+				break;
+			case BENCH_RSS:
+			case BENCH_JHASH:
+			case BENCH_TOEPLITZ:
+			case BENCH_E2E:
+				rps_steer_burst(&d->steer, d->map, d->buckets, d->bstats, pkts, n);
+				break;
+			case BENCH_DISTRIBUTOR:
+				rte_distributor_process(c->dist, pkts, n);
+				break;
+			case BENCH_SINGLE_CORE:
+				stages_run(c, &d->self, pkts, n);
+				break;
+			default:
+				break;
+			}
 		}
-		steer += rte_rdtsc() - t0;
+		last_steer = rte_rdtsc() - t0;
+		steer += last_steer;
 	}
-	r->cycles = rte_rdtsc() - start;
-	r->seconds = (double)r->cycles / (double)hz;
-	r->rx = rx;
-	r->steer_cycles = steer;
+	p->cycles = rte_rdtsc() - start;
+	if (now - last > gap)
+		desched += now - last;
+	else if (last_n != 0) {
+		busy += now - last;
+		busy_steer += last_steer;
+		busy_rx += last_n;
+	}
+	p->seconds = (double)p->cycles / (double)hz;
+	p->rx = rx;
+	p->steer_cycles = steer;
+	p->busy_cycles = busy;
+	p->busy_steer_cycles = busy_steer;
+	p->busy_rx = busy_rx;
+	p->desched_cycles = desched;
+}
+
+/* Dispatchers 1..K-1: wait for the start, then run the same loop as dispatcher 0. */
+static int
+dispatcher_main(void *arg)
+{
+	struct bench_disp *d = arg;
+	struct bench_ctx *c = d->owner;
+
+	__atomic_fetch_add(&c->disp_ready, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&c->go, __ATOMIC_ACQUIRE))
+		rte_pause();
+	dispatch(d, &d->part);
+	return 0;
 }
 
 static int
-steer_setup(struct bench_ctx *c, enum bench_mode mode)
+steer_setup(struct bench_disp *d, enum bench_mode mode)
 {
+	struct bench_ctx *c = d->owner;
 	enum rps_hash_mode hm = mode == BENCH_JHASH ? RPS_HASH_JHASH :
 				mode == BENCH_TOEPLITZ ? RPS_HASH_TOEPLITZ : RPS_HASH_AUTO;
 	int rc;
 
-	rps_steer_fini(&c->steer);
-	rc = rps_steer_init(&c->steer, hm, 0x5eed, mode == BENCH_JHASH || mode == BENCH_TOEPLITZ,
-			    c->backlogs, c->nb_workers, (uint16_t)c->o->burst, &c->rx_stats,
-			    (int)rte_socket_id());
+	rps_steer_fini(&d->steer);
+	rc = rps_steer_init(&d->steer, hm, 0x5eed, mode == BENCH_JHASH || mode == BENCH_TOEPLITZ,
+			    d->backlogs, c->nb_workers, (uint16_t)c->o->burst, &d->rx_stats,
+			    (int)rte_lcore_to_socket_id(d->lcore));
 	if (rc < 0)
 		return rc;
 	/* the key the traffic's "NIC" hashed with (traffic.c), so both hashes agree */
-	return rps_toeplitz_init(&c->steer.toeplitz, rps_toeplitz_default_key,
+	return rps_toeplitz_init(&d->steer.toeplitz, rps_toeplitz_default_key,
 				 RPS_TOEPLITZ_KEY_LEN, RPS_TOEPLITZ_AUTO);
+}
+
+/* Counters of dispatcher @p d's row of backlogs, summed over the workers. */
+struct row_sum {
+	uint64_t tail, head, full, processed;
+};
+
+static void
+row_sum(const struct bench_ctx *c, uint16_t d, struct row_sum *s)
+{
+	const struct rps_backlog *b = &c->backlogs[(uint32_t)d * c->nb_workers];
+
+	memset(s, 0, sizeof(*s));
+	for (uint16_t i = 0; i < c->nb_workers; i++) {
+		s->tail += b[i].prod.tail;
+		s->head += __atomic_load_n(&b[i].cons.head, __ATOMIC_ACQUIRE);
+		s->full += b[i].prod.full_drops;
+	}
+	s->processed = c->disp[d].rx_stats.processed;
 }
 
 int
 bench_run_mode(struct bench_ctx *c, enum bench_mode mode, struct bench_traffic *t,
 	       struct bench_run *r)
 {
-	uint64_t tail0 = 0, full0 = 0, processed0 = 0, processed = 0, tail = 0, full = 0;
+	struct row_sum before[BENCH_MAX_DISP], after;
+	uint64_t processed0 = 0, processed = 0;
 	int need_workers = mode != BENCH_IO_LIMIT && mode != BENCH_SINGLE_CORE;
 
 	memset(r, 0, sizeof(*r));
 	c->mode = mode;
-	c->t = t;
-	sink_traffic = t;
+	sink_traffic = c->nb_disp == 1 ? &t[0] : NULL;
 	c->quit = 0;
 	c->ready = 0;
+	c->disp_ready = 0;
+	c->go = 0;
 	if (mode == BENCH_DISTRIBUTOR) {
 		/* a fresh instance per run (DPDK has no rte_distributor_free(): its memzone stays) */
 		static unsigned int nb_dist;
 		char name[RTE_MEMZONE_NAMESIZE];
 
+		if (c->nb_disp != 1) {
+			fprintf(stderr, "dpdk-rps-bench: distributor: one distributor lcore only\n");
+			return -1;
+		}
 		snprintf(name, sizeof(name), "bench_dist%u", nb_dist++);
 		c->dist = rte_distributor_create(name, rte_socket_id(), c->nb_workers,
 						 RTE_DIST_ALG_BURST);
@@ -395,18 +517,21 @@ bench_run_mode(struct bench_ctx *c, enum bench_mode mode, struct bench_traffic *
 			return -1;
 		}
 	}
-	if ((mode == BENCH_RSS || mode == BENCH_JHASH || mode == BENCH_TOEPLITZ ||
-	     mode == BENCH_E2E) &&
-	    steer_setup(c, mode) < 0) {
-		fprintf(stderr, "dpdk-rps-bench: cannot set up the steering context\n");
-		return -1;
+	for (uint16_t d = 0; d < c->nb_disp; d++) {
+		c->disp[d].t = &t[d];
+		memset(&c->disp[d].part, 0, sizeof(c->disp[d].part));
+		c->disp[d].enq_cycles = c->disp[d].enq_pkts = 0;
+		if ((mode == BENCH_RSS || mode == BENCH_JHASH || mode == BENCH_TOEPLITZ ||
+		     mode == BENCH_E2E) && !c->handoff && steer_setup(&c->disp[d], mode) < 0) {
+			fprintf(stderr, "dpdk-rps-bench: cannot set up the steering context\n");
+			return -1;
+		}
+		row_sum(c, d, &before[d]);
 	}
 	for (uint16_t i = 0; i < c->nb_workers; i++) {
-		tail0 += c->backlogs[i].prod.tail;
-		full0 += c->backlogs[i].prod.full_drops;
 		processed0 += c->workers[i].stats.processed;
+		c->workers[i].deq_cycles = c->workers[i].deq_pkts = 0;
 	}
-	processed0 += c->self.st->processed;
 	if (need_workers) {
 		for (uint16_t i = 0; i < c->nb_workers; i++)
 			if (rte_eal_remote_launch(worker_main, &c->workers[i],
@@ -418,7 +543,18 @@ bench_run_mode(struct bench_ctx *c, enum bench_mode mode, struct bench_traffic *
 		while (__atomic_load_n(&c->ready, __ATOMIC_ACQUIRE) < c->nb_workers)
 			rte_pause();
 	}
-	dispatch(c, r);
+	for (uint16_t d = 1; d < c->nb_disp; d++)
+		if (rte_eal_remote_launch(dispatcher_main, &c->disp[d], c->disp[d].lcore) != 0) {
+			fprintf(stderr, "dpdk-rps-bench: lcore %u is busy\n", c->disp[d].lcore);
+			return -1;
+		}
+	while (__atomic_load_n(&c->disp_ready, __ATOMIC_ACQUIRE) < c->nb_disp - 1)
+		rte_pause();
+	__atomic_store_n(&c->go, 1, __ATOMIC_RELEASE);
+	dispatch(&c->disp[0], &c->disp[0].part);
+	/* the workers keep draining until every dispatcher is done */
+	for (uint16_t d = 1; d < c->nb_disp; d++)
+		rte_eal_wait_lcore(c->disp[d].lcore);
 	if (mode == BENCH_DISTRIBUTOR) {
 		rte_distributor_flush(c->dist);
 		__atomic_store_n(&c->quit, 1, __ATOMIC_RELEASE);
@@ -429,27 +565,65 @@ bench_run_mode(struct bench_ctx *c, enum bench_mode mode, struct bench_traffic *
 	}
 	rte_eal_mp_wait_lcore();
 	for (uint16_t i = 0; i < c->nb_workers; i++) {
-		tail += c->backlogs[i].prod.tail;
-		full += c->backlogs[i].prod.full_drops;
 		processed += c->workers[i].stats.processed;
+		r->deq_cycles += c->workers[i].deq_cycles;
+		r->deq_pkts += c->workers[i].deq_pkts;
 	}
-	processed += c->self.st->processed;
-	r->throttled = full - full0;
+	r->nb_disp = c->nb_disp;
+	for (uint16_t d = 0; d < c->nb_disp; d++) {
+		struct bench_part *p = &r->disp[d];
+
+		*p = c->disp[d].part;
+		row_sum(c, d, &after);
+		p->throttled = after.full - before[d].full;
+		processed += after.processed - before[d].processed;
+		switch (mode) {
+		case BENCH_IO_LIMIT:
+			p->delivered = p->rx;
+			break;
+		case BENCH_SINGLE_CORE:
+			p->delivered = after.processed - before[d].processed;
+			break;
+		case BENCH_E2E: /* what the workers finished of its rows (drained: head == tail) */
+			p->delivered = after.head - before[d].head;
+			break;
+		default:
+			p->delivered = after.tail - before[d].tail;
+			break;
+		}
+		r->rx += p->rx;
+		r->throttled += p->throttled;
+		r->cycles += p->cycles;
+		r->steer_cycles += p->steer_cycles;
+		r->seconds += p->seconds / c->nb_disp;
+		r->delivered += p->delivered;
+		r->enq_cycles += c->disp[d].enq_cycles;
+		r->enq_pkts += c->disp[d].enq_pkts;
+	}
 	r->processed = processed - processed0;
 	switch (mode) {
-	case BENCH_IO_LIMIT:
-		r->delivered = r->rx;
-		break;
 	case BENCH_DISTRIBUTOR:
 	case BENCH_SINGLE_CORE:
 	case BENCH_E2E:
 		r->delivered = r->processed;
 		break;
 	default:
-		r->delivered = tail - tail0;
 		break;
 	}
+	if (mode == BENCH_DISTRIBUTOR)
+		r->disp[0].delivered = r->delivered;
 	return 0;
+}
+
+int
+bench_run_handoff(struct bench_ctx *c, struct bench_traffic *t, struct bench_run *r)
+{
+	int rc;
+
+	c->handoff = 1;
+	rc = bench_run_mode(c, BENCH_RSS, t, r);
+	c->handoff = 0;
+	return rc;
 }
 
 int
@@ -458,51 +632,82 @@ bench_ctx_init(struct bench_ctx *c, const struct bench_opts *o)
 	static const struct rte_mbuf_dynfield stamp_desc = {
 		.name = "rps_bench_rx_tsc", .size = sizeof(uint64_t), .align = __alignof__(uint64_t),
 	};
-	int socket = (int)rte_socket_id();
+	unsigned int lcores[RTE_MAX_LCORE], nb_lcores = 0, lcore;
 	uint16_t idx[RTE_MAX_LCORE];
-	unsigned int lcore, n = 0;
 
 	memset(c, 0, sizeof(*c));
 	c->o = o;
-	c->nb_workers = (uint16_t)(rte_lcore_count() - 1);
-	if (c->nb_workers == 0) {
-		fprintf(stderr, "dpdk-rps-bench: give EAL at least 2 lcores (dispatcher + worker)\n");
+	/* the first K lcores dispatch (the main lcore first), the others work */
+	lcores[nb_lcores++] = rte_get_main_lcore();
+	RTE_LCORE_FOREACH_WORKER(lcore)
+		lcores[nb_lcores++] = lcore;
+	c->nb_disp = (uint16_t)o->dispatchers;
+	if (c->nb_disp == 0 || nb_lcores <= c->nb_disp) {
+		fprintf(stderr, "dpdk-rps-bench: --dispatchers %u leaves no worker: give EAL more "
+			"lcores (at least %u)\n", o->dispatchers, o->dispatchers + 1);
 		return -1;
 	}
+	c->nb_workers = (uint16_t)(nb_lcores - c->nb_disp);
+	c->disp = rte_zmalloc("bench_disp", sizeof(*c->disp) * c->nb_disp, RTE_CACHE_LINE_SIZE);
 	c->workers = rte_zmalloc("bench_workers", sizeof(*c->workers) * c->nb_workers,
 				 RTE_CACHE_LINE_SIZE);
-	c->backlogs = rte_zmalloc("bench_backlogs", sizeof(*c->backlogs) * c->nb_workers,
-				  RTE_CACHE_LINE_SIZE);
-	if (c->workers == NULL || c->backlogs == NULL)
+	c->backlogs = rte_zmalloc("bench_backlogs", sizeof(*c->backlogs) * c->nb_workers *
+				  c->nb_disp, RTE_CACHE_LINE_SIZE);
+	if (c->disp == NULL || c->workers == NULL || c->backlogs == NULL)
 		return -1;
 	c->tsc_dynfield = rte_mbuf_dynfield_register(&stamp_desc);
-	RTE_LCORE_FOREACH_WORKER(lcore) {
+	for (uint16_t n = 0; n < c->nb_workers; n++) {
 		struct bench_worker *w = &c->workers[n];
-		char name[16];
-		int wsock = (int)rte_lcore_to_socket_id(lcore);
+		unsigned int wl = lcores[c->nb_disp + n];
+		int wsock = (int)rte_lcore_to_socket_id(wl);
 
 		w->owner = c;
-		w->lcore = lcore;
-		w->id = (uint16_t)n;
+		w->lcore = wl;
+		w->id = n;
 		w->backlog = &c->backlogs[n];
+		w->in.nb = c->nb_disp;
+		w->in.b = rte_zmalloc_socket("bench_in", sizeof(*w->in.b) * c->nb_disp, 0, wsock);
 		w->hist = rte_zmalloc_socket("bench_hist", sizeof(uint64_t) *
 					     (BENCH_HIST_BUCKETS + 1), RTE_CACHE_LINE_SIZE, wsock);
-		snprintf(name, sizeof(name), "bench%u", n);
-		if (w->hist == NULL || rps_backlog_init(w->backlog, name, o->backlog, wsock) < 0 ||
-		    bench_stage_ctx_init(&w->ctx, &w->stats, lcore, w->id, wsock) < 0)
+		if (w->in.b == NULL || w->hist == NULL ||
+		    bench_stage_ctx_init(&w->ctx, &w->stats, wl, w->id, wsock) < 0)
 			return -1;
-		idx[n] = (uint16_t)n;
-		n++;
+		/* the ring of the (dispatcher d, worker n) pair: row d, column n, on its consumer's
+		 * socket (the name keeps the one-dispatcher "benchN") */
+		for (uint16_t d = 0; d < c->nb_disp; d++) {
+			struct rps_backlog *b = &c->backlogs[(uint32_t)d * c->nb_workers + n];
+			char name[24];
+
+			if (d == 0)
+				snprintf(name, sizeof(name), "bench%u", n);
+			else
+				snprintf(name, sizeof(name), "bench%u_%u", d, n);
+			if (rps_backlog_init(b, name, o->backlog, wsock) < 0)
+				return -1;
+			w->in.b[d] = b;
+		}
+		idx[n] = n;
 	}
-	c->map = rps_map_create(idx, NULL, n, RPS_MAP_SIZE_DEFAULT, 1, socket);
-	c->buckets = o->reorder_safe ? rps_buckets_create(BENCH_BUCKETS, socket) : NULL;
-	c->bstats = rps_bucket_stats_create(socket);
-	if (c->map == NULL || c->bstats == NULL || (o->reorder_safe && c->buckets == NULL)) {
-		fprintf(stderr, "dpdk-rps-bench: set-up failed: %s\n", rte_strerror(rte_errno));
-		return -1;
+	for (uint16_t d = 0; d < c->nb_disp; d++) {
+		struct bench_disp *dp = &c->disp[d];
+		int socket = (int)rte_lcore_to_socket_id(lcores[d]);
+
+		dp->owner = c;
+		dp->lcore = lcores[d];
+		dp->id = d;
+		dp->backlogs = &c->backlogs[(uint32_t)d * c->nb_workers];
+		dp->map = rps_map_create(idx, NULL, c->nb_workers, RPS_MAP_SIZE_DEFAULT, 1, socket);
+		dp->buckets = o->reorder_safe ? rps_buckets_create(BENCH_BUCKETS, socket) : NULL;
+		dp->bstats = rps_bucket_stats_create(socket);
+		if (dp->map == NULL || dp->bstats == NULL ||
+		    (o->reorder_safe && dp->buckets == NULL)) {
+			fprintf(stderr, "dpdk-rps-bench: set-up failed: %s\n",
+				rte_strerror(rte_errno));
+			return -1;
+		}
+		if (bench_stage_ctx_init(&dp->self, &dp->rx_stats, dp->lcore, 0, socket) < 0)
+			return -1;
 	}
-	if (bench_stage_ctx_init(&c->self, &c->rx_stats, rte_lcore_id(), 0, socket) < 0)
-		return -1;
 	sink_cold = o->cold;
 	/* parse, validate, reassemble, flow: the binary's default pipeline, then our sink */
 	rps_pipeline_default(&c->pipeline);
@@ -518,15 +723,25 @@ bench_ctx_fini(struct bench_ctx *c)
 {
 	for (uint16_t i = 0; c->workers != NULL && i < c->nb_workers; i++) {
 		bench_stage_ctx_fini(&c->workers[i].ctx, &c->workers[i].stats);
-		rps_backlog_fini(&c->backlogs[i]);
 		rte_free(c->workers[i].hist);
+		rte_free(c->workers[i].in.b);
 	}
-	bench_stage_ctx_fini(&c->self, &c->rx_stats);
-	rps_steer_fini(&c->steer);
-	rps_map_free(c->map);
-	rps_buckets_free(c->buckets);
-	rps_bucket_stats_free(c->bstats);
+	for (uint32_t i = 0; c->backlogs != NULL && i < (uint32_t)c->nb_disp * c->nb_workers; i++)
+		if (c->backlogs[i].ring != NULL)
+			rps_backlog_fini(&c->backlogs[i]);
+	for (uint16_t d = 0; c->disp != NULL && d < c->nb_disp; d++) {
+		struct bench_disp *dp = &c->disp[d];
+
+		bench_stage_ctx_fini(&dp->self, &dp->rx_stats);
+		rps_steer_fini(&dp->steer);
+		rps_map_free(dp->map);
+		rps_buckets_free(dp->buckets);
+		rps_bucket_stats_free(dp->bstats);
+	}
+	rte_free(c->disp);
 	rte_free(c->workers);
 	rte_free(c->backlogs);
+	c->disp = NULL;
 	c->workers = NULL;
+	c->backlogs = NULL;
 }

@@ -1,11 +1,16 @@
 #!/bin/sh
 # bench.sh [dpdk-rps-bench options...]: regenerate every benchmark figure and table: build,
-# run dpdk-rps-bench (the steering modes side by side) and tools/bench_binary.py (the real
-# binary), then draw docs/img/*.png and rewrite the generated part of docs/benchmarks.md.
+# run dpdk-rps-bench (the steering modes side by side, then K dispatchers against one) and
+# tools/bench_binary.py (the real binary), then draw docs/img/*.png and rewrite the generated
+# part of docs/benchmarks.md (with the model of C cores, tools/bench_model.py).
 # Arguments go to dpdk-rps-bench after its --json option. Environment:
 #   BUILD_DIR    build directory (default build)
 #   DOCS         where data/, img/ and benchmarks.md live (default docs)
 #   BINARY_ARGS  options for bench_binary.py (default "--runs 5 --duration 2")
+#   DISPATCHERS  K of the K-dispatchers run (default 2)
+#   K_LCORES     its --lcores (default: K dispatchers and K workers, as many workers per
+#                dispatcher as the one-dispatcher run has; lcore i on CPU i mod nproc, so
+#                one lcore per CPU where there are CPUs enough)
 # Busy-polling runs: nothing else heavy should run on the machine meanwhile.
 set -eu
 cd "$(dirname "$0")/.."
@@ -53,13 +58,33 @@ echo "bench: $bench (steering modes side by side; EAL memory: $EAL_MEM)" >&2
 	--log-level=lib.eal:error -- --json "$DOCS/data/bench.json" "$@"
 rm -rf /var/run/dpdk/rpsbench
 
+# K dispatchers feeding the same worker(s) (docs/benchmarks.md, "K dispatchers"), compared
+# there with the one-dispatcher figures above; the model reads both.
+DISPATCHERS=${DISPATCHERS:-2}
+if [ -z "${K_LCORES:-}" ]; then
+	ncpu=$(nproc)
+	K_LCORES=""
+	i=0
+	while [ "$i" -lt $((2 * DISPATCHERS)) ]; do
+		K_LCORES="$K_LCORES${K_LCORES:+,}$i@$((i % ncpu))"
+		i=$((i + 1))
+	done
+fi
+echo "bench: $bench --dispatchers $DISPATCHERS (lcores $K_LCORES)" >&2
+# shellcheck disable=SC2086
+"$bench" $EAL_MEM --no-pci --file-prefix rpsbench --lcores "$K_LCORES" \
+	--log-level=lib.eal:error -- --dispatchers "$DISPATCHERS" --modes io_limit,rss,jhash,e2e_stages \
+	--flows 1024 --frames 64 --latency off --handoff off --json "$DOCS/data/bench_k$DISPATCHERS.json" "$@"
+rm -rf /var/run/dpdk/rpsbench
+
 # Burst size sweep of the dispatchers (docs/benchmarks.md, "Burst and ring sizes").
 : > "$DOCS/data/burst_sweep.txt"
 for b in 16 32 64 128; do
 	# shellcheck disable=SC2086
 	"$bench" $EAL_MEM --no-pci --file-prefix rpsbench --lcores 0@0,1@1 \
 		--log-level=lib.eal:error -- --modes io_limit,rss,jhash,distributor --flows 1024 \
-		--frames 64 --burst "$b" --backlog 2048 --latency off >> "$DOCS/data/burst_sweep.txt"
+		--frames 64 --burst "$b" --backlog 2048 --latency off --handoff off \
+		>> "$DOCS/data/burst_sweep.txt"
 	rm -rf /var/run/dpdk/rpsbench
 done
 
@@ -69,5 +94,5 @@ python3 tools/bench_binary.py --rps "$BUILD_DIR/app/dpdk-rps" \
 	--pcap "$BUILD_DIR/tools/default.pcap" $HUGE_FLAG $BINARY_ARGS --json "$DOCS/data/bench_binary.json"
 
 /usr/bin/python3 tools/bench_plot.py --bench "$DOCS/data/bench.json" \
-	--binary "$DOCS/data/bench_binary.json" --img-dir "$DOCS/img" \
+	--dispatchers "$DOCS/data/bench_k$DISPATCHERS.json" --binary "$DOCS/data/bench_binary.json" --img-dir "$DOCS/img" \
 	--doc "$DOCS/benchmarks.md" --generator "sh scripts/bench.sh${*:+ $*}"

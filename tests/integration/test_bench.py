@@ -4,6 +4,10 @@
 1. dpdk-rps-bench --quick: every mode runs and reports figures, the JSON is complete and
    consistent (median within min..max, ratios agree with the medians), the latency run took
    samples, and the memory figures are there. Bad options exit 2 naming the option.
+   --dispatchers 2 (three lcores on two CPUs): a row per dispatcher under every mode, printed
+   and in the JSON, and the packets add up (each dispatcher's taken = delivered + throttled,
+   the dispatchers' delivered = the total); tools/bench_model.py reads both files. A
+   --dispatchers that leaves no worker, or is not a number in range, exits 2 naming it.
 2. tools/bench_binary.py --quick: the real binary on the looped capture, through its own
    summary; every run accounted for.
 Performance is never asserted here: figures on a shared 2-core box prove nothing.
@@ -22,9 +26,9 @@ import rpstest  # noqa: E402
 MODES = ['io_limit', 'rss', 'jhash', 'toeplitz', 'distributor', 'single_core', 'e2e_stages']
 
 
-def run_bench(bench, args, timeout=120):
+def run_bench(bench, args, timeout=120, lcores='0@0,1@1'):
     prefix = rpstest.unique_prefix()
-    eal = rpstest.eal_args(prefix, lcores='0@0,1@1', mem_mb=1024)
+    eal = rpstest.eal_args(prefix, lcores=lcores, mem_mb=1024)
     try:
         return subprocess.run([bench] + eal + ['--'] + args, capture_output=True, text=True,
                               timeout=timeout)
@@ -84,11 +88,77 @@ def check_bench(bench, tmp):
                                                                          q.stderr[-300:]))
     # bad input: exit 2, the option named, nothing run
     for bad, name in ((['--modes', 'warp'], '--modes'), (['--runs', '0'], '--runs'),
-                      (['--cold', 'tepid'], '--cold'), (['--frames', '32'], '--frames')):
+                      (['--cold', 'tepid'], '--cold'), (['--frames', '32'], '--frames'),
+                      (['--dispatchers', '0'], '--dispatchers'),
+                      (['--dispatchers', 'two'], '--dispatchers'),
+                      (['--dispatchers', '99'], '--dispatchers'),
+                      (['--dispatchers', '2'], '--dispatchers')):   # 2 lcores: no worker
         q = run_bench(bench, bad, timeout=60)
         if q.returncode != 2 or name not in q.stderr:
             problems.append('%s: exit %d, stderr %r' % (' '.join(bad), q.returncode,
                                                          q.stderr[-300:]))
+    return problems + check_dispatchers(bench, tmp, out)
+
+
+def check_dispatchers(bench, tmp, one_json):
+    """--dispatchers 2 on lcores 0@0,1@1,2@1: shape and accounting, never speed."""
+    problems = []
+    out = os.path.join(tmp, 'bench_k2.json')
+    p = run_bench(bench, ['--quick', '--dispatchers', '2', '--latency', 'off', '--json', out],
+                  lcores='0@0,1@1,2@1')
+    if p.returncode != 0:
+        return ['--dispatchers 2 exited %d: %s' % (p.returncode, p.stderr[-2000:])]
+    d = json.load(open(out))
+    cfg = d.get('config', {})
+    if cfg.get('dispatchers') != 2 or cfg.get('workers') != 1 or not cfg.get('oversubscribed'):
+        problems.append('--dispatchers 2 config: %r' % cfg)
+    rows = {r['mode']: r for r in d.get('results', [])}
+    want = [m for m in MODES if m != 'distributor']    # one distributor lcore only
+    if sorted(rows) != sorted(want):
+        problems.append('--dispatchers 2 modes: %s, want %s' % (sorted(rows), sorted(want)))
+    if 'distributor skipped' not in p.stdout:
+        problems.append('--dispatchers 2 does not say the distributor was skipped')
+    for m in want:
+        r = rows.get(m)
+        if r is None:
+            continue
+        per = r.get('per_dispatcher') or []
+        if r.get('dispatchers') != 2 or [x.get('dispatcher') for x in per] != [0, 1] or \
+                [x.get('lcore') for x in per] != [0, 1]:
+            problems.append('%s: per-dispatcher rows %r' % (m, per))
+            continue
+        for x in per:
+            for key in ('median_mpps', 'cycles_per_pkt', 'steer_cycles_per_pkt',
+                        'busy_cycles_per_pkt', 'busy_steer_cycles_per_pkt', 'throttled_pct',
+                        'descheduled_pct'):
+                if not isinstance(x.get(key), (int, float)) or x[key] < 0:
+                    problems.append('%s dispatcher %s: %s = %r' % (m, x['dispatcher'], key,
+                                                                   x.get(key)))
+            if not 0 <= x.get('descheduled_pct', -1) <= 100:
+                problems.append('%s dispatcher %s: descheduled_pct %r' % (
+                    m, x['dispatcher'], x.get('descheduled_pct')))
+            if not x['runs_rx'][0] > 0:
+                problems.append('%s dispatcher %s took nothing' % (m, x['dispatcher']))
+            if m in ('rss', 'jhash', 'toeplitz', 'e2e_stages') and \
+                    x['runs_rx'][0] != x['runs_delivered'][0] + x['runs_throttled'][0]:
+                problems.append('%s dispatcher %s: rx %d != delivered %d + throttled %d' % (
+                    m, x['dispatcher'], x['runs_rx'][0], x['runs_delivered'][0],
+                    x['runs_throttled'][0]))
+            line = 'dispatcher %d (lcore %d):' % (x['dispatcher'], x['lcore'])
+            if line not in p.stdout.split('\n%s ' % m, 1)[-1]:
+                problems.append('%s: %r not printed under it' % (m, line))
+        total = sum(x['runs_delivered'][0] for x in per)
+        if total != r['runs_delivered'][0]:
+            problems.append('%s: dispatchers delivered %d, total %d' % (
+                m, total, r['runs_delivered'][0]))
+    # the model reads both files (one dispatcher, then two) and compares them
+    tool = Path(__file__).resolve().parents[2] / 'tools' / 'bench_model.py'
+    q = subprocess.run([sys.executable, str(tool), one_json, out, '--flows', '64'],
+                       capture_output=True, text=True, timeout=60)
+    if q.returncode != 0 or '| `rss` | 64 |' not in q.stdout or \
+            '### K dispatchers' not in q.stdout:
+        problems.append('bench_model.py: exit %d, %r' % (q.returncode,
+                                                         (q.stdout + q.stderr)[-600:]))
     return problems
 
 
