@@ -111,6 +111,12 @@ rps_control_apply_start_config(struct rps_app *app, char *err, size_t err_len)
 		    rps_config_value(c, (enum rps_setting_id)i, &v) == 0)
 			(void)rps_options_set_value(o, (enum rps_setting_id)i, v);
 	}
+	if (c->has_rx_port && !rps_options_given(o, "rx-port")) {
+		/* the file's list (the loop above took its first into rx_port) */
+		RTE_BUILD_BUG_ON(RPS_CONFIG_MAX_RX_PORTS != RPS_RX_PORTS_MAX);
+		memcpy(o->rx_ports, c->rx_ports, sizeof(c->rx_ports[0]) * c->nb_rx_ports);
+		o->nb_rx_ports = c->nb_rx_ports;
+	}
 	if (c->has_metrics && !rps_options_given(o, "metrics"))
 		o->metrics = c->metrics;
 	if (c->has_rx_lcores && !rps_options_given(o, "rx-lcores")) {
@@ -191,6 +197,10 @@ restart_keys(const struct rps_app *app, const struct rps_config *c, char *out, s
 	CHANGED(c->has_stages && strcmp(c->stages, o->stages_text) != 0, "stages");
 	CHANGED(c->has_rx_lcores && memcmp(c->rx_lcores.bits, o->rx_lcores.bits,
 					   sizeof(o->rx_lcores.bits)) != 0, "rx_lcores");
+	CHANGED(c->has_rx_port && (c->nb_rx_ports != o->nb_rx_ports ||
+				   memcmp(c->rx_ports, o->rx_ports,
+					  sizeof(c->rx_ports[0]) * c->nb_rx_ports) != 0) &&
+		c->rx_port == o->rx_port /* else the loop above said it */, "rx_port");
 	CHANGED(c->has_metrics && (c->metrics.on != o->metrics.on ||
 				   strcmp(c->metrics.text, o->metrics.text) != 0), "metrics");
 #undef CHANGED

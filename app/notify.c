@@ -33,12 +33,19 @@ rps_notify(const char *state)
 void
 rps_ready(struct rps_app *app)
 {
-	char status[160];
+	char status[192], ports[64];
+	size_t pos = 0;
 
+	/* "port 0", or "ports 0,1" with several --rx-port */
+	for (uint16_t p = 0; p < app->opt.nb_rx_ports && pos < sizeof(ports); p++)
+		pos += (size_t)snprintf(ports + pos, sizeof(ports) - pos, "%s%u", p ? "," : "",
+					app->opt.rx_ports[p]);
+	if (pos == 0)
+		snprintf(ports, sizeof(ports), "%u", app->opt.rx_port);
 	__atomic_store_n(&app->ready, 1, __ATOMIC_RELEASE);
-	RPS_LOG(INFO, "ready: steering port %u over %u worker(s)", app->opt.rx_port,
-		app->nb_workers);
-	snprintf(status, sizeof(status), "READY=1\nSTATUS=steering port %u over %u worker(s)",
-		 app->opt.rx_port, app->nb_workers);
+	RPS_LOG(INFO, "ready: steering port%s %s over %u worker(s)",
+		app->opt.nb_rx_ports > 1 ? "s" : "", ports, app->nb_workers);
+	snprintf(status, sizeof(status), "READY=1\nSTATUS=steering port%s %s over %u worker(s)",
+		 app->opt.nb_rx_ports > 1 ? "s" : "", ports, app->nb_workers);
 	rps_notify(status);
 }

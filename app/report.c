@@ -69,19 +69,25 @@ elapsed_s(const struct rps_app *app)
 	return (double)(end - app->start_tsc) / (double)rte_get_tsc_hz();
 }
 
-/* The port's losses before dpdk-rps saw a packet, and the pool's fill, when there are any. */
+/* Each RX port's losses before dpdk-rps saw a packet, and the pool's fill, when it has any. */
 static void
-live_port_line(const struct rps_app *app)
+live_port_lines(const struct rps_app *app)
 {
 	struct rte_eth_stats ps;
 
-	if (!app->rx_started || rte_eth_stats_get(app->opt.rx_port, &ps) != 0 ||
-	    (ps.rx_nombuf | ps.imissed | ps.ierrors) == 0)
+	if (!app->rx_started)
 		return;
-	printf("  port %u: rx_nombuf %" PRIu64 "  imissed %" PRIu64 "  ierrors %" PRIu64
-	       "  mempool in use %u of %u\n", app->opt.rx_port, ps.rx_nombuf, ps.imissed,
-	       ps.ierrors, app->pool != NULL ? rte_mempool_in_use_count(app->pool) : 0,
-	       app->pool != NULL ? app->pool->size : 0);
+	for (uint16_t p = 0; p < app->opt.nb_rx_ports; p++) {
+		const uint16_t port = app->opt.rx_ports[p];
+
+		if (rte_eth_stats_get(port, &ps) != 0 ||
+		    (ps.rx_nombuf | ps.imissed | ps.ierrors) == 0)
+			continue;
+		printf("  port %u: rx_nombuf %" PRIu64 "  imissed %" PRIu64 "  ierrors %" PRIu64
+		       "  mempool in use %u of %u\n", port, ps.rx_nombuf, ps.imissed, ps.ierrors,
+		       app->pool != NULL ? rte_mempool_in_use_count(app->pool) : 0,
+		       app->pool != NULL ? app->pool->size : 0);
+	}
 }
 
 static void *
@@ -124,7 +130,7 @@ report_thread(void *arg)
 			       (double)(cur->rxl[r].st.rx_packets - prev->rxl[r].st.rx_packets) /
 			       dt / 1e6, cur->rxl[r].st.enqueued,
 			       cur->rxl[r].st.dropped[RPS_DROP_BACKLOG_FULL]);
-		live_port_line(app);
+		live_port_lines(app);
 		printf("  %5s %14s %10s %8s %8s %12s %12s\n", "lcore", "processed", "Mpps",
 		       "backlog", "hwm", "time_squeeze", "dropped");
 		for (uint16_t i = 0; i < cur->nb; i++)

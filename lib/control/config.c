@@ -364,6 +364,46 @@ key_lookup(struct parser *p, const char *section, const char *name)
 	return -1;
 }
 
+/* rx_port: one port or a comma-separated list of them, each as --rx-port checks it, none
+ * twice, at most RPS_CONFIG_MAX_RX_PORTS. @return 1, or 0 after fail(). */
+static int
+rx_ports_value(struct parser *p, const struct rps_setting *s, const char *name,
+	       const char *value)
+{
+	struct rps_config *c = p->cfg;
+	char buf[256], why[192];
+	char *save = NULL;
+	uint16_t n = 0;
+
+	if (strlen(value) >= sizeof(buf))
+		return fail(p, "%s: too long", name);
+	snprintf(buf, sizeof(buf), "%s", value);
+	for (char *tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		int64_t x;
+
+		while (isspace((unsigned char)*tok))
+			tok++;
+		for (char *e = tok + strlen(tok); e > tok && isspace((unsigned char)e[-1]); e--)
+			e[-1] = '\0';
+		if (rps_setting_parse(s, tok, 1, &x, why, sizeof(why)) < 0)
+			return fail(p, "%s: %s, not '%s'", name, why, tok);
+		for (uint16_t i = 0; i < n; i++)
+			if (c->rx_ports[i] == (uint16_t)x)
+				return fail(p, "%s: port %u given twice", name, (unsigned int)x);
+		if (n == RPS_CONFIG_MAX_RX_PORTS)
+			return fail(p, "%s: at most %u RX ports", name, RPS_CONFIG_MAX_RX_PORTS);
+		c->rx_ports[n++] = (uint16_t)x;
+	}
+	if (n == 0 || value[strlen(value) - 1] == ',' || strstr(value, ",,") != NULL ||
+	    value[0] == ',')
+		return fail(p, "%s: expected a port or a list of ports (0 or 0,1), not '%s'", name,
+			    value);
+	c->nb_rx_ports = n;
+	c->rx_port = c->rx_ports[0];
+	c->has_rx_port = 1;
+	return 1;
+}
+
 /* Parse @p value of key @p id into the configuration. @return 1, or 0 after fail(). */
 static int
 set_value(struct parser *p, int id, const char *name, const char *value)
@@ -383,6 +423,8 @@ set_value(struct parser *p, int id, const char *name, const char *value)
 		return 1;
 	}
 	s = &rps_settings[id];
+	if (id == RPS_SET_RX_PORT)
+		return rx_ports_value(p, s, name, value);
 	if (fields[id].size != 0) {
 		/* the table's checks, the command line's too (rps_setting_parse) */
 		if (rps_setting_parse(s, value, 1, &x, why, sizeof(why)) < 0)

@@ -13,7 +13,8 @@
  * the list below is a summary (dpdk-rps --help-table mdoc-conf prints the table's).
  *
  *   [dataplane]
- *   rx_port = 0                 ; restart (0..RTE_MAX_ETHPORTS-1, i.e. 0..31)
+ *   rx_port = 0                 ; restart (0..RTE_MAX_ETHPORTS-1, i.e. 0..31; a list 0,1 for
+ *                               ;   several ports, at most 8, as --rx-port repeated)
  *   rx_lcores = 0,1             ; restart (as --rx-lcores: a list with the EAL main lcore)
  *   tx_port = none              ; restart (a port id 0..31, or none: as --tx-port P; each
  *                               ;   worker transmits on its own TX queue of P; none, the
@@ -85,10 +86,12 @@
 #include "rps_toeplitz.h"
 
 #define RPS_CONFIG_MAX_QUEUES 64
+#define RPS_CONFIG_MAX_RX_PORTS 8 /* rx_port's list, as --rx-port repeated */
 
 struct rps_config {
 	/* [dataplane] */
-	int has_rx_port;       uint16_t rx_port;
+	int has_rx_port;       uint16_t rx_port; /* the first of rx_ports */
+	uint16_t rx_ports[RPS_CONFIG_MAX_RX_PORTS]; uint16_t nb_rx_ports; /* the list, in order */
 	int has_rx_lcores;     struct rps_lcoreset rx_lcores; char rx_lcores_text[128];
 	int has_tx_port;       int tx_port;          /* -1: none (no transmit) */
 	int has_hash;          enum rps_hash_mode hash_mode;

@@ -28,7 +28,7 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 			"(default 0)",
 		.doc = "port to poll, every RX queue of it. Repeat it for several ports (`--rx-port 0 "
 			"--rx-port 1`, at most 8): their queues are numbered on in that order "
-			"(`queueN` in the file); the file takes one port",
+			"(`queueN` in the file). In the file, a list: `rx_port = 0,1`",
 	},
 	[RPS_SET_RX_QUEUES] = {
 		.name = "rx-queues", .flag = "rx-queues", .metavar = "N",

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""test_rx_lcores.py: several RX lcores (--rx-lcores) and several RX ports (--rx-port twice).
+"""test_rx_lcores.py: several RX lcores (--rx-lcores) and several RX ports (--rx-port twice,
+or the file's rx_port = 0, 1).
 
 The NIC is played as in test_rss_queues.py: flows hashed with Microsoft's Toeplitz key, one
 capture per RX queue by a round-robin RETA of 128. Five lcores time-sliced on the box's CPUs
@@ -158,7 +159,7 @@ def one_port(F, binary, tmp, fls):
                  '4 queues, 2 RX lcores')
 
 
-def two_ports(F, binary, tmp, fls):
+def two_ports(F, binary, tmp, fls, from_file=False):
     half = len(fls) // 2
     q0, k0 = split(fls[:half], 1, 3)
     q1, k1 = split(fls[half:], 1, 3, base=half)
@@ -169,13 +170,20 @@ def two_ports(F, binary, tmp, fls):
     vdevs = ['net_pcap0,rx_pcap=%s,' % p0 + ','.join('tx_pcap=%s' % t for t in tx),
              'net_pcap1,rx_pcap=%s' % p1]
     eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=vdevs)
-    res = rpstest.run_rps(binary, eal, [
-        '--rx-port', '0', '--rx-port', '1', '--rx-lcores', '0-1', '--map', '2-4',
+    if from_file:  # both ports from the file's list (rx_port = 0, 1)
+        cfg = os.path.join(tmp, 'two.conf')
+        with open(cfg, 'w') as fh:
+            fh.write('[dataplane]\nrx_port = 0, 1\nrx_lcores = 0-1\n[map]\ndefault = 2-4\n')
+        ports = ['--config', cfg]
+    else:
+        ports = ['--rx-port', '0', '--rx-port', '1', '--rx-lcores', '0-1', '--map', '2-4']
+    tag = '2 ports%s, 2 RX lcores' % (' (rx_port = 0, 1)' if from_file else '')
+    res = rpstest.run_rps(binary, eal, ports + [
         '--tx-port', '0', '--stages', 'output', '--check-order', '--backlog', '8192',
         '--exit-when-idle', '500'],
         timeout=120, summary_path=os.path.join(tmp, 'two.json'), prefix=prefix)
     key_q = {}  # the map is the same for both: any worker
-    check_static(F, res, tx, [q0[0], q1[0]], key_q, {0: 0, 1: 1}, '2 ports, 2 RX lcores')
+    check_static(F, res, tx, [q0[0], q1[0]], key_q, {0: 0, 1: 1}, tag)
     if res.summary is not None:
         F.check(res.summary['port']['ipackets'] == len(q0[0]) + len(q1[0]),
                 '2 ports: the ports received %d, expected %d (both summed)' % (
@@ -248,6 +256,16 @@ def usage(F, binary, tmp):
         (['--rx-lcores', '0,,1'], 'expected a list of lcores'),
         (['--rx-lcores', '0,9'], 'not enabled in EAL'),
     ]
+    # rx_port's list in the file: each error names the file and line
+    for k, (value, words) in enumerate((('0,0', 'port 0 given twice'),
+                                        ('0,', 'expected a port or a list'),
+                                        ('0,99', 'rx_port:'),
+                                        ('0,1,2,3,4,5,6,7,8', 'at most 8'))):
+        cfg = os.path.join(tmp, 'usage%d.conf' % k)
+        with open(cfg, 'w') as fh:
+            fh.write('[dataplane]\nrx_port = %s\n' % value)
+        cases.append((['--config', cfg], '%s:2: ' % cfg))
+        cases.append((['--config', cfg], words))
     for app, words in cases:
         prefix = rpstest.unique_prefix()
         eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=[rpstest.pcap_vdev(rx=inp)])
@@ -264,6 +282,7 @@ def main():
     with rpstest.TempDir('rxlc') as tmp:
         one_port(F, binary, tmp, fls)
         two_ports(F, binary, tmp, fls)
+        two_ports(F, binary, tmp, fls, from_file=True)
         remaps(F, binary, tmp, fls[:256])
         usage(F, binary, tmp)
     return F.report()

@@ -277,6 +277,7 @@ test_full(void)
 				    "backlog = 0x10\nburst = 1\nflow_table_size = 16777216\n"
 				    "reorder_safe = Yes\nstats_interval = 0\nstages = output\n"), 0);
 	CU_ASSERT(cfg.has_rx_port == 1 && cfg.rx_port == 0);
+	CU_ASSERT(cfg.nb_rx_ports == 1 && cfg.rx_ports[0] == 0);
 	CU_ASSERT(cfg.has_hash == 1 && cfg.hash_mode == RPS_HASH_RSS);
 	CU_ASSERT(cfg.has_hash_seed == 1 && cfg.hash_seed == UINT32_MAX);
 	CU_ASSERT(cfg.has_backlog == 1 && cfg.backlog == 16);
@@ -286,6 +287,10 @@ test_full(void)
 	CU_ASSERT(cfg.has_stats_interval == 1 && cfg.stats_interval == 0);
 	CU_ASSERT_STRING_EQUAL(cfg.stages, "output");
 	CU_ASSERT_EQUAL(cfg.has_default_map, 0);
+	/* several ports: a list, in order, the first also as rx_port */
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\nrx_port = 3, 1,0x2\n"), 0);
+	CU_ASSERT(cfg.has_rx_port == 1 && cfg.rx_port == 3 && cfg.nb_rx_ports == 3);
+	CU_ASSERT(cfg.rx_ports[0] == 3 && cfg.rx_ports[1] == 1 && cfg.rx_ports[2] == 2);
 	CU_ASSERT_EQUAL(parse("[dataplane]\nhash = auto\n"), 0);
 	CU_ASSERT(cfg.has_hash == 1 && cfg.hash_mode == RPS_HASH_AUTO);
 
@@ -443,6 +448,12 @@ test_errors(void)
 		{ "[dataplane]\nburst = 0\n", "t.conf:2: burst: expected 1..512 packets, not '0'" },
 		{ "[dataplane]\nrx_port = 32\n",
 		  "t.conf:2: rx_port: expected a port id 0..31, not '32'" },
+		{ "[dataplane]\nrx_port = 0,32\n",
+		  "t.conf:2: rx_port: expected a port id 0..31, not '32'" },
+		{ "[dataplane]\nrx_port = 1,1\n", "t.conf:2: rx_port: port 1 given twice" },
+		{ "[dataplane]\nrx_port = 1,,2\n",
+		  "t.conf:2: rx_port: expected a port or a list of ports (0 or 0,1), not '1,,2'" },
+		{ "[dataplane]\nrx_port = 0,1,2,3,4,5,6,7,8\n", "t.conf:2: rx_port: at most 8 RX ports" },
 		{ "[dataplane]\ntx_port = 32\n",
 		  "t.conf:2: tx_port: expected a port id 0..31 or none, not '32'" },
 		{ "[dataplane]\n\ntx_port = -1\n",
