@@ -440,10 +440,12 @@ def hooks_built(binary, tmp):
 
 
 def run_rps(binary, eal, app, timeout=60.0, summary_path=None, stop_signal=None,
-            signal_after=None, prefix=None, env=None):
+            signal_after=None, prefix=None, env=None, after_ready=False):
     """Run dpdk-rps EAL -- APP. With summary_path, --summary-json is added and the file read.
 
-    stop_signal/signal_after: send that signal once the process has run that many seconds.
+    stop_signal/signal_after: send that signal once the process has run that many seconds
+    (after_ready, with prefix: that many seconds after it said it is ready, so that a slow
+    start on a loaded machine does not turn the stop into a start-up interruption).
     env: variables added to the environment (test hooks: WORKER_DELAY).
     The process gets its own session; on timeout its group is killed. The DPDK runtime
     directory of the run's --file-prefix is removed afterwards.
@@ -463,11 +465,22 @@ def run_rps(binary, eal, app, timeout=60.0, summary_path=None, stop_signal=None,
     timed_out = False
     try:
         if stop_signal is not None:
-            try:
-                out, err = proc.communicate(timeout=signal_after)
-            except subprocess.TimeoutExpired:
-                proc.send_signal(stop_signal)
-                out, err = proc.communicate(timeout=max(1.0, timeout - signal_after))
+            if after_ready and prefix is not None:
+                drain(proc)  # read its output meanwhile: a full pipe would block it
+                wait_ready(prefix, timeout=timeout / 2)
+                time.sleep(signal_after)
+                if proc.poll() is None:
+                    proc.send_signal(stop_signal)
+                proc.wait(timeout=max(1.0, timeout / 2))
+                for t in proc._drainers:
+                    t.join()
+                out, err = (b''.join(b) for b in proc._drained)
+            else:
+                try:
+                    out, err = proc.communicate(timeout=signal_after)
+                except subprocess.TimeoutExpired:
+                    proc.send_signal(stop_signal)
+                    out, err = proc.communicate(timeout=max(1.0, timeout - signal_after))
         else:
             out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -476,7 +489,13 @@ def run_rps(binary, eal, app, timeout=60.0, summary_path=None, stop_signal=None,
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        out, err = proc.communicate()
+        if hasattr(proc, '_drainers'):  # its pipes are read by drain()'s threads
+            proc.wait()
+            for t in proc._drainers:
+                t.join()
+            out, err = (b''.join(b) for b in proc._drained)
+        else:
+            out, err = proc.communicate()
     elapsed = time.monotonic() - t0
     if prefix is not None:
         remove_runtime_dir(prefix)
