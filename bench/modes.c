@@ -30,6 +30,7 @@
 #define BENCH_BUCKETS 4096      /* the binary's reorder-safe table size per queue */
 #define BENCH_FLOW_TABLE 65536  /* the binary's default flow table size */
 #define BENCH_FRAG_MAX 4096
+#define BENCH_PREFETCH_BYTES 512 /* the binary's WORKER_PREFETCH_BYTES */
 
 const char *
 bench_mode_name(enum bench_mode m)
@@ -140,7 +141,10 @@ stage_sink(struct rps_stage_ctx *sc, struct rte_mbuf **pkts, uint16_t n)
 	for (uint16_t i = 0; i < n; i++)
 		make_cold(sink_cold, rte_pktmbuf_mtod(pkts[i], void *));
 	RPS_CTR_ADD(sc->st->processed, n);
-	bench_free(sink_traffic, pkts, n);
+	if (sc->recycle != NULL)
+		rps_backlog_recycle(sc->recycle, pkts, n);
+	else
+		bench_free(sink_traffic, pkts, n);
 	return 0;
 }
 
@@ -221,9 +225,11 @@ ring_worker(struct bench_ctx *c, struct bench_worker *w, int stages)
 		}
 		rps_idle_next(&idle, 1, 0);
 		RPS_CTR_ADD(w->stats.received_rps, n);
-		if (stages)
+		if (stages) {
+			/* as the binary's worker (worker_loop.c) */
+			rps_backlog_prefetch(pkts, n, BENCH_PREFETCH_BYTES);
 			stages_run(c, &w->ctx, pkts, (uint16_t)n);
-		else
+		} else
 			consume(c, w, pkts, n);
 		rps_backlog_complete(w->backlog, n);
 	}
@@ -298,6 +304,18 @@ stamp(const struct bench_ctx *c, struct rte_mbuf **pkts, uint16_t n, uint64_t no
 		*stamp_of(c, pkts[i]) = now;
 }
 
+/* --recycle: free what the workers handed back into the dispatcher's cache (rx_loop.c). */
+static void
+reclaim(struct bench_ctx *c, struct rte_mbuf **pkts, unsigned int max)
+{
+	for (uint16_t i = 0; c->o->recycle && i < c->nb_workers; i++) {
+		uint32_t k = rps_backlog_reclaim(&c->backlogs[i], pkts, max);
+
+		if (k != 0)
+			bench_free(c->t, pkts, k);
+	}
+}
+
 static void
 dispatch(struct bench_ctx *c, struct bench_run *r)
 {
@@ -330,8 +348,11 @@ dispatch(struct bench_ctx *c, struct bench_run *r)
 		case BENCH_RSS:
 		case BENCH_JHASH:
 		case BENCH_TOEPLITZ:
+			rps_steer_burst(&c->steer, c->map, c->buckets, c->bstats, pkts, n);
+			break;
 		case BENCH_E2E:
 			rps_steer_burst(&c->steer, c->map, c->buckets, c->bstats, pkts, n);
+			reclaim(c, pkts, c->o->burst);
 			break;
 		case BENCH_DISTRIBUTOR:
 			rte_distributor_process(c->dist, pkts, n);
@@ -428,6 +449,13 @@ bench_run_mode(struct bench_ctx *c, enum bench_mode mode, struct bench_traffic *
 		__atomic_store_n(&c->quit, 1, __ATOMIC_RELEASE);
 	}
 	rte_eal_mp_wait_lcore();
+	if (c->o->recycle) { /* what the workers handed back after the dispatcher stopped */
+		struct rte_mbuf *m[BENCH_BURST_MAX];
+
+		for (uint16_t i = 0; i < c->nb_workers; i++)
+			while (rte_ring_count(c->backlogs[i].ret) != 0)
+				reclaim(c, m, BENCH_BURST_MAX);
+	}
 	for (uint16_t i = 0; i < c->nb_workers; i++) {
 		tail += c->backlogs[i].prod.tail;
 		full += c->backlogs[i].prod.full_drops;
@@ -489,8 +517,11 @@ bench_ctx_init(struct bench_ctx *c, const struct bench_opts *o)
 					     (BENCH_HIST_BUCKETS + 1), RTE_CACHE_LINE_SIZE, wsock);
 		snprintf(name, sizeof(name), "bench%u", n);
 		if (w->hist == NULL || rps_backlog_init(w->backlog, name, o->backlog, wsock) < 0 ||
+		    (o->recycle && rps_backlog_recycle_init(w->backlog, name, 2 * BENCH_BURST_MAX,
+							    socket) < 0) ||
 		    bench_stage_ctx_init(&w->ctx, &w->stats, lcore, w->id, wsock) < 0)
 			return -1;
+		w->ctx.recycle = o->recycle ? w->backlog : NULL; /* after bench_stage_ctx_init */
 		idx[n] = (uint16_t)n;
 		n++;
 	}
