@@ -90,7 +90,7 @@ usage(FILE *f)
 		"  --reorder-safe on|off  the dispatcher's reorder-safe bucket table (default on,\n"
 		"                     as the binary)\n"
 		"  --recycle on|off   e2e_stages: workers hand mbufs back to the dispatcher through\n"
-		"                     a return ring (the binary's --recycle-mbufs; default off)\n"
+		"                     a return ring (the binary's --recycle-mbufs; default on)\n"
 		"  --json FILE        also write every figure as JSON\n"
 		"  --quick            a smoke run: 1 run of 0.05 s, 64 flows, 64-byte frames\n"
 		"  --flow-hash N      instead: the flow table's hash costs and what N flows crafted\n"
@@ -188,6 +188,7 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 	o->latency_flows = 1024;
 	o->latency_frame = 64;
 	o->reorder_safe = 1;
+	o->recycle = 1;
 	optind = 1;
 	int idx = 0;
 

@@ -196,12 +196,12 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 		.doc = "packets per RX burst, backlog dequeue and TX burst",
 	},
 	[RPS_SET_RECYCLE] = {
-		.name = "recycle-mbufs", .flag = "recycle-mbufs",
-		.type = RPS_SETTING_SWITCH, .when = RPS_SETTING_START,
-		.def = "off",
+		.name = "recycle-mbufs", .flag = "recycle-mbufs", .metavar = "on|off",
+		.type = RPS_SETTING_BOOL, .when = RPS_SETTING_START,
+		.def = "on",
 		.help = "workers hand the mbufs they consumed back to their RX lcore through a "
 			"return ring per (RX lcore, worker) pair, which frees them into its own "
-			"mempool cache (docs/benchmarks.md, Handoff tax)",
+			"mempool cache (default on; docs/benchmarks.md, Handoff tax)",
 		.doc = "workers hand the mbufs they consumed (no `--tx-port`) back to the RX lcore "
 			"they came from, through a return ring per (RX lcore, worker) pair; the RX "
 			"lcore frees them in bulk into its own mempool cache, where its next RX "
