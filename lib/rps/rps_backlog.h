@@ -13,8 +13,9 @@
  *
  * Concurrency: rps_backlog_enqueue() only from the one RX lcore that owns the backlog (with
  * several RX lcores each worker has one backlog per RX lcore: struct rps_backlog_in);
- * rps_backlog_dequeue() and rps_backlog_complete() only from the owning worker; the *_read()
- * helpers from anywhere.
+ * rps_backlog_dequeue(), rps_backlog_complete() and rps_backlog_recycle() only from the owning
+ * worker; rps_backlog_reclaim() only from the RX lcore (the return ring runs the other way);
+ * the *_read() helpers from anywhere.
  */
 #ifndef RPS_BACKLOG_H
 #define RPS_BACKLOG_H
