@@ -448,6 +448,10 @@ setup_workers(struct rps_app *app)
 			 * so that a reload can turn the limit on */
 			if (rc == 0)
 				rc = rps_backlog_flow_limit_init(b, app->rx[r].self.socket);
+			/* the way back: the RX lcore frees from it into its own mempool cache */
+			if (rc == 0 && o->recycle)
+				rc = rps_backlog_recycle_init(b, name, RPS_RECYCLE_SIZE,
+							      app->rx[r].self.socket);
 			if (rc < 0)
 				return rc;
 			w->in.b[r] = b;
@@ -638,7 +642,8 @@ setup_ports(struct rps_app *app)
 	 * The pool: what unfragmented traffic needs, plus what reassembly may hold.
 	 *   need  = RX rings + TX rings + full backlogs and each worker's bursts in flight
 	 *           + the RX lcore's burst + a reserve for the per-lcore mempool caches
-	 *             (384 per lcore: a cache of 256 may fill to 1.5x);
+	 *             (384 per lcore: a cache of 256 may fill to 1.5x)
+	 *           + full return rings (--recycle-mbufs);
 	 *   pool  = max(MIN_POOL, need + workers * --frag-mbufs) by default, or --mbufs;
 	 *   budget per worker = min(--frag-mbufs, (pool - need) / workers), at least
 	 *           RPS_REASM_MIN_BUDGET.
@@ -648,7 +653,8 @@ setup_ports(struct rps_app *app)
 	 */
 	need = app->nb_rxq * RX_DESC + nb_tx * TX_DESC +
 	       (uint32_t)app->nb_workers * (app->nb_rx * o->backlog + 2u * RPS_BURST_MAX) +
-	       2u * RPS_BURST_MAX * app->nb_rx + 384u * rte_lcore_count();
+	       2u * RPS_BURST_MAX * app->nb_rx + 384u * rte_lcore_count() +
+	       (o->recycle ? (uint32_t)app->nb_workers * app->nb_rx * RPS_RECYCLE_SIZE : 0);
 	frag_mbufs = o->frag_mbufs ? o->frag_mbufs : o->frag_max;
 	reasm = rps_pipeline_has(&app->pipeline, RPS_STAGE_REASSEMBLE);
 	if (app->pool_size == 0)

@@ -306,6 +306,7 @@ static const struct opt_bind {
 	[RPS_SET_RSS_KEY] = { 0, 0, 0, h_rss_key },
 	[RPS_SET_BACKLOG] = { FIELD(backlog), 0, NULL },
 	[RPS_SET_BURST] = { FIELD(burst), 0, NULL },
+	[RPS_SET_RECYCLE] = { FIELD(recycle), 0, NULL },
 	[RPS_SET_TX_PORT] = { FIELD(tx_port), 0, NULL },
 	[RPS_SET_MBUFS] = { FIELD(mbufs), 0, NULL },
 	[RPS_SET_MTU] = { FIELD(mtu), 0, NULL },

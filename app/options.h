@@ -17,6 +17,9 @@
 #include "rps_stage.h"
 
 #define RPS_BURST_MAX 512
+/* Mbufs each (RX lcore, worker) return ring holds with --recycle-mbufs: two largest bursts
+ * (the worker frees locally what does not fit). */
+#define RPS_RECYCLE_SIZE (2u * RPS_BURST_MAX)
 
 #define RPS_RX_PORTS_MAX 8    /* --rx-port, repeated */
 #define RPS_RX_LCORES_MAX 16  /* --rx-lcores */
@@ -74,6 +77,7 @@ struct rps_options {
 	const char *config_path;      /* --config FILE */
 	int reorder_safe;             /* remaps never reorder a flow (default on) */
 	int check_order;              /* measure reordering at the steering point */
+	int recycle;                  /* --recycle-mbufs: consumed mbufs go back to their RX lcore */
 	int flow_limit;               /* --flow-limit: the kernel's per-backlog flow limit */
 	uint32_t idle_sleep_us;       /* longest sleep of an idle lcore between polls, 0 = poll */
 	uint32_t idle_spin_us;        /* empty polls before an idle lcore starts sleeping */

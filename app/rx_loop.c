@@ -23,6 +23,23 @@ backlogs_empty(const struct rps_app *app)
 	return 1;
 }
 
+/* --recycle-mbufs: free what this RX lcore's workers handed back into its own mempool cache,
+ * where its next RX burst finds them; at most two bursts per worker a loop. */
+static void
+reclaim(struct rps_app *app, struct rps_rx_lcore *rx, uint16_t burst)
+{
+	struct rte_mbuf *m[RPS_BURST_MAX];
+
+	for (uint16_t i = 0; i < app->nb_workers; i++) {
+		struct rps_backlog *b = rps_app_backlog(app, rx->index, i);
+		uint32_t n = rps_backlog_reclaim(b, m, RTE_MIN(2u * burst,
+							       (uint32_t)RPS_BURST_MAX));
+
+		if (n != 0)
+			rte_pktmbuf_free_bulk(m, n);
+	}
+}
+
 /* The last loop in which any RX lcore took or held packets. */
 static uint64_t
 last_busy(const struct rps_app *app)
@@ -92,6 +109,8 @@ rx_loop(struct rps_app *app, struct rps_rx_lcore *rx)
 		int paused = 0;
 		uint64_t now;
 
+		if (app->opt.recycle)
+			reclaim(app, rx, burst);
 		/* backpressure: packets held for a full backlog go first; until they have all
 		 * been placed nothing more is taken from the port */
 		if (unlikely(rps_steer_held(steer) != 0) && rps_steer_flush(steer) != 0) {

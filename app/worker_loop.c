@@ -8,7 +8,6 @@
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
 #include <rte_pause.h>
-#include <rte_prefetch.h>
 
 #include "app.h"
 #include "rps_idle.h"
@@ -199,21 +198,15 @@ rps_worker_main(void *arg)
 		rps_idle_next(&idle, 1, 0);
 		/* The RX lcore wrote these mbufs (and a copying PMD their data) a moment ago:
 		 * start every cross-core transfer of the burst before the stages wait on one. */
-		for (uint32_t i = 0; i < n; i++)
-			rte_prefetch0(pkts[i]);
-		for (uint32_t i = 0; i < n; i++) {
-			const char *d = rte_pktmbuf_mtod(pkts[i], const char *);
-			uint32_t len = RTE_MIN((uint32_t)pkts[i]->data_len, WORKER_PREFETCH_BYTES);
-
-			for (uint32_t off = 0; off < len; off += RTE_CACHE_LINE_SIZE)
-				rte_prefetch0(d + off);
-		}
+		rps_backlog_prefetch(pkts, n, WORKER_PREFETCH_BYTES);
 		RPS_CTR_ADD(st->busy_polls, 1);
 		RPS_CTR_ADD(st->received_rps, n);
 		if (w->app->order_on)
 			RPS_CTR_ADD(st->reordered, rps_order_check(&w->app->order, pkts, (uint16_t)n));
 		if (left != 0)
 			RPS_CTR_ADD(st->time_squeeze, 1);
+		/* what the stages consume goes back to the RX lcore it came from (NULL: off) */
+		w->ctx.recycle = from->ret != NULL ? from : NULL;
 		rps_process_burst(w, pkts, (uint16_t)n);
 #ifdef RPS_TEST_HOOKS
 		/* a worker slower than any RX lcore, whatever the machine (test_hooks.c) */

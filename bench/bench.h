@@ -92,6 +92,7 @@ struct bench_opts {
 	uint32_t latency_frame;
 	const char *json;
 	int reorder_safe;
+	int recycle;                /* e2e_stages: mbufs go back through a return ring */
 	unsigned int flow_hash;     /* --flow-hash N: only the flow-hash micro-bench, N flows */
 	unsigned int dispatchers;   /* K: the first K lcores dispatch */
 	int handoff;                /* measure the ring handoff alone (enqueue, dequeue) */

@@ -66,6 +66,7 @@ static const struct option long_opts[] = {
 	{"latency", required_argument, NULL, 'L'},
 	{"load", required_argument, NULL, 'l'},
 	{"reorder-safe", required_argument, NULL, 'R'},
+	{"recycle", required_argument, NULL, 'Y'},
 	{"idle-sleep", required_argument, NULL, 'I'},
 	{"json", required_argument, NULL, 'j'},
 	{"quick", no_argument, NULL, 'q'},
@@ -117,6 +118,8 @@ usage(FILE *f)
 		"                     With real cores: --lcores 0-9 -- --dispatchers 2\n"
 		"  --handoff on|off   also measure the ring handoff alone: enqueue and dequeue cycles\n"
 		"                     per packet of whole bursts (default on; tools/bench_model.py)\n"
+		"  --recycle on|off   e2e_stages: workers hand mbufs back to the dispatcher through\n"
+		"                     a return ring (the binary's --recycle-mbufs; default on)\n"
 		"  --json FILE        also write every figure as JSON\n"
 		"  --quick            a smoke run: 1 run of 0.05 s, 64 flows, 64-byte frames\n"
 		"  --flow-hash N      instead: the flow table's hash costs and what N flows crafted\n"
@@ -217,6 +220,7 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 	o->reorder_safe = 1;
 	o->dispatchers = 1;
 	o->handoff = 1;
+	o->recycle = 1;
 	optind = 1;
 	int idx = 0;
 
@@ -253,6 +257,7 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 			break;
 		case 'I': bad = parse_uint(optarg, 0, 100000, &o->idle_sleep_us); break;
 		case 'R': bad = parse_onoff(optarg, &o->reorder_safe); break;
+		case 'Y': bad = parse_onoff(optarg, &o->recycle); break;
 		case 'j': o->json = optarg; break;
 		case 'q': quick = 1; break;
 		case 'H': bad = parse_uint(optarg, 64, 1u << 20, &o->flow_hash); break;
@@ -561,9 +566,10 @@ write_json(FILE *f, const char *cmd, const struct bench_opts *o, const struct ro
 	fprintf(f, " \"dpdk\": \"%s\",\n", rte_version());
 	fprintf(f, " \"config\": {\"runs\": %u, \"duration_s\": %g, \"workers\": %u, "
 		"\"oversubscribed\": %s, \"burst\": %u, \"backlog\": %u, \"pool_mbufs\": %u, "
-		"\"cold\": \"%s\", \"reorder_safe\": %s, \"dispatchers\": %u},\n", o->runs,
-		o->duration, workers, over ? "true" : "false", o->burst, o->backlog, o->pool,
-		bench_cold_name(o->cold), o->reorder_safe ? "true" : "false", o->dispatchers);
+		"\"cold\": \"%s\", \"reorder_safe\": %s, \"dispatchers\": %u, \"recycle\": %s},\n",
+		o->runs, o->duration, workers, over ? "true" : "false", o->burst, o->backlog, o->pool,
+		bench_cold_name(o->cold), o->reorder_safe ? "true" : "false", o->dispatchers,
+		o->recycle ? "true" : "false");
 	fprintf(f, " \"results\": [\n");
 	for (unsigned int i = 0; i < nb; i++) {
 		const struct row *r = &rows[i];

@@ -33,6 +33,7 @@
 #define BENCH_BUCKETS 4096      /* the binary's reorder-safe table size per queue */
 #define BENCH_FLOW_TABLE 65536  /* the binary's default flow table size */
 #define BENCH_FRAG_MAX 4096
+#define BENCH_PREFETCH_BYTES 512 /* the binary's WORKER_PREFETCH_BYTES */
 
 const char *
 bench_mode_name(enum bench_mode m)
@@ -145,6 +146,10 @@ stage_sink(struct rps_stage_ctx *sc, struct rte_mbuf **pkts, uint16_t n)
 	for (uint16_t i = 0; i < n; i++)
 		make_cold(sink_cold, rte_pktmbuf_mtod(pkts[i], void *));
 	RPS_CTR_ADD(sc->st->processed, n);
+	if (sc->recycle != NULL) { /* --recycle: back to the dispatcher it came from */
+		rps_backlog_recycle(sc->recycle, pkts, n);
+		return 0;
+	}
 	if (sink_traffic != NULL) {
 		bench_free(sink_traffic, pkts, n);
 		return 0;
@@ -248,10 +253,15 @@ ring_worker(struct bench_ctx *c, struct bench_worker *w, int stages)
 		}
 		rps_idle_next(&idle, 1, 0);
 		RPS_CTR_ADD(w->stats.received_rps, n);
-		if (stages)
+		if (stages) {
+			/* as the binary's worker (worker_loop.c) */
+			rps_backlog_prefetch(pkts, n, BENCH_PREFETCH_BYTES);
+			/* what the stages consume goes back to the dispatcher it came from */
+			w->ctx.recycle = from->ret != NULL ? from : NULL;
 			stages_run(c, &w->ctx, pkts, (uint16_t)n);
-		else /* back to the source of the dispatcher whose row @from is in */
+		} else { /* back to the source of the dispatcher whose row @from is in */
 			consume(c, c->disp[(from - c->backlogs) / c->nb_workers].t, w, pkts, n);
+		}
 		rps_backlog_complete(from, n);
 	}
 	return 0;
@@ -323,6 +333,20 @@ stamp(const struct bench_ctx *c, struct rte_mbuf **pkts, uint16_t n, uint64_t no
 		return;
 	for (uint16_t i = 0; i < n; i++)
 		*stamp_of(c, pkts[i]) = now;
+}
+
+/* --recycle: free what the workers handed back into dispatcher @p d's cache (rx_loop.c). */
+static void
+reclaim(struct bench_disp *d, struct rte_mbuf **pkts, unsigned int max)
+{
+	const struct bench_ctx *c = d->owner;
+
+	for (uint16_t i = 0; c->o->recycle && i < c->nb_workers; i++) {
+		uint32_t k = rps_backlog_reclaim(&d->backlogs[i], pkts, max);
+
+		if (k != 0)
+			bench_free(d->t, pkts, k);
+	}
 }
 
 /* The handoff probe's "steering": the whole burst to the next worker's backlog. Counted
@@ -399,8 +423,11 @@ dispatch(struct bench_disp *d, struct bench_part *p)
 			case BENCH_RSS:
 			case BENCH_JHASH:
 			case BENCH_TOEPLITZ:
+				rps_steer_burst(&d->steer, d->map, d->buckets, d->bstats, pkts, n);
+				break;
 			case BENCH_E2E:
 				rps_steer_burst(&d->steer, d->map, d->buckets, d->bstats, pkts, n);
+				reclaim(d, pkts, c->o->burst);
 				break;
 			case BENCH_DISTRIBUTOR:
 				rte_distributor_process(c->dist, pkts, n);
@@ -564,6 +591,14 @@ bench_run_mode(struct bench_ctx *c, enum bench_mode mode, struct bench_traffic *
 		__atomic_store_n(&c->quit, 1, __ATOMIC_RELEASE);
 	}
 	rte_eal_mp_wait_lcore();
+	if (c->o->recycle) { /* what the workers handed back after the dispatchers stopped */
+		struct rte_mbuf *m[BENCH_BURST_MAX];
+
+		for (uint16_t d = 0; d < c->nb_disp; d++)
+			for (uint16_t i = 0; i < c->nb_workers; i++)
+				while (rte_ring_count(c->disp[d].backlogs[i].ret) != 0)
+					reclaim(&c->disp[d], m, BENCH_BURST_MAX);
+	}
 	for (uint16_t i = 0; i < c->nb_workers; i++) {
 		processed += c->workers[i].stats.processed;
 		r->deq_cycles += c->workers[i].deq_cycles;
@@ -673,7 +708,8 @@ bench_ctx_init(struct bench_ctx *c, const struct bench_opts *o)
 		    bench_stage_ctx_init(&w->ctx, &w->stats, wl, w->id, wsock) < 0)
 			return -1;
 		/* the ring of the (dispatcher d, worker n) pair: row d, column n, on its consumer's
-		 * socket (the name keeps the one-dispatcher "benchN") */
+		 * socket (the name keeps the one-dispatcher "benchN"); with --recycle its return
+		 * ring on the dispatcher's */
 		for (uint16_t d = 0; d < c->nb_disp; d++) {
 			struct rps_backlog *b = &c->backlogs[(uint32_t)d * c->nb_workers + n];
 			char name[24];
@@ -682,7 +718,10 @@ bench_ctx_init(struct bench_ctx *c, const struct bench_opts *o)
 				snprintf(name, sizeof(name), "bench%u", n);
 			else
 				snprintf(name, sizeof(name), "bench%u_%u", d, n);
-			if (rps_backlog_init(b, name, o->backlog, wsock) < 0)
+			if (rps_backlog_init(b, name, o->backlog, wsock) < 0 ||
+			    (o->recycle &&
+			     rps_backlog_recycle_init(b, name, 2 * BENCH_BURST_MAX,
+						      (int)rte_lcore_to_socket_id(lcores[d])) < 0))
 				return -1;
 			w->in.b[d] = b;
 		}

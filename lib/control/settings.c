@@ -195,6 +195,20 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 		.help = "packets per RX/dequeue/TX burst, 1..512 (default 64)",
 		.doc = "packets per RX burst, backlog dequeue and TX burst",
 	},
+	[RPS_SET_RECYCLE] = {
+		.name = "recycle-mbufs", .flag = "recycle-mbufs", .metavar = "on|off",
+		.type = RPS_SETTING_BOOL, .when = RPS_SETTING_START,
+		.def = "on",
+		.help = "workers hand the mbufs they consumed back to their RX lcore through a "
+			"return ring per (RX lcore, worker) pair, which frees them into its own "
+			"mempool cache (default on; docs/benchmarks.md, Handoff tax)",
+		.doc = "workers hand the mbufs they consumed (no `--tx-port`) back to the RX lcore "
+			"they came from, through a return ring per (RX lcore, worker) pair; the RX "
+			"lcore frees them in bulk into its own mempool cache, where its next RX "
+			"burst finds them, instead of their crossing the pool's common ring. Costs "
+			"the RX lcore a ring poll per worker per loop "
+			"([docs/benchmarks.md](docs/benchmarks.md#handoff-tax))",
+	},
 	[RPS_SET_TX_PORT] = {
 		.name = "tx-port", .flag = "tx-port", .metavar = "P",
 		.key = "tx_port", .section = DATAPLANE, .syntax = "P|none",

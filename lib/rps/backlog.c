@@ -40,8 +40,26 @@ rps_backlog_fini(struct rps_backlog *b)
 		rte_pktmbuf_free_bulk(m, n);
 	rte_ring_free(b->ring);
 	b->ring = NULL;
+	while (b->ret != NULL &&
+	       (n = rte_ring_dequeue_burst(b->ret, (void **)m, RTE_DIM(m), NULL)) > 0)
+		rte_pktmbuf_free_bulk(m, n);
+	rte_ring_free(b->ret);
+	b->ret = NULL;
 	rte_free(b->fl);
 	b->fl = NULL;
+}
+
+int
+rps_backlog_recycle_init(struct rps_backlog *b, const char *name, uint32_t size, int socket)
+{
+	char rname[RTE_RING_NAMESIZE];
+
+	if (size == 0 || size > RTE_RING_SZ_MASK / 2)
+		return -EINVAL;
+	snprintf(rname, sizeof(rname), "rps_rt_%s", name);
+	b->ret = rte_ring_create(rname, size, socket,
+				 RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
+	return b->ret != NULL ? 0 : rte_errno == EEXIST ? -EEXIST : -ENOMEM;
 }
 
 int

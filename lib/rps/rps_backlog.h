@@ -13,8 +13,9 @@
  *
  * Concurrency: rps_backlog_enqueue() only from the one RX lcore that owns the backlog (with
  * several RX lcores each worker has one backlog per RX lcore: struct rps_backlog_in);
- * rps_backlog_dequeue() and rps_backlog_complete() only from the owning worker; the *_read()
- * helpers from anywhere.
+ * rps_backlog_dequeue(), rps_backlog_complete() and rps_backlog_recycle() only from the owning
+ * worker; rps_backlog_reclaim() only from the RX lcore (the return ring runs the other way);
+ * the *_read() helpers from anywhere.
  */
 #ifndef RPS_BACKLOG_H
 #define RPS_BACKLOG_H
@@ -22,6 +23,7 @@
 #include <stdint.h>
 #include <rte_common.h>
 #include <rte_mbuf.h>
+#include <rte_prefetch.h>
 #include <rte_ring.h>
 
 #include "rps_counters.h"
@@ -49,6 +51,9 @@ struct rps_flow_limit {
 
 struct rps_backlog {
 	struct rte_ring *ring;
+	/** The way back (NULL: off): mbufs the worker is done with, which the RX lcore frees
+	 * into its own mempool cache (rps_backlog_recycle_init()). */
+	struct rte_ring *ret;
 	uint32_t capacity;
 	struct rps_flow_limit *fl;   /**< NULL until rps_backlog_flow_limit_init() */
 	/* Producer side: written by the RX lcore only. */
@@ -120,6 +125,64 @@ rps_backlog_enqueue_keep(struct rps_backlog *b, struct rte_mbuf **pkts, uint32_t
 	RPS_CTR_ADD(b->prod.tail, sent);
 	RPS_CTR_MAX(b->prod.hwm, b->capacity - free_space);
 	return sent;
+}
+
+/**
+ * Give the backlog a return ring of @p size mbufs (before either lcore starts): the worker
+ * then hands the mbufs it consumed back to the RX lcore (rps_backlog_recycle()) instead of
+ * freeing them into its own mempool cache, and the RX lcore frees them into its cache
+ * (rps_backlog_reclaim()), where its next RX burst finds them. An mbuf then only ever moves
+ * between the two lcores' caches: the pool's common ring is not crossed, and the same few
+ * mbufs cycle (LIFO), their header and data lines still in one of the two cores' caches,
+ * instead of the whole pool passing in FIFO order through the common ring.
+ * Single producer (the worker), single consumer (the RX lcore).
+ * @return 0, -EINVAL (size 0 or too large), -ENOMEM, -EEXIST (name taken).
+ */
+int rps_backlog_recycle_init(struct rps_backlog *b, const char *name, uint32_t size,
+			     int socket);
+
+/**
+ * Hand @p n mbufs the worker has finished with back to the RX lcore (worker only); what the
+ * return ring has no room for is freed here. Safe on any mbuf: the RX lcore frees them with
+ * rte_pktmbuf_free_bulk() (chains, references).
+ */
+static inline void
+rps_backlog_recycle(struct rps_backlog *b, struct rte_mbuf **pkts, uint32_t n)
+{
+	uint32_t k = rte_ring_sp_enqueue_burst(b->ret, (void **)pkts, n, NULL);
+
+	if (unlikely(k < n))
+		rte_pktmbuf_free_bulk(pkts + k, n - k);
+}
+
+/**
+ * Take up to @p n mbufs the worker handed back (RX lcore only; @p b has a return ring):
+ * the caller frees them, in bulk, into its own mempool cache. @return how many.
+ */
+static inline uint32_t
+rps_backlog_reclaim(struct rps_backlog *b, struct rte_mbuf **pkts, uint32_t n)
+{
+	return rte_ring_sc_dequeue_burst(b->ret, (void **)pkts, n, NULL);
+}
+
+/**
+ * Prefetch, for the worker, what the RX lcore (and a copying PMD) wrote a moment ago: every
+ * dequeued mbuf's header line first, then the first @p bytes of each packet's data, so all
+ * of the burst's cross-core transfers are in flight before the stages wait on the first.
+ * The data loop reads each header (buf_addr, data_off): by then most have arrived.
+ */
+static inline void
+rps_backlog_prefetch(struct rte_mbuf *const *pkts, uint32_t n, uint32_t bytes)
+{
+	for (uint32_t i = 0; i < n; i++)
+		rte_prefetch0(pkts[i]);
+	for (uint32_t i = 0; i < n; i++) {
+		const char *d = rte_pktmbuf_mtod(pkts[i], const char *);
+		uint32_t len = RTE_MIN((uint32_t)pkts[i]->data_len, bytes);
+
+		for (uint32_t off = 0; off < len; off += RTE_CACHE_LINE_SIZE)
+			rte_prefetch0(d + off);
+	}
 }
 
 /** Allocate the flow-limit state of @p b (before the RX lcore starts). @return 0, -ENOMEM. */

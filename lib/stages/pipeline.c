@@ -118,7 +118,10 @@ rps_pipeline_run(const struct rps_pipeline *p, struct rps_stage_ctx *c, struct r
 
 		for (uint16_t i = 0; i < n; i++)
 			bytes += rte_pktmbuf_pkt_len(pkts[i]);
-		rte_pktmbuf_free_bulk(pkts, n);
+		if (c->recycle != NULL)
+			rps_backlog_recycle(c->recycle, pkts, n);
+		else
+			rte_pktmbuf_free_bulk(pkts, n);
 		RPS_CTR_ADD(st->processed, n);
 		RPS_CTR_ADD(st->bytes, bytes);
 	}

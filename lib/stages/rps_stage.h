@@ -24,6 +24,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
+#include "rps_backlog.h"
 #include "rps_counters.h"
 #include "rps_respond.h"
 
@@ -57,6 +58,8 @@ struct rps_stage_ctx {
 	struct rps_respond_limit respond_limit; /* respond's echo reply rate, this lcore's;
 						 * all zero: no limit */
 	struct rps_txq *out_txq;      /* output's TX queue, NULL: packets are consumed */
+	struct rps_backlog *recycle;  /* consumed packets go back to its RX lcore
+				       * (rps_backlog_recycle()), NULL: freed here */
 };
 
 typedef uint16_t (*rps_stage_fn)(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n);

@@ -15,8 +15,10 @@ per RX lcore.
    rx_lcores[].backlogs) took what it enqueued.
 2. Two ports, one queue each: port 0 on RX lcore 0, port 1 on RX lcore 1; the same checks.
 3. The 4-queue port looping, the RX lcores from the file (rx_lcores), remaps of [map] default
-   and table_size reloads by SIGHUP under traffic: reordered 0, flows moved, no reload
-   refused, accounting exact, every mbuf back.
+   and table_size reloads by SIGHUP under traffic, the consumed mbufs freed by the workers
+   (--recycle-mbufs off; runs 1 and 2 transmit, and every other test hands them back to
+   their RX lcore): reordered 0, flows moved, no reload refused, accounting exact, every
+   mbuf back.
 4. Usage errors: RX lcores without the main lcore, a worker that is an RX lcore, more RX
    lcores than queues, a malformed list.
 
@@ -205,7 +207,7 @@ def remaps(F, binary, tmp, fls):
     summary = os.path.join(tmp, 'loop.json')
     vdev = 'net_pcap0,' + ','.join('rx_pcap=%s' % p for p in paths) + ',infinite_rx=1'
     eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=[vdev])
-    cmd = [binary] + eal + ['--', '--config', cfg, '--check-order',
+    cmd = [binary] + eal + ['--', '--config', cfg, '--check-order', '--recycle-mbufs', 'off',
                             '--backlog', '4096', '--stages', 'parse,output',
                             '--summary-json', summary]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

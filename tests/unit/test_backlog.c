@@ -246,6 +246,35 @@ test_fini_frees(void)
 	CU_ASSERT_EQUAL(ut_pool_avail(), avail0);
 }
 
+/* The way back (--recycle-mbufs): what fits goes onto the return ring in order, the rest is
+ * freed at once; reclaim hands them out in order; fini frees what is left on both rings. */
+static void
+test_recycle(void)
+{
+	struct rps_backlog b;
+	struct rte_mbuf *p[6], *q[8];
+	unsigned int avail0 = ut_pool_avail();
+
+	CU_ASSERT_EQUAL_FATAL(rps_backlog_init(&b, "rec", 8, SOCKET_ID_ANY), 0);
+	CU_ASSERT_PTR_NULL(b.ret);
+	CU_ASSERT_EQUAL(rps_backlog_recycle_init(&b, "rec", 0, SOCKET_ID_ANY), -EINVAL);
+	CU_ASSERT_EQUAL_FATAL(rps_backlog_recycle_init(&b, "rec", 4, SOCKET_ID_ANY), 0);
+	alloc_pkts(p, 6, 10);
+	rps_backlog_recycle(&b, p, 6);
+	CU_ASSERT_EQUAL(ut_pool_avail(), avail0 - 4); /* two did not fit: freed */
+	CU_ASSERT_EQUAL_FATAL(rps_backlog_reclaim(&b, q, 3), 3);
+	for (unsigned int i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(tag(q[i]), 10 + i);
+	rte_pktmbuf_free_bulk(q, 3);
+	CU_ASSERT_EQUAL(ut_pool_avail(), avail0 - 1);
+	/* one still on the way back, two waiting on the backlog: fini frees all three */
+	alloc_pkts(p, 2, 20);
+	CU_ASSERT_EQUAL(rps_backlog_enqueue(&b, p, 2), 2);
+	rps_backlog_fini(&b);
+	CU_ASSERT_PTR_NULL(b.ret);
+	CU_ASSERT_EQUAL(ut_pool_avail(), avail0);
+}
+
 /* Another thread reading the depth between the ring's enqueue and the tail counter's update,
  * after a fast worker processed those packets: head is ahead of the tail it reads. */
 static void
@@ -444,6 +473,7 @@ main(int argc, char **argv)
 		{ "full_drops", test_full_drops },
 		{ "hwm", test_hwm },
 		{ "fini_frees", test_fini_frees },
+		{ "recycle", test_recycle },
 		{ "depth_race", test_depth_race },
 		{ "drained_holds_fragments", test_drained_holds_fragments },
 		{ "in_round_robin", test_in_round_robin },
