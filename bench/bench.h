@@ -132,6 +132,8 @@ struct bench_run {
 	uint64_t processed;      /* packets the stages completed (stage modes) */
 	uint64_t cycles;         /* dispatcher TSC cycles in the measured loop */
 	uint64_t steer_cycles;   /* of which inside the steering call */
+	uint64_t stage_cycles[RPS_STAGE_MAX]; /* single_core: of those, each stage's (by its
+					       * place in bench_ctx.pipeline) */
 	double seconds;
 };
 

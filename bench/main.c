@@ -32,6 +32,10 @@ struct row {
 	double median, min, max;
 	double cyc, steer_cyc, throttled_pct;
 	double ratio_io, ratio_dist;   /* < 0: n/a */
+	/* single_core: median cycles/pkt of each stage, in pipeline order (nb_stages 0: none) */
+	unsigned int nb_stages;
+	uint8_t stage_ids[RPS_STAGE_MAX];
+	double stage_cyc[RPS_STAGE_MAX];
 };
 
 static const struct option long_opts[] = {
@@ -300,6 +304,7 @@ measure_cell(struct bench_ctx *c, const struct bench_opts *o, enum bench_mode mo
 	     struct bench_traffic *t, struct row *row)
 {
 	double cyc[BENCH_MAX_RUNS], steer[BENCH_MAX_RUNS], thr[BENCH_MAX_RUNS], sorted[BENCH_MAX_RUNS];
+	double stage[RPS_STAGE_MAX][BENCH_MAX_RUNS];
 
 	memset(row, 0, sizeof(*row));
 	row->mode = mode;
@@ -315,6 +320,8 @@ measure_cell(struct bench_ctx *c, const struct bench_opts *o, enum bench_mode mo
 		cyc[i] = r.rx ? (double)r.cycles / (double)r.rx : 0;
 		steer[i] = r.rx ? (double)r.steer_cycles / (double)r.rx : 0;
 		thr[i] = r.rx ? 100.0 * (double)r.throttled / (double)r.rx : 0;
+		for (unsigned int s = 0; s < c->pipeline.nb; s++)
+			stage[s][i] = r.rx ? (double)r.stage_cycles[s] / (double)r.rx : 0;
 	}
 	row->nb = o->runs;
 	memcpy(sorted, row->mpps, sizeof(double) * o->runs);
@@ -324,6 +331,13 @@ measure_cell(struct bench_ctx *c, const struct bench_opts *o, enum bench_mode mo
 	row->cyc = bench_median(cyc, o->runs);
 	row->steer_cyc = bench_median(steer, o->runs);
 	row->throttled_pct = bench_median(thr, o->runs);
+	if (mode == BENCH_SINGLE_CORE) {
+		row->nb_stages = c->pipeline.nb;
+		for (unsigned int s = 0; s < c->pipeline.nb; s++) {
+			row->stage_ids[s] = c->pipeline.ids[s];
+			row->stage_cyc[s] = bench_median(stage[s], o->runs);
+		}
+	}
 	return 0;
 }
 
@@ -339,6 +353,13 @@ print_row(const struct row *r, int over)
 	printf("%-12s %6u %5u %8.2f %8.2f-%-8.2f %7.1f %7.1f %6s %6s %8.3f%s\n",
 	       bench_mode_name(r->mode), r->flows, r->frame, r->median, r->min, r->max, r->cyc,
 	       r->steer_cyc, rio, rdist, r->throttled_pct, over ? "  (oversubscribed)" : "");
+	if (r->nb_stages > 0) {
+		printf("#   stage cycles/pkt:");
+		for (unsigned int s = 0; s < r->nb_stages; s++)
+			printf(" %s %.1f", rps_stage_name((enum rps_stage_id)r->stage_ids[s]),
+			       r->stage_cyc[s]);
+		printf("\n");
+	}
 	fflush(stdout);
 }
 
@@ -432,6 +453,14 @@ write_json(FILE *f, const char *cmd, const struct bench_opts *o, const struct ro
 			"\"cycles_per_pkt\": %.2f, \"steer_cycles_per_pkt\": %.2f, "
 			"\"throttled_pct\": %.4f, ", r->median, r->min, r->max, r->cyc, r->steer_cyc,
 			r->throttled_pct);
+		if (r->nb_stages > 0) {
+			fprintf(f, "\"stage_cycles\": {");
+			for (unsigned int s = 0; s < r->nb_stages; s++)
+				fprintf(f, "%s\"%s\": %.2f", s ? ", " : "",
+					rps_stage_name((enum rps_stage_id)r->stage_ids[s]),
+					r->stage_cyc[s]);
+			fprintf(f, "}, ");
+		}
 		if (r->ratio_io >= 0)
 			fprintf(f, "\"ratio_io_limit\": %.3f, ", r->ratio_io);
 		else
