@@ -35,7 +35,7 @@ struct row {
 	/* single_core: median cycles/pkt of each stage, in pipeline order (nb_stages 0: none) */
 	unsigned int nb_stages;
 	uint8_t stage_ids[RPS_STAGE_MAX];
-	double stage_cyc[RPS_STAGE_MAX];
+	double stage_cyc[RPS_STAGE_MAX], stage_cyc_min[RPS_STAGE_MAX];
 };
 
 static const struct option long_opts[] = {
@@ -336,6 +336,7 @@ measure_cell(struct bench_ctx *c, const struct bench_opts *o, enum bench_mode mo
 		for (unsigned int s = 0; s < c->pipeline.nb; s++) {
 			row->stage_ids[s] = c->pipeline.ids[s];
 			row->stage_cyc[s] = bench_median(stage[s], o->runs);
+			row->stage_cyc_min[s] = stage[s][0]; /* bench_median() sorted them */
 		}
 	}
 	return 0;
@@ -354,10 +355,10 @@ print_row(const struct row *r, int over)
 	       bench_mode_name(r->mode), r->flows, r->frame, r->median, r->min, r->max, r->cyc,
 	       r->steer_cyc, rio, rdist, r->throttled_pct, over ? "  (oversubscribed)" : "");
 	if (r->nb_stages > 0) {
-		printf("#   stage cycles/pkt:");
+		printf("#   stage cycles/pkt, median (min):");
 		for (unsigned int s = 0; s < r->nb_stages; s++)
-			printf(" %s %.1f", rps_stage_name((enum rps_stage_id)r->stage_ids[s]),
-			       r->stage_cyc[s]);
+			printf(" %s %.1f (%.1f)", rps_stage_name((enum rps_stage_id)r->stage_ids[s]),
+			       r->stage_cyc[s], r->stage_cyc_min[s]);
 		printf("\n");
 	}
 	fflush(stdout);
@@ -459,6 +460,11 @@ write_json(FILE *f, const char *cmd, const struct bench_opts *o, const struct ro
 				fprintf(f, "%s\"%s\": %.2f", s ? ", " : "",
 					rps_stage_name((enum rps_stage_id)r->stage_ids[s]),
 					r->stage_cyc[s]);
+			fprintf(f, "}, \"stage_cycles_min\": {");
+			for (unsigned int s = 0; s < r->nb_stages; s++)
+				fprintf(f, "%s\"%s\": %.2f", s ? ", " : "",
+					rps_stage_name((enum rps_stage_id)r->stage_ids[s]),
+					r->stage_cyc_min[s]);
 			fprintf(f, "}, ");
 		}
 		if (r->ratio_io >= 0)
