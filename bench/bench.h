@@ -37,6 +37,9 @@
 /* latency histogram: 16 ns buckets up to 64 us, then one overflow bucket */
 #define BENCH_HIST_SHIFT 4
 #define BENCH_HIST_BUCKETS 4096
+/* per-burst stage cost histogram: bins of 1/BENCH_STAGE_SCALE cycle/pkt, the last one open */
+#define BENCH_STAGE_SCALE 4
+#define BENCH_STAGE_BINS (4096 * BENCH_STAGE_SCALE)
 
 /* X(ENUM, name, what it measures) */
 #define BENCH_MODES(X) \
@@ -134,6 +137,11 @@ struct bench_run {
 	uint64_t steer_cycles;   /* of which inside the steering call */
 	uint64_t stage_cycles[RPS_STAGE_MAX]; /* single_core: of those, each stage's (by its
 					       * place in bench_ctx.pipeline) */
+	/* single_core: the median over the run's bursts of each stage's cycles/pkt in a burst,
+	 * and of the whole pipeline's: a burst the lcore was preempted in (a shared CPU) moves
+	 * the mean, not the median */
+	double stage_burst_median[RPS_STAGE_MAX];
+	double pipeline_burst_median;
 	double seconds;
 };
 
@@ -166,6 +174,8 @@ struct bench_ctx {
 	struct rte_distributor *dist;
 	struct rps_pipeline pipeline;
 	struct rps_stage_ctx self;         /* single_core */
+	uint32_t *stage_hist;              /* single_core: per-burst cycles/pkt histograms,
+					    * (RPS_STAGE_MAX + 1) x BENCH_STAGE_BINS */
 	int tsc_dynfield;                  /* offset of the latency stamp, or -1 */
 	double pace_mpps;                  /* > 0: dispatcher paced (latency runs) */
 	volatile int quit;

@@ -35,7 +35,8 @@ struct row {
 	/* single_core: median cycles/pkt of each stage, in pipeline order (nb_stages 0: none) */
 	unsigned int nb_stages;
 	uint8_t stage_ids[RPS_STAGE_MAX];
-	double stage_cyc[RPS_STAGE_MAX], stage_cyc_min[RPS_STAGE_MAX];
+	double stage_cyc[RPS_STAGE_MAX], stage_cyc_min[RPS_STAGE_MAX], stage_cyc_mean[RPS_STAGE_MAX];
+	double pipe_cyc, pipe_cyc_min;
 };
 
 static const struct option long_opts[] = {
@@ -304,7 +305,8 @@ measure_cell(struct bench_ctx *c, const struct bench_opts *o, enum bench_mode mo
 	     struct bench_traffic *t, struct row *row)
 {
 	double cyc[BENCH_MAX_RUNS], steer[BENCH_MAX_RUNS], thr[BENCH_MAX_RUNS], sorted[BENCH_MAX_RUNS];
-	double stage[RPS_STAGE_MAX][BENCH_MAX_RUNS];
+	double stage[RPS_STAGE_MAX][BENCH_MAX_RUNS], mean[RPS_STAGE_MAX][BENCH_MAX_RUNS];
+	double pipe[BENCH_MAX_RUNS];
 
 	memset(row, 0, sizeof(*row));
 	row->mode = mode;
@@ -320,8 +322,11 @@ measure_cell(struct bench_ctx *c, const struct bench_opts *o, enum bench_mode mo
 		cyc[i] = r.rx ? (double)r.cycles / (double)r.rx : 0;
 		steer[i] = r.rx ? (double)r.steer_cycles / (double)r.rx : 0;
 		thr[i] = r.rx ? 100.0 * (double)r.throttled / (double)r.rx : 0;
-		for (unsigned int s = 0; s < c->pipeline.nb; s++)
-			stage[s][i] = r.rx ? (double)r.stage_cycles[s] / (double)r.rx : 0;
+		for (unsigned int s = 0; s < c->pipeline.nb; s++) {
+			stage[s][i] = r.stage_burst_median[s];
+			mean[s][i] = r.rx ? (double)r.stage_cycles[s] / (double)r.rx : 0;
+		}
+		pipe[i] = r.pipeline_burst_median;
 	}
 	row->nb = o->runs;
 	memcpy(sorted, row->mpps, sizeof(double) * o->runs);
@@ -337,7 +342,10 @@ measure_cell(struct bench_ctx *c, const struct bench_opts *o, enum bench_mode mo
 			row->stage_ids[s] = c->pipeline.ids[s];
 			row->stage_cyc[s] = bench_median(stage[s], o->runs);
 			row->stage_cyc_min[s] = stage[s][0]; /* bench_median() sorted them */
+			row->stage_cyc_mean[s] = bench_median(mean[s], o->runs);
 		}
+		row->pipe_cyc = bench_median(pipe, o->runs);
+		row->pipe_cyc_min = pipe[0];
 	}
 	return 0;
 }
@@ -355,11 +363,13 @@ print_row(const struct row *r, int over)
 	       bench_mode_name(r->mode), r->flows, r->frame, r->median, r->min, r->max, r->cyc,
 	       r->steer_cyc, rio, rdist, r->throttled_pct, over ? "  (oversubscribed)" : "");
 	if (r->nb_stages > 0) {
-		printf("#   stage cycles/pkt, median (min):");
+		printf("#   cycles/pkt per stage, median burst: median of runs (min; mean of "
+		       "bursts):");
 		for (unsigned int s = 0; s < r->nb_stages; s++)
-			printf(" %s %.1f (%.1f)", rps_stage_name((enum rps_stage_id)r->stage_ids[s]),
-			       r->stage_cyc[s], r->stage_cyc_min[s]);
-		printf("\n");
+			printf(" %s %.1f (%.1f; %.1f)",
+			       rps_stage_name((enum rps_stage_id)r->stage_ids[s]), r->stage_cyc[s],
+			       r->stage_cyc_min[s], r->stage_cyc_mean[s]);
+		printf("; all stages %.1f (%.1f)\n", r->pipe_cyc, r->pipe_cyc_min);
 	}
 	fflush(stdout);
 }
@@ -465,7 +475,13 @@ write_json(FILE *f, const char *cmd, const struct bench_opts *o, const struct ro
 				fprintf(f, "%s\"%s\": %.2f", s ? ", " : "",
 					rps_stage_name((enum rps_stage_id)r->stage_ids[s]),
 					r->stage_cyc_min[s]);
-			fprintf(f, "}, ");
+			fprintf(f, "}, \"stage_cycles_mean\": {");
+			for (unsigned int s = 0; s < r->nb_stages; s++)
+				fprintf(f, "%s\"%s\": %.2f", s ? ", " : "",
+					rps_stage_name((enum rps_stage_id)r->stage_ids[s]),
+					r->stage_cyc_mean[s]);
+			fprintf(f, "}, \"stages_cycles_per_pkt\": %.2f, "
+				"\"stages_cycles_per_pkt_min\": %.2f, ", r->pipe_cyc, r->pipe_cyc_min);
 		}
 		if (r->ratio_io >= 0)
 			fprintf(f, "\"ratio_io_limit\": %.3f, ", r->ratio_io);

@@ -298,6 +298,55 @@ stamp(const struct bench_ctx *c, struct rte_mbuf **pkts, uint16_t n, uint64_t no
 		*stamp_of(c, pkts[i]) = now;
 }
 
+static inline void
+stage_hist_add(uint32_t *hist, uint64_t cycles, uint16_t n)
+{
+	uint64_t bin = cycles * BENCH_STAGE_SCALE / n;
+
+	hist[bin < BENCH_STAGE_BINS ? bin : BENCH_STAGE_BINS - 1]++;
+}
+
+/* single_core: the stages over a burst, each timed (its share of steer_cycles), each burst's
+ * cycles/pkt per stage and in all into the histograms. */
+static inline void
+stages_run_timed(struct bench_ctx *c, struct bench_run *r, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint64_t sc[RPS_STAGE_MAX] = { 0 }, all = 0;
+
+	c->self.now = rte_rdtsc();
+	rps_pipeline_run_timed(&c->pipeline, &c->self, pkts, n, sc);
+	for (uint8_t s = 0; s < c->pipeline.nb; s++) {
+		r->stage_cycles[s] += sc[s];
+		all += sc[s];
+		stage_hist_add(c->stage_hist + (size_t)s * BENCH_STAGE_BINS, sc[s], n);
+	}
+	stage_hist_add(c->stage_hist + (size_t)RPS_STAGE_MAX * BENCH_STAGE_BINS, all, n);
+}
+
+static double
+hist_median(const uint32_t *hist)
+{
+	uint64_t total = 0, seen = 0;
+
+	for (unsigned int b = 0; b < BENCH_STAGE_BINS; b++)
+		total += hist[b];
+	for (unsigned int b = 0; b < BENCH_STAGE_BINS && total > 0; b++) {
+		seen += hist[b];
+		if (2 * seen >= total)
+			return ((double)b + 0.5) / BENCH_STAGE_SCALE;
+	}
+	return 0;
+}
+
+static void
+stage_medians(struct bench_ctx *c, struct bench_run *r)
+{
+	for (uint8_t s = 0; s < c->pipeline.nb; s++)
+		r->stage_burst_median[s] = hist_median(c->stage_hist + (size_t)s * BENCH_STAGE_BINS);
+	r->pipeline_burst_median = hist_median(c->stage_hist +
+					       (size_t)RPS_STAGE_MAX * BENCH_STAGE_BINS);
+}
+
 static void
 dispatch(struct bench_ctx *c, struct bench_run *r)
 {
@@ -308,6 +357,8 @@ dispatch(struct bench_ctx *c, struct bench_run *r)
 	const struct bench_traffic *t = c->t;
 	uint64_t rx = 0, steer = 0, start, end, now;
 
+	if (mode == BENCH_SINGLE_CORE)
+		memset(c->stage_hist, 0, sizeof(uint32_t) * (RPS_STAGE_MAX + 1) * BENCH_STAGE_BINS);
 	start = rte_rdtsc();
 	end = start + (uint64_t)(c->o->duration * (double)hz);
 	while ((now = rte_rdtsc()) < end) {
@@ -337,9 +388,7 @@ dispatch(struct bench_ctx *c, struct bench_run *r)
 			rte_distributor_process(c->dist, pkts, n);
 			break;
 		case BENCH_SINGLE_CORE:
-			/* each stage timed over the burst: its share of steer_cycles */
-			c->self.now = rte_rdtsc();
-			rps_pipeline_run_timed(&c->pipeline, &c->self, pkts, n, r->stage_cycles);
+			stages_run_timed(c, r, pkts, n);
 			break;
 		default:
 			break;
@@ -350,6 +399,8 @@ dispatch(struct bench_ctx *c, struct bench_run *r)
 	r->seconds = (double)r->cycles / (double)hz;
 	r->rx = rx;
 	r->steer_cycles = steer;
+	if (mode == BENCH_SINGLE_CORE)
+		stage_medians(c, r);
 }
 
 static int
@@ -505,6 +556,9 @@ bench_ctx_init(struct bench_ctx *c, const struct bench_opts *o)
 	}
 	if (bench_stage_ctx_init(&c->self, &c->rx_stats, rte_lcore_id(), 0, socket) < 0)
 		return -1;
+	c->stage_hist = calloc((size_t)(RPS_STAGE_MAX + 1) * BENCH_STAGE_BINS, sizeof(uint32_t));
+	if (c->stage_hist == NULL)
+		return -1;
 	sink_cold = o->cold;
 	/* parse, validate, reassemble, flow: the binary's default pipeline, then our sink */
 	rps_pipeline_default(&c->pipeline);
@@ -530,5 +584,7 @@ bench_ctx_fini(struct bench_ctx *c)
 	rps_bucket_stats_free(c->bstats);
 	rte_free(c->workers);
 	rte_free(c->backlogs);
+	free(c->stage_hist);
+	c->stage_hist = NULL;
 	c->workers = NULL;
 }
