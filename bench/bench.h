@@ -45,6 +45,9 @@
 /* latency histogram: 16 ns buckets up to 64 us, then one overflow bucket */
 #define BENCH_HIST_SHIFT 4
 #define BENCH_HIST_BUCKETS 4096
+/* per-burst stage cost histogram: bins of 1/BENCH_STAGE_SCALE cycle/pkt, the last one open */
+#define BENCH_STAGE_SCALE 4
+#define BENCH_STAGE_BINS (4096 * BENCH_STAGE_SCALE)
 
 /* X(ENUM, name, what it measures) */
 #define BENCH_MODES(X) \
@@ -147,6 +150,7 @@ struct bench_part {
 	uint64_t busy_cycles;    /* ...their cycles... */
 	uint64_t busy_steer_cycles; /* ...and of those, inside the steering call */
 	uint64_t desched_cycles; /* in iterations longer than BENCH_DESCHED_US */
+	uint64_t stage_cycles[RPS_STAGE_MAX]; /* single_core: each stage's, of steer_cycles */
 	double seconds;
 };
 
@@ -164,6 +168,13 @@ struct bench_run {
 	/* handoff probe only: the workers' dequeue cost, and the enqueue cost of the bursts the
 	 * rings took whole (a refused burst also pays for freeing its rest) */
 	uint64_t enq_cycles, enq_pkts, deq_cycles, deq_pkts;
+	/* single_core: the stages' cycles summed over the dispatchers (each stage by its
+	 * place in bench_ctx.pipeline), and dispatcher 0's median over its bursts of each
+	 * stage's cycles/pkt and the whole pipeline's: a burst the lcore was preempted in (a
+	 * shared CPU) moves the mean, not the median */
+	uint64_t stage_cycles[RPS_STAGE_MAX];
+	double stage_burst_median[RPS_STAGE_MAX];
+	double pipeline_burst_median;
 };
 
 /* Per-worker state shared with the dispatcher. */
@@ -210,6 +221,8 @@ struct bench_ctx {
 	struct rps_backlog *backlogs;      /* [nb_disp * nb_workers]: row d is dispatcher d's */
 	struct rte_distributor *dist;
 	struct rps_pipeline pipeline;
+	uint32_t *stage_hist;              /* single_core, dispatcher 0: per-burst cycles/pkt
+					    * histograms, (RPS_STAGE_MAX + 1) x BENCH_STAGE_BINS */
 	int tsc_dynfield;                  /* offset of the latency stamp, or -1 */
 	double pace_mpps;                  /* > 0: dispatchers paced, in all (latency runs) */
 	volatile int quit;

@@ -45,6 +45,11 @@ struct row {
 	double ratio_io, ratio_dist;   /* < 0: n/a */
 	unsigned int nb_disp;
 	struct row_disp disp[BENCH_MAX_DISP];
+	/* single_core: median cycles/pkt of each stage, in pipeline order (nb_stages 0: none) */
+	unsigned int nb_stages;
+	uint8_t stage_ids[RPS_STAGE_MAX];
+	double stage_cyc[RPS_STAGE_MAX], stage_cyc_min[RPS_STAGE_MAX], stage_cyc_mean[RPS_STAGE_MAX];
+	double pipe_cyc, pipe_cyc_min;
 };
 
 /* The handoff probe's figures: medians over the runs. */
@@ -372,6 +377,8 @@ measure_cell(struct bench_ctx *c, const struct bench_opts *o, enum bench_mode mo
 	double dcyc[BENCH_MAX_DISP][BENCH_MAX_RUNS], dsteer[BENCH_MAX_DISP][BENCH_MAX_RUNS];
 	double dbusy[BENCH_MAX_DISP][BENCH_MAX_RUNS], dbsteer[BENCH_MAX_DISP][BENCH_MAX_RUNS];
 	double dthr[BENCH_MAX_DISP][BENCH_MAX_RUNS], ddes[BENCH_MAX_DISP][BENCH_MAX_RUNS];
+	double stage[RPS_STAGE_MAX][BENCH_MAX_RUNS], mean[RPS_STAGE_MAX][BENCH_MAX_RUNS];
+	double pipe[BENCH_MAX_RUNS];
 
 	memset(row, 0, sizeof(*row));
 	row->mode = mode;
@@ -405,6 +412,11 @@ measure_cell(struct bench_ctx *c, const struct bench_opts *o, enum bench_mode mo
 			ddes[d][i] = p->cycles ? 100.0 * (double)p->desched_cycles /
 						 (double)p->cycles : 0;
 		}
+		for (unsigned int s = 0; s < c->pipeline.nb; s++) {
+			stage[s][i] = r.stage_burst_median[s];
+			mean[s][i] = r.rx ? (double)r.stage_cycles[s] / (double)r.rx : 0;
+		}
+		pipe[i] = r.pipeline_burst_median;
 	}
 	row->nb = o->runs;
 	memcpy(sorted, row->mpps, sizeof(double) * o->runs);
@@ -426,6 +438,17 @@ measure_cell(struct bench_ctx *c, const struct bench_opts *o, enum bench_mode mo
 		rd->busy_steer_cyc = bench_median(dbsteer[d], o->runs);
 		rd->throttled_pct = bench_median(dthr[d], o->runs);
 		rd->desched_pct = bench_median(ddes[d], o->runs);
+	}
+	if (mode == BENCH_SINGLE_CORE) {
+		row->nb_stages = c->pipeline.nb;
+		for (unsigned int s = 0; s < c->pipeline.nb; s++) {
+			row->stage_ids[s] = c->pipeline.ids[s];
+			row->stage_cyc[s] = bench_median(stage[s], o->runs);
+			row->stage_cyc_min[s] = stage[s][0]; /* bench_median() sorted them */
+			row->stage_cyc_mean[s] = bench_median(mean[s], o->runs);
+		}
+		row->pipe_cyc = bench_median(pipe, o->runs);
+		row->pipe_cyc_min = pipe[0];
 	}
 	return 0;
 }
@@ -450,6 +473,15 @@ print_row(const struct row *r, int over)
 		       "%.1f cyc/pkt (steer %.1f), thrtl %.3f%%, descheduled %.1f%%\n", d, rd->lcore,
 		       rd->median, rd->cyc, rd->steer_cyc, rd->busy_cyc, rd->busy_steer_cyc,
 		       rd->throttled_pct, rd->desched_pct);
+	}
+	if (r->nb_stages > 0) {
+		printf("#   cycles/pkt per stage, median burst: median of runs (min; mean of "
+		       "bursts):");
+		for (unsigned int s = 0; s < r->nb_stages; s++)
+			printf(" %s %.1f (%.1f; %.1f)",
+			       rps_stage_name((enum rps_stage_id)r->stage_ids[s]), r->stage_cyc[s],
+			       r->stage_cyc_min[s], r->stage_cyc_mean[s]);
+		printf("; all stages %.1f (%.1f)\n", r->pipe_cyc, r->pipe_cyc_min);
 	}
 	fflush(stdout);
 }
@@ -583,6 +615,25 @@ write_json(FILE *f, const char *cmd, const struct bench_opts *o, const struct ro
 			"\"cycles_per_pkt\": %.2f, \"steer_cycles_per_pkt\": %.2f, "
 			"\"throttled_pct\": %.4f, ", r->median, r->min, r->max, r->cyc, r->steer_cyc,
 			r->throttled_pct);
+		if (r->nb_stages > 0) {
+			fprintf(f, "\"stage_cycles\": {");
+			for (unsigned int s = 0; s < r->nb_stages; s++)
+				fprintf(f, "%s\"%s\": %.2f", s ? ", " : "",
+					rps_stage_name((enum rps_stage_id)r->stage_ids[s]),
+					r->stage_cyc[s]);
+			fprintf(f, "}, \"stage_cycles_min\": {");
+			for (unsigned int s = 0; s < r->nb_stages; s++)
+				fprintf(f, "%s\"%s\": %.2f", s ? ", " : "",
+					rps_stage_name((enum rps_stage_id)r->stage_ids[s]),
+					r->stage_cyc_min[s]);
+			fprintf(f, "}, \"stage_cycles_mean\": {");
+			for (unsigned int s = 0; s < r->nb_stages; s++)
+				fprintf(f, "%s\"%s\": %.2f", s ? ", " : "",
+					rps_stage_name((enum rps_stage_id)r->stage_ids[s]),
+					r->stage_cyc_mean[s]);
+			fprintf(f, "}, \"stages_cycles_per_pkt\": %.2f, "
+				"\"stages_cycles_per_pkt_min\": %.2f, ", r->pipe_cyc, r->pipe_cyc_min);
+		}
 		if (r->ratio_io >= 0)
 			fprintf(f, "\"ratio_io_limit\": %.3f, ", r->ratio_io);
 		else

@@ -335,6 +335,59 @@ stamp(const struct bench_ctx *c, struct rte_mbuf **pkts, uint16_t n, uint64_t no
 		*stamp_of(c, pkts[i]) = now;
 }
 
+static inline void
+stage_hist_add(uint32_t *hist, uint64_t cycles, uint16_t n)
+{
+	uint64_t bin = cycles * BENCH_STAGE_SCALE / n;
+
+	hist[bin < BENCH_STAGE_BINS ? bin : BENCH_STAGE_BINS - 1]++;
+}
+
+/* single_core: the stages over a burst on dispatcher @p d, each timed (its share of
+ * steer_cycles); dispatcher 0 puts each burst's cycles/pkt per stage and in all into the
+ * histograms. */
+static inline void
+stages_run_timed(struct bench_ctx *c, struct bench_disp *d, struct bench_part *p,
+		 struct rte_mbuf **pkts, uint16_t n)
+{
+	uint64_t sc[RPS_STAGE_MAX] = { 0 }, all = 0;
+
+	d->self.now = rte_rdtsc();
+	rps_pipeline_run_timed(&c->pipeline, &d->self, pkts, n, sc);
+	for (uint8_t s = 0; s < c->pipeline.nb; s++) {
+		p->stage_cycles[s] += sc[s];
+		all += sc[s];
+		if (d->id == 0)
+			stage_hist_add(c->stage_hist + (size_t)s * BENCH_STAGE_BINS, sc[s], n);
+	}
+	if (d->id == 0)
+		stage_hist_add(c->stage_hist + (size_t)RPS_STAGE_MAX * BENCH_STAGE_BINS, all, n);
+}
+
+static double
+hist_median(const uint32_t *hist)
+{
+	uint64_t total = 0, seen = 0;
+
+	for (unsigned int b = 0; b < BENCH_STAGE_BINS; b++)
+		total += hist[b];
+	for (unsigned int b = 0; b < BENCH_STAGE_BINS && total > 0; b++) {
+		seen += hist[b];
+		if (2 * seen >= total)
+			return ((double)b + 0.5) / BENCH_STAGE_SCALE;
+	}
+	return 0;
+}
+
+static void
+stage_medians(struct bench_ctx *c, struct bench_run *r)
+{
+	for (uint8_t s = 0; s < c->pipeline.nb; s++)
+		r->stage_burst_median[s] = hist_median(c->stage_hist + (size_t)s * BENCH_STAGE_BINS);
+	r->pipeline_burst_median = hist_median(c->stage_hist +
+					       (size_t)RPS_STAGE_MAX * BENCH_STAGE_BINS);
+}
+
 /* --recycle: free what the workers handed back into dispatcher @p d's cache (rx_loop.c). */
 static void
 reclaim(struct bench_disp *d, struct rte_mbuf **pkts, unsigned int max)
@@ -388,6 +441,9 @@ dispatch(struct bench_disp *d, struct bench_part *p)
 	uint64_t busy = 0, busy_steer = 0, busy_rx = 0, last_steer = 0, desched = 0;
 	uint16_t last_n = 0, next = 0;
 
+	memset(p->stage_cycles, 0, sizeof(p->stage_cycles));
+	if (mode == BENCH_SINGLE_CORE && d->id == 0)
+		memset(c->stage_hist, 0, sizeof(uint32_t) * (RPS_STAGE_MAX + 1) * BENCH_STAGE_BINS);
 	start = last = rte_rdtsc();
 	end = start + (uint64_t)(c->o->duration * (double)hz);
 	while ((now = rte_rdtsc()) < end) {
@@ -433,7 +489,7 @@ dispatch(struct bench_disp *d, struct bench_part *p)
 				rte_distributor_process(c->dist, pkts, n);
 				break;
 			case BENCH_SINGLE_CORE:
-				stages_run(c, &d->self, pkts, n);
+				stages_run_timed(c, d, p, pkts, n);
 				break;
 			default:
 				break;
@@ -634,7 +690,11 @@ bench_run_mode(struct bench_ctx *c, enum bench_mode mode, struct bench_traffic *
 		r->delivered += p->delivered;
 		r->enq_cycles += c->disp[d].enq_cycles;
 		r->enq_pkts += c->disp[d].enq_pkts;
+		for (unsigned int s = 0; s < RPS_STAGE_MAX; s++)
+			r->stage_cycles[s] += p->stage_cycles[s];
 	}
+	if (mode == BENCH_SINGLE_CORE)
+		stage_medians(c, r);
 	r->processed = processed - processed0;
 	switch (mode) {
 	case BENCH_DISTRIBUTOR:
@@ -747,6 +807,9 @@ bench_ctx_init(struct bench_ctx *c, const struct bench_opts *o)
 		if (bench_stage_ctx_init(&dp->self, &dp->rx_stats, dp->lcore, 0, socket) < 0)
 			return -1;
 	}
+	c->stage_hist = calloc((size_t)(RPS_STAGE_MAX + 1) * BENCH_STAGE_BINS, sizeof(uint32_t));
+	if (c->stage_hist == NULL)
+		return -1;
 	sink_cold = o->cold;
 	/* parse, validate, reassemble, flow: the binary's default pipeline, then our sink */
 	rps_pipeline_default(&c->pipeline);
@@ -781,6 +844,8 @@ bench_ctx_fini(struct bench_ctx *c)
 	rte_free(c->workers);
 	rte_free(c->backlogs);
 	c->disp = NULL;
+	free(c->stage_hist);
+	c->stage_hist = NULL;
 	c->workers = NULL;
 	c->backlogs = NULL;
 }

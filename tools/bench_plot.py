@@ -416,6 +416,30 @@ def table_bench(results):
     return lines
 
 
+def table_stages(results):
+    """Cycles per packet of each stage (single_core rows with stage_cycles): the median over
+    bursts, median of the runs (min of the runs)."""
+    rows = [r for r in results if isinstance(r.get('stage_cycles'), dict) and r['stage_cycles']]
+    if not rows:
+        return []
+    names = []
+    for r in rows:
+        for n in r['stage_cycles']:
+            if n not in names:
+                names.append(n)
+    lines = ['| frame | flows | %s | all stages |' % ' | '.join('`%s`' % n for n in names),
+             '|---:|---:|%s---:|' % ('---:|' * len(names))]
+    for r in sorted(rows, key=lambda r: (frame_key(r.get('frame')), frame_key(r.get('flows')))):
+        mins = r.get('stage_cycles_min') or {}
+        cells = ['%s (%s)' % (fmt(r['stage_cycles'].get(n), '%.1f'), fmt(mins.get(n), '%.1f'))
+                 for n in names]
+        lines.append('| %s | %s | %s | %s (%s) |' % (
+            r.get('frame', '?'), r.get('flows', '?'), ' | '.join(cells),
+            fmt(r.get('stages_cycles_per_pkt'), '%.1f'),
+            fmt(r.get('stages_cycles_per_pkt_min'), '%.1f')))
+    return lines
+
+
 def table_binary(binary):
     lines = ['| source | frame | configuration | map | stages | workers | median Mpps | '
              'min–max | rx Mpps | drop % | drops (all runs) |',
@@ -527,6 +551,14 @@ def render(bench, bench_path, binary, binary_path, figures, doc_dir, img_dir, ge
                     'median Mpps over that mode\'s at the same flows and frame; throttled: '
                     'packets the dispatcher could not place because workers were behind.', '']
             out += table_bench(results) + ['']
+            stages = table_stages(results)
+            if stages:
+                out += ['#### Cycles per stage (`single_core`)', '',
+                        'TSC cycles per received packet in each stage of the pipeline, '
+                        'timed around each stage call over a burst: the median over the '
+                        'bursts of a run, median of the runs (min of the runs in '
+                        'brackets); `output` is the benchmark\'s sink (cold action and '
+                        'free).', ''] + stages + ['']
         lat = bench.get('latency')
         if isinstance(lat, dict) and any(k in lat for k in ('p50_ns', 'p99_ns', 'p999_ns')):
             out += ['#### Latency', '']

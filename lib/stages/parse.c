@@ -4,6 +4,7 @@
 #include <rte_ether.h>
 #include <rte_ip.h>
 #include <rte_mbuf_ptype.h>
+#include <rte_prefetch.h>
 
 #include "rps_l4.h"
 #include "rps_stage.h"
@@ -26,6 +27,15 @@
  * pkts_ipv4 + pkts_ipv6 + pkts_non_ip == packets passed, and for IP packets exactly one of
  * pkts_tcp, pkts_udp, pkts_icmp, pkts_other_l4, pkts_fragment.
  */
+
+/*
+ * Prefetch distance, VPP-style: while packet i is parsed, the headers of packet
+ * i + PARSE_PREFETCH are on their way (the first two lines: an IPv6/TCP header ends past
+ * byte 64), and the mbuf of i + 2 * PARSE_PREFETCH (its first line: buf_addr, data_off,
+ * pkt_len, written by the RX lcore) is fetched so that the header's address is ready then.
+ * A prefetch never faults and reads nothing into the program: a short buffer is fine.
+ */
+#define PARSE_PREFETCH 4
 
 /* A parse result for one packet: keep, or a drop reason. */
 #define KEEP (-1)
@@ -255,6 +265,15 @@ parse_one(struct rte_mbuf *m, struct parse_counts *pc)
 	return rc;
 }
 
+static inline void
+prefetch_hdr(const struct rte_mbuf *m)
+{
+	const char *h = rte_pktmbuf_mtod(m, const char *);
+
+	rte_prefetch0(h);
+	rte_prefetch0(h + RTE_CACHE_LINE_SIZE);
+}
+
 uint16_t
 rps_stage_parse(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -262,9 +281,19 @@ rps_stage_parse(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 	struct parse_counts pc = { 0 };
 	uint16_t kept = 0;
 
+	for (uint16_t i = 0; i < RTE_MIN(n, (uint16_t)(2 * PARSE_PREFETCH)); i++)
+		rte_prefetch0(pkts[i]);
+	for (uint16_t i = 0; i < RTE_MIN(n, (uint16_t)PARSE_PREFETCH); i++)
+		prefetch_hdr(pkts[i]);
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		int rc = parse_one(m, &pc);
+		int rc;
+
+		if (i + 2 * PARSE_PREFETCH < n)
+			rte_prefetch0(pkts[i + 2 * PARSE_PREFETCH]);
+		if (i + PARSE_PREFETCH < n)
+			prefetch_hdr(pkts[i + PARSE_PREFETCH]);
+		rc = parse_one(m, &pc);
 
 		if (likely(rc == KEEP))
 			pkts[kept++] = m;

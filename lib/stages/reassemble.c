@@ -364,12 +364,23 @@ classify_ipv6(struct rte_mbuf *m, struct frag_hdrs *f)
 			  REASM_MAX_IP_LEN - unfrag);
 }
 
-/* PASS, FRAG (with @p f filled in) or a drop reason. */
+/*
+ * PASS, FRAG (with @p f filled in) or a drop reason.
+ * A packet parse typed TCP, UDP, ICMP or other (not RTE_PTYPE_L4_FRAG, not 0) passes unread:
+ * parse read the same fields (IPv4 MF and offset; IPv6: the chain of hop-by-hop, routing,
+ * destination-options and AH headers up to the first fragment header, at most
+ * RPS_PARSE_MAX_V6EXT) and typed the packet a fragment if either says so, so such a packet
+ * is one classify_ipv4/6() pass too. The header is read for L4_FRAG and for an IP packet
+ * with no L4 type (not typed by parse).
+ */
 static inline int
 classify(struct rte_mbuf *m, struct frag_hdrs *f)
 {
 	const uint32_t pt = m->packet_type;
+	const uint32_t l4 = pt & RTE_PTYPE_L4_MASK;
 
+	if (likely(l4 != 0 && l4 != RTE_PTYPE_L4_FRAG))
+		return PASS;
 	if (RTE_ETH_IS_IPV4_HDR(pt))
 		return classify_ipv4(m, f);
 	if (RTE_ETH_IS_IPV6_HDR(pt))

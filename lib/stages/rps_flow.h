@@ -33,8 +33,10 @@
  * rps_flow_set_hash_key() set one), so nobody outside can compute flows that share a
  * bucket: a CRC (what rte_hash offers, and what this table used) is linear, and 65,536 TCP
  * flows to one ip:port with one 32-bit CRC are a solved equation away (hash flooding: every
- * lookup then walks one chain of all of them). The hash is computed once per packet for the
- * whole burst and given to rte_hash (the *_with_hash calls); rte_hash never hashes itself.
+ * lookup then walks one chain of all of them). An IPv4 key is hashed as its 16 meaningful
+ * bytes (the rest of the key is zero), an IPv6 key whole. The hash is computed once per packet
+ * for the whole burst and given to rte_hash (the *_with_hash calls); rte_hash never hashes
+ * itself.
  *
  * Table full: a new flow that does not fit replaces one, as conntrack's early drop does:
  * of 8 slots from a rotating cursor (up to 32 while all of them are assured), an expired

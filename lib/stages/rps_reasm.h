@@ -6,8 +6,9 @@
  * What is a fragment: an IPv4 packet with MF set or a non-zero offset, or an IPv6 packet whose
  * fragment header has M set or a non-zero offset. IPv6 atomic fragments (offset 0, M 0,
  * RFC 6946) are whole packets and pass untouched. The stage reads the IP header itself (at
- * l2_len, for packets whose packet_type says IPv4 or IPv6); it does not rely on
- * RTE_PTYPE_L4_FRAG.
+ * l2_len, for packets whose packet_type says IPv4 or IPv6) unless parse typed the packet
+ * whole (an L4 type other than RTE_PTYPE_L4_FRAG: parse found no fragment in the same
+ * fields); RTE_PTYPE_L4_FRAG alone does not make a packet a fragment here.
  *
  * Limits (those of rte_ip_frag in DPDK 22.11, plus a few of our own):
  *  - at most RTE_LIBRTE_IP_FRAG_MAX_FRAG (8) fragments per datagram;

@@ -171,4 +171,12 @@ int rps_pipeline_format(const struct rps_pipeline *p, char *buf, size_t len);
 void rps_pipeline_run(const struct rps_pipeline *p, struct rps_stage_ctx *c,
 		      struct rte_mbuf **pkts, uint16_t n);
 
+/**
+ * rps_pipeline_run(), also adding the TSC cycles each stage took over this burst to
+ * @p cycles[i] (i: the stage's place in @p p, cycles has p->nb entries). Two rdtsc per stage
+ * per burst: for measurements (dpdk-rps-bench's per-stage figures), not the worker loop.
+ */
+void rps_pipeline_run_timed(const struct rps_pipeline *p, struct rps_stage_ctx *c,
+			    struct rte_mbuf **pkts, uint16_t n, uint64_t *cycles);
+
 #endif /* RPS_STAGE_H */

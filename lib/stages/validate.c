@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* validate.c: the validate stage: IP lengths, checksums and TTL; trims Ethernet padding. */
+#include <stddef.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
@@ -126,6 +127,24 @@ cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len)
 	return fold16(sum);
 }
 
+/*
+ * The pseudo-header's share of a TCP/UDP checksum (folded, native order, as
+ * rte_ipv{4,6}_phdr_cksum()): the two addresses (@p addrs, 8 or 32 bytes, source then
+ * destination), the upper-layer length and protocol. The length and protocol, as 16-bit
+ * words in network order, add what the 32-bit zero/protocol/length words do (RFC 1071: the
+ * sum does not depend on the word size); no struct is built.
+ */
+/* Source then destination address of an IPv4 (8 bytes) or IPv6 (32 bytes) header. */
+#define IP4_ADDRS(ip) ((const uint8_t *)(ip) + offsetof(struct rte_ipv4_hdr, src_addr))
+#define IP6_ADDRS(ip) ((const uint8_t *)(ip) + offsetof(struct rte_ipv6_hdr, src_addr))
+
+static inline uint16_t
+phdr_sum(const void *addrs, size_t alen2, uint32_t l4_len, uint8_t proto)
+{
+	return fold16((uint32_t)rps_raw_cksum(addrs, alen2) +
+		      rte_cpu_to_be_16((uint16_t)l4_len) + rte_cpu_to_be_16((uint16_t)proto));
+}
+
 /* Whether the TCP/UDP checksum over @p len bytes at @p off, plus the pseudo-header sum
  * @p phdr, is correct (the sum over everything, checksum field included, is 0xffff). */
 static inline int
@@ -187,8 +206,8 @@ validate_ipv4(struct rte_mbuf *m, struct validate_counts *vc)
 	f = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
 	if (f == RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN) {
 		vc->sw++;
-		/* the sum over a correct header, checksum included, is 0xffff: ~ gives 0 */
-		if (rte_ipv4_cksum(ip) != 0)
+		/* the sum over a correct header, checksum included, is 0xffff */
+		if (rps_raw_cksum(ip, l3) != 0xffff)
 			return RPS_DROP_BAD_IP_CHECKSUM;
 	} else {
 		vc->hw++;
@@ -214,7 +233,8 @@ validate_ipv4(struct rte_mbuf *m, struct validate_counts *vc)
 			return KEEP; /* RFC 768: no checksum was computed */
 	}
 	vc->sw++;
-	if (!l4_cksum_ok(m, l2 + l3, tot - l3, rte_ipv4_phdr_cksum(ip, 0)))
+	if (!l4_cksum_ok(m, l2 + l3, tot - l3,
+			 phdr_sum(IP4_ADDRS(ip), 8, tot - l3, ip->next_proto_id)))
 		return RPS_DROP_BAD_L4_CHECKSUM;
 	return KEEP;
 }
@@ -305,10 +325,10 @@ validate_ipv6(struct rte_mbuf *m, struct validate_counts *vc)
 	 * header's own payload_len and next header when there are extension headers) */
 	if (l3 > 40 && pseudo_dst(m, l2, l3, ph.proto, ph.dst_addr) < 0)
 		return KEEP; /* cannot be checked: an unknown routing type in transit */
-	ph.payload_len = rte_cpu_to_be_16((uint16_t)(40 + plen - l3));
-	ph.proto = l4t == RTE_PTYPE_L4_TCP ? IPPROTO_TCP : IPPROTO_UDP;
 	vc->sw++;
-	if (!l4_cksum_ok(m, l2 + l3, 40 + plen - l3, rte_ipv6_phdr_cksum(&ph, 0)))
+	if (!l4_cksum_ok(m, l2 + l3, 40 + plen - l3,
+			 phdr_sum(IP6_ADDRS(&ph), 32, 40 + plen - l3,
+				  l4t == RTE_PTYPE_L4_TCP ? IPPROTO_TCP : IPPROTO_UDP)))
 		return RPS_DROP_BAD_L4_CHECKSUM;
 	return KEEP;
 }

@@ -64,6 +64,15 @@ def check_bench(bench, tmp):
             if abs(r['ratio_io_limit'] - want) > 0.01:
                 problems.append('%s: ratio_io_limit %r, medians say %.3f'
                                 % (m, r['ratio_io_limit'], want))
+    # single_core times each stage of the pipeline: a figure per stage, in pipeline order
+    sc = rows.get('single_core', {})
+    stages = sc.get('stage_cycles') or {}
+    if list(stages) != ['parse', 'validate', 'reassemble', 'flow', 'output']:
+        problems.append('single_core stage_cycles: %r' % stages)
+    elif not all(v >= 0 for v in stages.values()) or not stages['parse'] > 0:
+        problems.append('single_core stage_cycles not figures: %r' % stages)
+    if 'cycles/pkt per stage' not in p.stdout:
+        problems.append('the per-stage line is not printed')
     for m in ('rss', 'jhash', 'toeplitz'):
         if m in rows and rows[m]['ratio_distributor'] is None:
             problems.append('%s has no ratio to distributor' % m)
