@@ -96,6 +96,7 @@ struct rps_rx_lcore {
 	uint16_t nb_queues;
 	uint16_t queues[RPS_RX_QUEUES_MAX]; /* the global queue indexes it polls */
 	uint64_t busy_tsc;             /* last loop that took or held packets (relaxed) */
+	uint64_t empty_tsc;            /* last loop that polled its queues and took nothing */
 } __rte_cache_aligned;
 
 /** What the control thread knows of one RX queue's buckets (buckets.c): owners of the

@@ -40,15 +40,23 @@ reclaim(struct rps_app *app, struct rps_rx_lcore *rx, uint16_t burst)
 	}
 }
 
-/* The last loop in which any RX lcore took or held packets. */
-static uint64_t
-last_busy(const struct rps_app *app)
+/*
+ * --exit-when-idle: every RX lcore has been idle for @p idle_ticks at @p now, and says so
+ * itself: its last busy loop is that old and it has polled its queues and found them empty
+ * since, within that window. A descheduled RX lcore (lcores sharing a CPU) never reported
+ * its queues empty, so the others do not stop it while its queues still hold packets.
+ */
+static int
+all_idle(const struct rps_app *app, uint64_t now, uint64_t idle_ticks)
 {
-	uint64_t t = 0;
+	for (uint16_t r = 0; r < app->nb_rx; r++) {
+		const uint64_t busy = __atomic_load_n(&app->rx[r].busy_tsc, __ATOMIC_RELAXED);
+		const uint64_t empty = __atomic_load_n(&app->rx[r].empty_tsc, __ATOMIC_RELAXED);
 
-	for (uint16_t r = 0; r < app->nb_rx; r++)
-		t = RTE_MAX(t, __atomic_load_n(&app->rx[r].busy_tsc, __ATOMIC_RELAXED));
-	return t;
+		if (now - busy < idle_ticks || empty <= busy || now - empty >= idle_ticks)
+			return 0;
+	}
+	return 1;
 }
 
 /* At the end, packets still held for full backlogs (backpressure) go as the workers make
@@ -178,9 +186,11 @@ rx_loop(struct rps_app *app, struct rps_rx_lcore *rx)
 			if (now >= deadline)
 				break;
 			continue;
-		} else if (idle_ticks != 0 && first && now - last_busy(app) >= idle_ticks &&
-			   backlogs_empty(app)) {
-			break;
+		} else {
+			__atomic_store_n(&rx->empty_tsc, now, __ATOMIC_RELAXED);
+			if (idle_ticks != 0 && first && all_idle(app, now, idle_ticks) &&
+			    backlogs_empty(app))
+				break;
 		}
 		if (now >= deadline)
 			break;
