@@ -421,6 +421,29 @@ handoff_burst(struct bench_disp *d, struct rte_mbuf **pkts, uint16_t n, uint16_t
 	*next = (uint16_t)(*next + 1 == d->owner->nb_workers ? 0 : *next + 1);
 }
 
+/* Where a dispatcher's iterations went: those that took packets and kept their CPU, and
+ * those that lost it (longer than BENCH_DESCHED_US). */
+struct iter_acct {
+	uint64_t busy;       /* cycles of busy iterations */
+	uint64_t busy_steer; /* their cycles in the steering (or stages) call */
+	uint64_t busy_rx;    /* their packets */
+	uint64_t desched;    /* cycles of iterations that lost their CPU */
+};
+
+/* Sorts the iteration that just ended: it lasted span cycles, took n packets, steered in
+ * steer cycles. */
+static inline void
+iter_end(struct iter_acct *a, uint64_t span, uint64_t gap, uint16_t n, uint64_t steer)
+{
+	if (span > gap) {
+		a->desched += span;
+	} else if (n != 0) {
+		a->busy += span;
+		a->busy_steer += steer;
+		a->busy_rx += n;
+	}
+}
+
 /*
  * One dispatcher's measured loop, for the run's duration on its own clock. Besides all its
  * cycles, it counts the busy ones: iterations that took packets and lasted less than
@@ -437,8 +460,8 @@ dispatch(struct bench_disp *d, struct bench_part *p)
 	const enum bench_mode mode = c->mode;
 	const int handoff = c->handoff;
 	const struct bench_traffic *t = d->t;
-	uint64_t rx = 0, steer = 0, start, end, now, last;
-	uint64_t busy = 0, busy_steer = 0, busy_rx = 0, last_steer = 0, desched = 0;
+	uint64_t rx = 0, steer = 0, start, end, now, last, last_steer = 0;
+	struct iter_acct acct = {0};
 	uint16_t last_n = 0, next = 0;
 
 	memset(p->stage_cycles, 0, sizeof(p->stage_cycles));
@@ -452,13 +475,7 @@ dispatch(struct bench_disp *d, struct bench_part *p)
 		uint64_t t0;
 
 		/* the iteration that ended now: busy if it worked and kept its CPU */
-		if (now - last > gap)
-			desched += now - last;
-		else if (last_n != 0) {
-			busy += now - last;
-			busy_steer += last_steer;
-			busy_rx += last_n;
-		}
+		iter_end(&acct, now - last, gap, last_n, last_steer);
 		last = now;
 		last_n = n;
 		if (mode == BENCH_SINGLE_CORE)
@@ -499,20 +516,14 @@ dispatch(struct bench_disp *d, struct bench_part *p)
 		steer += last_steer;
 	}
 	p->cycles = rte_rdtsc() - start;
-	if (now - last > gap)
-		desched += now - last;
-	else if (last_n != 0) {
-		busy += now - last;
-		busy_steer += last_steer;
-		busy_rx += last_n;
-	}
+	iter_end(&acct, now - last, gap, last_n, last_steer);
 	p->seconds = (double)p->cycles / (double)hz;
 	p->rx = rx;
 	p->steer_cycles = steer;
-	p->busy_cycles = busy;
-	p->busy_steer_cycles = busy_steer;
-	p->busy_rx = busy_rx;
-	p->desched_cycles = desched;
+	p->busy_cycles = acct.busy;
+	p->busy_steer_cycles = acct.busy_steer;
+	p->busy_rx = acct.busy_rx;
+	p->desched_cycles = acct.desched;
 }
 
 /* Dispatchers 1..K-1: wait for the start, then run the same loop as dispatcher 0. */
