@@ -99,6 +99,7 @@ struct bench_opts {
 	unsigned int flow_hash;     /* --flow-hash N: only the flow-hash micro-bench, N flows */
 	unsigned int dispatchers;   /* K: the first K lcores dispatch */
 	int handoff;                /* measure the ring handoff alone (enqueue, dequeue) */
+	int rx_cksum_hw;            /* the source's mbufs say their checksums were verified */
 };
 
 /* The traffic source (traffic.c). */
@@ -109,8 +110,10 @@ struct bench_traffic {
 	uint32_t hdr_off;          /* packet data = (char *)mbuf + hdr_off, for every mbuf */
 };
 
+/* rx_flags: what the PMD says besides the RSS hash (RTE_MBUF_F_RX_*_CKSUM_GOOD for a NIC
+ * that verified the checksums, 0 for one that did not, as net_pcap) */
 int bench_traffic_build(struct bench_traffic *t, unsigned int pool, uint32_t flows,
-			uint32_t frame, int socket);
+			uint32_t frame, uint64_t rx_flags, int socket);
 void bench_traffic_free(struct bench_traffic *t);
 
 /* rx burst of the ideal NIC: take pre-built mbufs and re-arm them. */

@@ -78,6 +78,7 @@ static const struct option long_opts[] = {
 	{"flow-hash", required_argument, NULL, 'H'},
 	{"dispatchers", required_argument, NULL, 'K'},
 	{"handoff", required_argument, NULL, 'O'},
+	{"rx-cksum", required_argument, NULL, 'C'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -125,6 +126,10 @@ usage(FILE *f)
 		"                     per packet of whole bursts (default on; tools/bench_model.py)\n"
 		"  --recycle on|off   e2e_stages: workers hand mbufs back to the dispatcher through\n"
 		"                     a return ring (the binary's --recycle-mbufs; default on)\n"
+		"  --rx-cksum hw|sw   hw: the mbufs come as from a NIC that verified the IP and\n"
+		"                     TCP/UDP checksums (RX_IP_CKSUM_GOOD, RX_L4_CKSUM_GOOD: the\n"
+		"                     validate stage trusts them); sw: with no verdict, as from\n"
+		"                     net_pcap, and validate sums every packet (default sw)\n"
 		"  --json FILE        also write every figure as JSON\n"
 		"  --quick            a smoke run: 1 run of 0.05 s, 64 flows, 64-byte frames\n"
 		"  --flow-hash N      instead: the flow table's hash costs and what N flows crafted\n"
@@ -268,6 +273,12 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 		case 'H': bad = parse_uint(optarg, 64, 1u << 20, &o->flow_hash); break;
 		case 'K': bad = parse_uint(optarg, 1, BENCH_MAX_DISP, &o->dispatchers); break;
 		case 'O': bad = parse_onoff(optarg, &o->handoff); break;
+		case 'C':
+			if (strcmp(optarg, "hw") == 0 || strcmp(optarg, "sw") == 0)
+				o->rx_cksum_hw = optarg[0] == 'h';
+			else
+				bad = 1;
+			break;
 		case 'h': usage(stdout); exit(0);
 		default:
 			usage(stderr);
@@ -598,10 +609,11 @@ write_json(FILE *f, const char *cmd, const struct bench_opts *o, const struct ro
 	fprintf(f, " \"dpdk\": \"%s\",\n", rte_version());
 	fprintf(f, " \"config\": {\"runs\": %u, \"duration_s\": %g, \"workers\": %u, "
 		"\"oversubscribed\": %s, \"burst\": %u, \"backlog\": %u, \"pool_mbufs\": %u, "
-		"\"cold\": \"%s\", \"reorder_safe\": %s, \"dispatchers\": %u, \"recycle\": %s},\n",
+		"\"cold\": \"%s\", \"reorder_safe\": %s, \"dispatchers\": %u, \"recycle\": %s, "
+		"\"rx_cksum\": \"%s\"},\n",
 		o->runs, o->duration, workers, over ? "true" : "false", o->burst, o->backlog, o->pool,
 		bench_cold_name(o->cold), o->reorder_safe ? "true" : "false", o->dispatchers,
-		o->recycle ? "true" : "false");
+		o->recycle ? "true" : "false", o->rx_cksum_hw ? "hw" : "sw");
 	fprintf(f, " \"results\": [\n");
 	for (unsigned int i = 0; i < nb; i++) {
 		const struct row *r = &rows[i];
@@ -718,6 +730,8 @@ sources_build(const struct bench_ctx *c, struct bench_traffic *t, unsigned int p
 {
 	for (uint16_t d = 0; d < c->nb_disp; d++)
 		if (bench_traffic_build(&t[d], pool, flows, frame,
+					c->o->rx_cksum_hw ? RTE_MBUF_F_RX_IP_CKSUM_GOOD |
+					RTE_MBUF_F_RX_L4_CKSUM_GOOD : 0,
 					(int)rte_lcore_to_socket_id(c->disp[d].lcore)) < 0) {
 			while (d-- > 0)
 				bench_traffic_free(&t[d]);
@@ -839,9 +853,10 @@ main(int argc, char **argv)
 	if (rows == NULL || hist == NULL)
 		return 1;
 	printf("# %s\n# %u dispatcher%s + %u worker(s)%s, %u run(s) x %.2f s, burst %u, backlog %u, "
-	       "pool %u, cold %s\n", cmd, c.nb_disp, c.nb_disp > 1 ? "s" : "", c.nb_workers,
-	       over ? " (oversubscribed: lcores share CPUs)" : "", o.runs, o.duration, o.burst,
-	       o.backlog, o.pool, bench_cold_name(o.cold));
+	       "pool %u, cold %s, rx checksums %s\n", cmd, c.nb_disp, c.nb_disp > 1 ? "s" : "",
+	       c.nb_workers, over ? " (oversubscribed: lcores share CPUs)" : "", o.runs, o.duration,
+	       o.burst, o.backlog, o.pool, bench_cold_name(o.cold),
+	       o.rx_cksum_hw ? "verified by the NIC" : "left to validate");
 	printf("%-12s %6s %5s %8s %17s %7s %7s %6s %6s %8s\n", "mode", "flows", "frame", "Mpps",
 	       "min-max", "cyc/pkt", "steer", "x_io", "x_dist", "thrtl%");
 	for (unsigned int fi = 0; fi < o.nb_frames; fi++) {

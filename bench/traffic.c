@@ -29,7 +29,8 @@ static const uint8_t rss_key[40] = {
 };
 
 static uint32_t
-fill_packet(struct rte_mbuf *m, uint32_t flow, uint32_t nb_flows, uint32_t seq, uint32_t frame)
+fill_packet(struct rte_mbuf *m, uint32_t flow, uint32_t nb_flows, uint32_t seq, uint32_t frame,
+	    uint64_t rx_flags)
 {
 	int v6 = nb_flows > 1 && (flow & 2);
 	int udp = nb_flows > 1 && (flow & 1);
@@ -116,7 +117,7 @@ fill_packet(struct rte_mbuf *m, uint32_t flow, uint32_t nb_flows, uint32_t seq, 
 		tup.v6.dport = dport;
 		hash = rte_softrss((uint32_t *)&tup, RTE_THASH_V6_L4_LEN, rss_key);
 	}
-	m->ol_flags = RTE_MBUF_F_RX_RSS_HASH;
+	m->ol_flags = RTE_MBUF_F_RX_RSS_HASH | rx_flags;
 	m->hash.rss = hash;
 	m->packet_type = 0;
 	return len;
@@ -124,7 +125,7 @@ fill_packet(struct rte_mbuf *m, uint32_t flow, uint32_t nb_flows, uint32_t seq, 
 
 int
 bench_traffic_build(struct bench_traffic *t, unsigned int pool, uint32_t flows, uint32_t frame,
-		    int socket)
+		    uint64_t rx_flags, int socket)
 {
 	static unsigned int seq;
 	struct rte_mbuf **all;
@@ -151,7 +152,8 @@ bench_traffic_build(struct bench_traffic *t, unsigned int pool, uint32_t flows, 
 	const int flush = rte_cpu_get_flag_enabled(RTE_CPUFLAG_CLFSH) > 0;
 #endif
 	for (unsigned int i = 0; i < pool; i++) {
-		uint32_t len = fill_packet(all[i], i % flows, flows, (i / flows) * 1000u, frame);
+		uint32_t len = fill_packet(all[i], i % flows, flows, (i / flows) * 1000u, frame,
+					   rx_flags);
 
 		/* the headers start cold, as if a NIC had just written them to memory (a build
 		 * without SSE2, or a CPU without CLFLUSH, starts them warm) */
