@@ -1,6 +1,7 @@
 #!/bin/sh
 # bench.sh [dpdk-rps-bench options...]: regenerate every benchmark figure and table: build,
-# run dpdk-rps-bench (the steering modes side by side, then K dispatchers against one) and
+# run dpdk-rps-bench (the steering modes side by side, K dispatchers against one, and
+# single_core and e2e_stages with --recycle off and with --rx-cksum hw) and
 # tools/bench_binary.py (the real binary), then draw docs/img/*.png and rewrite the generated
 # part of docs/benchmarks.md (with the model of C cores, tools/bench_model.py).
 # Arguments go to dpdk-rps-bench after its --json option. Environment:
@@ -77,6 +78,20 @@ echo "bench: $bench --dispatchers $DISPATCHERS (lcores $K_LCORES)" >&2
 	--flows 1024 --frames 64 --latency off --handoff off --json "$DOCS/data/bench_k$DISPATCHERS.json" "$@"
 rm -rf /var/run/dpdk/rpsbench
 
+# The same cells with one setting changed (docs/benchmarks.md, "Settings compared"): the
+# handoff before the return ring, and the checksum verdict a NIC with RX offload gives.
+VARIANTS=""
+for v in "recycle_off:--recycle off" "cksum_hw:--rx-cksum hw"; do
+	name=${v%%:*}
+	echo "bench: $bench ${v#*:} (single_core, e2e_stages)" >&2
+	# shellcheck disable=SC2086
+	"$bench" $EAL_MEM --no-pci --file-prefix rpsbench --lcores 0@0,1@1 \
+		--log-level=lib.eal:error -- --modes single_core,e2e_stages --flows 1024 --frames 64 \
+		--latency off --handoff off ${v#*:} --json "$DOCS/data/bench_$name.json" "$@"
+	rm -rf /var/run/dpdk/rpsbench
+	VARIANTS="$VARIANTS --variant $DOCS/data/bench_$name.json"
+done
+
 # Burst size sweep of the dispatchers (docs/benchmarks.md, "Burst and ring sizes").
 : > "$DOCS/data/burst_sweep.txt"
 for b in 16 32 64 128; do
@@ -93,6 +108,8 @@ echo "bench: tools/bench_binary.py (the dpdk-rps binary)" >&2
 python3 tools/bench_binary.py --rps "$BUILD_DIR/app/dpdk-rps" \
 	--pcap "$BUILD_DIR/tools/default.pcap" $HUGE_FLAG $BINARY_ARGS --json "$DOCS/data/bench_binary.json"
 
+# shellcheck disable=SC2086
 /usr/bin/python3 tools/bench_plot.py --bench "$DOCS/data/bench.json" \
-	--dispatchers "$DOCS/data/bench_k$DISPATCHERS.json" --binary "$DOCS/data/bench_binary.json" --img-dir "$DOCS/img" \
+	--dispatchers "$DOCS/data/bench_k$DISPATCHERS.json" $VARIANTS \
+	--binary "$DOCS/data/bench_binary.json" --img-dir "$DOCS/img" \
 	--doc "$DOCS/benchmarks.md" --generator "sh scripts/bench.sh${*:+ $*}"

@@ -372,6 +372,48 @@ def fig_binary(plt, binary, img_dir):
     return [(name, 'The dpdk-rps binary per configuration')]
 
 
+def fig_kdisp(plt, bench, kdisp, img_dir):
+    """kdisp.png: busy cycles per packet of each of K dispatchers against one dispatcher's,
+    per mode (1024 flows, 64-byte frames when present)."""
+    if bench is None or kdisp is None:
+        return []
+    modes, series = [], {}
+    k = (kdisp.get('config') or {}).get('dispatchers', '?')
+    for r in kdisp.get('results') or []:
+        one = None
+        for o in bench_results(bench):
+            if (o.get('mode') == r.get('mode') and o.get('flows') == r.get('flows') and
+                    o.get('frame') == r.get('frame')):
+                one = o
+        if one is None or not r.get('per_dispatcher'):
+            continue
+        p0 = (one.get('per_dispatcher') or [{}])[0]
+        thr = max(num(p.get('throttled_pct')) or 0 for p in r['per_dispatcher'])
+        # a dispatcher whose workers refuse most bursts takes the cheaper drop path
+        label = '%s\n%s flows, %s B%s' % (r.get('mode'), r.get('flows'), r.get('frame'),
+                                          '\n%.0f%% throttled: not comparable' % thr
+                                          if thr > 50 else '')
+        modes.append(label)
+        series.setdefault('one dispatcher', {})[label] = (
+            num(p0.get('busy_cycles_per_pkt')) or num(one.get('cycles_per_pkt')))
+        for p in r['per_dispatcher']:
+            name = 'dispatcher %s of %s' % (p.get('dispatcher'), k)
+            series.setdefault(name, {})[label] = num(p.get('busy_cycles_per_pkt'))
+    if not modes:
+        return []
+    fig, ax = plt.subplots(figsize=(8.5, 4.2))
+    names = list(series)
+    grouped_bars(ax, modes, names, lambda g, s_: series[s_].get(g), colors=colors_for(names))
+    ax.set_ylabel('busy cycles per packet')
+    m = kdisp.get('machine') or {}
+    ax.set_title('%s dispatchers against one: cycles per packet of each\n%s' % (
+        k, m.get('cpu', '')), fontsize=10)
+    ax.legend(fontsize=8)
+    name = 'kdisp.png'
+    save(plt, fig, img_dir, name)
+    return [(name, 'Busy cycles per packet of each of %s dispatchers against one' % k)]
+
+
 def save(plt, fig, img_dir, name):
     fig.tight_layout()
     # No Software/date metadata: the same data gives the same file.
@@ -438,6 +480,53 @@ def table_stages(results):
             fmt(r.get('stages_cycles_per_pkt'), '%.1f'),
             fmt(r.get('stages_cycles_per_pkt_min'), '%.1f')))
     return lines
+
+
+VARIANT_KEYS = (('recycle', '--recycle', {True: 'on', False: 'off'}),
+                ('rx_cksum', '--rx-cksum', None))
+
+
+def variant_cell(variants):
+    """The (flows, frame) the settings-compared table shows: 1024 flows of 64-byte frames
+    where the first variant file has them, else its first row's."""
+    rows = [r for _, d in variants[:1] for r in d.get('results') or []
+            if r.get('mode') in ('single_core', 'e2e_stages')]
+    if any(r.get('flows') == 1024 and r.get('frame') == 64 for r in rows):
+        return 1024, 64
+    return (rows[0].get('flows'), rows[0].get('frame')) if rows else (None, None)
+
+
+def table_variants(bench, bench_path, variants):
+    """The same cells under other settings (each variant file is a dpdk-rps-bench --json of
+    single_core and e2e_stages run with one setting changed) against the main file's."""
+    variants = list(variants)
+    flows, frame = variant_cell(variants)
+    rows = []
+    for path, doc in [(bench_path, bench)] + list(variants):
+        if doc is None:
+            continue
+        cfg = doc.get('config') or {}
+        got = {r.get('mode'): r for r in doc.get('results') or []
+               if r.get('flows') == flows and r.get('frame') == frame}
+        sc, e2e = got.get('single_core'), got.get('e2e_stages')
+        if sc is None and e2e is None:
+            continue
+        sets = []
+        for key, opt, names in VARIANT_KEYS:
+            v = cfg.get(key, True if key == 'recycle' else 'sw')
+            sets.append('`%s %s`' % (opt, names[v] if names else v))
+        rat = None
+        if sc and e2e and num(sc.get('median_mpps')):
+            rat = num(e2e.get('median_mpps')) / num(sc.get('median_mpps'))
+        rows.append('| %s | `%s` | %s | %s | %s | %s |' % (
+            ' '.join(sets), os.path.basename(path or '?'),
+            fmt((sc or {}).get('median_mpps'), '%.3f'),
+            fmt((sc or {}).get('stages_cycles_per_pkt'), '%.1f'),
+            fmt((e2e or {}).get('median_mpps'), '%.3f'), fmt(rat)))
+    if len(rows) < 2:
+        return []
+    return ['| settings | file | `single_core` Mpps | stages cycles/pkt | `e2e_stages` Mpps | '
+            '`e2e_stages` / `single_core` |', '|---|---|---:|---:|---:|---:|'] + rows
 
 
 def table_binary(binary):
@@ -519,7 +608,7 @@ def render_model(bench, bench_path, kdisp, kdisp_path):
 
 
 def render(bench, bench_path, binary, binary_path, figures, doc_dir, img_dir, generator,
-           kdisp=None, kdisp_path=None):
+           kdisp=None, kdisp_path=None, variants=()):
     """The markdown that goes between the markers."""
     rel = os.path.relpath(img_dir, doc_dir or '.')
     fig = {name: (os.path.join(rel, name), alt) for name, alt in figures}
@@ -559,6 +648,18 @@ def render(bench, bench_path, binary, binary_path, figures, doc_dir, img_dir, ge
                         'bursts of a run, median of the runs (min of the runs in '
                         'brackets); `output` is the benchmark\'s sink (cold action and '
                         'free).', ''] + stages + ['']
+            vt = table_variants(bench, bench_path, variants)
+            if vt:
+                out += ['#### Settings compared (%s flows, %s-byte frames)' %
+                        variant_cell(list(variants)), '',
+                        'The same two modes with one setting changed: `--recycle off` is the '
+                        'handoff before the return ring (workers free into their own '
+                        'mempool cache, the dispatcher allocates from the shared ring); '
+                        '`--rx-cksum hw` gives the mbufs the checksum verdict a NIC with RX '
+                        'checksum offload delivers (mlx5, ice, i40e), so `validate` trusts it '
+                        'instead of summing every packet (net_pcap gives none). '
+                        '`e2e_stages` / `single_core` is the handoff tax: one dispatcher and '
+                        'one worker against the same stages on one core.', ''] + vt + ['']
         lat = bench.get('latency')
         if isinstance(lat, dict) and any(k in lat for k in ('p50_ns', 'p99_ns', 'p999_ns')):
             out += ['#### Latency', '']
@@ -585,7 +686,13 @@ def render(bench, bench_path, binary, binary_path, figures, doc_dir, img_dir, ge
                 if k not in ('bytes_per_worker', 'worker_detail', 'bytes_per_flow'):
                     out.append('| `%s` | %s |' % (k, v))
             out.append('')
-    out += render_model(bench, bench_path, kdisp, kdisp_path)
+    if 'kdisp.png' in fig:
+        kd = render_model(bench, bench_path, kdisp, kdisp_path)
+        if kd and kd[0].startswith('### K dispatchers'):
+            kd[1:1] = ['', '![%s](%s)' % (fig['kdisp.png'][1], fig['kdisp.png'][0])]
+        out += kd
+    else:
+        out += render_model(bench, bench_path, kdisp, kdisp_path)
     if binary is not None:
         cfg = binary.get('config') or {}
         out += ['### The dpdk-rps binary (`tools/bench_binary.py`)', '',
@@ -637,6 +744,9 @@ def main(argv=None):
                     help='dpdk-rps-bench --dispatchers K --json output (optional): the K '
                     'dispatchers table, against --bench\'s one')
     ap.add_argument('--binary', help='tools/bench_binary.py --json output (optional)')
+    ap.add_argument('--variant', metavar='JSON', action='append', default=[],
+                    help='dpdk-rps-bench --json output of single_core and e2e_stages with one '
+                    'setting changed (repeatable, optional): the settings-compared table')
     ap.add_argument('--img-dir', default='docs/img', help='where the PNGs go')
     ap.add_argument('--doc', default='docs/benchmarks.md',
                     help='markdown file whose generated region is rewritten')
@@ -659,6 +769,8 @@ def main(argv=None):
     bench = load_json(bench_path, 'dpdk-rps-bench')
     binary = load_json(a.binary, 'bench_binary')
     kdisp = load_json(a.dispatchers, 'dpdk-rps-bench --dispatchers')
+    variants = [(v, d) for v, d in ((v, load_json(v, 'dpdk-rps-bench variant'))
+                                    for v in a.variant) if d is not None]
     if bench is None and binary is None:
         print('bench_plot: nothing to plot (no --bench file and no --binary)', file=sys.stderr)
         return 1
@@ -675,13 +787,14 @@ def main(argv=None):
         figures += fig_cycles(plt, results, a.img_dir, sub)
         if isinstance(bench.get('latency'), dict):
             figures += fig_latency(plt, bench['latency'], a.img_dir, m.get('cpu', ''))
+    figures += fig_kdisp(plt, bench, kdisp, a.img_dir)
     figures += fig_binary(plt, binary, a.img_dir)
     for name, _ in figures:
         print('bench_plot: wrote %s' % os.path.join(a.img_dir, name))
     if not a.no_doc:
         write_doc(a.doc, render(bench, bench_path, binary, a.binary, figures,
                                 os.path.dirname(a.doc), a.img_dir, a.generator, kdisp,
-                                a.dispatchers))
+                                a.dispatchers, variants))
         print('bench_plot: updated %s' % a.doc)
     return 0
 

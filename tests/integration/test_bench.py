@@ -171,6 +171,46 @@ def check_dispatchers(bench, tmp, one_json):
     return problems
 
 
+def check_variant(bench, tmp):
+    """--rx-cksum hw is recorded and a bad value refused; bench_plot.py puts a variant file
+    in the settings-compared table (where matplotlib is installed)."""
+    problems = []
+    out = os.path.join(tmp, 'bench_cksum_hw.json')
+    p = run_bench(bench, ['--quick', '--modes', 'single_core,e2e_stages', '--rx-cksum', 'hw',
+                          '--latency', 'off', '--handoff', 'off', '--flows', '1024',
+                          '--json', out])
+    if p.returncode != 0:
+        return ['--rx-cksum hw exited %d: %s' % (p.returncode, p.stderr[-2000:])]
+    d = json.load(open(out))
+    if (d.get('config') or {}).get('rx_cksum') != 'hw':
+        problems.append('config.rx_cksum is %r, not hw' % (d.get('config') or {}).get('rx_cksum'))
+    if 'rx checksums verified by the NIC' not in p.stdout:
+        problems.append('the settings line does not say the checksums were verified')
+    q = run_bench(bench, ['--quick', '--rx-cksum', 'maybe'])
+    if q.returncode == 0 or "bad value 'maybe' for --rx-cksum" not in q.stderr:
+        problems.append('--rx-cksum maybe: exit %d, %r' % (q.returncode, q.stderr[-300:]))
+    plot = Path(__file__).resolve().parents[2] / 'tools' / 'bench_plot.py'
+    if subprocess.run(['/usr/bin/python3', '-c', 'import matplotlib'],
+                      capture_output=True).returncode != 0:
+        print('bench_plot.py not run: no matplotlib for /usr/bin/python3')
+        return problems
+    # the main file at 1024 flows, so that both rows have the same cell
+    base = os.path.join(tmp, 'bench_base.json')
+    p = run_bench(bench, ['--quick', '--modes', 'single_core,e2e_stages', '--latency', 'off',
+                          '--handoff', 'off', '--flows', '1024', '--json', base])
+    doc = os.path.join(tmp, 'benchmarks.md')
+    r = subprocess.run(['/usr/bin/python3', str(plot), '--bench', base, '--variant', out,
+                        '--img-dir', os.path.join(tmp, 'img'), '--doc', doc],
+                       capture_output=True, text=True, timeout=120)
+    text = open(doc).read() if os.path.exists(doc) else ''
+    if p.returncode != 0 or r.returncode != 0 or \
+            '| `--recycle on` `--rx-cksum hw` | `bench_cksum_hw.json` |' not in text or \
+            '| `--recycle on` `--rx-cksum sw` | `bench_base.json` |' not in text:
+        problems.append('bench_plot.py --variant: exit %d, %r' % (
+            r.returncode, (r.stdout + r.stderr)[-600:] + text[-600:]))
+    return problems
+
+
 def check_binary(rps, pcap, tmp):
     out = os.path.join(tmp, 'binary.json')
     tool = Path(__file__).resolve().parents[2] / 'tools' / 'bench_binary.py'
@@ -192,7 +232,8 @@ def check_binary(rps, pcap, tmp):
 def main():
     bench, rps, pcap = sys.argv[1:4]
     with tempfile.TemporaryDirectory() as tmp:
-        problems = check_bench(bench, tmp) + check_binary(rps, pcap, tmp)
+        problems = check_bench(bench, tmp) + check_variant(bench, tmp) + \
+            check_binary(rps, pcap, tmp)
     for p in problems:
         print('FAIL:', p)
     print('bench smoke: %s' % ('ok' if not problems else '%d problems' % len(problems)))
