@@ -465,8 +465,8 @@ setup_workers(struct rps_app *app)
 		return rc == -EINVAL ? -EDOM : rc;
 	/* both modes: /rps/info and the metrics report them, the RX lcore idles too */
 	rps_cpu_paths_get(&app->cpu);
-	RPS_LOG(INFO, "CPU paths: build %s; Toeplitz %s; idle wait %s; CPU has: %s",
-		app->cpu.build, app->cpu.toeplitz, app->cpu.idle_wait,
+	RPS_LOG(INFO, "CPU paths: build %s; Toeplitz %s; idle wait %s; flow hash %s; CPU has: %s",
+		app->cpu.build, app->cpu.toeplitz, app->cpu.idle_wait, app->cpu.flow_hash,
 		app->cpu.cpu_flags[0] ? app->cpu.cpu_flags : "(none of the optional extensions)");
 	if (n == 0)
 		return 0; /* no steering: the RX lcore processes */

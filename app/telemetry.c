@@ -339,6 +339,7 @@ info_build(struct tel_out *o, const void *arg)
 	tel_str(o, "build_cpu", app->cpu.build);
 	tel_str(o, "toeplitz_impl", app->cpu.toeplitz);
 	tel_str(o, "idle_wait", app->cpu.idle_wait);
+	tel_str(o, "flow_hash_impl", app->cpu.flow_hash);
 	tel_str(o, "cpu_flags", app->cpu.cpu_flags);
 	tel_str(o, "metrics", app->metrics_where);
 }

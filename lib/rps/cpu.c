@@ -8,6 +8,7 @@
 #include <rte_power_intrinsics.h>
 
 #include "rps_cpu.h"
+#include "rps_siphash.h"
 #include "rps_toeplitz.h"
 
 #ifndef RPS_BUILD_CPU
@@ -41,6 +42,7 @@ rps_cpu_paths_get(struct rps_cpu_paths *p)
 #endif
 	rte_cpu_get_intrinsics_support(&intr);
 	p->idle_wait = intr.power_monitor ? "umwait" : "sleep";
+	p->flow_hash = rps_siphash_x4_simd() ? "avx2-x4" : "scalar";
 	flags[0] = '\0';
 	for (unsigned int i = 0; i < RTE_DIM(opt); i++) {
 		if (rte_cpu_get_flag_enabled(opt[i].f) <= 0)

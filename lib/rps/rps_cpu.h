@@ -16,6 +16,8 @@ struct rps_cpu_paths {
 	const char *build;     /**< "native (-march=native)" or "generic (-march=x86-64-v2 ...)" */
 	const char *toeplitz;  /**< "gfni" (inline), "gfni-ool" (out of line), "softrss" */
 	const char *idle_wait; /**< "umwait" (rte_power_monitor on WAITPKG), "sleep" */
+	const char *flow_hash; /**< the flow table's SipHash: "avx2-x4" (four keys at a time,
+				*   rps_siphash13_x4()), "scalar" */
 	const char *cpu_flags; /**< the optional extensions the CPU has, space-separated */
 };
 

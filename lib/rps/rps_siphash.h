@@ -113,4 +113,21 @@ rps_siphash13(const struct rps_siphash_key *key, const void *data, size_t len)
 	return rps_siphash(key, data, len, 1, 3);
 }
 
+/**
+ * SipHash-1-3 of four messages of @p len bytes each (data[0..3]) under @p key, into
+ * out[0..3]: rps_siphash13() of each, bit for bit. With AVX2 (rps_siphash_x4_simd()) the
+ * four are hashed together, one per 64-bit lane, for a length that is a multiple of 8 (16
+ * and 40, the flow table's, unrolled); otherwise one after the other. Data path: no
+ * allocation, no syscall.
+ */
+void rps_siphash13_x4(const struct rps_siphash_key *key, const void *const data[4], size_t len,
+		      uint64_t out[4]);
+
+/**
+ * Whether rps_siphash13_x4() hashes the four together on this CPU (the library was built
+ * with its AVX2 copy and the CPU has AVX2): where it does not, hashing one key at a time
+ * with rps_siphash13() costs the same. Set-up path (a CPUID query): call it once.
+ */
+int rps_siphash_x4_simd(void);
+
 #endif /* RPS_SIPHASH_H */

@@ -87,9 +87,12 @@ def main():
             cpu_flags = open('/proc/cpuinfo').read().split('\nflags')[1].split('\n')[0].split()
             F.check(info.get('build_cpu', '').split(' ')[0] in ('native', 'generic') and
                     info.get('toeplitz_impl') in ('gfni', 'gfni-ool', 'softrss') and
-                    info.get('idle_wait') == ('umwait' if 'waitpkg' in cpu_flags else 'sleep'),
+                    info.get('idle_wait') == ('umwait' if 'waitpkg' in cpu_flags else 'sleep') and
+                    info.get('flow_hash_impl') == ('avx2-x4' if 'avx2' in cpu_flags
+                                                   else 'scalar'),
                     '/rps/info CPU paths %s' % {k: info.get(k) for k in (
-                        'build_cpu', 'toeplitz_impl', 'idle_wait', 'cpu_flags')})
+                        'build_cpu', 'toeplitz_impl', 'idle_wait', 'flow_hash_impl',
+                        'cpu_flags')})
             F.check(('gfni' in cpu_flags) == ('gfni' in info.get('cpu_flags', '').split()),
                     '/rps/info cpu_flags %r' % info.get('cpu_flags'))
             replies = tel(prefix, '/rps/stats', '/rps/workers', '/rps/map', '/rps/flows,5',
