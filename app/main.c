@@ -738,8 +738,12 @@ setup_ports(struct rps_app *app)
 			RPS_LOG(WARNING, "--hash rss: port %u (%s) does not deliver an RSS hash; "
 				"packets without one are hashed in software", port, pi->driver);
 		report_rss(app, port, pi);
-		RPS_LOG(INFO, "port %u (%s): %u RX queue(s), RSS hash in mbuf: %s", port,
-			pi->driver, nq, pi->rss_hash ? "yes" : "no");
+		RPS_LOG(INFO, "port %u (%s): %u RX queue(s), RSS hash in mbuf: %s, checksums "
+			"verified by the port:%s%s%s%s", port, pi->driver, nq,
+			pi->rss_hash ? "yes" : "no", pi->rx_cksum ? "" : " none",
+			pi->rx_cksum & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM ? " ipv4" : "",
+			pi->rx_cksum & RTE_ETH_RX_OFFLOAD_TCP_CKSUM ? " tcp" : "",
+			pi->rx_cksum & RTE_ETH_RX_OFFLOAD_UDP_CKSUM ? " udp" : "");
 	}
 	(void)rte_eth_macaddr_get(o->rx_port, &app->respond.mac);
 	snprintf(app->rx_driver, sizeof(app->rx_driver), "%s", rxi.driver);

@@ -109,6 +109,10 @@ rps_port_setup(const struct rps_port_req *req, struct rps_port_info *info)
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	if (nb_rxq > 0 && (dev.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER))
 		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
+	/* the NIC verifies checksums for free: validate then reads its verdict
+	 * (RTE_MBUF_F_RX_*_CKSUM_GOOD/BAD) instead of summing every packet */
+	info->rx_cksum = nb_rxq > 0 ? dev.rx_offload_capa & RTE_ETH_RX_OFFLOAD_CHECKSUM : 0;
+	conf.rxmode.offloads |= info->rx_cksum;
 
 	rc = rte_eth_dev_configure(req->port_id, nb_rxq, req->nb_txq, &conf);
 	if (rc != 0 && info->rss_key_set) {

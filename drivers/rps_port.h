@@ -2,7 +2,9 @@
 /*
  * rps_port.h: ethdev glue. The only place that knows which PMD dpdk-rps is talking to:
  * queue counts, descriptor rings, RSS set-up and whether the PMD delivers an RSS hash in
- * the mbuf (RTE_ETH_RX_OFFLOAD_RSS_HASH), mbuf pools on the port's NUMA socket.
+ * the mbuf (RTE_ETH_RX_OFFLOAD_RSS_HASH), RX checksum offload (the IPv4, TCP and UDP
+ * checksums the port can verify: its verdict in each mbuf, which validate trusts), mbuf
+ * pools on the port's NUMA socket.
  *
  * RSS, when the port has it: the hash types RPS_PORT_RSS_HF (what dpdk-rps's software
  * Toeplitz hash computes: 4-tuple for TCP and UDP, addresses for other IP packets and
@@ -64,6 +66,9 @@ struct rps_port_info {
 	int mtu_own;           /**< the PMD cannot set one: mtu is the requested value, which
 				*   only dpdk-rps's output enforces */
 	int tx_multi_seg;      /**< TX takes multi-segment mbufs (MULTI_SEGS enabled) */
+	uint64_t rx_cksum;     /**< RX checksum offloads enabled (RTE_ETH_RX_OFFLOAD_IPV4_CKSUM,
+				*   _TCP_CKSUM, _UDP_CKSUM: the ones the port has): the PMD then
+				*   gives each mbuf its verdict, which validate trusts */
 	char driver[64];
 };
 
