@@ -729,6 +729,10 @@ setup_ports(struct rps_app *app)
 		if (rc < 0) {
 			fprintf(stderr, "dpdk-rps: --rx-port %u: set-up of %u RX queue(s) failed: "
 				"%s\n", port, nq, rte_strerror(-rc));
+			if (req.nb_txq > 0 && nq != req.nb_txq)
+				fprintf(stderr, "dpdk-rps: some PMDs (net_tap) want as many RX "
+					"queues as TX queues (%u here): try --rx-queues %u\n",
+					req.nb_txq, req.nb_txq);
 			return -EXIT_RUNTIME;
 		}
 		app->rx_started = p + 1; /* ports 0..p to stop and close */

@@ -15,8 +15,10 @@ wrong UDP checksum, IPv4 with a wrong header checksum. Then SIGINT, and:
   - the bad frames are dropped by reason, exactly (bad_l4_checksum, bad_ip_checksum), the
     good ones are not, and every packet is accounted for.
 The kernel may add its own frames on the interface (IPv6 router solicitations, MLD): they
-count in rx and processed, not in the drops checked. Needs root and /dev/net/tun; exits 77
-(meson: skipped) without them.
+count in rx and processed, not in the drops checked. First, without --rx-queues,
+dpdk-rps asks for the 16 RX queues net_tap offers against one TX queue: net_tap refuses,
+and the error must say --rx-queues 1. Needs root and /dev/net/tun; exits 77 (meson: skipped)
+without them.
 
 usage: test_rx_cksum.py PATH/TO/dpdk-rps
 """
@@ -132,6 +134,13 @@ def main():
         try:
             eal = rpstest.eal_args(prefix, lcores='0@0,(1-2)@1',
                                    vdevs=['net_tap0,iface=%s' % IFACE])
+            # every RX queue net_tap offers (16) against one TX queue: refused, with the way out
+            p = subprocess.run([binary] + eal + ['--', '--map', '0x6'], capture_output=True,
+                               text=True, timeout=60, stdin=subprocess.DEVNULL)
+            rpstest.remove_runtime_dir(prefix)
+            F.check(p.returncode != 0 and 'try --rx-queues 1' in p.stderr,
+                    'net_tap with 16 RX queues: exit %d, no --rx-queues hint: %r' % (
+                        p.returncode, p.stderr[-600:]))
             # net_tap wants as many RX queues as TX queues: one of each
             app = ['--map', '0x6', '--rx-queues', '1', '--summary-json', summary_path]
             cmd = [binary] + eal + ['--'] + app

@@ -62,7 +62,13 @@ def recover(F, binary, tmp, rx_lcores=1):
     ctx = 'recover' if rx_lcores == 1 else 'recover, 2 RX lcores'
     frames = rpstest.gen_traffic.generate_frames(
         flows=30, packets_per_flow=2000, seed=9, frag_datagrams=0, non_ip=0)
-    env = {'RPS_TEST_WORKER_STALL': '0:2000:600', 'RPS_TEST_RX_DELAY_NS': '50000'}
+    # The buckets return a hold-down (1 s) after the recovery (~0.75 s in): the traffic must
+    # still flow then whatever the scheduler does. The RX delay is a floor on its duration:
+    # 60,000 packets x 50 us on one RX lcore, 30,000 x 100 us on each of two: 3 s either way.
+    # (50 us on each of two RX lcores gave 1.5 s, and flows ended before they could return
+    # when the two lcores sharing CPU 0 were not slowed by each other.)
+    env = {'RPS_TEST_WORKER_STALL': '0:2000:600',
+           'RPS_TEST_RX_DELAY_NS': '50000' if rx_lcores == 1 else '100000'}
     app = ['--tx-port', '0', '--stages', 'parse,output', '--backlog', '1024',
            '--stall-timeout', '300', '--exit-when-idle', '300']
     tag = 'recover%d' % rx_lcores
