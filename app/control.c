@@ -24,17 +24,27 @@
 
 #include "app.h"
 
-/* Read @p path; warn (once per load) when others could change what it says. */
+/*
+ * Read @p path. A file that others could change (rps_safepath.h) is refused, as sshd's
+ * StrictModes refuses authorized_keys, unless --strict-modes off: then a warning per load.
+ */
 static int
-load_file(const char *path, struct rps_config *c, const char *why, char *err, size_t err_len)
+load_file(const struct rps_options *o, const char *path, struct rps_config *c, const char *why,
+	  char *err, size_t err_len)
 {
 	struct rps_config_file info;
 	int rc = rps_config_load_file(path, c, &info, err, err_len);
 
-	if (info.warning[0] != '\0')
-		RPS_LOG(WARNING, "config %s (%s): %s: whoever can write there controls the steering "
-			"at the next reload (chmod go-w, chown to this user or root)", path, why,
-			info.warning);
+	if (info.unsafe[0] == '\0')
+		return rc;
+	if (o->strict_modes) {
+		snprintf(err, err_len, "%s: not applied: %s: whoever can write there could "
+			 "control the steering (chmod go-w, chown to this user or root; or "
+			 "--strict-modes off)", path, info.unsafe);
+		return -EPERM;
+	}
+	RPS_LOG(WARNING, "config %s (%s): %s: whoever can write there controls the steering at "
+		"the next reload (chmod go-w, chown to this user or root)", path, why, info.unsafe);
 	return rc;
 }
 
@@ -97,7 +107,7 @@ rps_control_apply_start_config(struct rps_app *app, char *err, size_t err_len)
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return -ENOMEM;
-	if (load_file(o->config_path, c, "start", err, err_len) < 0) {
+	if (load_file(o, o->config_path, c, "start", err, err_len) < 0) {
 		free(c);
 		return -EINVAL;
 	}
@@ -258,7 +268,7 @@ rps_control_reload(struct rps_app *app, const char *why)
 		snprintf(err, sizeof(err), "no --config file to reload: nothing changed");
 		goto out;
 	}
-	if (load_file(app->opt.config_path, c, why, err, sizeof(err)) < 0 ||
+	if (load_file(&app->opt, app->opt.config_path, c, why, err, sizeof(err)) < 0 ||
 	    check_file_maps(app, c, err, sizeof(err)) < 0)
 		goto out;
 	if (c->has_table_size)

@@ -327,6 +327,7 @@ static const struct opt_bind {
 	[RPS_SET_RESPOND_BURST] = { FIELD(respond_burst), 0, NULL },
 	[RPS_SET_FLOWS_JSON] = { 0, 0, 0, h_flows_json },
 	[RPS_SET_CONFIG] = { 0, 0, 0, h_config },
+	[RPS_SET_STRICT_MODES] = { FIELD(strict_modes), 0, NULL },
 	[RPS_SET_REORDER_SAFE] = { FIELD(reorder_safe), 0, NULL },
 	[RPS_SET_CHECK_ORDER] = { FIELD(check_order), 0, NULL },
 	[RPS_SET_FLOW_LIMIT] = { FIELD(flow_limit), 0, NULL },
@@ -506,7 +507,11 @@ rps_options_parse(int argc, char **argv, struct rps_options *o, FILE *err)
 		s = &rps_settings[c - 256];
 		o->given |= UINT64_C(1) << (c - 256);
 		if (set_option(o, s, optarg, &why) < 0) {
-			fprintf(err, "dpdk-rps: --%s %s: %s\n", s->flag, optarg ? optarg : "", why);
+			/* a secret's value is never repeated, not even to its owner's terminal:
+			 * stderr goes to journals and CI logs */
+			fprintf(err, "dpdk-rps: --%s %s: %s\n", s->flag,
+				(s->flags & RPS_SETTING_SECRET) ? "(secret: not shown)" :
+				optarg ? optarg : "", why);
 			return -1;
 		}
 	}

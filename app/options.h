@@ -78,6 +78,7 @@ struct rps_options {
 	int reorder_safe;             /* remaps never reorder a flow (default on) */
 	int check_order;              /* measure reordering at the steering point */
 	int recycle;                  /* --recycle-mbufs: consumed mbufs go back to their RX lcore */
+	int strict_modes;             /* --strict-modes: refuse a config file others can change */
 	int flow_limit;               /* --flow-limit: the kernel's per-backlog flow limit */
 	uint32_t idle_sleep_us;       /* longest sleep of an idle lcore between polls, 0 = poll */
 	uint32_t idle_spin_us;        /* empty polls before an idle lcore starts sleeping */

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <stddef.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -21,6 +20,7 @@
 #include "rps_config.h"
 #include "rps_listen.h"
 #include "rps_number.h"
+#include "rps_safepath.h"
 #include "rps_counters.h"
 #include "rps_settings.h"
 
@@ -55,6 +55,17 @@ fail(struct parser *p, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(p->msg, sizeof(p->msg), fmt, ap);
 	va_end(ap);
+	return 0;
+}
+
+/* Whether @p key is a secret's key (RPS_SETTING_SECRET) in any section. */
+static int
+has_secret_key(const char *key)
+{
+	for (unsigned int i = 0; i < RPS_SET_NB; i++)
+		if (rps_settings[i].key != NULL && strcmp(rps_settings[i].key, key) == 0 &&
+		    (rps_settings[i].flags & RPS_SETTING_SECRET))
+			return 1;
 	return 0;
 }
 
@@ -131,6 +142,13 @@ reader(char *str, int num, void *stream)
 		while (sep < e && *sep != '=' && *sep != ':')
 			sep++;
 		if (sep == e || *sep != '=') {
+			/* "rss_key: 6d5a..." names a secret: quote the key, not the value */
+			size_t w = strcspn(s, " \t:=");
+			char key[32];
+
+			snprintf(key, sizeof(key), "%.*s", (int)RTE_MIN(w, n), s);
+			if (has_secret_key(key))
+				n = w;
 			fail(p, "'%.*s': expected 'key = value', a [section] or a comment", (int)n, s);
 			return NULL;
 		}
@@ -225,8 +243,7 @@ rss_key_value(struct parser *p, const char *name, const char *value)
 			    2 * RPS_TOEPLITZ_KEY_MAX);
 	if (rc < 0)
 		return fail(p, "%s: expected a key in hex (6d5a56da... or 6d:5a:56:da:...), "
-			    "40 or 52 bytes, not '%.40s%s'", name, value,
-			    strlen(value) > 40 ? "..." : "");
+			    "40 or 52 bytes (the value is secret: not shown)", name);
 	c->rss_key_len = (uint8_t)len;
 	c->has_rss_key = 1;
 	return 1;
@@ -428,7 +445,9 @@ set_value(struct parser *p, int id, const char *name, const char *value)
 	if (fields[id].size != 0) {
 		/* the table's checks, the command line's too (rps_setting_parse) */
 		if (rps_setting_parse(s, value, 1, &x, why, sizeof(why)) < 0)
-			return fail(p, "%s: %s, not '%s'", name, why, value);
+			return (s->flags & RPS_SETTING_SECRET) ?
+			       fail(p, "%s: %s (the value is secret: not shown)", name, why) :
+			       fail(p, "%s: %s, not '%s'", name, why, value);
 		store((char *)c + fields[id].off, fields[id].size, x);
 		store((char *)c + fields[id].has, sizeof(int), 1);
 		return 1;
@@ -708,49 +727,21 @@ read_stable(const char *path, struct file_read r[2], char *err, size_t err_len)
 	return -EAGAIN;
 }
 
-/* Why a file or folder others can change is a risk; appends to @p out. */
-static void
-check_owner_mode(const char *what, const char *path, const struct stat *st, int is_dir,
-		 char *out, size_t len)
-{
-	size_t pos = strlen(out);
-	uid_t me = geteuid();
-	const char *sep = pos > 0 ? "; " : "";
-
-	if (pos + 1 >= len)
-		return;
-	/* a sticky folder (as /tmp) lets others add files, not replace ours */
-	if ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0 && !(is_dir && (st->st_mode & S_ISVTX)))
-		snprintf(out + pos, len - pos, "%s%s %s is writable by %s (mode %04o)", sep, what,
-			 path, (st->st_mode & S_IWOTH) ? "others" : "its group",
-			 (unsigned int)(st->st_mode & 07777));
-	else if (st->st_uid != me && st->st_uid != 0)
-		snprintf(out + pos, len - pos, "%s%s %s is owned by uid %u, neither root nor us "
-			 "(uid %u)", sep, what, path, (unsigned int)st->st_uid, (unsigned int)me);
-}
-
-/* The file (as read, @p st) and the folders that hold the name and the file itself. */
+/*
+ * Whether others could change the file: every folder and symlink hop to it, and the file as
+ * read (@p st, the one parsed, not what the path names a moment later).
+ */
 static void
 check_file_safety(const char *path, const struct stat *st, char *out, size_t len)
 {
-	char buf[PATH_MAX], real[PATH_MAX];
-	struct stat dst;
+	int rc = rps_safepath_check(path, out, len);
 
-	out[0] = '\0';
-	check_owner_mode("file", path, st, 0, out, len);
-	snprintf(buf, sizeof(buf), "%s", path);
-	if (stat(dirname(buf), &dst) == 0) {
-		snprintf(buf, sizeof(buf), "%s", path);
-		check_owner_mode("folder", dirname(buf), &dst, 1, out, len);
-	}
-	/* a symlink (a Kubernetes ConfigMap): the folder the file really is in, too */
-	if (realpath(path, real) != NULL) {
-		char *rdir = dirname(real);
-
-		snprintf(buf, sizeof(buf), "%s", path);
-		if (strcmp(rdir, dirname(buf)) != 0 && stat(rdir, &dst) == 0)
-			check_owner_mode("folder", rdir, &dst, 1, out, len);
-	}
+	/* the walk judged the file the path names now; if it could not (renamed away since
+	 * the read) or found it safe, the file that was read is judged too */
+	if (rc != 0 && rc != -EPERM)
+		out[0] = '\0';
+	if (strstr(out, "file ") == NULL)
+		rps_safepath_add_reason(out, len, "file", path, st);
 }
 
 int
@@ -775,7 +766,7 @@ rps_config_load_file(const char *path, struct rps_config *cfg, struct rps_config
 	if (rc < 0)
 		goto out;
 	if (info != NULL)
-		check_file_safety(path, &r[1].st, info->warning, sizeof(info->warning));
+		check_file_safety(path, &r[1].st, info->unsafe, sizeof(info->unsafe));
 	rc = parse_text(r[1].buf, r[1].len, path, cfg, err, err_len);
 out:
 	free(r[0].buf);

@@ -71,7 +71,9 @@ rps_listen_parse(const char *s, struct rps_listen *out, char *why, size_t why_le
 		} else {
 			const char *colon = strchr(s, ':');
 
-			if (strchr(colon + 1, ':') != NULL || strpbrk(s, "[]") != NULL) {
+			/* "9100]", "::1:9100", "1.2.3.4:[80]": no single colon outside brackets */
+			if (colon == NULL || strchr(colon + 1, ':') != NULL ||
+			    strpbrk(s, "[]") != NULL) {
 				snprintf(why, why_len, "expected %s; an IPv6 address goes in "
 					 "brackets ([::1]:9100)", RPS_LISTEN_SYNTAX);
 				return -EINVAL;

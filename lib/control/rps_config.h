@@ -150,13 +150,12 @@ int rps_config_load(const char *path, struct rps_config *cfg, char *err, size_t 
 /** What rps_config_load_file() found about the file besides its content. */
 struct rps_config_file {
 	/*
-	 * Why the file is unsafe, "" if it is not: the file, the folder that holds its name or
-	 * (through symlinks) the folder it really is in is writable by its group or by others
-	 * (a folder with the sticky bit, as /tmp, is not counted), or is owned by a user other
-	 * than root and the caller's effective uid. Anyone who can write there can change
-	 * what dpdk-rps applies at the next reload.
+	 * Why the file is unsafe, "" if it is not (rps_safepath.h): the file, a folder on the
+	 * way to it or a symlink hop is writable by group or others or owned by another user.
+	 * Anyone who can write there can change what dpdk-rps applies at the next reload. The
+	 * caller decides (the application refuses it unless --strict-modes off).
 	 */
-	char warning[512];
+	char unsafe[512];
 };
 
 /**

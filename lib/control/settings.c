@@ -99,7 +99,7 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 	[RPS_SET_HASH_SEED] = {
 		.name = "hash-seed", .flag = "hash-seed", .metavar = "N",
 		.key = "hash_seed", .section = DATAPLANE, .syntax = "N",
-		.type = RPS_SETTING_U32, .when = RPS_SETTING_RESTART,
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_RESTART, .flags = RPS_SETTING_SECRET,
 		.lo = 0, .hi = UINT32_MAX, .what = "a 32-bit number ", .unit = "",
 		.def = "random",
 		.help = "jhash seed (default: random at start)",
@@ -164,6 +164,7 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 		.name = "rss-key", .flag = "rss-key", .metavar = "HEX",
 		.key = "rss_key", .section = DATAPLANE, .syntax = "HEX",
 		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_RESTART,
+		.flags = RPS_SETTING_SECRET,
 		.def = "random",
 		.help = "Toeplitz key for --hash toeplitz and the NIC, 40 or 52 bytes in hex "
 			"(default: random at each start, kept secret); with --symmetric-xor it "
@@ -396,6 +397,20 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 		.doc = "INI configuration file ([Configuration and live "
 			"control](#configuration-and-live-control), `dpdk-rps.conf(5)`); reloaded on "
 			"SIGHUP and when it changes; the command line wins at start",
+	},
+	[RPS_SET_STRICT_MODES] = {
+		.name = "strict-modes", .flag = "strict-modes", .metavar = "on|off",
+		.type = RPS_SETTING_BOOL, .when = RPS_SETTING_START,
+		.def = "on",
+		.help = "refuse a --config file that others could change: writable by group or "
+			"others, or owned by another user, it or a folder above it, through every "
+			"symlink (default on; off: warn and apply it)",
+		.doc = "as sshd's StrictModes: a `--config` file that anyone but root and this user "
+			"could change (the file or any folder from `/` to it, through every symlink "
+			"hop, writable by group or others without the sticky bit, or owned by another "
+			"user) is refused at start (exit 2) and on each reload (the running "
+			"configuration stays). `off` applies it with a warning. Command line only: a "
+			"file others can write must not be able to turn the check off",
 	},
 	[RPS_SET_REORDER_SAFE] = {
 		.name = "reorder-safe", .flag = "reorder-safe", .metavar = "on|off",

@@ -21,15 +21,22 @@ received = processed + dropped, every mbuf back.
   queues   a queue1 line on a 1-queue port, and a map of an lcore EAL did not enable beside
            --map: refused at start with FILE:LINE (exit 2), as a reload refuses them.
            (Before: accepted at start, then every reload failed.)
-  modes    a file and folder writable by others: one WARNING per load (start, SIGHUP) naming
-           them; a private file: none; a file of another user (as root): one.
+  modes    sshd's StrictModes: a file writable by others, a grandparent folder writable by
+           others, a folder reached through a symlink writable by its group: each refused
+           at start (exit 2) naming it; opened under a running process, SIGHUP refused
+           with the old map on, applied once closed; another user's file (as root)
+           refused; --strict-modes off: applied, one WARNING per load (start, SIGHUP).
+           (Before: applied with a warning; the grandparent not even warned about.)
+  hostile  reloads of 'metrics = 9100]' (killed the process: a NULL dereference), a bad
+           rss_key and hash_seed (their values were quoted into /rps/config's
+           last_reload_result): each refused with FILE:LINE, no secret anywhere.
   settings every setting the file shares with the command line, set off its default: the
            running values in /rps/config are the file's (hash_seed too: it was drawn before
            the file was read), but where the command line said otherwise; a reload applies
            the live ones and names the restart ones whose value differs from the running
            one, in the settings table's order.
 
-usage: test_config_file.py PATH/TO/dpdk-rps {fifo|partial|symlink|queues|modes|settings}
+usage: test_config_file.py PATH/TO/dpdk-rps {fifo|partial|symlink|queues|modes|settings|hostile}
 """
 import os
 import shutil
@@ -82,7 +89,10 @@ class Run:
         return r[0].get(cmd.split(',')[0]) if r else None
 
     def config(self):
-        return self.tel('/rps/config') or {}
+        c = self.tel('/rps/config') or {}
+        if isinstance(c.get('last_reload_result'), list):  # a long text comes in pieces
+            c['last_reload_result'] = ''.join(c['last_reload_result'])
+        return c
 
     def lcores(self):
         m = self.tel('/rps/map')
@@ -307,51 +317,119 @@ def case_queues(F, binary, tmp):
 
 
 def warnings(err, path):
-    """The owner/mode warnings about path in a run's log."""
+    """The owner/mode warnings about path in a run's log (--strict-modes off)."""
     return [line for line in err.splitlines() if 'config %s (' % path in line and
             'controls the steering' in line]
 
 
 def case_modes(F, binary, tmp):
+    """sshd's StrictModes: refused at start (exit 2) and on reload (the old map runs on),
+    for the file, every folder above it and each symlink hop; --strict-modes off warns."""
     d = os.path.join(tmp, 'etc')
-    os.mkdir(d, 0o700)
-    cfg = os.path.join(d, 'rps.conf')
+    os.makedirs(os.path.join(d, 'sub'), 0o700)
+    cfg = os.path.join(d, 'sub', 'rps.conf')
+    write(cfg, conf('0xe'), 0o644)
+    link = os.path.join(tmp, 'link.conf')
+    os.symlink(cfg, link)
+    opened = [('file 0666', cfg, lambda: os.chmod(cfg, 0o666),
+               'file %s is writable by others (mode 0666)' % cfg),
+              # the grandparent: before the fix only the parent folder was looked at
+              ('grandparent 0777', cfg, lambda: os.chmod(d, 0o777),
+               'folder %s is writable by others (mode 0777)' % d),
+              ('through a symlink, folder 0775', link, lambda: os.chmod(d, 0o775),
+               'folder %s is writable by its group (mode 0775)' % d)]
+    for what, path, open_up, want in opened:
+        os.chmod(d, 0o755)
+        os.chmod(cfg, 0o644)
+        open_up()
+        r = start_refused(binary, tmp, path)
+        F.check(r.rc == 2 and want in r.stderr and '%s: not applied' % path in r.stderr,
+                '%s: exit %s, expected 2 and "%s"' % (what, r.rc, want), r)
+        print('%s: start refused, exit %s' % (what, r.rc), flush=True)
+    os.chmod(d, 0o755)
+    os.chmod(cfg, 0o644)
+
+    # a running process: the file opened to others, a SIGHUP refused, the old map on
+    run = Run(binary, tmp, 'modes_reload', link)
+    try:
+        if ready(F, run):
+            write(cfg, conf('2-3'), 0o666)
+            run.proc.send_signal(signal.SIGHUP)
+            want = 'file %s is writable by others (mode 0666)' % cfg
+            c = run.wait(lambda c: want in c['last_reload_result'], 'the refused reload')
+            F.check(c is not None and c['generation'] == 1 and c['reloads_ok'] == 0,
+                    'reload of a 0666 file: /rps/config %s' % c)
+            F.check(run.lcores() == '1,2,3', 'the old map changed: %s' % run.lcores())
+            F.check(run.keeps_processing(), 'the workers stopped processing')
+            os.chmod(cfg, 0o644)  # closed again: the same file applies
+            run.proc.send_signal(signal.SIGHUP)
+            c = run.wait(lambda c: c['reloads_ok'] >= 1, 'the reload once closed')
+            F.check(c is not None and c['generation'] == 2 and run.lcores() == '2,3',
+                    'reload once closed: /rps/config %s, map %s' % (c, run.lcores()))
+            if os.geteuid() == 0:  # another user's file (only root can make one)
+                os.chown(cfg, 65534, 65534)
+                run.proc.send_signal(signal.SIGHUP)
+                c = run.wait(lambda c: 'owned by uid 65534' in c['last_reload_result'],
+                             'the chowned file refused')
+                F.check(c is not None and c['generation'] == 2,
+                        'reload of another user\'s file: /rps/config %s' % c)
+                os.chown(cfg, 0, 0)
+    finally:
+        run.stop(F)
+    print('reload: refused while open, applied once closed', flush=True)
+
+    # --strict-modes off: applied, one warning per load
     write(cfg, conf('0xe'), 0o666)
     os.chmod(d, 0o777)
-    run = Run(binary, tmp, 'modes_open', cfg)
+    run = Run(binary, tmp, 'modes_off', cfg, ['--strict-modes', 'off'])
     try:
         if ready(F, run):
             run.proc.send_signal(signal.SIGHUP)
             run.wait(lambda c: c['reloads_ok'] >= 1, 'the SIGHUP reload')
     finally:
         run.stop(F)
+    os.chmod(d, 0o755)
     w = warnings(run.err, cfg)
     F.check(len(w) == 2 and '(start)' in w[0] and '(SIGHUP)' in w[1] and
             all('file %s is writable by others (mode 0666)' % cfg in x and
                 'folder %s is writable by others (mode 0777)' % d in x for x in w),
-            'file 0666 in a folder 0777: want one warning at start and one at the reload, '
-            'got %s' % w)
-    print('open modes: %d warning(s): %s' % (len(w), w[:1]), flush=True)
+            '--strict-modes off, file 0666 in a folder 0777: want one warning at start and '
+            'one at the reload, got %s' % w)
+    print('--strict-modes off: %d warning(s): %s' % (len(w), w[:1]), flush=True)
 
-    os.chmod(d, 0o755)
-    os.chmod(cfg, 0o644)
-    run = Run(binary, tmp, 'modes_private', cfg)
+
+def case_hostile(F, binary, tmp):
+    """Reloads of values that crashed the process or echoed a secret: each refused with
+    FILE:LINE, the old map running, no secret in /rps/config or the log."""
+    cfg = os.path.join(tmp, 'rps.conf')
+    write(cfg, conf('0xe'))
+    secret = 'c0ffee' * 13 + 'zz'  # 80 characters: a 40-byte key's length, not hex
+    bad = [('metrics = 9100]', 'metrics', 'brackets'),  # exit 139 before the fix
+           ('rss_key = ' + secret, 'rss_key', 'secret: not shown'),
+           ('hash_seed = 0xc0ffeec0ffee', 'hash_seed', 'secret: not shown'),
+           ('rss_key: ' + secret, "'rss_key'", 'expected')]
+    run = Run(binary, tmp, 'hostile', cfg)
     try:
-        if ready(F, run):
-            if os.geteuid() == 0:
-                os.chown(cfg, 65534, 65534)
+        if not ready(F, run):
+            return
+        for n, (line, key, word) in enumerate(bad, 1):
+            replace(cfg, conf('2-3', line + '\n'))
             run.proc.send_signal(signal.SIGHUP)
-            run.wait(lambda c: c['reloads_ok'] >= 1, 'the SIGHUP reload')
+            where = '%s:3: %s' % (cfg, key)
+            c = run.wait(lambda c: where in c['last_reload_result'],
+                         'reload of %r refused' % line)
+            res = c['last_reload_result'] if c else ''
+            F.check(c is not None and word in res and 'c0ffee' not in res.lower() and
+                    c['generation'] == 1,
+                    'reload of %r: /rps/config %s' % (line, c))
+            F.check(run.proc.poll() is None, 'the process died at %r' % line)
+            print('reload %-24.24s refused: %s' % (line, res[-70:]), flush=True)
+        F.check(run.lcores() == '1,2,3', 'the old map changed: %s' % run.lcores())
+        F.check(run.keeps_processing(), 'the workers stopped processing')
     finally:
         run.stop(F)
-    w = warnings(run.err, cfg)
-    if os.geteuid() == 0:
-        F.check(len(w) == 1 and '(SIGHUP)' in w[0] and 'owned by uid 65534' in w[0],
-                'a private file, then chowned to uid 65534: want one warning at the reload, '
-                'got %s' % w)
-    else:
-        F.check(not w, 'a private file: warnings %s' % w)
-    print('private file: %d warning(s) %s' % (len(w), w), flush=True)
+    F.check('c0ffee' not in (run.err + run.out).lower(), 'a secret in the log: %s' % [
+        line for line in (run.err + run.out).splitlines() if 'c0ffee' in line.lower()])
 
 
 def case_settings(F, binary, tmp):
@@ -400,7 +478,8 @@ def case_settings(F, binary, tmp):
 
 
 CASES = {'fifo': case_fifo, 'partial': case_partial, 'symlink': case_symlink,
-         'queues': case_queues, 'modes': case_modes, 'settings': case_settings}
+         'queues': case_queues, 'modes': case_modes, 'settings': case_settings,
+         'hostile': case_hostile}
 
 
 def main():

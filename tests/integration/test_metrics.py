@@ -153,9 +153,12 @@ def bad_values(F, binary, tmp):
         (['--metrics', 'host:9100'], None, ['--metrics host:9100', 'not a numeric']),
         (['--metrics', '1.2.3.4'], None, ['--metrics 1.2.3.4', 'expected PORT']),
         (['--metrics', '::1:9100'], None, ['--metrics ::1:9100', 'brackets']),
+        # a bracket without a colon: a NULL dereference (exit 139) before the fix
+        (['--metrics', '9100]'], None, ['--metrics 9100]', 'brackets']),
         (['--metrics', ''], None, ['--metrics', 'empty']),
         (['--metrics'], None, ['--metrics', 'needs an argument']),
         ([], '[dataplane]\nmetrics = 99999\n', ['bad.conf:2', 'metrics', 'out of range']),
+        ([], '[dataplane]\nmetrics = 9100]\n', ['bad.conf:2', 'metrics', 'brackets']),
     ])
     # a port in use: another socket listens there
     holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

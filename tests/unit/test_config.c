@@ -468,9 +468,11 @@ test_errors(void)
 		  "t.conf:3: tx_port: set twice (first on line 2)" },
 		{ "[dataplane]\ntx_port =\n", "t.conf:2: tx_port: empty value" },
 		{ "[dataplane]\nhash_seed = 4294967296\n",
-		  "t.conf:2: hash_seed: expected a 32-bit number 0..4294967295, not '4294967296'" },
+		  "t.conf:2: hash_seed: expected a 32-bit number 0..4294967295 (the value is "
+		  "secret: not shown)" },
 		{ "[dataplane]\nhash_seed = 0x100000000\n",
-		  "t.conf:2: hash_seed: expected a 32-bit number 0..4294967295, not '0x100000000'" },
+		  "t.conf:2: hash_seed: expected a 32-bit number 0..4294967295 (the value is "
+		  "secret: not shown)" },
 		{ "[dataplane]\nflow_table_size = 63\n",
 		  "t.conf:2: flow_table_size: expected 64..16777216 flows, not '63'" },
 		{ "[dataplane]\nflow_table_size = 16777217\n",
@@ -527,7 +529,7 @@ test_errors(void)
 		  "not 'maybe'" },
 		{ "[dataplane]\nrss_key = zz\n",
 		  "t.conf:2: rss_key: expected a key in hex (6d5a56da... or 6d:5a:56:da:...), 40 or 52 "
-		  "bytes, not 'zz'" },
+		  "bytes (the value is secret: not shown)" },
 		{ "[dataplane]\nrss_key = 6d5a\n",
 		  "t.conf:2: rss_key: 2 bytes, expected 40 or 52 (80 or 104 hex digits)" },
 		{ "[dataplane]\nsymmetric = xor\nburst = 1\nrss_key = " TZ_MS_KEY "\n",
@@ -543,9 +545,9 @@ test_errors(void)
 		{ "[dataplane]\nbacklog = 065536\n",
 		  "t.conf:2: backlog: expected 1..16777216 packets, not '065536'" },
 		{ "[dataplane]\nhash_seed = 00\n",
-		  "t.conf:2: hash_seed: expected a 32-bit number 0..4294967295, not '00'" },
+		  "t.conf:2: hash_seed: expected a 32-bit number 0..4294967295 (the value is secret: not shown)" },
 		{ "[dataplane]\nhash_seed = ff\n",
-		  "t.conf:2: hash_seed: expected a 32-bit number 0..4294967295, not 'ff'" },
+		  "t.conf:2: hash_seed: expected a 32-bit number 0..4294967295 (the value is secret: not shown)" },
 		{ "[dataplane]\nburst = 0x\t8\n",
 		  "t.conf:2: burst: expected 1..512 packets, not '0x\t8'" },
 		{ "[dataplane]\nreorder_safe = maybe\n",
@@ -613,6 +615,35 @@ test_errors(void)
 		}
 		/* a refused file leaves nothing half-applied */
 		CU_ASSERT(cfg_is_zero(&cfg));
+	}
+}
+
+/*
+ * A secret's value (hash_seed, rss_key) is never quoted back: the message of a refused file
+ * goes to the log and into /rps/config's last_reload_result, which anyone who may query
+ * telemetry reads, also when /rps/config hides the running secrets.
+ */
+static void
+test_errors_secret(void)
+{
+	static const char *const bad[] = {
+		"[dataplane]\nhash_seed = 0xc0ffee0c0ffee\n",
+		"[dataplane]\nhash_seed = c0ffee\n",
+		"[dataplane]\nhash_seed = -0xc0ffee\n",
+		"[dataplane]\nrss_key = c0ffeec0ffeec0ffeec0ffeec0ffeec0ffeec0ffeec0ffeec0ffeec0ffee"
+		"c0ffeec0ffeec0ffeec0ffeeXc0ffee\n",
+		"[dataplane]\nrss_key = c0ffee:zz\n",
+		"[dataplane]\nrss_key: c0ffeec0ffee\n",
+		"[dataplane]\nrss_key c0ffeec0ffee\n",
+		"[dataplane]\nhash_seed\tc0ffee\n",
+	};
+
+	for (unsigned int i = 0; i < RTE_DIM(bad); i++) {
+		CU_ASSERT_EQUAL(parse(bad[i]), -EINVAL);
+		CU_ASSERT_PTR_NULL(strcasestr(err, "c0ffee"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, "t.conf:2: "));
+		if (strcasestr(err, "c0ffee") != NULL)
+			printf("\ncase %u: the secret in '%s'\n", i, err);
 	}
 }
 
@@ -779,7 +810,7 @@ test_file_types(void)
 	rmdir(dir);
 }
 
-/* The owner and mode warnings of rps_config_load_file(); the file parses either way. */
+/* The owner and mode findings of rps_config_load_file(); the file parses either way. */
 static void
 test_file_modes(void)
 {
@@ -792,35 +823,35 @@ test_file_modes(void)
 
 	/* mkdtemp's 0700 folder, a 0600 file: nothing to say */
 	CU_ASSERT_EQUAL(rps_config_load_file(file, &cfg, &info, err, sizeof(err)), 0);
-	CU_ASSERT_STRING_EQUAL(info.warning, "");
+	CU_ASSERT_STRING_EQUAL(info.unsafe, "");
 	CU_ASSERT(cfg.has_backlog && cfg.backlog == 9);
 
 	CU_ASSERT_FATAL(chmod(file, 0666) == 0);
 	CU_ASSERT_EQUAL(rps_config_load_file(file, &cfg, &info, err, sizeof(err)), 0);
 	snprintf(want, sizeof(want), "file %s is writable by others (mode 0666)", file);
-	CU_ASSERT_STRING_EQUAL(info.warning, want);
+	CU_ASSERT_STRING_EQUAL(info.unsafe, want);
 	CU_ASSERT_FATAL(chmod(file, 0620) == 0);
 	CU_ASSERT_EQUAL(rps_config_load_file(file, &cfg, &info, err, sizeof(err)), 0);
 	snprintf(want, sizeof(want), "file %s is writable by its group (mode 0620)", file);
-	CU_ASSERT_STRING_EQUAL(info.warning, want);
+	CU_ASSERT_STRING_EQUAL(info.unsafe, want);
 	CU_ASSERT_FATAL(chmod(file, 0644) == 0);
 
 	/* the folder: anyone could rename another file over ours; sticky (as /tmp) is fine */
 	CU_ASSERT_FATAL(chmod(dir, 0777) == 0);
 	CU_ASSERT_EQUAL(rps_config_load_file(file, &cfg, &info, err, sizeof(err)), 0);
 	snprintf(want, sizeof(want), "folder %s is writable by others (mode 0777)", dir);
-	CU_ASSERT_STRING_EQUAL(info.warning, want);
+	CU_ASSERT_STRING_EQUAL(info.unsafe, want);
 	CU_ASSERT_FATAL(chmod(dir, 01777) == 0);
 	CU_ASSERT_EQUAL(rps_config_load_file(file, &cfg, &info, err, sizeof(err)), 0);
-	CU_ASSERT_STRING_EQUAL(info.warning, "");
+	CU_ASSERT_STRING_EQUAL(info.unsafe, "");
 
 	/* also when the file refuses to parse, and with the file and the folder both */
 	write_file(file, "[dataplane]\nbacklog = lots\n", 0646);
 	CU_ASSERT_FATAL(chmod(dir, 0770) == 0);
 	CU_ASSERT_EQUAL(rps_config_load_file(file, &cfg, &info, err, sizeof(err)), -EINVAL);
-	snprintf(want, sizeof(want), "file %s is writable by others (mode 0646); folder %s is "
-		 "writable by its group (mode 0770)", file, dir);
-	CU_ASSERT_STRING_EQUAL(info.warning, want);
+	snprintf(want, sizeof(want), "folder %s is writable by its group (mode 0770); file %s is "
+		 "writable by others (mode 0646)", dir, file);
+	CU_ASSERT_STRING_EQUAL(info.unsafe, want);
 	CU_ASSERT(cfg_is_zero(&cfg));
 
 	/* through a symlink: the folder the file really is in counts too */
@@ -831,13 +862,13 @@ test_file_modes(void)
 	CU_ASSERT_FATAL(mkdir(sub, 0700) == 0);
 	CU_ASSERT_FATAL(symlink("../rps.conf", link) == 0);
 	CU_ASSERT_EQUAL(rps_config_load_file(link, &cfg, &info, err, sizeof(err)), 0);
-	CU_ASSERT_STRING_EQUAL(info.warning, "");
+	CU_ASSERT_STRING_EQUAL(info.unsafe, "");
 	CU_ASSERT_FATAL(chmod(dir, 0757) == 0);
 	CU_ASSERT_EQUAL(rps_config_load_file(link, &cfg, &info, err, sizeof(err)), 0);
 	snprintf(want, sizeof(want), "folder %s is writable by others (mode 0757)", dir);
-	CU_ASSERT(strstr(info.warning, want) != NULL);
-	if (strstr(info.warning, want) == NULL)
-		printf("\n  got '%s'\n", info.warning);
+	CU_ASSERT(strstr(info.unsafe, want) != NULL);
+	if (strstr(info.unsafe, want) == NULL)
+		printf("\n  got '%s'\n", info.unsafe);
 	CU_ASSERT_FATAL(chmod(dir, 0700) == 0);
 
 	/* another user's file (only root can make one) */
@@ -846,7 +877,7 @@ test_file_modes(void)
 		CU_ASSERT_EQUAL(rps_config_load_file(file, &cfg, &info, err, sizeof(err)), 0);
 		snprintf(want, sizeof(want), "file %s is owned by uid 65534, neither root nor us "
 			 "(uid 0)", file);
-		CU_ASSERT_STRING_EQUAL(info.warning, want);
+		CU_ASSERT_STRING_EQUAL(info.unsafe, want);
 	}
 	unlink(link);
 	rmdir(sub);
@@ -1022,6 +1053,7 @@ main(int argc, char **argv)
 		{ "queue_map_precedence", test_queue_map_precedence },
 		{ "errors_exact_file_line_message", test_errors },
 		{ "errors_long_line_nul_short_buffer", test_errors_special },
+		{ "errors_secret_never_shown", test_errors_secret },
 		{ "files_missing_directory_good_bad", test_files },
 		{ "file_types_fifo_socket_symlink", test_file_types },
 		{ "file_owner_and_mode_warnings", test_file_modes },

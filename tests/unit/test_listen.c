@@ -81,6 +81,11 @@ test_bad(void)
 		{ "9100 ", "expected PORT" },
 		{ "", "empty" },
 		{ "OFF", "expected PORT" },
+		/* a bracket and no colon: strchr() gave NULL and the parser dereferenced it */
+		{ "9100]", "an IPv6 address goes in brackets" },
+		{ "]", "an IPv6 address goes in brackets" },
+		{ "1.2.3.4]", "an IPv6 address goes in brackets" },
+		{ "9100[", "an IPv6 address goes in brackets" },
 	};
 
 	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
