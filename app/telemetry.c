@@ -234,32 +234,11 @@ tel_reply(struct rte_tel_data *d, tel_build_fn *build, const void *arg)
 	return c.over == NULL ? 0 : -ENOMEM;
 }
 
-/*
- * The parameters "A[,B...]": up to @p max numbers (decimal or 0x hex, as on the command
- * line). @return how many (0 for none), or -EINVAL.
- */
+/* The parameters "A[,B...]": up to @p max numbers (rps_number_list_parse). */
 static int
 tel_params(const char *params, uint64_t *v, int max)
 {
-	char buf[32];
-	int n = 0;
-
-	if (params == NULL || *params == '\0')
-		return 0;
-	for (const char *p = params;; n++) {
-		const char *end = strchr(p, ',');
-		size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
-
-		if (n == max || len >= sizeof(buf))
-			return -EINVAL;
-		memcpy(buf, p, len);
-		buf[len] = '\0';
-		if (rps_number_parse(buf, 0, UINT32_MAX, &v[n]) != 0)
-			return -EINVAL;
-		if (end == NULL)
-			return n + 1;
-		p = end + 1;
-	}
+	return rps_number_list_parse(params, UINT32_MAX, v, max);
 }
 
 static double

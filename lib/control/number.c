@@ -2,6 +2,7 @@
 /* number.c: the number syntax shared by the command line and the configuration file. */
 #include <errno.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "rps_number.h"
 
@@ -48,4 +49,28 @@ rps_number_parse(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 		return -ERANGE;
 	*out = x;
 	return 0;
+}
+
+int
+rps_number_list_parse(const char *s, uint64_t hi, uint64_t *v, int max)
+{
+	char buf[32];
+	int n = 0;
+
+	if (s == NULL || *s == '\0')
+		return 0;
+	for (const char *p = s;; n++) {
+		const char *end = strchr(p, ',');
+		size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
+
+		if (n == max || len >= sizeof(buf))
+			return -EINVAL;
+		memcpy(buf, p, len);
+		buf[len] = '\0';
+		if (rps_number_parse(buf, 0, hi, &v[n]) != 0)
+			return -EINVAL;
+		if (end == NULL)
+			return n + 1;
+		p = end + 1;
+	}
 }

@@ -21,6 +21,14 @@
  */
 int rps_number_parse(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
 
+/**
+ * Parse "A[,B...]", a telemetry command's parameters: up to @p max numbers in [0, hi], each in
+ * the syntax above, separated by single commas (no blanks, no empty item).
+ * @return how many (0 for NULL or ""), or -EINVAL (a bad number, an empty item, more than
+ *   @p max, an item of 32 characters or more).
+ */
+int rps_number_list_parse(const char *s, uint64_t hi, uint64_t *v, int max);
+
 /** What rps_number_parse() accepts, for error messages. */
 #define RPS_NUMBER_SYNTAX "decimal without a leading zero, or 0x hex"
 

@@ -61,6 +61,30 @@ test_range(void)
 	CU_ASSERT_EQUAL(v, 10);
 }
 
+/* rps_number_list_parse(): the parameters of /rps/ telemetry commands ("Q,FIRST") */
+static void
+test_list(void)
+{
+	static const struct { const char *s; int n; uint64_t v[3]; } cases[] = {
+		{ NULL, 0, { 0 } }, { "", 0, { 0 } }, { "7", 1, { 7 } }, { "0,16", 2, { 0, 16 } },
+		{ "0x10,4294967295", 2, { 16, UINT32_MAX } },
+		{ ",", -EINVAL, { 0 } }, { "1,", -EINVAL, { 0 } }, { ",1", -EINVAL, { 0 } },
+		{ "1,,2", -EINVAL, { 0 } }, { "1,2,3", -EINVAL, { 0 } }, { "1 ,2", -EINVAL, { 0 } },
+		{ "4294967296", -EINVAL, { 0 } }, { "-1", -EINVAL, { 0 } }, { "01", -EINVAL, { 0 } },
+		{ "0x000000000000000000000000000001", -EINVAL, { 0 } },  /* 32 characters */
+		{ "0x00000000000000000000000000001", 1, { 1 } },         /* 31 */
+	};
+
+	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t v[2] = { 99, 99 };
+		int n = rps_number_list_parse(cases[i].s, UINT32_MAX, v, 2);
+
+		CU_ASSERT_EQUAL(n, cases[i].n);
+		for (int k = 0; k < n; k++)
+			CU_ASSERT_EQUAL(v[k], cases[i].v[k]);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -68,6 +92,7 @@ main(int argc, char **argv)
 		{ "good", test_good },
 		{ "bad", test_bad },
 		{ "range", test_range },
+		{ "list", test_list },
 		CU_TEST_INFO_NULL,
 	};
 

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * fuzz_control.c: libFuzzer harness for what a user or a client hands the control plane.
+ *
+ * Built twice:
+ *  - FUZZ_CONFIG: the input is a whole configuration file, written to a private folder and
+ *    loaded with rps_config_load_file(), as each reload does (read until two reads agree,
+ *    the StrictModes walk, the parse). Checks: a refused file names FILE:LINE (or FILE:) and
+ *    leaves the config all zero; an accepted one answers rps_config_value() and
+ *    rps_config_queue_map() for every setting and queue; a secret's value (the text after
+ *    "hash_seed"/"rss_key" on a line) never appears in the error.
+ *  - FUZZ_PARAMS: the input is one telemetry parameter string or command-line value, fed to
+ *    every parser that takes one: rps_number_list_parse() (the /rps/ commands' "Q,FIRST"),
+ *    rps_number_parse(), rps_listen_parse() (--metrics), rps_lcoreset_parse() and
+ *    rps_lcoreset_parse_list() (maps, --rx-lcores). Checks: results within their contracts
+ *    (counts, ranges, an error text on refusal, an untouched output).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rps_config.h"
+#include "rps_listen.h"
+#include "rps_map.h"
+#include "rps_number.h"
+#include "rps_settings.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#ifdef FUZZ_CONFIG
+static char dir[64], path[96];
+static struct rps_config cfg;
+
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	snprintf(dir, sizeof(dir), "/tmp/rps-fuzz-conf-XXXXXX");
+	if (mkdtemp(dir) == NULL) /* 0700: the StrictModes walk finds it private */
+		abort();
+	snprintf(path, sizeof(path), "%s/rps.conf", dir);
+	return 0;
+}
+
+static int
+all_zero(const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	for (size_t i = 0; i < n; i++)
+		if (c[i] != 0)
+			return 0;
+	return 1;
+}
+
+#define CANARY "Zq9QxWv7"
+
+/*
+ * @p data with CANARY put at the start of each secret's value ("hash_seed = X", "rss_key: X",
+ * the key first on its line): if the canary is ever in an error message, a value was quoted.
+ */
+static size_t
+with_canary(const uint8_t *data, size_t size, char *out)
+{
+	static const char *const keys[] = { "hash_seed", "rss_key" };
+	size_t o = 0, i = 0;
+
+	while (i < size) {
+		size_t ws = i;
+
+		while (ws < size && (data[ws] == ' ' || data[ws] == '\t'))
+			ws++;
+		for (unsigned int k = 0; k < 2; k++) {
+			size_t kl = strlen(keys[k]);
+
+			if (size - ws >= kl && memcmp(data + ws, keys[k], kl) == 0) {
+				size_t v = ws + kl;
+
+				while (v < size && strchr(" \t=:", data[v]) != NULL && data[v] != 0)
+					v++;
+				memcpy(out + o, data + i, v - i);
+				o += v - i;
+				memcpy(out + o, CANARY, strlen(CANARY));
+				o += strlen(CANARY);
+				i = v;
+				break;
+			}
+		}
+		while (i < size && data[i] != '\n')
+			out[o++] = (char)data[i++];
+		if (i < size)
+			out[o++] = (char)data[i++];
+	}
+	return o;
+}
+
+static int
+load(const void *data, size_t size, char *err, size_t err_len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	if (fd < 0 || write(fd, data, size) != (ssize_t)size)
+		abort();
+	close(fd);
+	err[0] = '\0';
+	return rps_config_load_file(path, &cfg, NULL, err, err_len);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char err[512];
+	char *marked;
+	size_t n;
+	int rc;
+
+	if (size > 64 * 1024)
+		return 0;
+	rc = load(data, size, err, sizeof(err));
+	if (rc < 0 && (strncmp(err, path, strlen(path)) != 0 || !all_zero(&cfg, sizeof(cfg)))) {
+		fprintf(stderr, "refused (%d) without FILE: or with state left: %s\n", rc, err);
+		abort();
+	}
+	for (unsigned int i = 0; rc == 0 && i < RPS_SET_NB; i++) {
+		int64_t v;
+
+		(void)rps_config_value(&cfg, (enum rps_setting_id)i, &v);
+	}
+	for (unsigned int q = 0; rc == 0 && q <= RPS_CONFIG_MAX_QUEUES; q++) {
+		const char *t = NULL;
+		const struct rps_lcoreset *s = rps_config_queue_map(&cfg, q, &t);
+
+		if (s != NULL && (t == NULL || t[0] == '\0')) {
+			fprintf(stderr, "queue %u: a map without its text\n", q);
+			abort();
+		}
+	}
+	/* the same file with a canary in every secret's value: never in the message */
+	marked = malloc(size + strlen(CANARY) * (size + 1) + 1); /* a canary a line at most */
+	if (marked == NULL)
+		abort();
+	n = with_canary(data, size, marked);
+	if (load(marked, n, err, sizeof(err)) < 0 && strstr(err, CANARY) != NULL) {
+		fprintf(stderr, "a secret's value in the error: %s\n", err);
+		abort();
+	}
+	free(marked);
+	return 0;
+}
+#endif /* FUZZ_CONFIG */
+
+#ifdef FUZZ_PARAMS
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	return 0;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char s[256], why[256];
+	struct rps_listen l;
+	struct rps_lcoreset set;
+	uint64_t v[4], x;
+	unsigned int bad;
+	int n;
+
+	if (size >= sizeof(s))
+		return 0;
+	memcpy(s, data, size);
+	s[size] = '\0'; /* a string ends at its first NUL, as a C caller's would */
+
+	n = rps_number_list_parse(s, UINT32_MAX, v, 2);
+	if (n < -EINVAL || n > 2 || (n < 0 && n != -EINVAL) || (n == 0 && s[0] != '\0'))
+		abort();
+	for (int i = 0; i < n; i++)
+		if (v[i] > UINT32_MAX)
+			abort();
+	n = rps_number_parse(s, 1, 512, &x);
+	if ((n == 0 && (x < 1 || x > 512)) || (n != 0 && n != -EINVAL && n != -ERANGE))
+		abort();
+
+	memset(&l, 0x5a, sizeof(l));
+	why[0] = '\0';
+	n = rps_listen_parse(s, &l, why, sizeof(why));
+	if (n == 0 && l.on && l.text[0] == '\0')
+		abort();
+	if (n != 0 && (n != -EINVAL || why[0] == '\0' || l.on != 0x5a5a5a5a))
+		abort();
+
+	n = rps_lcoreset_parse(s, &set, &bad);
+	if (n != 0 && n != -EINVAL && n != -ERANGE)
+		abort();
+	n = rps_lcoreset_parse_list(s, &set, &bad);
+	if (n != 0 && n != -EINVAL && n != -ERANGE)
+		abort();
+	return 0;
+}
+#endif /* FUZZ_PARAMS */
