@@ -58,15 +58,33 @@ fail(struct parser *p, const char *fmt, ...)
 	return 0;
 }
 
-/* Whether @p key is a secret's key (RPS_SETTING_SECRET) in any section. */
-static int
-has_secret_key(const char *key)
+/* The length of the secret's key (RPS_SETTING_SECRET) that @p s (@p n bytes) starts with, or 0. */
+static size_t
+secret_key_prefix(const char *s, size_t n)
 {
-	for (unsigned int i = 0; i < RPS_SET_NB; i++)
-		if (rps_settings[i].key != NULL && strcmp(rps_settings[i].key, key) == 0 &&
-		    (rps_settings[i].flags & RPS_SETTING_SECRET))
-			return 1;
+	for (unsigned int i = 0; i < RPS_SET_NB; i++) {
+		const char *key = rps_settings[i].key;
+
+		if (key != NULL && (rps_settings[i].flags & RPS_SETTING_SECRET) &&
+		    strlen(key) <= n && memcmp(s, key, strlen(key)) == 0)
+			return strlen(key);
+	}
 	return 0;
+}
+
+/*
+ * What a message may quote of an unknown key: "hash_seed 0x1234" (the value typed without its
+ * '=', then "= x" later on the line) becomes "hash_seed ...".
+ */
+static const char *
+key_shown(const char *name, char *buf, size_t len)
+{
+	size_t k = secret_key_prefix(name, strlen(name));
+
+	if (k == 0 || name[k] == '\0' || strchr(" \t:", name[k]) == NULL)
+		return name;
+	snprintf(buf, len, "%.*s ...", (int)k, name);
+	return buf;
 }
 
 /*
@@ -142,13 +160,11 @@ reader(char *str, int num, void *stream)
 		while (sep < e && *sep != '=' && *sep != ':')
 			sep++;
 		if (sep == e || *sep != '=') {
-			/* "rss_key: 6d5a..." names a secret: quote the key, not the value */
-			size_t w = strcspn(s, " \t:=");
-			char key[32];
+			/* "rss_key: 6d5a...", "hash_seed0x1234": a secret's: quote the key only */
+			size_t k = secret_key_prefix(s, n);
 
-			snprintf(key, sizeof(key), "%.*s", (int)RTE_MIN(w, n), s);
-			if (has_secret_key(key))
-				n = w;
+			if (k > 0)
+				n = k;
 			fail(p, "'%.*s': expected 'key = value', a [section] or a comment", (int)n, s);
 			return NULL;
 		}
@@ -348,7 +364,7 @@ static int
 key_lookup(struct parser *p, const char *section, const char *name)
 {
 	const struct rps_setting *s = rps_setting_by_key(section, name);
-	char list[512];
+	char list[512], shown[32];
 	uint64_t q;
 
 	if (s != NULL)
@@ -365,13 +381,14 @@ key_lookup(struct parser *p, const char *section, const char *name)
 			}
 			return K_QUEUE0 + (int)q;
 		}
-		fail(p, "unknown key '%s' in [map] (expected default or queue0..queue%u)", name,
-		     RPS_CONFIG_MAX_QUEUES - 1);
+		fail(p, "unknown key '%s' in [map] (expected default or queue0..queue%u)",
+		     key_shown(name, shown, sizeof(shown)), RPS_CONFIG_MAX_QUEUES - 1);
 		return -1;
 	}
 	if (strcmp(section, "dataplane") == 0) {
 		key_list("dataplane", list, sizeof(list));
-		fail(p, "unknown key '%s' in [dataplane] (expected %s)", name, list);
+		fail(p, "unknown key '%s' in [dataplane] (expected %s)",
+		     key_shown(name, shown, sizeof(shown)), list);
 		return -1;
 	}
 	if (*section == '\0')

@@ -35,7 +35,9 @@ def main():
             print('%d seeds from %s' % (n, pcaps), flush=True)
         env = dict(os.environ, UBSAN_OPTIONS='halt_on_error=1:print_stacktrace=1',
                    ASAN_OPTIONS='detect_leaks=0:abort_on_error=1')
+        # libFuzzer exits 77 on a finding by default: meson's SKIP. 1 makes it a failure.
         cmd = [exe, '-max_total_time=%d' % secs, '-timeout=10', '-rss_limit_mb=4096',
+               '-error_exitcode=1', '-timeout_exitcode=1',
                '-print_final_stats=1', work, seeds]
         print(' '.join(cmd), flush=True)
         return subprocess.call(cmd, env=env, cwd=tmp)

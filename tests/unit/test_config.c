@@ -630,12 +630,15 @@ test_errors_secret(void)
 		"[dataplane]\nhash_seed = 0xc0ffee0c0ffee\n",
 		"[dataplane]\nhash_seed = c0ffee\n",
 		"[dataplane]\nhash_seed = -0xc0ffee\n",
-		"[dataplane]\nrss_key = c0ffeec0ffeec0ffeec0ffeec0ffeec0ffeec0ffeec0ffeec0ffeec0ffee"
-		"c0ffeec0ffeec0ffeec0ffeeXc0ffee\n",
+		("[dataplane]\nrss_key = c0ffeec0ffeec0ffeec0ffeec0ffeec0ffeec0ffeec0ffeec0ffeec0ffee"
+		 "c0ffeec0ffeec0ffeec0ffeeXc0ffee\n"),
 		"[dataplane]\nrss_key = c0ffee:zz\n",
 		"[dataplane]\nrss_key: c0ffeec0ffee\n",
 		"[dataplane]\nrss_key c0ffeec0ffee\n",
 		"[dataplane]\nhash_seed\tc0ffee\n",
+		"[dataplane]\nhash_seedc0ffeec0ffee\n", /* the fuzzer's finds */
+		"[dataplane]\nhash_seed c0ffeec0ffee = 1\n",
+		"[map]\nrss_key\tc0ffeec0ffee = 1\n",
 	};
 
 	for (unsigned int i = 0; i < RTE_DIM(bad); i++) {
