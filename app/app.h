@@ -42,6 +42,7 @@ struct rps_flow_snap {
 	rte_seqcount_t sc;
 	uint32_t n;
 	uint64_t tsc;
+	uint64_t taken;                /* snapshots taken (the worker writes, others load) */
 	struct rps_flow_summary f[RPS_TOP_FLOWS];
 };
 
@@ -79,6 +80,8 @@ struct rps_worker {
 	uint64_t test_stall_tsc;       /* ...for this long (0: no stall hook) */
 	uint64_t test_stall_every_tsc; /* ...and again this long after each (0: once) */
 	uint64_t test_stall_not_before;
+	uint64_t test_snap_stall_tsc;  /* test hook: stop this long inside the next flow
+					* snapshot (0: no hook) */
 	int socket;                    /* where this lcore's state is allocated: its socket, or
 					* SOCKET_ID_ANY when it has none (CPUs on several) or EAL
 					* has no memory there */
@@ -318,6 +321,12 @@ void rps_test_spin(uint64_t tsc);
 void rps_test_worker_stall(struct rps_worker *w);
 /* RPS_TEST_FLOW_HASH=crc32c: whether a flow table should hash with CRC32C, seed 0. */
 int rps_test_flow_crc(void);
+/* RPS_TEST_START_PAUSE_MS: stop start-up here (right after EAL's initialisation). */
+void rps_test_start_pause(void);
+/* RPS_TEST_SNAP_STALL: stop @p w inside its flow snapshot's write section. */
+void rps_test_snap_stall(struct rps_worker *w);
+/* RPS_TEST_TEL_HOLD: make telemetry command @p cmd take long when it is the one named. */
+void rps_test_tel_hold(const char *cmd);
 /* Count @p n packets received; pause the RX lcore when RPS_TEST_RX_GAP says so. */
 void rps_test_rx_gap(struct rps_app *app, uint16_t n);
 

@@ -998,6 +998,7 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return 0;
 	}
+	rps_test_start_pause();
 	app->pool_in_use_at_exit = -1;
 	app->rx_lcore = rte_get_main_lcore();
 	{

@@ -561,6 +561,14 @@ worker_common(struct tel_out *c, const struct workers_arg *a, uint32_t i)
 	}
 	tel_u64(c, "pps", pps_of(app, i));
 	tel_u64(c, "busy_percent", st->polls ? st->busy_polls * 100 / st->polls : 0);
+	{
+		/* /rps/flows snapshots it took: they walk its flow table on the data path */
+		const struct rps_flow_snap *fs = app->nb_workers ? app->workers[i].flow_snap :
+						 RPS_APP_SELF(app)->flow_snap;
+
+		tel_u64(c, "flow_snapshots", fs != NULL ?
+			__atomic_load_n(&fs->taken, __ATOMIC_RELAXED) : 0);
+	}
 	tel_u64(c, "buckets", a->owned[i]);
 }
 
@@ -1239,6 +1247,9 @@ tel_guarded(const char *cmd, const char *params, struct rte_tel_data *d)
 
 	__atomic_add_fetch(&tel_inflight, 1, __ATOMIC_SEQ_CST);
 	if (!__atomic_load_n(&tel_closed, __ATOMIC_SEQ_CST)) {
+#ifdef RPS_TEST_HOOKS
+		rps_test_tel_hold(cmd); /* a command that takes long (test_hooks.c) */
+#endif
 		rc = -ENOENT;
 		for (unsigned int i = 0; i < RTE_DIM(tel_cmds); i++)
 			if (strcmp(cmd, tel_cmds[i].name) == 0) {

@@ -139,10 +139,15 @@ rps_process_idle(struct rps_worker *w)
 			struct rps_flow_snap *s = w->flow_snap;
 
 			rte_seqcount_write_begin(&s->sc);
+#ifdef RPS_TEST_HOOKS
+			if (unlikely(w->test_snap_stall_tsc != 0))
+				rps_test_snap_stall(w);
+#endif
 			s->n = (uint32_t)RTE_MAX(0, rps_flow_table_top(c->flows, s->f,
 								       RPS_TOP_FLOWS));
 			s->tsc = c->now;
 			rte_seqcount_write_end(&s->sc);
+			__atomic_store_n(&s->taken, s->taken + 1, __ATOMIC_RELAXED);
 			w->next_snap_tsc = c->now + c->hz;
 		}
 	}
