@@ -36,13 +36,17 @@ extern int rps_logtype;
 /* (port, queue) pairs over every --rx-port: rps_order's bucket holds at most 256 */
 #define RPS_RX_QUEUES_MAX 256
 
-/** A worker's top flows, republished every second; read by telemetry only through the
- * sequence counter (single writer, no lock). */
+/** A worker's top flows, republished at most once a second while /rps/flows asks; read by
+ * telemetry only through the sequence counter (single writer, no lock), with a bounded
+ * number of retries: a worker stopped inside its write is skipped, never waited for. */
 struct rps_flow_snap {
 	rte_seqcount_t sc;
 	uint32_t n;
-	uint64_t tsc;
+	uint64_t tsc;                  /* when it was taken (atomic: read outside sc too) */
+	uint64_t taken;                /* snapshots taken (the worker writes, others load) */
 	struct rps_flow_summary f[RPS_TOP_FLOWS];
+	struct rps_flow_summary scratch[RPS_TOP_FLOWS]; /* the worker's, outside sc: the walk
+					* of its flow table is not in the write section */
 };
 
 /** A worker's health (health.c): state and counters written by the control thread, read
@@ -79,6 +83,8 @@ struct rps_worker {
 	uint64_t test_stall_tsc;       /* ...for this long (0: no stall hook) */
 	uint64_t test_stall_every_tsc; /* ...and again this long after each (0: once) */
 	uint64_t test_stall_not_before;
+	uint64_t test_snap_stall_tsc;  /* test hook: stop this long inside the next flow
+					* snapshot (0: no hook) */
 	int socket;                    /* where this lcore's state is allocated: its socket, or
 					* SOCKET_ID_ANY when it has none (CPUs on several) or EAL
 					* has no memory there */
@@ -204,6 +210,8 @@ struct rps_app {
 					* --stall-timeout is 0. Control thread only */
 	uint64_t stranded;             /* packets left to stalled workers at exit */
 	int workers_stuck;             /* workers given up on at exit (health.c) */
+	int tel_stuck;                 /* a telemetry command still ran at exit: nothing it may
+					* read is freed (rps_telemetry_close()) */
 	uint64_t *pps;                 /* [nb_workers + 1]: processed/s over the last second,
 					* the last entry is the RX lcore's rx rate */
 
@@ -294,8 +302,17 @@ int rps_control_check_start_config(const struct rps_app *app, char *err, size_t 
 /* telemetry.c: the /rps/ commands on DPDK's telemetry socket. */
 int rps_telemetry_register(struct rps_app *app);
 /* Refuse every /rps/ command from now on and wait for those in flight: before teardown frees
- * what they read (DPDK 22.11 cannot unregister commands). */
-void rps_telemetry_close(void);
+ * what they read (DPDK 22.11 cannot unregister commands). The wait has a deadline (2 s):
+ * @return 0, or -ETIMEDOUT when a command is still running (logged): then nothing it may
+ * read must be freed. */
+int rps_telemetry_close(void);
+/* Whether EAL's runtime directory (its sockets: telemetry, multi-process) is safe: ours, not
+ * writable by group or others, in a parent only we or root can change. @return 0, or -EPERM
+ * (-errno if it cannot be read) with the reason, the directory, its owner and mode and what
+ * to do in @p err. After rte_eal_init(). */
+int rps_telemetry_check_dir(char *err, size_t len);
+/* How long workers keep snapshotting their top flows after a /rps/flows (seconds). */
+#define RPS_FLOWS_ASKED_S 3
 
 /* metrics.c: --metrics, the counters for Prometheus over HTTP. Open binds the socket (at
  * start, before the ports: exit on error, with the message in @p err); start serves it on
@@ -318,6 +335,12 @@ void rps_test_spin(uint64_t tsc);
 void rps_test_worker_stall(struct rps_worker *w);
 /* RPS_TEST_FLOW_HASH=crc32c: whether a flow table should hash with CRC32C, seed 0. */
 int rps_test_flow_crc(void);
+/* RPS_TEST_START_PAUSE_MS: stop start-up here (right after EAL's initialisation). */
+void rps_test_start_pause(void);
+/* RPS_TEST_SNAP_STALL: stop @p w inside its flow snapshot's write section. */
+void rps_test_snap_stall(struct rps_worker *w);
+/* RPS_TEST_TEL_HOLD: make telemetry command @p cmd take long when it is the one named. */
+void rps_test_tel_hold(const char *cmd);
 /* Count @p n packets received; pause the RX lcore when RPS_TEST_RX_GAP says so. */
 void rps_test_rx_gap(struct rps_app *app, uint16_t n);
 
@@ -349,9 +372,10 @@ int rps_worker_main(void *arg);
 void rps_process_burst(struct rps_worker *w, struct rte_mbuf **pkts, uint16_t n);
 /* worker_loop.c: once-per-loop housekeeping of a processing lcore (TX flush, ageing). */
 void rps_process_idle(struct rps_worker *w);
-/* worker_loop.c: set up / tear down a processing lcore's stage state. */
+/* worker_loop.c: set up / tear down a processing lcore's stage state; @p keep_snap: leave
+ * its flow snapshot allocated (a telemetry command may still read it). */
 int rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w);
-void rps_worker_ctx_fini(struct rps_worker *w);
+void rps_worker_ctx_fini(struct rps_worker *w, int keep_snap);
 
 /* A copy of every counter, each 64-bit value read atomically (report.c). */
 struct rps_snapshot {

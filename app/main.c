@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <numa.h>
@@ -898,12 +899,14 @@ teardown(struct rps_app *app)
 				strerror(-frc));
 	}
 	/* Flush TX, count fragments still held: before the ports close. A worker still stuck
-	 * keeps its state: it may yet touch it. */
+	 * keeps its state: it may yet touch it. With a telemetry command still running
+	 * (rps_telemetry_close() gave up on it) the flow snapshots, ports and backlogs stay:
+	 * the command may read any of them. */
 	if (app->rx != NULL)
-		rps_worker_ctx_fini(RPS_APP_SELF(app));
+		rps_worker_ctx_fini(RPS_APP_SELF(app), app->tel_stuck);
 	for (uint16_t i = 0; app->workers != NULL && i < app->nb_workers; i++)
 		if (!app->workers[i].stuck)
-			rps_worker_ctx_fini(&app->workers[i]);
+			rps_worker_ctx_fini(&app->workers[i], app->tel_stuck);
 	/* a stuck worker may still be using the ports: leave them open then */
 	/* the RX ports' own counters, summed */
 	memset(&app->port_stats, 0, sizeof(app->port_stats));
@@ -916,12 +919,12 @@ teardown(struct rps_app *app)
 			app->port_stats.ierrors += ps.ierrors;
 			app->port_stats.rx_nombuf += ps.rx_nombuf;
 		}
-		if (app->workers_stuck == 0)
+		if (app->workers_stuck == 0 && !app->tel_stuck)
 			rps_port_close(app->opt.rx_ports[p]);
 	}
-	if (app->tx_started && app->workers_stuck == 0)
+	if (app->tx_started && app->workers_stuck == 0 && !app->tel_stuck)
 		rps_port_close((uint16_t)app->opt.tx_port);
-	for (uint16_t i = 0; app->backlogs != NULL && i < app->nb_workers; i++)
+	for (uint16_t i = 0; app->backlogs != NULL && !app->tel_stuck && i < app->nb_workers; i++)
 		for (uint16_t r = 0; !app->workers[i].stuck && r < app->nb_rx; r++)
 			rps_backlog_fini(rps_app_backlog(app, r, i));
 	rps_health_fini(app);
@@ -986,7 +989,16 @@ main(int argc, char **argv)
 
 	if (stop_requested(app, "option parsing"))
 		return 0;
-	ret = rte_eal_init(sep, argv);
+	{
+		/* EAL binds its sockets (dpdk_telemetry.v2, mp_socket) with the umask's mode:
+		 * make them owner-only from birth, not after a chmod, and give the process its
+		 * own umask back for what it writes later */
+		mode_t um = umask(077);
+
+		umask(um | 077);
+		ret = rte_eal_init(sep, argv);
+		umask(um);
+	}
 	if (ret < 0) {
 		if (stop_requested(app, "EAL initialisation"))
 			return EXIT_RUNTIME;
@@ -998,6 +1010,17 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return 0;
 	}
+	{
+		/* the sockets are only as safe as the directory they are in */
+		char err[512];
+
+		if (rps_telemetry_check_dir(err, sizeof(err)) < 0) {
+			fprintf(stderr, "dpdk-rps: %s\n", err);
+			rte_eal_cleanup();
+			return EXIT_USAGE;
+		}
+	}
+	rps_test_start_pause();
 	app->pool_in_use_at_exit = -1;
 	app->rx_lcore = rte_get_main_lcore();
 	{
@@ -1118,7 +1141,11 @@ main(int argc, char **argv)
 		ret = EXIT_RUNTIME;
 	}
 
-	rps_telemetry_close();
+	if (rps_telemetry_close() < 0) {
+		/* a command still running may read anything teardown would free: keep it all */
+		app->tel_stuck = 1;
+		ret = EXIT_RUNTIME;
+	}
 	rps_metrics_close(app);
 	rps_pdump_fini(app); /* before the ports close: no new capture requests */
 	teardown(app);
@@ -1132,7 +1159,8 @@ main(int argc, char **argv)
 		}
 	}
 	signal_app = NULL;
-	if (app->workers_stuck) /* a stuck lcore may still use what release() would free */
+	/* a stuck lcore, or a telemetry command still running, may use what release() frees */
+	if (app->workers_stuck || app->tel_stuck)
 		return ret;
 	release(app);
 	rte_eal_cleanup();

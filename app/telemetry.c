@@ -20,6 +20,7 @@
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_mempool.h>
+#include <rte_pause.h>
 #include <rte_lcore.h>
 #include <rte_telemetry.h>
 
@@ -561,6 +562,14 @@ worker_common(struct tel_out *c, const struct workers_arg *a, uint32_t i)
 	}
 	tel_u64(c, "pps", pps_of(app, i));
 	tel_u64(c, "busy_percent", st->polls ? st->busy_polls * 100 / st->polls : 0);
+	{
+		/* /rps/flows snapshots it took: they walk its flow table on the data path */
+		const struct rps_flow_snap *fs = app->nb_workers ? app->workers[i].flow_snap :
+						 RPS_APP_SELF(app)->flow_snap;
+
+		tel_u64(c, "flow_snapshots", fs != NULL ?
+			__atomic_load_n(&fs->taken, __ATOMIC_RELAXED) : 0);
+	}
 	tel_u64(c, "buckets", a->owned[i]);
 }
 
@@ -896,11 +905,12 @@ tel_buckets(const char *cmd, const char *params, struct rte_tel_data *d)
 /*
  * Whether the steering secrets (jhash seed, Toeplitz key) may go out on the telemetry socket.
  * The socket lives in EAL's runtime directory, which EAL creates 0700 (owner only: connecting
- * to a Unix socket needs search permission on its directory); the socket itself gets the
- * umask's mode. But EAL keeps a directory that already exists with whatever mode it has
- * (and --file-prefix or RUNTIME_DIRECTORY may point elsewhere), so this checks instead of
- * trusting: the secrets are shown only when the directory is owned by us and closed to group
- * and others. Otherwise /rps/config says "hidden", and only the owner's --rss-key knows.
+ * to a Unix socket needs search permission on its directory), and is owner-only itself
+ * (main.c's umask around rte_eal_init()). EAL keeps a directory that already exists with
+ * whatever mode it has (and --file-prefix or RUNTIME_DIRECTORY may point elsewhere): one
+ * that others could write to is refused at start (rps_telemetry_check_dir()); one that they
+ * can only read or search is accepted, but then the secrets are not shown: /rps/config says
+ * "hidden", and only the owner's --rss-key knows.
  */
 static int
 secrets_visible(void)
@@ -910,6 +920,70 @@ secrets_visible(void)
 
 	return dir != NULL && stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
 	       st.st_uid == geteuid() && (st.st_mode & (S_IRWXG | S_IRWXO)) == 0;
+}
+
+/* Say why directory @p dir (@p st, @p role) is refused: @p what, its owner and mode, and
+ * @p todo. */
+static int
+dir_refused(char *err, size_t len, const char *role, const char *dir, const struct stat *st,
+	    const char *what, const char *todo)
+{
+	snprintf(err, len, "%s %s (owner uid %u, mode %o) %s: whoever can change it can replace "
+		 "the telemetry and multi-process sockets. %s", role, dir,
+		 (unsigned int)st->st_uid, (unsigned int)(st->st_mode & 07777), what, todo);
+	return -EPERM;
+}
+
+#define RUNDIR "EAL's runtime directory"
+#define RUNDIR_UP "The folder holding EAL's runtime directory,"
+
+int
+rps_telemetry_check_dir(char *err, size_t len)
+{
+	const char *dir = rte_eal_get_runtime_dir();
+	char parent[PATH_MAX];
+	struct stat st;
+	char *slash;
+
+	if (dir == NULL || *dir == '\0')
+		return 0;
+	if (stat(dir, &st) != 0) {
+		int e = errno;
+
+		snprintf(err, len, "EAL's runtime directory %s: %s", dir, strerror(e));
+		return -e;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, len, "EAL's runtime directory %s: not a directory", dir);
+		return -ENOTDIR;
+	}
+	if (st.st_uid != geteuid()) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "is not this user's (uid %u)",
+			 (unsigned int)geteuid());
+		return dir_refused(err, len, RUNDIR, dir, &st, what, "Remove it (EAL makes it again, "
+				   "0700) or choose another --file-prefix.");
+	}
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+		return dir_refused(err, len, RUNDIR, dir, &st, "is writable by group or others",
+				   "Remove it (EAL makes it again, 0700) or chmod go-w it.");
+	/* its parent (EAL's dpdk/ folder): whoever may rename in it may swap the directory */
+	snprintf(parent, sizeof(parent), "%s", dir);
+	slash = strrchr(parent, '/');
+	if (slash == NULL || slash == parent)
+		return 0;
+	*slash = '\0';
+	if (stat(parent, &st) != 0)
+		return 0;   /* not ours to judge: EAL made the directory inside it */
+	if (st.st_uid != geteuid() && st.st_uid != 0)
+		return dir_refused(err, len, RUNDIR_UP, parent, &st, "is another user's",
+				   "Remove it or set RUNTIME_DIRECTORY (or XDG_RUNTIME_DIR) to "
+				   "a directory of this user's.");
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (st.st_mode & S_ISVTX) == 0)
+		return dir_refused(err, len, RUNDIR_UP, parent, &st, "is writable by group or "
+				   "others without the sticky bit", "chmod go-w (or +t) it.");
+	return 0;
 }
 
 struct config_arg {
@@ -1054,23 +1128,38 @@ tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 /*
  * Flows in a page of /rps/flows. At its widest (IPv6 addresses of 39 characters, every
  * number 20 or 11 digits) a flow is 337 bytes: 32 and the rest make 10,843 bytes of the
- * 16,320; the 64 that /rps/flows,64 used to put in one reply could be 21,600.
+ * 16,320; the 64 that /rps/flows,64 used to put in one reply could be 21,600. The "stale"
+ * and "unavailable" lists name each worker once at most: 127 lcores of 11 characters add
+ * 1,433 bytes (12,276 in all).
  */
 #define TEL_FLOWS_PAGE 32
 #define TEL_FLOWS_MAX 64
 
-/* One worker's snapshot, copied consistently (retried while the worker writes it). */
-static uint32_t
+/* How long a /rps/flows waits for the workers' snapshots, at most; and how long it retries
+ * reading one that its worker is writing. A worker stopped (preempted, stalled, given up on
+ * at exit) must cost a reply little and never hold it: its flows are left out and named. */
+#define TEL_FLOWS_WAIT_MS 100u
+#define TEL_SNAP_READ_US 1000u
+
+/* Worker snapshot @p s copied consistently into @p out: how many flows, or -EBUSY when its
+ * worker is still writing it after TEL_SNAP_READ_US (stopped inside the write). */
+static int
 read_snap(const struct rps_flow_snap *s, struct rps_flow_summary *out)
 {
-	uint32_t n, sn;
+	const uint64_t end = rte_rdtsc() + rte_get_tsc_hz() * TEL_SNAP_READ_US / 1000000;
 
 	do {
-		sn = rte_seqcount_read_begin(&s->sc);
-		n = RTE_MIN(s->n, (uint32_t)RPS_TOP_FLOWS);
-		memcpy(out, s->f, n * sizeof(*out));
-	} while (rte_seqcount_read_retry(&s->sc, sn));
-	return n;
+		uint32_t sn = rte_seqcount_read_begin(&s->sc);
+		uint32_t n = RTE_MIN(s->n, (uint32_t)RPS_TOP_FLOWS);
+
+		if ((sn & 1) == 0) {
+			memcpy(out, s->f, n * sizeof(*out));
+			if (!rte_seqcount_read_retry(&s->sc, sn))
+				return (int)n;
+		}
+		rte_pause();
+	} while (rte_rdtsc() < end);
+	return -EBUSY;
 }
 
 struct tel_flow {
@@ -1089,14 +1178,27 @@ cmp_flow(const void *a, const void *b)
 struct flows_arg {
 	const struct tel_flow *all;
 	uint32_t first, end, want;  /* ranks [first, end) of the top want */
+	/* workers whose snapshot is over a second old (they did not answer in time), and
+	 * those left out (stopped inside their write, or given up on at exit) */
+	uint16_t nb_stale, nb_unavailable;
+	unsigned int stale[RTE_MAX_LCORE], unavailable[RTE_MAX_LCORE];
 };
 
 static void
 flows_build(struct tel_out *o, const void *arg)
 {
 	const struct flows_arg *a = arg;
+	struct tel_out l;
 
 	tel_page(o, a->first, TEL_FLOWS_PAGE, a->want);
+	tel_open(o, &l, RTE_TEL_INT_VAL);
+	for (uint16_t i = 0; i < a->nb_stale; i++)
+		tel_arr_int(&l, (int)a->stale[i]);
+	tel_close(o, "stale", &l);
+	tel_open(o, &l, RTE_TEL_INT_VAL);
+	for (uint16_t i = 0; i < a->nb_unavailable; i++)
+		tel_arr_int(&l, (int)a->unavailable[i]);
+	tel_close(o, "unavailable", &l);
 	for (uint32_t k = a->first; k < a->end; k++) {
 		const struct rps_flow_summary *f = &a->all[k].f;
 		char name[16], src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
@@ -1122,34 +1224,49 @@ flows_build(struct tel_out *o, const void *arg)
 	}
 }
 
+/* Whether worker @p w will not answer: declared stalled, or given up on at exit. */
+static int
+worker_gone(const struct rps_worker *w)
+{
+	return __atomic_load_n(&w->health.state, __ATOMIC_RELAXED) == RPS_HEALTH_STALLED ||
+	       __atomic_load_n(&w->stuck, __ATOMIC_RELAXED);
+}
+
+/* Whether snapshot @p s was taken at most a second before @p t0. */
+static int
+snap_fresh(const struct rps_flow_snap *s, uint64_t t0, uint64_t hz)
+{
+	return __atomic_load_n(&s->tsc, __ATOMIC_RELAXED) + hz >= t0;
+}
+
 /*
- * Ask the workers for snapshots (they take one a second while asked) and wait (this thread
- * only) until each has one at most a second old. The first query waits up to 1.5 s for
- * them; later ones up to 50 ms, then answer with what there is: a worker that is stalled or
- * never idle must not hold up the reply.
+ * Ask the workers for snapshots (they take one a second while asked in the last
+ * RPS_FLOWS_ASKED_S seconds, worker_loop.c) and wait (this thread only) until each has one
+ * at most a second old, for TEL_FLOWS_WAIT_MS at most: then the reply goes with what there
+ * is, naming the workers that did not answer ("stale"). An idle worker answers within its
+ * sleep (--idle-sleep, 50 us by default), a busy one within a burst.
  */
 static void
-flows_wait_fresh(const struct rps_app *app, const struct rps_worker *ws, uint16_t nw)
+flows_wait_fresh(const struct rps_app *app, const struct rps_worker *ws, uint16_t nw,
+		 uint64_t t0)
 {
 	struct rps_app *mut = (struct rps_app *)(uintptr_t)app;
-	uint64_t t0 = rte_rdtsc(), hz = rte_get_tsc_hz();
-	uint64_t last = __atomic_load_n(&app->flows_wanted_tsc, __ATOMIC_RELAXED);
-	/* workers snapshot while asked in the last 60 s (rps_process_idle) */
-	uint64_t wait = last == 0 || t0 - last > 59 * hz ? hz * 3 / 2 : hz / 20;
-	int fresh = 0;
+	const uint64_t hz = rte_get_tsc_hz(), wait = hz * TEL_FLOWS_WAIT_MS / 1000;
 
 	__atomic_store_n(&mut->flows_wanted_tsc, t0, __ATOMIC_RELAXED);
-	while (!fresh && rte_rdtsc() - t0 < wait &&
-	       !__atomic_load_n(&app->rx_done, __ATOMIC_ACQUIRE)) {
-		fresh = 1;
-		for (uint16_t i = 0; i < nw; i++)
-			if (ws[i].flow_snap != NULL &&
-			    __atomic_load_n(&ws[i].health.state, __ATOMIC_RELAXED) !=
-			    RPS_HEALTH_STALLED && /* it will not answer */
-			    __atomic_load_n(&ws[i].flow_snap->tsc, __ATOMIC_RELAXED) + hz < t0)
+	for (;;) {
+		int fresh = 1;
+
+		for (uint16_t i = 0; i < nw; i++) {
+			const struct rps_flow_snap *s = ws[i].flow_snap;
+
+			if (s != NULL && !worker_gone(&ws[i]) && !snap_fresh(s, t0, hz))
 				fresh = 0;
-		if (!fresh)
-			rte_delay_us_sleep(5 * 1000);
+		}
+		if (fresh || rte_rdtsc() - t0 >= wait ||
+		    __atomic_load_n(&app->rx_done, __ATOMIC_ACQUIRE))
+			return;
+		rte_delay_us_sleep(1000);
 	}
 }
 
@@ -1159,8 +1276,9 @@ tel_flows(const char *cmd, const char *params, struct rte_tel_data *d)
 	const struct rps_app *app = tel_app;
 	const struct rps_worker *ws = app->nb_workers ? app->workers : RPS_APP_SELF(app);
 	uint16_t nw = app->nb_workers ? app->nb_workers : 1;
+	const uint64_t t0 = rte_rdtsc(), hz = rte_get_tsc_hz();
 	struct tel_flow *all;
-	struct flows_arg a;
+	struct flows_arg *a;
 	uint64_t p[2] = { 10, 0 };
 	uint32_t total = 0;
 	int n = tel_params(params, p, 2), rc;
@@ -1170,29 +1288,42 @@ tel_flows(const char *cmd, const char *params, struct rte_tel_data *d)
 	if (n < 0 || p[0] == 0 || p[0] > TEL_FLOWS_MAX || p[1] >= p[0])
 		return -EINVAL;
 	all = calloc((size_t)nw * RPS_TOP_FLOWS, sizeof(*all));
-	if (all == NULL)
+	a = calloc(1, sizeof(*a));
+	if (all == NULL || a == NULL) {
+		free(all);
+		free(a);
 		return -ENOMEM;
-	flows_wait_fresh(app, ws, nw);
+	}
+	flows_wait_fresh(app, ws, nw, t0);
 	for (uint16_t i = 0; i < nw; i++) {
+		const struct rps_flow_snap *s = ws[i].flow_snap;
 		struct rps_flow_summary tmp[RPS_TOP_FLOWS];
-		uint32_t k, m;
+		int m;
 
-		if (ws[i].flow_snap == NULL)
+		if (s == NULL)
 			continue;
-		m = read_snap(ws[i].flow_snap, tmp);
-		for (k = 0; k < m; k++) {
+		/* a worker given up on at exit is not even tried */
+		m = __atomic_load_n(&ws[i].stuck, __ATOMIC_RELAXED) ? -EBUSY : read_snap(s, tmp);
+		if (m < 0) {
+			a->unavailable[a->nb_unavailable++] = ws[i].lcore;
+			continue;
+		}
+		if (!snap_fresh(s, t0, hz))
+			a->stale[a->nb_stale++] = ws[i].lcore;
+		for (int k = 0; k < m; k++) {
 			all[total].f = tmp[k];
 			all[total++].lcore = ws[i].lcore;
 		}
 	}
 	qsort(all, total, sizeof(*all), cmp_flow);
-	a.all = all;
-	a.first = (uint32_t)p[1];
-	a.want = RTE_MIN((uint32_t)p[0], total);
-	a.end = RTE_MIN(a.first + TEL_FLOWS_PAGE, a.want);
-	if (a.end < a.first)
-		a.end = a.first;
-	rc = tel_reply(d, flows_build, &a);
+	a->all = all;
+	a->first = (uint32_t)p[1];
+	a->want = RTE_MIN((uint32_t)p[0], total);
+	a->end = RTE_MIN(a->first + TEL_FLOWS_PAGE, a->want);
+	if (a->end < a->first)
+		a->end = a->first;
+	rc = tel_reply(d, flows_build, a);
+	free(a);
 	free(all);
 	return rc;
 }
@@ -1204,10 +1335,17 @@ tel_flows(const char *cmd, const char *params, struct rte_tel_data *d)
  * it counts itself in (tel_inflight) and re-checks tel_closed; rps_telemetry_close() sets
  * tel_closed, then waits for tel_inflight to reach 0. Both sides use sequentially consistent
  * operations, so either the command sees tel_closed and refuses (an error reply), or the
- * close sees the command in flight and waits for it. Not on the data path.
+ * close sees the command in flight and waits for it, at most TEL_CLOSE_WAIT_MS: past that
+ * it says so and main.c frees nothing a command reads (a leak at exit, not a use after
+ * free). Not on the data path.
  */
 static int tel_closed;
 static int tel_inflight;
+
+/* How long the close waits for the commands in flight. Each is bounded far below it (the
+ * longest, /rps/flows, by TEL_FLOWS_WAIT_MS and TEL_SNAP_READ_US a worker): one still
+ * running after this is stuck, and the exit goes on without freeing what it may read. */
+#define TEL_CLOSE_WAIT_MS 2000u
 
 static const struct {
 	const char *name;
@@ -1239,6 +1377,9 @@ tel_guarded(const char *cmd, const char *params, struct rte_tel_data *d)
 
 	__atomic_add_fetch(&tel_inflight, 1, __ATOMIC_SEQ_CST);
 	if (!__atomic_load_n(&tel_closed, __ATOMIC_SEQ_CST)) {
+#ifdef RPS_TEST_HOOKS
+		rps_test_tel_hold(cmd); /* a command that takes long (test_hooks.c) */
+#endif
 		rc = -ENOENT;
 		for (unsigned int i = 0; i < RTE_DIM(tel_cmds); i++)
 			if (strcmp(cmd, tel_cmds[i].name) == 0) {
@@ -1250,12 +1391,23 @@ tel_guarded(const char *cmd, const char *params, struct rte_tel_data *d)
 	return rc;
 }
 
-void
+int
 rps_telemetry_close(void)
 {
+	const uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc();
+	int n;
+
 	__atomic_store_n(&tel_closed, 1, __ATOMIC_SEQ_CST);
-	while (__atomic_load_n(&tel_inflight, __ATOMIC_SEQ_CST) != 0)
+	while ((n = __atomic_load_n(&tel_inflight, __ATOMIC_SEQ_CST)) != 0) {
+		if (rte_rdtsc() - start >= hz * TEL_CLOSE_WAIT_MS / 1000) {
+			RPS_LOG(ERR, "telemetry: %d command(s) still in flight %u ms after the "
+				"stop: what they may read is left in place, not freed", n,
+				TEL_CLOSE_WAIT_MS);
+			return -ETIMEDOUT;
+		}
 		rte_delay_us_sleep(100);
+	}
+	return 0;
 }
 
 int
@@ -1263,14 +1415,9 @@ rps_telemetry_register(struct rps_app *app)
 {
 	int rc = 0;
 
+	/* the socket is owner-only from its creation (main.c's umask around rte_eal_init())
+	 * and its directory was checked (rps_telemetry_check_dir()): nothing to chmod */
 	tel_app = app;
-	{
-		/* DPDK's runtime directory is already owner-only; make the socket so too */
-		char path[PATH_MAX];
-
-		snprintf(path, sizeof(path), "%s/dpdk_telemetry.v2", rte_eal_get_runtime_dir());
-		(void)chmod(path, 0600);
-	}
 	for (unsigned int i = 0; i < RTE_DIM(tel_cmds); i++)
 		if (rte_telemetry_register_cmd(tel_cmds[i].name, tel_guarded,
 					       tel_cmds[i].help) != 0) {

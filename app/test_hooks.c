@@ -25,10 +25,19 @@
  *                                is stuck (nobody drains it) and then recovers
  *   RPS_TEST_RX_HOLD=PATH        while the file PATH exists the RX lcore polls no queue (checked
  *                                every 10 ms): the offered load falls to zero and comes back
+ *   RPS_TEST_START_PAUSE_MS=MS   start-up stops MS ms right after EAL's initialisation (before
+ *                                the ports): the sockets EAL made can be looked at before
+ *                                anything else of dpdk-rps runs
+ *   RPS_TEST_SNAP_STALL=W:MS     worker index W stops for MS ms in the middle of writing its
+ *                                first /rps/flows snapshot (sequence count odd): a worker
+ *                                preempted or given up on while a reader wants its flows
+ *   RPS_TEST_TEL_HOLD=CMD:MS     the telemetry command CMD (e.g. /rps/config) takes MS ms, each
+ *                                time, counted in flight: a command still running at exit
  *
  * A build without the hooks warns when such a variable is set, so a test can tell that it
  * cannot set up its condition (and skip) instead of passing or failing by chance.
  */
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +60,9 @@
 #define FLOW_HASH_VAR "RPS_TEST_FLOW_HASH"
 #define RING_DRAIN_VAR "RPS_TEST_RING_DRAIN"
 #define RX_HOLD_VAR "RPS_TEST_RX_HOLD"
+#define START_PAUSE_VAR "RPS_TEST_START_PAUSE_MS"
+#define SNAP_STALL_VAR "RPS_TEST_SNAP_STALL"
+#define TEL_HOLD_VAR "RPS_TEST_TEL_HOLD"
 
 void
 rps_test_spin(uint64_t tsc)
@@ -368,6 +380,132 @@ rx_hold_var(void)
 #endif
 }
 
+#ifdef RPS_TEST_HOOKS
+/* "NAME:MS" or "W:MS": the part before the last colon into @p name, MS (1..3600000) into
+ * *@p ms. @return 0, or -1. */
+static int
+name_ms(const char *v, char *name, size_t len, unsigned long *ms)
+{
+	const char *colon = strrchr(v, ':');
+	char *end;
+
+	if (colon == NULL || colon == v || (size_t)(colon - v) >= len || colon[1] == '\0')
+		return -1;
+	*ms = strtoul(colon + 1, &end, 10);
+	if (*end != '\0' || *ms == 0 || *ms > 3600000)
+		return -1;
+	memcpy(name, v, (size_t)(colon - v));
+	name[colon - v] = '\0';
+	return 0;
+}
+#endif
+
+void
+rps_test_start_pause(void)
+{
+	const char *v = getenv(START_PAUSE_VAR);
+
+	if (v == NULL)
+		return;
+#ifdef RPS_TEST_HOOKS
+	{
+		char *end;
+		unsigned long ms = strtoul(v, &end, 10);
+
+		if (*v == '\0' || *end != '\0' || ms == 0 || ms > 600000) {
+			RPS_LOG(ERR, "test hook: %s=%s is not 1..600000 (ms): ignored",
+				START_PAUSE_VAR, v);
+			return;
+		}
+		RPS_LOG(WARNING, "test hook: start-up paused for %lu ms after EAL's "
+			"initialisation (%s)", ms, START_PAUSE_VAR);
+		rte_delay_us_sleep((unsigned int)(ms * 1000));
+		RPS_LOG(WARNING, "test hook: start-up resumed (%s)", START_PAUSE_VAR);
+	}
+#else
+	RPS_LOG(WARNING, "test hook: %s is ignored: built without -Dtest_hooks=true",
+		START_PAUSE_VAR);
+#endif
+}
+
+void
+rps_test_snap_stall(struct rps_worker *w)
+{
+	RPS_LOG(WARNING, "test hook: worker lcore %u stops for %.0f ms inside its flow snapshot",
+		w->lcore, (double)w->test_snap_stall_tsc * 1e3 / (double)rte_get_tsc_hz());
+	rps_test_spin(w->test_snap_stall_tsc);
+	w->test_snap_stall_tsc = 0; /* once */
+}
+
+/* RPS_TEST_SNAP_STALL=W:MS into worker W's test_snap_stall_tsc. */
+static void
+snap_stall_var(struct rps_app *app)
+{
+	const char *v = getenv(SNAP_STALL_VAR);
+
+	if (v == NULL)
+		return;
+#ifdef RPS_TEST_HOOKS
+	{
+		char idx[16] = "", *end = idx;
+		unsigned long ms = 0, wi = ULONG_MAX;
+
+		if (name_ms(v, idx, sizeof(idx), &ms) == 0)
+			wi = strtoul(idx, &end, 10);
+		if (*end != '\0' || wi >= app->nb_workers) {
+			RPS_LOG(ERR, "test hook: %s=%s is not W:MS with W < %u: ignored",
+				SNAP_STALL_VAR, v, app->nb_workers);
+			return;
+		}
+		app->workers[wi].test_snap_stall_tsc = (uint64_t)ms * rte_get_tsc_hz() / 1000;
+		RPS_LOG(WARNING, "test hook: worker %lu (lcore %u) stops for %lu ms inside its first "
+			"flow snapshot (%s)", wi, app->workers[wi].lcore, ms, SNAP_STALL_VAR);
+	}
+#else
+	(void)app;
+	RPS_LOG(WARNING, "test hook: %s is ignored: built without -Dtest_hooks=true",
+		SNAP_STALL_VAR);
+#endif
+}
+
+/* RPS_TEST_TEL_HOLD: the command and how long (set once at init, before telemetry). */
+static struct {
+	char cmd[64];
+	unsigned long ms;
+} tel_hold;
+
+void
+rps_test_tel_hold(const char *cmd)
+{
+	if (tel_hold.ms == 0 || strcmp(cmd, tel_hold.cmd) != 0)
+		return;
+	RPS_LOG(WARNING, "test hook: telemetry command %s held for %lu ms (%s)", cmd,
+		tel_hold.ms, TEL_HOLD_VAR);
+	rte_delay_us_sleep((unsigned int)(tel_hold.ms * 1000));
+}
+
+/* RPS_TEST_TEL_HOLD=CMD:MS into tel_hold. */
+static void
+tel_hold_var(void)
+{
+	const char *v = getenv(TEL_HOLD_VAR);
+
+	if (v == NULL)
+		return;
+#ifdef RPS_TEST_HOOKS
+	if (name_ms(v, tel_hold.cmd, sizeof(tel_hold.cmd), &tel_hold.ms) < 0) {
+		tel_hold.ms = 0;
+		RPS_LOG(ERR, "test hook: %s=%s is not COMMAND:MS: ignored", TEL_HOLD_VAR, v);
+		return;
+	}
+	RPS_LOG(WARNING, "test hook: telemetry command %s takes %lu ms (%s)", tel_hold.cmd,
+		tel_hold.ms, TEL_HOLD_VAR);
+#else
+	RPS_LOG(WARNING, "test hook: %s is ignored: built without -Dtest_hooks=true",
+		TEL_HOLD_VAR);
+#endif
+}
+
 void
 rps_test_hooks_fini(void)
 {
@@ -392,6 +530,8 @@ rps_test_hooks_init(struct rps_app *app)
 		hk.running = 1;
 #endif
 	stall_var(app);
+	snap_stall_var(app);
+	tel_hold_var();
 	rx_gap_var(app);
 	app->test_delay_tsc = delay_var(DELAY_VAR, "every worker");
 	app->test_rx_delay_tsc = delay_var(RX_DELAY_VAR, "the RX lcore");

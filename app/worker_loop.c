@@ -4,6 +4,8 @@
  * own backlogs (one per RX lcore, in turn), run the stage pipeline, publish progress (head), and between bursts do the
  * housekeeping the stages need (TX flush, fragment death row, flow ageing).
  */
+#include <string.h>
+
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
@@ -85,7 +87,7 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 }
 
 void
-rps_worker_ctx_fini(struct rps_worker *w)
+rps_worker_ctx_fini(struct rps_worker *w, int keep_snap)
 {
 	struct rps_stage_ctx *c = &w->ctx;
 
@@ -101,8 +103,10 @@ rps_worker_ctx_fini(struct rps_worker *w)
 		rps_flow_table_free(c->flows);
 		c->flows = NULL;
 	}
-	rte_free(w->flow_snap);
-	w->flow_snap = NULL;
+	if (!keep_snap) {
+		rte_free(w->flow_snap);
+		w->flow_snap = NULL;
+	}
 }
 
 void
@@ -121,6 +125,31 @@ rps_process_burst(struct rps_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	RPS_CTR_ADD(w->stats.busy_cycles, rte_rdtsc() - start);
 }
 
+/*
+ * Publish @p w's top flows for /rps/flows. The walk of the flow table comes first, into the
+ * worker's scratch copy, so the write section is only a copy of 32 summaries: a reader
+ * retries while that lasts, and gives up on a worker stopped inside it (telemetry.c).
+ */
+static void
+flow_snap_take(struct rps_worker *w)
+{
+	struct rps_stage_ctx *c = &w->ctx;
+	struct rps_flow_snap *s = w->flow_snap;
+	const int n = RTE_MAX(0, rps_flow_table_top(c->flows, s->scratch, RPS_TOP_FLOWS));
+
+	rte_seqcount_write_begin(&s->sc);
+#ifdef RPS_TEST_HOOKS
+	if (unlikely(w->test_snap_stall_tsc != 0))
+		rps_test_snap_stall(w);
+#endif
+	s->n = (uint32_t)n;
+	memcpy(s->f, s->scratch, (size_t)n * sizeof(s->f[0]));
+	__atomic_store_n(&s->tsc, c->now, __ATOMIC_RELAXED);
+	rte_seqcount_write_end(&s->sc);
+	__atomic_store_n(&s->taken, s->taken + 1, __ATOMIC_RELAXED);
+	w->next_snap_tsc = c->now + c->hz;
+}
+
 void
 rps_process_idle(struct rps_worker *w)
 {
@@ -133,18 +162,12 @@ rps_process_idle(struct rps_worker *w)
 		rps_flow_table_age_paced(c, RPS_FLOW_AGE_BUDGET);
 		uint64_t wanted = __atomic_load_n(&w->app->flows_wanted_tsc, __ATOMIC_RELAXED);
 
-		/* at most once a second, and only while someone asks (a query in the last 60 s) */
-		if (wanted != 0 && c->now >= w->next_snap_tsc && c->now - wanted < 60 * c->hz) {
-			/* telemetry's /rps/flows reads this, never the live table */
-			struct rps_flow_snap *s = w->flow_snap;
-
-			rte_seqcount_write_begin(&s->sc);
-			s->n = (uint32_t)RTE_MAX(0, rps_flow_table_top(c->flows, s->f,
-								       RPS_TOP_FLOWS));
-			s->tsc = c->now;
-			rte_seqcount_write_end(&s->sc);
-			w->next_snap_tsc = c->now + c->hz;
-		}
+		/* At most once a second, and only while someone asks: a /rps/flows in the last
+		 * RPS_FLOWS_ASKED_S seconds (signed: the query's TSC may be a little ahead of
+		 * this lcore's). A client that stops polling stops the walks soon after. */
+		if (wanted != 0 && c->now >= w->next_snap_tsc &&
+		    (int64_t)(c->now - wanted) < (int64_t)(RPS_FLOWS_ASKED_S * c->hz))
+			flow_snap_take(w);
 	}
 }
 
