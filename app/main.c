@@ -21,6 +21,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_random.h>
+#include <rte_version.h>
 
 #include "app.h"
 #include "outfile.h"
@@ -565,6 +566,71 @@ lcores_share_cpus(void)
 	return 0;
 }
 
+/* Whether the workers transmit on RX port number @p p (in --rx-port's list): --tx-port,
+ * or the respond stage answering on the first port. */
+static int
+workers_send_on(const struct rps_app *app, uint16_t p)
+{
+	const struct rps_options *o = &app->opt;
+
+	return p == 0 && (o->tx_port == (int)o->rx_ports[p] ||
+			  rps_pipeline_has(&app->pipeline, RPS_STAGE_RESPOND));
+}
+
+/* The TX queues of RX port number @p p: one per worker when they transmit on it, else one
+ * idle queue: dpdk-dumpcap asks for RX and TX capture together and the primary refuses a
+ * port without TX queues ("number of tx queues cannot be 0"). */
+static uint16_t
+rx_port_txq(const struct rps_app *app, uint16_t p, const struct rps_port_info *pi,
+	    uint16_t nb_tx)
+{
+	if (workers_send_on(app, p))
+		return nb_tx;
+	return pi->max_txq > 0 ? 1 : 0;
+}
+
+/* Queue counts the PMD of port @p port cannot start (rps_port_check_queues() said @p err),
+ * named by option @p opt: what was asked, the most that works and the way out. @p wtx: the
+ * TX queues are the workers' (one each), not one idle queue. */
+static void
+report_queue_limit(const char *opt, uint16_t port, const struct rps_port_info *pi,
+		   uint16_t nq, uint16_t ntx, int wtx, int err)
+{
+	const char *why = wtx ? " (one TX queue per worker of --map)" : "";
+	char name[RTE_ETH_NAME_MAX_LEN] = "";
+
+	(void)rte_eth_dev_get_name_by_port(port, name);
+	if (err == -E2BIG) {
+		unsigned int most = pi->pair_queues ? pi->max_queues / 2u : pi->max_queues;
+
+		fprintf(stderr, "dpdk-rps: %s %u (%s, PMD %s of %s): at most %u %s work (%u RX + "
+			"TX queues; more overflow the PMD's file descriptor array at start and "
+			"abort the process); asked: %u RX and %u TX queues%s\n", opt, port, name,
+			pi->driver, rte_version(), most,
+			pi->pair_queues ? "queue pairs" : "RX + TX queues", pi->max_queues, nq, ntx,
+			why);
+		if (wtx && ntx > most)
+			fprintf(stderr, "dpdk-rps: transmit on it from at most %u workers (--map) "
+				"with --rx-queues %u, or transmit on another port\n", most,
+				pi->pair_queues ? most : 1u);
+		else
+			fprintf(stderr, "dpdk-rps: try --rx-queues %u\n",
+				pi->pair_queues ? ntx : pi->max_queues - ntx);
+	} else if (pi->pair_queues && nq == 0) {
+		fprintf(stderr, "dpdk-rps: %s %u (%s, PMD %s): the PMD starts only as many RX "
+			"queues as TX queues and a TX-only port has none: transmit on an --rx-port "
+			"or another port\n", opt, port, name, pi->driver);
+	} else if (pi->pair_queues) {
+		fprintf(stderr, "dpdk-rps: %s %u (%s, PMD %s): the PMD starts only as many RX "
+			"queues as TX queues; asked: %u RX and %u TX queues%s: try --rx-queues "
+			"%u\n", opt, port, name, pi->driver, nq, ntx, why, ntx);
+	} else {
+		fprintf(stderr, "dpdk-rps: %s %u (%s, PMD %s): at most %u RX and %u TX queues; "
+			"asked: %u and %u\n", opt, port, name, pi->driver, pi->max_rxq,
+			pi->max_txq, nq, ntx);
+	}
+}
+
 static int
 setup_ports(struct rps_app *app)
 {
@@ -599,6 +665,20 @@ setup_ports(struct rps_app *app)
 		}
 		nq = o->rx_queues ? o->rx_queues :
 			RTE_MIN((p == 0 ? &rxi : &rxi1)->max_rxq, (uint16_t)RPS_PORT_DEFAULT_MAX_RXQ);
+		{
+			const struct rps_port_info *pi = p == 0 ? &rxi : &rxi1;
+			uint16_t ntx = rx_port_txq(app, p, pi, nb_tx);
+
+			/* a PMD's own rules, before anything is configured: net_tap before
+			 * DPDK 24.11 aborts at start past its limit (too many TX queues for
+			 * the port: said below, with --tx-port or the respond stage) */
+			rc = ntx <= pi->max_txq ? rps_port_check_queues(pi, nq, ntx) : 0;
+			if (rc < 0) {
+				report_queue_limit("--rx-port", port, pi, nq, ntx,
+						   workers_send_on(app, p), rc);
+				return -EXIT_USAGE;
+			}
+		}
 		if (app->nb_rxq + nq > RPS_RX_QUEUES_MAX) {
 			fprintf(stderr, "dpdk-rps: --rx-port: at most %u RX queues over every port\n",
 				RPS_RX_QUEUES_MAX);
@@ -634,6 +714,11 @@ setup_ports(struct rps_app *app)
 			fprintf(stderr, "dpdk-rps: --tx-port %d: port (%s) has %u TX queues, "
 				"one per worker needs %u\n", o->tx_port, txi.driver, txi.max_txq,
 				nb_tx);
+			return -EXIT_USAGE;
+		}
+		rc = o->tx_port == (int)o->rx_port ? 0 : rps_port_check_queues(&txi, 0, nb_tx);
+		if (rc < 0) {
+			report_queue_limit("--tx-port", (uint16_t)o->tx_port, &txi, 0, nb_tx, 1, rc);
 			return -EXIT_USAGE;
 		}
 	}
@@ -705,13 +790,7 @@ setup_ports(struct rps_app *app)
 		memset(&req, 0, sizeof(req));
 		req.port_id = port;
 		req.nb_rxq = nq;
-		req.nb_txq = p == 0 && (o->tx_port == (int)port ||
-					rps_pipeline_has(&app->pipeline, RPS_STAGE_RESPOND)) ? nb_tx : 0;
-		/* One idle TX queue otherwise: dpdk-dumpcap asks for RX and TX capture together
-		 * and the primary refuses a port without TX queues ("number of tx queues cannot
-		 * be 0"). */
-		if (req.nb_txq == 0 && pi->max_txq > 0)
-			req.nb_txq = 1;
+		req.nb_txq = rx_port_txq(app, p, pi, nb_tx);
 		if (req.nb_txq > pi->max_txq) {
 			fprintf(stderr, "dpdk-rps: --rx-port %u: port (%s) has %u TX queues; the "
 				"respond stage needs one per worker (%u)\n", port, pi->driver,
@@ -731,9 +810,9 @@ setup_ports(struct rps_app *app)
 			fprintf(stderr, "dpdk-rps: --rx-port %u: set-up of %u RX queue(s) failed: "
 				"%s\n", port, nq, rte_strerror(-rc));
 			if (req.nb_txq > 0 && nq != req.nb_txq)
-				fprintf(stderr, "dpdk-rps: some PMDs (net_tap) want as many RX "
-					"queues as TX queues (%u here): try --rx-queues %u\n",
-					req.nb_txq, req.nb_txq);
+				fprintf(stderr, "dpdk-rps: some PMDs want as many RX queues as TX "
+					"queues (%u here): try --rx-queues %u\n", req.nb_txq,
+					req.nb_txq);
 			return -EXIT_RUNTIME;
 		}
 		app->rx_started = p + 1; /* ports 0..p to stop and close */

@@ -7,8 +7,43 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
+#include <rte_version.h>
 
 #include "rps_port.h"
+
+/* DPDK releases as one comparable number: 22.11 -> 2211 */
+#define DPDK_REL(year, month) ((year) * 100u + (month))
+/* RTE_MP_MAX_FD_NUM before 24.11 (rte_eal.h), the fds one IPC message carries */
+#define MP_FDS_BEFORE_24_11 8u
+
+void
+rps_port_pmd_limits(const char *driver, unsigned int year, unsigned int month,
+		    int *pair_queues, uint16_t *max_queues)
+{
+	const unsigned int rel = DPDK_REL(year, month);
+
+	*pair_queues = 0;
+	*max_queues = 0;
+	if (strcmp(driver, "net_tap") != 0)
+		return;
+	*pair_queues = rel >= DPDK_REL(22, 3);
+	if (rel < DPDK_REL(24, 7))
+		*max_queues = MP_FDS_BEFORE_24_11;      /* a descriptor per RX and per TX queue */
+	else if (rel < DPDK_REL(24, 11))
+		*max_queues = 2 * MP_FDS_BEFORE_24_11;  /* one per pair */
+}
+
+int
+rps_port_check_queues(const struct rps_port_info *info, uint16_t nb_rxq, uint16_t nb_txq)
+{
+	if (nb_rxq > info->max_rxq || nb_txq > info->max_txq)
+		return -EINVAL;
+	if (info->max_queues != 0 && (unsigned int)nb_rxq + nb_txq > info->max_queues)
+		return -E2BIG;
+	if (info->pair_queues && nb_rxq != nb_txq)
+		return -EINVAL;
+	return 0;
+}
 
 int
 rps_port_query(uint16_t port_id, struct rps_port_info *info)
@@ -26,6 +61,9 @@ rps_port_query(uint16_t port_id, struct rps_port_info *info)
 	info->max_txq = dev.max_tx_queues;
 	info->socket = rte_eth_dev_socket_id(port_id);
 	snprintf(info->driver, sizeof(info->driver), "%s", dev.driver_name);
+	/* the release running, not the one built against: the PMD is its code */
+	rps_port_pmd_limits(info->driver, rte_version_year(), rte_version_month(),
+			    &info->pair_queues, &info->max_queues);
 	return 0;
 }
 
@@ -93,8 +131,10 @@ rps_port_setup(const struct rps_port_req *req, struct rps_port_info *info)
 	nb_rxq = req->nb_rxq;
 	if (req->pool != NULL && nb_rxq == 0)
 		nb_rxq = RTE_MIN(dev.max_rx_queues, (uint16_t)RPS_PORT_DEFAULT_MAX_RXQ);
-	if (nb_rxq > dev.max_rx_queues || req->nb_txq > dev.max_tx_queues)
-		return -EINVAL;
+	/* before rte_eth_dev_configure(): counts the PMD cannot start may abort the process */
+	rc = rps_port_check_queues(info, nb_rxq, req->nb_txq);
+	if (rc != 0)
+		return rc;
 
 	memset(&conf, 0, sizeof(conf));
 	if (req->want_rss && nb_rxq > 0)

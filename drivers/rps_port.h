@@ -69,18 +69,52 @@ struct rps_port_info {
 	uint64_t rx_cksum;     /**< RX checksum offloads enabled (RTE_ETH_RX_OFFLOAD_IPV4_CKSUM,
 				*   _TCP_CKSUM, _UDP_CKSUM: the ones the port has): the PMD then
 				*   gives each mbuf its verdict, which validate trusts */
+	int pair_queues;       /**< the PMD starts only as many RX queues as TX queues (net_tap) */
+	uint16_t max_queues;   /**< the most RX + TX queues the PMD starts without failing, below
+				*   max_rxq + max_txq (rps_port_pmd_limits()); 0 = no such limit */
 	char driver[64];
 };
 
 /**
- * Read a port's limits without configuring it.
+ * Queue rules of a PMD beyond its max_rx_queues and max_tx_queues, for the DPDK release
+ * @p year.@p month it runs on (rte_version_year(), rte_version_month()): pure, so the
+ * table can be tested.
+ *
+ * net_tap wants as many RX queues as TX queues (since DPDK 22.03). Before 24.11 it also
+ * passes its queues' file descriptors to secondary processes at start (tap_mp_req_on_rxtx)
+ * in an array of RTE_MP_MAX_FD_NUM (8): one per RX and one per TX queue before 24.07, one
+ * per queue pair (RX and TX share it) in 24.07; more overflow the array on the stack and the
+ * process aborts ("stack smashing detected"). Hence at most 8 RX + TX queues (4 pairs)
+ * before 24.07 and 16 (8 pairs) in 24.07. 24.11 raised the array to 253 (SCM_MAX_FD).
+ *
+ * @param[out] pair_queues 1 when RX and TX queue counts must be equal, else 0
+ * @param[out] max_queues the most RX + TX queues, or 0 when only max_rx/tx_queues limit them
+ */
+void rps_port_pmd_limits(const char *driver, unsigned int year, unsigned int month,
+			 int *pair_queues, uint16_t *max_queues);
+
+/**
+ * Check queue counts against the port's rules (rps_port_info.pair_queues, .max_queues,
+ * .max_rxq, .max_txq) before anything is configured.
+ * @return 0 when the PMD can start them; -EINVAL when the RX and TX counts must be equal
+ *   and are not, or one exceeds max_rxq/max_txq; -E2BIG when their sum exceeds max_queues.
+ */
+int rps_port_check_queues(const struct rps_port_info *info, uint16_t nb_rxq, uint16_t nb_txq);
+
+/**
+ * Read a port's limits without configuring it: its queue counts, and the PMD's own rules
+ * (rps_port_pmd_limits()) for the DPDK release running.
  * @return 0, or -ENODEV when @p port_id is not a valid port.
  */
 int rps_port_query(uint16_t port_id, struct rps_port_info *info);
 
 /**
  * Configure, set up queues and start a port.
- * @return 0, -ENODEV, -EINVAL (more queues asked than the PMD has), or the ethdev error.
+ * The queue counts are checked first (rps_port_check_queues()): a PMD is never configured
+ * with counts it cannot start.
+ * @return 0, -ENODEV, -EINVAL (more queues asked than the PMD has, or RX and TX counts that
+ *   must be equal and are not), -E2BIG (more RX + TX queues than the PMD starts), or the
+ *   ethdev error.
  */
 int rps_port_setup(const struct rps_port_req *req, struct rps_port_info *info);
 
