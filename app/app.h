@@ -144,7 +144,12 @@ struct rps_app {
 	uint16_t tx_mtu;               /* the output port's MTU (0: no output port) */
 	int tx_multi_seg;              /* ... and whether it takes multi-segment mbufs */
 	uint32_t pool_size;
-	uint32_t frag_budget;          /* mbufs each worker's reassembly may hold (setup_ports) */
+	/* each worker's share of the pool (rps_budget.h, setup_ports) */
+	uint32_t frag_budget;          /* mbufs each worker's reassembly may hold */
+	uint32_t backlog_cap;          /* packets each backlog ring holds (<= --backlog) */
+	uint64_t worker_share;         /* the most mbufs a worker holds: rings, reassembly,
+					* TX ring, bursts, return rings */
+	uint32_t pool_reserve;         /* the RX lcores' own: no worker's to take */
 	int64_t pool_in_use_at_exit;  /* -1 until measured after the ports are closed */
 	char rx_driver[64];
 	struct rps_cpu_paths cpu;      /* build baseline, CPU-specific paths taken (rps_cpu.h) */
@@ -153,7 +158,8 @@ struct rps_app {
 	struct rte_rcu_qsbr *cap_qsbr;  /* RX lcores (their index) and workers (nb_rx + index)
 					 * report once per loop: capture callbacks removed wait
 					 * for it (pdump.c) */
-	struct rte_eth_stats port_stats; /* RX port's own counters, read at exit */
+	struct rte_eth_stats port_stats; /* RX ports' own counters, summed, read at exit */
+	struct rte_eth_stats rx_port_stats[RPS_RX_PORTS_MAX]; /* ... each of them */
 
 	uint16_t nb_workers;
 	/* Both arrays are contiguous because others index them (reports and telemetry

@@ -28,6 +28,7 @@
 #include "rps_flow.h"
 #include "rps_numa.h"
 #include "rps_port.h"
+#include "rps_budget.h"
 #include "rps_reasm.h"
 #include "rps_settings.h"
 
@@ -445,7 +446,10 @@ setup_workers(struct rps_app *app)
 				snprintf(name, sizeof(name), "%u", l);
 			else
 				snprintf(name, sizeof(name), "%u_%u", app->rx[r].self.lcore, l);
-			rc = rps_backlog_init(b, name, o->backlog, w->socket);
+			/* its share of the pool may hold fewer than --backlog (setup_ports) */
+			rc = rps_backlog_init(b, name, app->backlog_cap, w->socket);
+			if (rc == 0 && app->backlog_cap < o->backlog)
+				rps_backlog_set_budget_cut(b);
 			/* the RX lcore writes the flow-limit state: on its socket; always there,
 			 * so that a reload can turn the limit on */
 			if (rc == 0)
@@ -631,6 +635,39 @@ report_queue_limit(const char *opt, uint16_t port, const struct rps_port_info *p
 	}
 }
 
+_Static_assert(RPS_BUDGET_MIN_FRAG == RPS_REASM_MIN_BUDGET, "the planner's reassembly floor");
+
+/* The start-up line: the pool, the RX lcores' reserve and what each worker may hold; a
+ * warning when the pool made the limits smaller than asked, or could not keep them at all. */
+static void
+report_budgets(const struct rps_app *app, const struct rps_pool_budget *b, uint64_t want)
+{
+	const struct rps_options *o = &app->opt;
+	char bl[96] = "";
+
+	if (b->backlogs != 0)
+		snprintf(bl, sizeof(bl), "%u backlog ring(s) of %u packets, ", b->backlogs,
+			 b->backlog_cap);
+	RPS_LOG(INFO, "mbuf pool: %u mbufs%s; the RX lcores keep %u, each of %u %s may hold "
+		"%" PRIu64 " (%sreassembly %u, TX ring, bursts and return rings %u)",
+		app->pool_size, o->mbufs ? " (--mbufs)" : "", b->reserve, b->workers,
+		app->nb_workers ? "workers" : "lcore (no map)", b->share, bl, b->frag_budget,
+		b->fixed);
+	if (b->overcommit)
+		rte_log(RTE_LOG_WARNING, rps_logtype, "RPS: a pool of %u mbufs is below what the "
+			"smallest budgets need (%u for the RX lcores, %u per worker and more): "
+			"each worker may hold every mbuf, and a stalled or flooded one starve the "
+			"RX lcores (rx_nombuf); raise --mbufs to %" PRIu64 "\n", app->pool_size,
+			b->reserve, b->fixed, want);
+	else if (b->cut)
+		rte_log(RTE_LOG_WARNING, rps_logtype, "RPS: a pool of %u mbufs, not the %" PRIu64
+			" that --backlog %u and --frag-mbufs %u ask for: each backlog ring cut to "
+			"%u packets (what it refuses: mbuf_budget), reassembly to %u mbufs per "
+			"worker (frag_evicted); raise --mbufs%s\n", app->pool_size, want,
+			o->backlog, b->frag_mbufs, b->backlog_cap, b->frag_budget,
+			o->mbufs ? "" : " or give EAL more memory (-m)");
+}
+
 static int
 setup_ports(struct rps_app *app)
 {
@@ -638,8 +675,9 @@ setup_ports(struct rps_app *app)
 	uint16_t nb_tx = app->nb_workers ? app->nb_workers : 1;
 	struct rps_port_info rxi, txi, rxi1;
 	struct rps_port_req req;
-	uint32_t need, frag_mbufs;
-	int rc, socket, shared, reasm;
+	struct rps_pool_budget bud;
+	uint64_t want;
+	int rc, socket, shared;
 
 	app->nb_rxq = 0;
 	for (uint16_t p = 0; p < o->nb_rx_ports; p++) {
@@ -725,59 +763,61 @@ setup_ports(struct rps_app *app)
 	app->rx_port_socket = rxi.socket;
 	socket = rxi.socket >= 0 ? rxi.socket : (int)rte_socket_id();
 	/*
-	 * The pool: what unfragmented traffic needs, plus what reassembly may hold.
-	 *   need  = RX rings + TX rings + full backlogs and each worker's bursts in flight
-	 *           + the RX lcore's burst + a reserve for the per-lcore mempool caches
-	 *             (384 per lcore: a cache of 256 may fill to 1.5x)
-	 *           + full return rings (--recycle-mbufs);
-	 *   pool  = max(MIN_POOL, need + workers * --frag-mbufs) by default, or --mbufs;
-	 *   budget per worker = min(--frag-mbufs, (pool - need) / workers), at least
-	 *           RPS_REASM_MIN_BUDGET.
-	 * Reassembly evicts its oldest datagrams rather than hold more than its budget
-	 * (reassemble.c), so a flood of fragments that never complete can take at most
-	 * workers * budget mbufs and the RX rings and backlogs always find theirs.
+	 * The pool, and each worker's share of it (docs/reassembly-budget.md):
+	 *   reserve = RX rings + the RX lcores' bursts (and what backpressure holds)
+	 *             + a cache reserve for every lcore (384: a cache of 256 fills to 1.5x):
+	 *             what keeps the RX lcores receiving, no worker's to take;
+	 *   share   = fixed: the worker's TX ring, its bursts in flight, its return rings
+	 *             + RX lcores x --backlog (its backlogs) + --frag-mbufs (reassembly);
+	 *   pool    = max(MIN_POOL, reserve + workers x share) by default, or --mbufs.
+	 * Without a map the RX lcore is the one "worker" (no backlog, no bursts in flight).
+	 * A pool smaller than that (--mbufs, or the default halved for want of memory) cuts
+	 * each worker's backlogs and reassembly budget by one factor until reserve + workers x
+	 * share fits (rps_pool_budgets()): however slow or flooded, a worker then holds at most its
+	 * share (its rings refuse the rest as mbuf_budget, reassembly evicts as frag_evicted)
+	 * and the RX lcores always find mbufs.
 	 */
-	need = app->nb_rxq * RX_DESC + nb_tx * TX_DESC +
-	       (uint32_t)app->nb_workers * (app->nb_rx * o->backlog + 2u * RPS_BURST_MAX) +
-	       2u * RPS_BURST_MAX * app->nb_rx + 384u * rte_lcore_count() +
-	       (o->recycle ? (uint32_t)app->nb_workers * app->nb_rx * RPS_RECYCLE_SIZE : 0);
-	frag_mbufs = o->frag_mbufs ? o->frag_mbufs : o->frag_max;
-	reasm = rps_pipeline_has(&app->pipeline, RPS_STAGE_REASSEMBLE);
+	memset(&bud, 0, sizeof(bud));
+	bud.workers = nb_tx;
+	bud.backlogs = app->nb_workers ? app->nb_rx : 0;
+	bud.backlog = o->backlog;
+	bud.burst = o->burst;
+	bud.frag_mbufs = rps_pipeline_has(&app->pipeline, RPS_STAGE_REASSEMBLE) ?
+			 (o->frag_mbufs ? o->frag_mbufs : o->frag_max) : 0;
+	bud.reserve = app->nb_rxq * RX_DESC + 2u * RPS_BURST_MAX * app->nb_rx +
+		      384u * rte_lcore_count();
+	bud.fixed = TX_DESC + (app->nb_workers ? 2u * RPS_BURST_MAX +
+			       (o->recycle ? app->nb_rx * RPS_RECYCLE_SIZE : 0) : 0);
+	want = bud.reserve + (uint64_t)bud.workers * (bud.fixed +
+		(uint64_t)bud.backlogs * bud.backlog + bud.frag_mbufs);
 	if (app->pool_size == 0)
-		app->pool_size = o->mbufs ? o->mbufs : (uint32_t)RTE_MIN(MAX_POOL,
-			RTE_MAX(MIN_POOL, need + (reasm ? (uint64_t)nb_tx * frag_mbufs : 0)));
+		app->pool_size = o->mbufs ? o->mbufs :
+				 (uint32_t)RTE_MIN(MAX_POOL, RTE_MAX(MIN_POOL, want));
 	shared = lcores_share_cpus();
 	if (shared)
 		RPS_LOG(INFO, "some lcores share a CPU: the mbuf pool uses ring_mt_rts, which a "
 			"preempted lcore cannot stall (one lcore per CPU is still what performs)");
 	app->pool = rps_port_pool_create(app->pool_size, socket, shared);
-	/* The computed default covers full backlogs; when memory is short, settle for less
-	 * (a smaller pool only matters once backlogs are nearly full). */
+	/* The computed default covers full backlogs; when memory is short, settle for less:
+	 * the budgets shrink with it. */
 	while (app->pool == NULL && o->mbufs == 0 && rte_errno == ENOMEM &&
 	       app->pool_size / 2 >= MIN_POOL) {
 		app->pool_size /= 2;
 		app->pool = rps_port_pool_create(app->pool_size, socket, shared);
 	}
-	if (app->pool != NULL && o->mbufs == 0)
-		RPS_LOG(DEBUG, "mbuf pool: %u mbufs", app->pool_size);
 	if (app->pool == NULL) {
 		fprintf(stderr, "dpdk-rps: cannot create a pool of %u mbufs on socket %d: %s "
 			"(use --mbufs or give EAL more memory with -m)\n", app->pool_size, socket,
 			rte_strerror(rte_errno));
 		return -EXIT_RUNTIME;
 	}
-	app->frag_budget = RTE_MIN(frag_mbufs, app->pool_size > need ?
-				   (app->pool_size - need) / nb_tx : 0);
-	if (reasm && app->frag_budget < frag_mbufs) {
-		int low = app->frag_budget <= RPS_REASM_MIN_BUDGET;
-
-		app->frag_budget = RTE_MAX(app->frag_budget, RPS_REASM_MIN_BUDGET);
-		rte_log(low ? RTE_LOG_WARNING : RTE_LOG_INFO, rps_logtype,
-			"RPS: a pool of %u mbufs leaves reassembly %u mbufs per worker, not %u "
-			"(rings, backlogs and caches need %u)%s\n", app->pool_size,
-			app->frag_budget, frag_mbufs, need,
-			low ? ": a fragment flood may starve them; raise --mbufs" : "");
-	}
+	bud.pool = app->pool_size;
+	rps_pool_budgets(&bud);
+	app->backlog_cap = bud.backlog_cap;
+	app->frag_budget = bud.frag_budget;
+	app->worker_share = bud.share;
+	app->pool_reserve = bud.reserve;
+	report_budgets(app, &bud, want);
 	for (uint16_t p = 0; p < o->nb_rx_ports; p++) {
 		const uint16_t port = o->rx_ports[p];
 		struct rps_port_info *pi = p == 0 ? &rxi : &rxi1;
@@ -993,6 +1033,7 @@ teardown(struct rps_app *app)
 		struct rte_eth_stats ps;
 
 		if (rte_eth_stats_get(app->opt.rx_ports[p], &ps) == 0) {
+			app->rx_port_stats[p] = ps;
 			app->port_stats.ipackets += ps.ipackets;
 			app->port_stats.imissed += ps.imissed;
 			app->port_stats.ierrors += ps.ierrors;

@@ -111,15 +111,16 @@ lcore_counters(struct rps_expo *e, const struct row *rows, unsigned int nb, int 
 
 	rps_expo_family(e, "dpdk_rps_dropped", RPS_EXPO_COUNTER,
 			"packets dropped, by reason (every packet received is processed or dropped "
-			"once); backlog_full and flow_limit are labelled with the worker whose "
-			"backlog refused the packet (the RX lcore drops them)");
+			"once); backlog_full, mbuf_budget and flow_limit are labelled with the "
+			"worker whose backlog refused the packet (the RX lcore drops them)");
 	for (unsigned int i = 0; i < nb; i++)
 		for (unsigned int r = 0; r < RPS_DROP_MAX; r++) {
 			const struct rps_expo_label l[] = {
 				{ "lcore", rows[i].lcore }, { "reason", rps_drop_name(r) } };
 
 			if (steering && rows[i].worker < 0 &&
-			    (r == RPS_DROP_BACKLOG_FULL || r == RPS_DROP_FLOW_LIMIT))
+			    (r == RPS_DROP_BACKLOG_FULL || r == RPS_DROP_FLOW_LIMIT ||
+			     r == RPS_DROP_MBUF_BUDGET))
 				continue; /* shown on the worker they were meant for */
 			rps_expo_u64(e, l, 2, rows[i].st->dropped[r]);
 		}
@@ -202,29 +203,68 @@ worker_gauges(struct rps_expo *e, const struct rps_app *app, const struct rps_sn
 			     __atomic_load_n(&app->workers[i].health.recoveries, __ATOMIC_RELAXED));
 }
 
+/* Every RX port's own counters: what it received, and what it could not (rx_nombuf,
+ * imissed), which stands outside rx_packets = processed + dropped. */
 static void
 port_counters(struct rps_expo *e, const struct rps_app *app)
 {
-	struct rte_eth_stats st;
-	char port[8];
-	const struct rps_expo_label l[] = { { "port", port } };
+	static const struct {
+		const char *name, *help;
+		size_t off;
+	} f[] = {
+		{ "dpdk_rps_port_ipackets", "packets the RX port received (rte_eth_stats ipackets)",
+		  offsetof(struct rte_eth_stats, ipackets) },
+		{ "dpdk_rps_port_imissed", "packets the RX port dropped because its queues were "
+		  "full (imissed): the RX lcore is too slow or descheduled; never in "
+		  "dpdk_rps_rx_packets", offsetof(struct rte_eth_stats, imissed) },
+		{ "dpdk_rps_port_ierrors", "erroneous packets the RX port received (ierrors)",
+		  offsetof(struct rte_eth_stats, ierrors) },
+		{ "dpdk_rps_port_rx_nombuf", "receive mbuf allocation failures of the RX port "
+		  "(rx_nombuf): the pool ran dry, raise --mbufs; never in dpdk_rps_rx_packets",
+		  offsetof(struct rte_eth_stats, rx_nombuf) },
+	};
+	struct rte_eth_stats st[RPS_RX_PORTS_MAX];
+	char port[RPS_RX_PORTS_MAX][8];
+	int ok[RPS_RX_PORTS_MAX];
 
-	if (!app->rx_started || rte_eth_stats_get(app->opt.rx_port, &st) != 0)
-		return;
-	snprintf(port, sizeof(port), "%u", app->opt.rx_port);
-	rps_expo_family(e, "dpdk_rps_port_ipackets", RPS_EXPO_COUNTER,
-			"packets the RX port received (rte_eth_stats ipackets)");
-	rps_expo_u64(e, l, 1, st.ipackets);
-	rps_expo_family(e, "dpdk_rps_port_imissed", RPS_EXPO_COUNTER,
-			"packets the RX port dropped because its queues were full (imissed): the RX "
-			"lcore is too slow or descheduled");
-	rps_expo_u64(e, l, 1, st.imissed);
-	rps_expo_family(e, "dpdk_rps_port_ierrors", RPS_EXPO_COUNTER,
-			"erroneous packets the RX port received (ierrors)");
-	rps_expo_u64(e, l, 1, st.ierrors);
-	rps_expo_family(e, "dpdk_rps_port_rx_nombuf", RPS_EXPO_COUNTER,
-			"receive mbuf allocation failures of the RX port (rx_nombuf): raise --mbufs");
-	rps_expo_u64(e, l, 1, st.rx_nombuf);
+	for (uint16_t p = 0; p < app->opt.nb_rx_ports; p++) {
+		ok[p] = p < app->rx_started && rte_eth_stats_get(app->opt.rx_ports[p], &st[p]) == 0;
+		snprintf(port[p], sizeof(port[p]), "%u", app->opt.rx_ports[p]);
+	}
+	for (size_t k = 0; k < RTE_DIM(f); k++) {
+		rps_expo_family(e, f[k].name, RPS_EXPO_COUNTER, f[k].help);
+		for (uint16_t p = 0; p < app->opt.nb_rx_ports; p++) {
+			const struct rps_expo_label l[] = { { "port", port[p] } };
+			uint64_t v;
+
+			if (!ok[p])
+				continue;
+			memcpy(&v, (const char *)&st[p] + f[k].off, sizeof(v));
+			rps_expo_u64(e, l, 1, v);
+		}
+	}
+}
+
+/* The pool's split (rps_budget.h): the RX lcores' reserve and what each worker may hold. */
+static void
+pool_budgets(struct rps_expo *e, const struct rps_app *app)
+{
+	const struct {
+		const char *part;
+		uint64_t v;
+	} b[] = {
+		{ "pool", app->pool_size }, { "reserve", app->pool_reserve },
+		{ "worker_share", app->worker_share }, { "backlog_cap", app->backlog_cap },
+		{ "frag_budget", app->frag_budget },
+	};
+
+	rps_expo_family(e, "dpdk_rps_mbuf_budget", RPS_EXPO_GAUGE,
+			"the mbuf pool and its split: reserve (the RX lcores' own), worker_share "
+			"(the most a worker holds), backlog_cap (packets per backlog ring, cut below "
+			"--backlog when the pool is short: refused as mbuf_budget), frag_budget "
+			"(mbufs a worker's reassembly holds)");
+	for (size_t k = 0; k < RTE_DIM(b); k++)
+		rps_expo_u64(e, &(struct rps_expo_label){ "part", b[k].part }, 1, b[k].v);
 }
 
 static void
@@ -327,6 +367,7 @@ render(struct rps_app *app, struct rps_expo *e)
 	if (steering)
 		worker_gauges(e, app, s, rows, &lk);
 	port_counters(e, app);
+	pool_budgets(e, app);
 	globals(e, app, &lk);
 	free(lk.owned);
 	free(rows);

@@ -53,7 +53,8 @@ rps_snapshot_take(const struct rps_app *app, struct rps_snapshot *s)
 		for (uint16_t r = 0; r < app->nb_rx; r++) {
 			const struct rps_backlog *b = rps_app_backlog(app, r, i);
 
-			s->w[i].st.dropped[RPS_DROP_BACKLOG_FULL] += RPS_CTR_READ(b->prod.full_drops);
+			s->w[i].st.dropped[rps_backlog_full_reason(b)] +=
+				RPS_CTR_READ(b->prod.full_drops);
 			s->w[i].st.dropped[RPS_DROP_FLOW_LIMIT] += RPS_CTR_READ(b->prod.fl_drops);
 			s->w[i].depth += rps_backlog_depth(b);
 			s->w[i].hwm = RTE_MAX(s->w[i].hwm, RPS_CTR_READ(b->prod.hwm));
@@ -67,6 +68,22 @@ elapsed_s(const struct rps_app *app)
 	uint64_t end = app->stop_tsc ? app->stop_tsc : rte_rdtsc();
 
 	return (double)(end - app->start_tsc) / (double)rte_get_tsc_hz();
+}
+
+/* What the RX ports could not receive (rx_nombuf, imissed), summed over them, live: the
+ * packets that stand outside rx_packets = processed + dropped. */
+static void
+live_port_losses(const struct rps_app *app, struct rte_eth_stats *lost)
+{
+	struct rte_eth_stats ps;
+
+	memset(lost, 0, sizeof(*lost));
+	for (uint16_t p = 0; p < app->rx_started && p < app->opt.nb_rx_ports; p++)
+		if (rte_eth_stats_get(app->opt.rx_ports[p], &ps) == 0) {
+			lost->rx_nombuf += ps.rx_nombuf;
+			lost->imissed += ps.imissed;
+			lost->ierrors += ps.ierrors;
+		}
 }
 
 /* Each RX port's losses before dpdk-rps saw a packet, and the pool's fill, when it has any. */
@@ -96,6 +113,7 @@ report_thread(void *arg)
 	struct rps_app *app = arg;
 	struct rps_snapshot *prev = rps_snapshot_alloc(), *cur = rps_snapshot_alloc();
 	uint64_t last = rte_rdtsc();
+	struct rte_eth_stats lost;
 
 	if (prev == NULL || cur == NULL)
 		goto out;
@@ -118,11 +136,15 @@ report_thread(void *arg)
 		now = rte_rdtsc();
 		dt = (double)(now - last) / (double)rte_get_tsc_hz();
 		last = now;
+		live_port_losses(app, &lost);
 		printf("[%8.1fs] rx %" PRIu64 " (%.3f Mpps)  processed %" PRIu64 "  dropped %" PRIu64
-		       " (backlog_full %" PRIu64 ")\n", elapsed_s(app), cur->rx.rx_packets,
+		       " (backlog_full %" PRIu64 ", mbuf_budget %" PRIu64 ")  not received: "
+		       "rx_nombuf %" PRIu64 "  imissed %" PRIu64 "\n", elapsed_s(app),
+		       cur->rx.rx_packets,
 		       (double)(cur->rx.rx_packets - prev->rx.rx_packets) / dt / 1e6,
 		       cur->total.processed, rps_stats_dropped_total(&cur->total),
-		       cur->total.dropped[RPS_DROP_BACKLOG_FULL]);
+		       cur->total.dropped[RPS_DROP_BACKLOG_FULL],
+		       cur->total.dropped[RPS_DROP_MBUF_BUDGET], lost.rx_nombuf, lost.imissed);
 		for (uint16_t r = 0; cur->nb_rx > 1 && r < cur->nb_rx; r++)
 			printf("  rx lcore %u: rx %" PRIu64 " (%.3f Mpps)  enqueued %" PRIu64
 			       "  backlog_full %" PRIu64 "\n", cur->rxl[r].lcore,
@@ -185,6 +207,9 @@ rps_report_summary(const struct rps_app *app, FILE *out)
 	fprintf(out, "  rx_packets %" PRIu64 "  processed %" PRIu64 "  tx_packets %" PRIu64
 		"  dropped %" PRIu64 "\n", s->rx.rx_packets, s->total.processed,
 		s->total.tx_packets, rps_stats_dropped_total(&s->total));
+	/* beside the invariant, what it cannot count: packets the ports never handed over */
+	fprintf(out, "  not received (outside rx_packets): rx_nombuf %" PRIu64 "  imissed %"
+		PRIu64 "\n", app->port_stats.rx_nombuf, app->port_stats.imissed);
 	for (unsigned int r = 0; r < RPS_DROP_MAX; r++)
 		fprintf(out, "    %-16s %" PRIu64 "\n", rps_drop_name(r), s->total.dropped[r]);
 	fprintf(out, "  %5s %14s %14s %8s %12s %12s\n", "lcore", "received_rps", "processed",
@@ -202,11 +227,15 @@ rps_report_summary(const struct rps_app *app, FILE *out)
 				s->rxl[r].st.dropped[RPS_DROP_BACKLOG_FULL],
 				app->rx[r].nb_queues);
 	}
-	if (app->port_stats.rx_nombuf || app->port_stats.imissed || app->port_stats.ierrors)
-		fprintf(out, "  port %u lost before dpdk-rps saw them: rx_nombuf %" PRIu64
-			"  imissed %" PRIu64 "  ierrors %" PRIu64 " (see README: port counters)\n",
-			app->opt.rx_port, app->port_stats.rx_nombuf, app->port_stats.imissed,
-			app->port_stats.ierrors);
+	for (uint16_t p = 0; p < app->rx_started && p < app->opt.nb_rx_ports; p++) {
+		const struct rte_eth_stats *ps = &app->rx_port_stats[p];
+
+		if (ps->rx_nombuf || ps->imissed || ps->ierrors)
+			fprintf(out, "  port %u lost before dpdk-rps saw them: rx_nombuf %" PRIu64
+				"  imissed %" PRIu64 "  ierrors %" PRIu64
+				" (see README: port counters)\n", app->opt.rx_ports[p],
+				ps->rx_nombuf, ps->imissed, ps->ierrors);
+	}
 	if (s->rx.rx_packets != s->total.processed + rps_stats_dropped_total(&s->total))
 		fprintf(out, "  WARNING: rx_packets != processed + dropped\n");
 	free(s);
@@ -254,6 +283,9 @@ rps_report_json(const struct rps_app *app, const char *path)
 	fprintf(f, "  \"dropped\": ");
 	json_drops(f, &s->total);
 	fprintf(f, ",\n  \"dropped_total\": %" PRIu64 ",\n", rps_stats_dropped_total(&s->total));
+	/* outside rx_packets = processed + dropped: what the RX ports could not receive */
+	fprintf(f, "  \"rx_nombuf\": %" PRIu64 ",\n  \"imissed\": %" PRIu64 ",\n",
+		app->port_stats.rx_nombuf, app->port_stats.imissed);
 	fprintf(f, "  \"backpressure\": %s,\n  \"stall_timeout_ms\": %u,\n",
 		app->nb_workers && app->rx[0].steer.backpressure ? "true" : "false",
 		app->opt.stall_timeout_ms);
@@ -341,8 +373,18 @@ rps_report_json(const struct rps_app *app, const char *path)
 	fprintf(f, "  \"port\": {\"ipackets\": %" PRIu64 ", \"imissed\": %" PRIu64
 		", \"ierrors\": %" PRIu64 ", \"rx_nombuf\": %" PRIu64 "},", app->port_stats.ipackets,
 		app->port_stats.imissed, app->port_stats.ierrors, app->port_stats.rx_nombuf);
-	fprintf(f, "\n  \"mempool\": {\"size\": %u, \"in_use_at_exit\": %" PRId64 "}\n}\n",
-		app->pool_size, app->pool_in_use_at_exit);
+	fprintf(f, "\n  \"rx_ports\": [");
+	for (uint16_t p = 0; p < app->rx_started && p < app->opt.nb_rx_ports; p++)
+		fprintf(f, "%s{\"port\": %u, \"ipackets\": %" PRIu64 ", \"imissed\": %" PRIu64
+			", \"ierrors\": %" PRIu64 ", \"rx_nombuf\": %" PRIu64 "}", p ? ", " : "",
+			app->opt.rx_ports[p], app->rx_port_stats[p].ipackets,
+			app->rx_port_stats[p].imissed, app->rx_port_stats[p].ierrors,
+			app->rx_port_stats[p].rx_nombuf);
+	fprintf(f, "],");
+	fprintf(f, "\n  \"mempool\": {\"size\": %u, \"in_use_at_exit\": %" PRId64
+		", \"reserve\": %u, \"worker_share\": %" PRIu64 ", \"backlog_cap\": %u"
+		", \"frag_budget\": %u}\n}\n", app->pool_size, app->pool_in_use_at_exit,
+		app->pool_reserve, app->worker_share, app->backlog_cap, app->frag_budget);
 	free(s);
 	return rps_outfile_commit(&of);
 }

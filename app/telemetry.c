@@ -403,6 +403,11 @@ port_pool_build(struct tel_out *o, const struct stats_arg *a)
 		tel_u64(&c, "size", a->pool_size);
 		tel_u64(&c, "in_use", a->pool_in_use);
 		tel_u64(&c, "available", a->pool_avail);
+		/* its split (rps_budget.h): the RX lcores' reserve, each worker's share */
+		tel_u64(&c, "reserve", app->pool_reserve);
+		tel_u64(&c, "worker_share", app->worker_share);
+		tel_u64(&c, "backlog_cap", app->backlog_cap);
+		tel_u64(&c, "frag_budget", app->frag_budget);
 		tel_close(o, "mempool", &c);
 	}
 }
@@ -597,6 +602,7 @@ workers_build(struct tel_out *o, const void *arg)
 		tel_u64(&c, "flows_active", st->flows_active);
 		tel_u64(&c, "dropped_total", rps_stats_dropped_total(st));
 		tel_u64(&c, "dropped_backlog_full", st->dropped[RPS_DROP_BACKLOG_FULL]);
+		tel_u64(&c, "dropped_mbuf_budget", st->dropped[RPS_DROP_MBUF_BUDGET]);
 		tel_u64(&c, "dropped_flow_limit", st->dropped[RPS_DROP_FLOW_LIMIT]);
 		snprintf(name, sizeof(name), "%u", s->w[i].lcore);
 		tel_close(&ws, name, &c);

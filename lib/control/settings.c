@@ -227,9 +227,16 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 		.name = "mbufs", .flag = "mbufs", .metavar = "N",
 		.type = RPS_SETTING_U32, .when = RPS_SETTING_START,
 		.lo = 1024, .hi = 1u << 26, .what = "", .unit = " mbufs",
-		.def = "enough for every ring and full backlogs (at least 16384)",
-		.help = "mbufs in the packet pool (default: enough for all rings and backlogs)",
-		.doc = "mbufs in the packet pool; the default is halved until it fits in memory",
+		.def = "the RX reserve + each worker's share (at least 16384)",
+		.help = "mbufs in the packet pool (default: the RX lcores' reserve plus each "
+			"worker's full share: backlogs, --frag-mbufs, TX ring); a smaller pool cuts "
+			"backlogs and reassembly to fit (logged)",
+		.doc = "mbufs in the packet pool, split into the RX lcores' reserve (RX rings, "
+			"bursts, caches) and one share per worker (its backlogs, `--frag-mbufs`, TX "
+			"ring, bursts in flight), so no worker can take what the RX lcores need. The "
+			"default fits every share in full and is halved until it fits in memory; a "
+			"smaller pool cuts each backlog ring (refusing the rest as `mbuf_budget`) and "
+			"the reassembly budget by one factor (logged)",
 	},
 	[RPS_SET_MTU] = {
 		.name = "mtu", .flag = "mtu", .metavar = "N",
@@ -321,8 +328,8 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 			"worker; a smaller --mbufs lowers it (default: --frag-max)",
 		.doc = "mbufs each worker's reassembly may hold; past it the oldest incomplete "
 			"datagrams are evicted (`frag_evicted`). The default pool adds this much per "
-			"worker; with a smaller `--mbufs` it shrinks to what the pool has beyond RX/TX "
-			"rings, backlogs and caches (logged)",
+			"worker; with a smaller `--mbufs` it shrinks with the backlogs to fit each "
+			"worker's share of the pool (logged)",
 	},
 	[RPS_SET_FRAG_TIMEOUT] = {
 		.name = "frag-timeout", .flag = "frag-timeout", .metavar = "MS",

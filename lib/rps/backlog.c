@@ -29,6 +29,12 @@ rps_backlog_init(struct rps_backlog *b, const char *name, uint32_t capacity, int
 }
 
 void
+rps_backlog_set_budget_cut(struct rps_backlog *b)
+{
+	b->budget_cut = 1;
+}
+
+void
 rps_backlog_fini(struct rps_backlog *b)
 {
 	struct rte_mbuf *m[64];

@@ -9,7 +9,9 @@
  *   tail: packets accepted onto the ring; written only by the producer (the RX lcore);
  *   head: packets the worker has finished processing; written only by the worker, with
  *         release order, after the packets are done.
- * Packets the ring refuses never advance tail: they are freed and counted in full_drops.
+ * Packets the ring refuses never advance tail: they are freed and counted in full_drops
+ * (under rps_backlog_full_reason(): backlog_full, or mbuf_budget for a ring cut to fit its
+ * worker's share of the mbuf pool).
  *
  * Concurrency: rps_backlog_enqueue() only from the one RX lcore that owns the backlog (with
  * several RX lcores each worker has one backlog per RX lcore: struct rps_backlog_in);
@@ -55,6 +57,10 @@ struct rps_backlog {
 	 * into its own mempool cache (rps_backlog_recycle_init()). */
 	struct rte_ring *ret;
 	uint32_t capacity;
+	/** 1: capacity was cut below --backlog to fit the worker's share of the mbuf pool
+	 * (rps_backlog_set_budget_cut(), before the lcores start): what the full ring refuses
+	 * is then an mbuf_budget drop, not backlog_full (rps_backlog_full_reason()). */
+	uint32_t budget_cut;
 	struct rps_flow_limit *fl;   /**< NULL until rps_backlog_flow_limit_init() */
 	/* Producer side: written by the RX lcore only. */
 	struct {
@@ -86,6 +92,20 @@ struct rps_backlog {
  * @return 0, -EINVAL (capacity 0 or too large), -ENOMEM, -EEXIST (name taken).
  */
 int rps_backlog_init(struct rps_backlog *b, const char *name, uint32_t capacity, int socket);
+
+/**
+ * Say that @p b's capacity is its worker's share of the mbuf pool, below the --backlog the
+ * user asked for: what the full ring refuses is then counted as RPS_DROP_MBUF_BUDGET, not
+ * RPS_DROP_BACKLOG_FULL. Before the lcores start.
+ */
+void rps_backlog_set_budget_cut(struct rps_backlog *b);
+
+/** The drop reason of what @p b refuses when full (a constant once the lcores run). */
+static inline enum rps_drop_reason
+rps_backlog_full_reason(const struct rps_backlog *b)
+{
+	return b->budget_cut ? RPS_DROP_MBUF_BUDGET : RPS_DROP_BACKLOG_FULL;
+}
 
 /** Free the ring and any packets still on it. */
 void rps_backlog_fini(struct rps_backlog *b);

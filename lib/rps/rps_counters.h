@@ -21,6 +21,7 @@
 #define RPS_DROP_REASONS(X)                                                              \
 	X(BAD_MBUF, bad_mbuf, "the PMD delivered an inconsistent mbuf (pkt_len vs segments)") \
 	X(BACKLOG_FULL, backlog_full, "the target worker's backlog ring held --backlog packets") \
+	X(MBUF_BUDGET, mbuf_budget, "the target worker's backlog held its share of the mbuf pool: --mbufs (or the memory EAL had) too small for --backlog, its ring was cut to fit") \
 	X(FLOW_LIMIT, flow_limit, "--flow-limit: the worker's backlog was over half full and the packet's flow held more than half of its last 256 packets") \
 	X(TRUNCATED, truncated, "a header is cut short by the end of the packet")             \
 	X(BAD_VERSION, bad_version, "IP version field does not match the ethertype")          \

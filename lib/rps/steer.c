@@ -287,7 +287,7 @@ place_held(struct rps_steer_ctx *ctx)
 		}
 		if (rps_backlog_failed(b)) { /* a stalled worker: do not wait for it */
 			RPS_CTR_ADD(b->prod.full_drops, glen[w] - ok);
-			RPS_CTR_ADD(ctx->stats->dropped[RPS_DROP_BACKLOG_FULL], glen[w] - ok);
+			RPS_CTR_ADD(ctx->stats->dropped[rps_backlog_full_reason(b)], glen[w] - ok);
 			rte_pktmbuf_free_bulk(g + ok, glen[w] - ok);
 			glen[w] = 0;
 			continue;
@@ -317,7 +317,7 @@ rps_steer_drop_held(struct rps_steer_ctx *ctx)
 		struct rps_backlog *b = &ctx->backlogs[w];
 
 		RPS_CTR_ADD(b->prod.full_drops, ctx->group_len[w]);
-		RPS_CTR_ADD(ctx->stats->dropped[RPS_DROP_BACKLOG_FULL], ctx->group_len[w]);
+		RPS_CTR_ADD(ctx->stats->dropped[rps_backlog_full_reason(b)], ctx->group_len[w]);
 		rte_pktmbuf_free_bulk(&ctx->groups[(uint32_t)w * ctx->burst_max],
 				      ctx->group_len[w]);
 		ctx->group_len[w] = 0;
@@ -390,10 +390,10 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 	} else {
 		for (uint16_t t = 0; t < nb_touched; t++) {
 			uint16_t w = ctx->touched[t];
-			uint32_t ok = rps_backlog_enqueue(&ctx->backlogs[w],
-							  &groups[(uint32_t)w * bmax], glen[w]);
+			struct rps_backlog *b = &ctx->backlogs[w];
+			uint32_t ok = rps_backlog_enqueue(b, &groups[(uint32_t)w * bmax], glen[w]);
 
-			RPS_CTR_ADD(ctx->stats->dropped[RPS_DROP_BACKLOG_FULL], glen[w] - ok);
+			RPS_CTR_ADD(ctx->stats->dropped[rps_backlog_full_reason(b)], glen[w] - ok);
 			sent += ok;
 			glen[w] = 0;
 		}

@@ -10,7 +10,10 @@ nombuf: 30,000 packets paced at 50 us (RPS_TEST_RX_DELAY_NS), --mbufs 1024 (less
   port.rx_nombuf > 0 and the pool nearly empty while it happens (live, not only at exit);
   RX resumes when the worker frees its mbufs (rx_packets grows after); every packet of the
   capture is either seen by dpdk-rps or counted in rx_nombuf (ipackets + rx_nombuf ==
-  30,000), nothing dpdk-rps saw is dropped, exit 0, every mbuf back in the pool.
+  30,000), nothing dpdk-rps saw is dropped, exit 0, every mbuf back in the pool. The
+  packets not received stand beside rx_packets = processed + dropped: rx_nombuf > 0 in the
+  summary JSON (top level and rx_ports[]), the summary's "not received" line and a line of
+  the live table (--stats-interval 1); in the stuck_tx run they are 0 there.
 
 stuck_tx: 40,000 packets paced at 50 us, two workers transmitting on a net_ring port whose
   rings nobody drains (each holds 1,024) until RPS_TEST_RING_DRAIN starts emptying them after
@@ -23,6 +26,7 @@ stuck_tx: 40,000 packets paced at 50 us, two workers transmitting on a net_ring 
 usage: test_faults.py PATH/TO/dpdk-rps
 """
 import os
+import re
 import subprocess
 import sys
 import time
@@ -69,12 +73,47 @@ def finish(F, proc, prefix, summary, ctx, timeout=60.0):
         out, err = rpstest.stop(proc, prefix)
         F.fail('%s: did not exit by itself within %.0f s' % (ctx, timeout))
     rpstest.remove_runtime_dir(prefix)
-    print(out.decode(errors='replace')[-1500:], flush=True)
-    return rpstest.check_stopped(F, proc, err, summary, ctx)
+    text = out.decode(errors='replace')
+    print(text[-1500:], flush=True)
+    return rpstest.check_stopped(F, proc, err, summary, ctx), text
 
 
 def received(v):
     return sum(w.get('received_rps', 0) for k, w in v.items() if k.startswith('worker_'))
+
+
+LIVE = re.compile(r'^\[ *[0-9.]+s\] rx .* not received: rx_nombuf (\d+)  imissed (\d+)$', re.M)
+SUMMARY = re.compile(r'^  not received \(outside rx_packets\): rx_nombuf (\d+)  imissed (\d+)$',
+                     re.M)
+
+
+def not_received(F, s, out, ctx, dry):
+    """rx_nombuf and imissed beside rx_packets = processed + dropped: in the summary JSON, the
+    summary text and (dry only, with --stats-interval) the live table; non-zero when the
+    pool ran dry, 0 in a run where it did not."""
+    if s is None:
+        return
+    port = s.get('port', {})
+    F.check(s.get('rx_nombuf') == port.get('rx_nombuf') and
+            s.get('imissed') == port.get('imissed') and
+            [p.get('rx_nombuf') for p in s.get('rx_ports', [])] == [port.get('rx_nombuf')],
+            '%s: summary JSON rx_nombuf %s, imissed %s, rx_ports %s: not the port\'s %s' % (
+                ctx, s.get('rx_nombuf'), s.get('imissed'), s.get('rx_ports'), port))
+    text = SUMMARY.findall(out)
+    F.check(text == [(str(s.get('rx_nombuf')), str(s.get('imissed')))],
+            '%s: summary text "not received" line %s, JSON rx_nombuf %s imissed %s' % (
+                ctx, text, s.get('rx_nombuf'), s.get('imissed')))
+    if dry:
+        F.check((s.get('rx_nombuf') or 0) > 0, '%s: summary rx_nombuf %s' % (
+            ctx, s.get('rx_nombuf')))
+        live = [int(a) for a, _ in LIVE.findall(out)]
+        print('%s: live table rx_nombuf %s' % (ctx, live), flush=True)
+        F.check(any(v > 0 for v in live) and max(live) <= s['rx_nombuf'],
+                '%s: the live table never showed rx_nombuf > 0 (lines: %s)' % (ctx, live))
+    else:
+        F.check(s.get('rx_nombuf') == 0 and s.get('imissed') == 0,
+                '%s: rx_nombuf %s, imissed %s in a run whose pool never ran dry' % (
+                    ctx, s.get('rx_nombuf'), s.get('imissed')))
 
 
 def nombuf(F, binary, tmp):
@@ -87,9 +126,10 @@ def nombuf(F, binary, tmp):
     proc, prefix, summary = start(
         binary, tmp, ctx, [rpstest.pcap_vdev(rx=inp)],
         ['--map', '0x6', '--mbufs', '1024', '--backlog', '4096', '--backpressure', 'off',
-         '--idle-sleep', '1000', '--exit-when-idle', '300'], env)
+         '--idle-sleep', '1000', '--exit-when-idle', '300', '--stats-interval', '1'], env)
     seen = watch(proc, prefix)
-    s = finish(F, proc, prefix, summary, ctx)
+    s, out = finish(F, proc, prefix, summary, ctx)
+    not_received(F, s, out, ctx, dry=True)
     dry = [i for i, v in enumerate(seen) if v.get('port', {}).get('rx_nombuf', 0) > 0]
     print('%s: %d live polls, rx_nombuf first seen at poll %s' % (
         ctx, len(seen), dry[0] if dry else None), flush=True)
@@ -129,7 +169,8 @@ def stuck_tx(F, binary, tmp):
         ['--map', '0x6', '--tx-port', '1', '--stages', 'parse,output',
          '--exit-when-idle', '300'], env)
     seen = watch(proc, prefix)
-    s = finish(F, proc, prefix, summary, ctx)
+    s, out = finish(F, proc, prefix, summary, ctx)
+    not_received(F, s, out, ctx, dry=False)
     failing = [i for i, v in enumerate(seen) if v.get('dropped_tx_failed', 0) > 0]
     resumed = [i for i, v in enumerate(seen)
                if v.get('tx_port', {}).get('opackets', 0) > 2 * ring + 1000]

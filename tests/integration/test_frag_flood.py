@@ -27,6 +27,19 @@ The same checks hold in a second run with 2 workers and the default pool, which 
 datagrams (21,000 fragments; the old default pool had 16,384 mbufs in all). Its RX lcore
 pauses after every 500 packets (test hook RPS_TEST_RX_GAP) so that the backlogs, which
 would drop unfragmented packets too, never fill whatever the workers' speed.
+
+The third run is issue 25's: a pool too small for what the options ask (--mbufs 16384,
+--backlog 16384: backlogs alone could hold 32,768), 2 workers slowed to 20 us a packet
+(RPS_TEST_WORKER_DELAY_NS) so that their backlogs fill, and first 8,192 datagrams of which 7
+of 8 fragments are sent, then the rest of the capture. Before the mbuf budgets the flooded
+worker's backlog took the whole pool and the RX lcore found no mbuf (rx_nombuf 27,600,
+768 of 2,000 unfragmented packets through); now each worker holds at most its share
+(the rings cut to fit, backpressure waits on them) and the same checks hold, with the
+summary's mempool split fitting the pool. The fourth run is the same without backpressure:
+what a cut ring refuses is counted as mbuf_budget (never backlog_full), and still no
+rx_nombuf.
+
+The test needs the test hooks (-Dtest_hooks=true): without them it skips, whole.
 """
 
 import json
@@ -45,6 +58,9 @@ NORMAL_PKTS = 10
 COMPLETE = 100
 COMPLETE_V6 = 20
 MBUFS = 4096
+BUDGET_FLOOD = 8192      # issue 25: never-completing datagrams before the legitimate traffic
+BUDGET_MBUFS = 16384     # ... with a pool that the backlogs alone could take twice over
+BUDGET_BACKLOG = 16384
 DST4 = bytes([198, 19, 0, 1])
 DST6 = bytes.fromhex('20010db8000000000000000000000001')
 ETH4 = G.eth_header(b'\x02\x00\x00\x00\x00\x02', b'\x02\x00\x00\x00\x00\x01', [], 0x0800)
@@ -81,10 +97,15 @@ def frags6(src, ident, sport, payload):
     return out
 
 
-def frames(workers=False):
+def frames(workers=False, flood_first=0):
     """The capture; for the run with workers the flood is 7 of 8 fragments from 2 sources:
-    21,000 fragments, more than the old default pool (16,384)."""
+    21,000 fragments, more than the old default pool (16,384). flood_first: that many more
+    such datagrams before everything else (not shuffled)."""
     rng = random.Random(13)
+    first = []
+    for i in range(flood_first):
+        src = bytes([198, 18, 0, 2 + (i & 1)])
+        first += frags4(src, 50000 + i, 5000, bytes(504), send=7, k=8)
     units = []   # lists of frames that stay together, shuffled as units
     for i in range(FLOOD):
         src = bytes([198, 18, 0, 2 + (i & 1 if workers else 0)])
@@ -103,7 +124,7 @@ def frames(workers=False):
         src = bytes.fromhex('20010db8000000000000000000000002')
         units.append(frags6(src, 40000 + k, 6500 + k, bytes(1016)))
     rng.shuffle(units)
-    return [f for u in units for f in u]
+    return first + [f for u in units for f in u]
 
 
 def check_run(F, res, fr, tag, flood_frags, fj):
@@ -150,10 +171,34 @@ def check_run(F, res, fr, tag, flood_frags, fj):
     F.check(not others, '%s: other drops: %s' % (tag, others))
 
 
+def check_budget(F, res, tag, workers=2):
+    """The summary's pool split: each worker's share fits beside the RX lcores' reserve, and
+    the backlog rings were cut below --backlog to fit it."""
+    m = (res.summary or {}).get('mempool', {})
+    keys = ('size', 'reserve', 'worker_share', 'backlog_cap', 'frag_budget')
+    if not F.check(all(isinstance(m.get(k), int) for k in keys),
+                   '%s: summary mempool has no pool split: %s' % (tag, m), res):
+        return
+    print('%s: pool %s' % (tag, m), flush=True)
+    F.check(m['reserve'] + workers * m['worker_share'] <= m['size'],
+            '%s: reserve %d + %d x share %d > pool %d' % (
+                tag, m['reserve'], workers, m['worker_share'], m['size']))
+    F.check(m['backlog_cap'] < BUDGET_BACKLOG and m['frag_budget'] < 4096,
+            '%s: backlog_cap %d, frag_budget %d: not cut to fit the pool' % (
+                tag, m['backlog_cap'], m['frag_budget']))
+    F.check('mbuf_budget' in res.stderr and 'cut to' in res.stderr,
+            '%s: no start-up warning that the budgets were cut' % tag, res)
+
+
 def main():
     binary = rpstest.binary_from_argv()
     F = rpstest.Failures('test_frag_flood')
     with rpstest.TempDir('fragflood') as tmp:
+        if not rpstest.hooks_built(binary, tmp):
+            # the runs with workers pace or slow them with test hooks: all or nothing
+            print('SKIP: %s is %s (RPS_TEST_RX_GAP, RPS_TEST_WORKER_DELAY_NS)' % (
+                binary, rpstest.NO_HOOKS))
+            return rpstest.SKIP
         inp = os.path.join(tmp, 'in.pcap')
         fr = frames()
         rpstest.write_pcap(inp, fr)
@@ -177,10 +222,47 @@ def main():
                                    '--exit-when-idle', '300', '--flows-json', fj],
                                   lcores='0@0,(1-2)@1', timeout=120, tag='workers',
                                   env={'RPS_TEST_RX_GAP': '500:50'})
-        if rpstest.NO_HOOKS in res.stderr:
-            print('SKIP (workers run): %s is %s' % (binary, rpstest.NO_HOOKS))
-        else:
-            check_run(F, res, fr, 'workers', FLOOD * 7, fj)
+        check_run(F, res, fr, 'workers', FLOOD * 7, fj)
+
+        # issue 25: a pool smaller than the backlogs, slow workers, the flood first
+        inp = os.path.join(tmp, 'in_b.pcap')
+        fr = frames(workers=True, flood_first=BUDGET_FLOOD)
+        rpstest.write_pcap(inp, fr)
+        budget = ['--map', '0x6', '--mbufs', str(BUDGET_MBUFS), '--backlog',
+                  str(BUDGET_BACKLOG), '--frag-timeout', '600000', '--exit-when-idle', '300']
+        slow = {'RPS_TEST_WORKER_DELAY_NS': '20000'}
+        fj = os.path.join(tmp, 'flows_b.json')
+        res, _ = rpstest.run_pcap(binary, tmp, inp, 0, budget + ['--flows-json', fj],
+                                  lcores='0@0,(1-2)@1', timeout=120, tag='budget', env=slow)
+        check_run(F, res, fr, 'budget', (FLOOD + BUDGET_FLOOD) * 7, fj)
+        check_budget(F, res, 'budget')
+
+        # the same without backpressure: the cut rings refuse, counted as mbuf_budget
+        res, _ = rpstest.run_pcap(binary, tmp, inp, 0, budget + ['--backpressure', 'off'],
+                                  lcores='0@0,(1-2)@1', timeout=120, tag='budget_drop',
+                                  env=slow)
+        tag = 'budget, no backpressure'
+        if F.check(res.rc == 0 and res.summary is not None,
+                   '%s: exit %s, %s' % (tag, res.rc, res.summary_error), res):
+            s = res.summary
+            d = s['dropped']
+            print('%s: rx %d of %d frames, processed %d, dropped %s, port %s' % (
+                tag, s['rx_packets'], len(fr), s['processed'],
+                {k: v for k, v in d.items() if v}, s.get('port')), flush=True)
+            F.extend(rpstest.check_accounting(s), tag, res)
+            F.check(s.get('rx_nombuf', -1) == 0 and s.get('imissed', -1) == 0 and
+                    s['rx_packets'] == len(fr),
+                    '%s: rx_packets %d of %d frames, rx_nombuf %s, imissed %s' % (
+                        tag, s['rx_packets'], len(fr), s.get('rx_nombuf'),
+                        s.get('imissed')), res)
+            F.check(d.get('mbuf_budget', 0) > 0 and d.get('backlog_full', -1) == 0,
+                    '%s: refusals of the cut rings: mbuf_budget %s, backlog_full %s' % (
+                        tag, d.get('mbuf_budget'), d.get('backlog_full')))
+            per_worker = sum(w['dropped'].get('mbuf_budget', 0) for w in s['workers'])
+            F.check(per_worker == d.get('mbuf_budget'),
+                    '%s: workers[].dropped.mbuf_budget add up to %d, not %s' % (
+                        tag, per_worker, d.get('mbuf_budget')))
+            check_budget(F, res, tag)
     return F.report()
 
 

@@ -206,7 +206,7 @@ def check_page(F, s, ctx, counters, reasons, lcores, workers):
     for l in lcores:
         for r in reasons:
             v = s.get('dpdk_rps_dropped_total', lcore=l, reason=r)
-            rx_side = r in ('backlog_full', 'flow_limit') and l not in workers
+            rx_side = r in ('backlog_full', 'mbuf_budget', 'flow_limit') and l not in workers
             if workers and rx_side:
                 F.check(v is None, '%s: dropped{lcore=%s,reason=%s} on the RX lcore: it '
                         'belongs to the workers' % (ctx, l, r))
@@ -231,6 +231,11 @@ def check_page(F, s, ctx, counters, reasons, lcores, workers):
     for p in ('ipackets', 'imissed', 'ierrors', 'rx_nombuf'):
         F.check(s.get('dpdk_rps_port_%s_total' % p, port='0') is not None,
                 '%s: no dpdk_rps_port_%s_total{port="0"}' % (ctx, p))
+    budget = {p: s.get('dpdk_rps_mbuf_budget', part=p)
+              for p in ('pool', 'reserve', 'worker_share', 'backlog_cap', 'frag_budget')}
+    F.check(None not in budget.values() and budget['pool'] >= budget['reserve'] +
+            max(1, len(workers)) * budget['worker_share'],
+            '%s: dpdk_rps_mbuf_budget %s: the shares do not fit the pool' % (ctx, budget))
     F.check(len(s.series('dpdk_rps_build_info')) == 1, '%s: no dpdk_rps_build_info' % ctx)
     roles = {dict(k)['lcore']: dict(k)['role'] for k in s.series('dpdk_rps_lcore_info')}
     F.check(sorted(roles) == sorted(lcores), '%s: dpdk_rps_lcore_info lists %s, expected %s'
