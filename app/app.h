@@ -27,6 +27,7 @@
 #include "rps_respond.h"
 #include "rps_config.h"
 #include "rps_flow.h"
+#include "rps_port.h"
 
 extern int rps_logtype;
 #define RPS_LOG(level, fmt, ...) \
@@ -35,6 +36,8 @@ extern int rps_logtype;
 #define RPS_TOP_FLOWS 32
 /* (port, queue) pairs over every --rx-port: rps_order's bucket holds at most 256 */
 #define RPS_RX_QUEUES_MAX 256
+/* every --rx-port and the --tx-port */
+#define RPS_APP_PORTS_MAX (RPS_RX_PORTS_MAX + 1)
 
 /** A worker's top flows, republished at most once a second while /rps/flows asks; read by
  * telemetry only through the sequence counter (single writer, no lock), with a bounded
@@ -144,7 +147,7 @@ struct rps_app {
 	uint16_t tx_mtu;               /* the output port's MTU (0: no output port) */
 	int tx_multi_seg;              /* ... and whether it takes multi-segment mbufs */
 	uint32_t pool_size;
-	/* each worker's share of the pool (rps_budget.h, setup_ports) */
+	/* each worker's share of the pool (rps_budget.h, rps_setup_pool()) */
 	uint32_t frag_budget;          /* mbufs each worker's reassembly may hold */
 	uint32_t backlog_cap;          /* packets each backlog ring holds (<= --backlog) */
 	uint64_t worker_share;         /* the most mbufs a worker holds: rings, reassembly,
@@ -153,7 +156,15 @@ struct rps_app {
 	int64_t pool_in_use_at_exit;  /* -1 until measured after the ports are closed */
 	char rx_driver[64];
 	struct rps_cpu_paths cpu;      /* build baseline, CPU-specific paths taken (rps_cpu.h) */
-	int rx_started, tx_started;     /* which ports to stop and close at exit */
+	int rx_started, tx_started;     /* which RX ports (0..rx_started) and whether the
+					 * --tx-port were started: read and closed at exit */
+	/* Every port by role (drivers/rps_port.h, setup/ports.c): the --rx-port list in
+	 * order (RX, or PAIR when the workers send on it), then the --tx-port when it is
+	 * another port (TX). ports_started: the first ones started, to close at exit. */
+	struct rps_port_use ports[RPS_APP_PORTS_MAX];
+	struct rps_port_info port_info[RPS_APP_PORTS_MAX];
+	struct rps_port_queues port_queues[RPS_APP_PORTS_MAX];
+	uint16_t nb_ports, ports_started;
 	int pdump;                      /* rte_pdump_init() done: rte_pdump_uninit() at exit */
 	struct rte_rcu_qsbr *cap_qsbr;  /* RX lcores (their index) and workers (nb_rx + index)
 					 * report once per loop: capture callbacks removed wait
@@ -164,7 +175,7 @@ struct rps_app {
 	uint16_t nb_workers;
 	/* Both arrays are contiguous because others index them (reports and telemetry
 	 * app->workers[i], the RX lcore's steer context ctx->backlogs[w]); every element is
-	 * its own cache lines. Where they live and why: setup_workers() in main.c. */
+	 * its own cache lines. Where they live and why: rps_setup_workers() (setup/). */
 	struct rps_worker *workers;    /* [nb_workers] */
 	struct rps_backlog *backlogs;  /* [nb_rx][nb_workers]: row r is RX lcore r's */
 	struct rps_order order;        /* --check-order stamps and checks */

@@ -6,7 +6,7 @@
  * dispatchers (RX lcores; the main lcore is dispatcher 0; K = --dispatchers, default 1), the
  * others are workers. Each dispatcher is one RX queue: its own source, map, reorder-safe
  * table and counters, and its own SP/SC backlog to every worker, as the binary's RX lcores
- * (app/rx_loop.c); workers poll their backlogs in turn (rps_backlog_in). The source is an ideal NIC:
+ * (app/datapath/rx_loop.c); workers poll their backlogs in turn (rps_backlog_in). The source is an ideal NIC:
  * a pool of pre-built mbufs (real Ethernet/IPv4/IPv6/TCP/UDP headers, the NIC's Toeplitz
  * hash in mbuf->hash.rss) in a mempool with per-lcore caches; "rx burst" gets mbufs from
  * the pool and re-arms them as a PMD does (a write to the mbuf's first cache line), "free"

@@ -220,7 +220,7 @@ ring_worker(struct bench_ctx *c, struct bench_worker *w, int stages)
 	const int probe = c->handoff;
 	const uint64_t gap = BENCH_DESCHED_US * hz / 1000000;
 	/* an idle worker waits for a write to its only backlog's tail; with several it has no
-	 * one line to watch (as app/worker_loop.c) */
+	 * one line to watch (as app/datapath/worker_loop.c) */
 	const volatile uint32_t *watch = w->in.nb == 1 ? &w->backlog->ring->prod.tail : NULL;
 	struct rps_idle idle;
 	int draining = 0;

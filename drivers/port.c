@@ -206,6 +206,92 @@ rps_port_setup(const struct rps_port_req *req, struct rps_port_info *info)
 	return 0;
 }
 
+const char *
+rps_port_role_name(enum rps_port_role role)
+{
+	switch (role) {
+	case RPS_PORT_RX: return "rx";
+	case RPS_PORT_TX: return "tx";
+	case RPS_PORT_PAIR: return "pair";
+	case RPS_PORT_CONSUMER: return "consumer";
+	}
+	return "?";
+}
+
+int
+rps_port_role_rx(enum rps_port_role role)
+{
+	return role == RPS_PORT_RX || role == RPS_PORT_PAIR;
+}
+
+int
+rps_port_role_tx(enum rps_port_role role)
+{
+	return role == RPS_PORT_TX || role == RPS_PORT_PAIR || role == RPS_PORT_CONSUMER;
+}
+
+int
+rps_port_plan(const struct rps_port_use *use, const struct rps_port_info *info,
+	      const struct rps_port_plan_conf *conf, struct rps_port_queues *q)
+{
+	memset(q, 0, sizeof(*q));
+	if (rps_port_role_rx(use->role))
+		q->nb_rxq = conf->rx_queues ? conf->rx_queues :
+			    RTE_MIN(info->max_rxq, (uint16_t)RPS_PORT_DEFAULT_MAX_RXQ);
+	if (rps_port_role_tx(use->role)) {
+		q->workers_tx = 1;
+		q->nb_txq = use->nb_senders ? use->nb_senders : RTE_MAX(conf->nb_workers, 1);
+	} else {
+		/* an idle TX queue: dpdk-dumpcap asks for RX and TX capture together and the
+		 * primary refuses a port without TX queues ("number of tx queues cannot be 0") */
+		q->nb_txq = info->max_txq > 0 ? 1 : 0;
+	}
+	if (q->nb_rxq > info->max_rxq)
+		return -ERANGE;
+	if (q->nb_txq > info->max_txq)
+		return -ENOSPC;
+	/* before anything is configured: counts the PMD cannot start may abort the process */
+	return rps_port_check_queues(info, q->nb_rxq, q->nb_txq);
+}
+
+int
+rps_ports_plan(const struct rps_port_use *use, unsigned int n, const struct rps_port_info *info,
+	       const struct rps_port_plan_conf *conf, struct rps_port_queues *q, unsigned int *bad)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		int rc = rps_port_plan(&use[i], &info[i], conf, &q[i]);
+
+		if (rc < 0) {
+			*bad = i;
+			return rc;
+		}
+	}
+	return 0;
+}
+
+int
+rps_port_start(const struct rps_port_use *use, const struct rps_port_queues *q,
+	       const struct rps_port_conf *conf, struct rps_port_info *info)
+{
+	struct rps_port_req req;
+
+	memset(&req, 0, sizeof(req));
+	req.port_id = use->port_id;
+	req.nb_rxq = q->nb_rxq;
+	req.nb_txq = q->nb_txq;
+	req.nb_rxd = conf->nb_rxd;
+	req.nb_txd = conf->nb_txd;
+	if (rps_port_role_rx(use->role)) {
+		req.want_rss = conf->want_rss;
+		req.rss_key = conf->rss_key;
+		req.rss_key_len = conf->rss_key_len;
+		req.pool = conf->pool;
+	}
+	req.tx_mixed = conf->tx_mixed;
+	req.mtu = conf->mtu;
+	return rps_port_setup(&req, info);
+}
+
 void
 rps_port_close(uint16_t port_id)
 {

@@ -118,6 +118,101 @@ int rps_port_query(uint16_t port_id, struct rps_port_info *info);
  */
 int rps_port_setup(const struct rps_port_req *req, struct rps_port_info *info);
 
+/*
+ * Ports by role. dpdk-rps takes a list of (port, role); each role says which queues a port
+ * gets, the same for every PMD, before the PMD's own rules (rps_port_check_queues()):
+ *
+ *   role      RX queues                          TX queues
+ *   RX        the RX lcores' (rx_queues, or the  one idle queue, when the port has TX
+ *             PMD's up to RPS_PORT_DEFAULT_      (dpdk-dumpcap captures RX and TX together
+ *             MAX_RXQ)                           and refuses a port without TX queues)
+ *   TX        none                               one per worker sending on it
+ *   PAIR      as RX                              one per worker sending on it (an inline
+ *                                                pair: the workers send back out the port
+ *                                                the packet came in on, or its peer)
+ *   CONSUMER  none                               one per worker feeding it (a memif server
+ *                                                whose client consumes what they send)
+ *
+ * Receiving roles (RX, PAIR) get the mbuf pool, RSS with the caller's key and the RX
+ * offloads; sending roles (TX, PAIR, CONSUMER) the TX offloads and the MTU.
+ * rps_port_plan() is pure (no ethdev call), so the table above is unit-tested without a NIC;
+ * rps_port_start() applies a plan.
+ */
+enum rps_port_role {
+	RPS_PORT_RX,
+	RPS_PORT_TX,
+	RPS_PORT_PAIR,
+	RPS_PORT_CONSUMER,
+};
+
+/** One entry of the list of ports. */
+struct rps_port_use {
+	uint16_t port_id;
+	enum rps_port_role role;
+	uint16_t nb_senders;   /**< sending roles: workers that send on it, one TX queue each
+				*   (0 = every worker: rps_port_plan_conf.nb_workers) */
+};
+
+/** What every port of the list shares. */
+struct rps_port_plan_conf {
+	uint16_t rx_queues;    /**< RX queues of each receiving port; 0 = the PMD's, capped */
+	uint16_t nb_workers;   /**< lcores that transmit (at least 1: without workers the RX
+				*   lcore processes and sends) */
+};
+
+/** The queues a port gets. */
+struct rps_port_queues {
+	uint16_t nb_rxq;
+	uint16_t nb_txq;
+	int workers_tx;        /**< the TX queues are the workers' (one each), not an idle one */
+};
+
+/** The role's name ("rx", "tx", "pair", "consumer"), for messages. */
+const char *rps_port_role_name(enum rps_port_role role);
+
+/** Whether a port of @p role receives (RX, PAIR) / sends for the workers (TX, PAIR,
+ * CONSUMER). */
+int rps_port_role_rx(enum rps_port_role role);
+int rps_port_role_tx(enum rps_port_role role);
+
+/**
+ * Plan the queues of one port of the list from its role and its limits (rps_port_query()):
+ * pure, no ethdev call. @p q is filled even on error, with what was asked.
+ * @return 0; -ERANGE when conf->rx_queues exceeds the port's max_rxq; -ENOSPC when the
+ *   workers need more TX queues than the port's max_txq; else rps_port_check_queues()'s
+ *   -EINVAL or -E2BIG (the PMD's own rules).
+ */
+int rps_port_plan(const struct rps_port_use *use, const struct rps_port_info *info,
+		  const struct rps_port_plan_conf *conf, struct rps_port_queues *q);
+
+/**
+ * Plan every port of a list (rps_port_plan() on each, in order): pure.
+ * @param[out] bad the index of the first port that failed
+ * @return 0 or the first port's error.
+ */
+int rps_ports_plan(const struct rps_port_use *use, unsigned int n,
+		   const struct rps_port_info *info, const struct rps_port_plan_conf *conf,
+		   struct rps_port_queues *q, unsigned int *bad);
+
+/** What rps_port_start() programs besides the queues. */
+struct rps_port_conf {
+	uint16_t nb_rxd, nb_txd;  /**< descriptors per queue (adjusted to the PMD's limits) */
+	int want_rss;             /**< receiving roles: RSS and the hash in the mbuf */
+	const uint8_t *rss_key;   /**< receiving roles: the Toeplitz key, or NULL */
+	uint8_t rss_key_len;
+	struct rte_mempool *pool; /**< receiving roles: RX mbufs */
+	uint16_t mtu;             /**< sending roles: MTU to set, 0 = the PMD's */
+	int tx_mixed;             /**< sending roles: no MBUF_FAST_FREE (rps_port_req) */
+};
+
+/**
+ * Configure and start one port of the list with its planned queues (rps_port_setup()):
+ * RSS, the pool and the RX offloads only for a receiving role.
+ * @return as rps_port_setup().
+ */
+int rps_port_start(const struct rps_port_use *use, const struct rps_port_queues *q,
+		   const struct rps_port_conf *conf, struct rps_port_info *info);
+
 /** Stop and close a port (errors ignored: used at exit). */
 void rps_port_close(uint16_t port_id);
 

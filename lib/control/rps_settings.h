@@ -4,7 +4,7 @@
  * called on the command line (--flag) and in the configuration file (key and section), its
  * type, range, default, whether a reload applies it (live) or only a restart, and its help.
  *
- * Everything else is derived from it: the command-line parser (app/options.c: getopt_long's
+ * Everything else is derived from it: the command-line parser (app/setup/options.c: getopt_long's
  * options, the number and range checks and their messages, --help), the configuration-file
  * parser (config.c: the known keys, the same checks with "FILE:LINE: key: ..." messages),
  * /rps/config's list of settings, and the README's option table and the man pages' option and

@@ -28,7 +28,7 @@ def main():
                and ' `%s`' % n not in readme]
     missing += [o for o in opts if '`%s' % o not in readme]
     # every /rps/ telemetry command registered in app/telemetry.c, in the Telemetry table
-    tel = open(root + '/app/telemetry.c').read()
+    tel = open(root + '/app/observability/telemetry.c').read()
     cmds = re.findall(r'^\s*\{ "(/rps/\w+)", tel_', tel, re.M)
     table = readme[readme.index('\n## Telemetry\n'):]
     table = table[:table.index('\n\n', table.index('| command |'))]

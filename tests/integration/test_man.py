@@ -67,7 +67,7 @@ def main():
 
     helptext = subprocess.run([binary, '--help'], capture_output=True, text=True).stdout
     opts = re.findall(r'^\s+(--[a-z0-9-]+)', helptext, re.M)
-    tel = open(os.path.join(root, 'app', 'telemetry.c')).read()
+    tel = open(os.path.join(root, 'app', 'observability', 'telemetry.c')).read()
     cmds = re.findall(r'^\s*\{ "(/rps/\w+)", tel_', tel, re.M)
     cfg = open(os.path.join(root, 'lib', 'control', 'settings.c')).read()
     keys = [(None, k) for k in re.findall(r'\.key = "(\w+)"', cfg)]

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_budget.c: the planner that splits the mbuf pool into the RX lcores' reserve and the
- * workers' shares (app/budget.c): whatever the pool, the shares it promises fit it, and the
+ * workers' shares (app/setup/budget.c): whatever the pool, the shares it promises fit it, and the
  * limits are only cut when they must be.
  */
 #include "rps_budget.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* test_expo.c: the Prometheus 0.0.4 and OpenMetrics text formats (app/expo.c): escaping of
+/* test_expo.c: the Prometheus 0.0.4 and OpenMetrics text formats (app/observability/expo.c): escaping of
  * label values and help, families and samples byte for byte, the page's growth. */
 #include <math.h>
 #include <stdio.h>

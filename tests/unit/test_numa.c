@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_numa.c: the NUMA placement helpers of the application (app/numa.c). The socket check
+ * test_numa.c: the NUMA placement helpers of the application (app/setup/numa.c). The socket check
  * is a pure function over a socket table, so layouts of several sockets are tested on any
  * machine; libnuma's view and EAL's memory are checked against this machine's real ones.
  */

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* launch.c: the lcores on their way (workers first, then the other RX lcores), then the
+ * threads that watch and steer them: the live table, control, telemetry. */
+#include <rte_errno.h>
+#include <rte_launch.h>
+
+#include "app.h"
+#include "setup.h"
+
+int
+rps_setup_launch(struct rps_app *app)
+{
+	int ret = 0, rc;
+
+	for (uint16_t i = 0; i < app->nb_workers; i++) {
+		rc = rte_eal_remote_launch(rps_worker_main, &app->workers[i], app->workers[i].lcore);
+		if (rc != 0) {
+			RPS_LOG(ERR, "cannot launch worker on lcore %u: %s", app->workers[i].lcore,
+				rte_strerror(-rc));
+			__atomic_store_n(&app->quit, 1, __ATOMIC_RELAXED);
+			ret = RPS_EXIT_RUNTIME;
+		}
+	}
+	for (uint16_t r = 1; r < app->nb_rx && ret == 0; r++) {
+		rc = rte_eal_remote_launch(rps_rx_lcore_main, &app->rx[r], app->rx[r].self.lcore);
+		if (rc != 0) {
+			RPS_LOG(ERR, "cannot launch RX lcore %u: %s", app->rx[r].self.lcore,
+				rte_strerror(-rc));
+			__atomic_store_n(&app->quit, 1, __ATOMIC_RELAXED);
+			ret = RPS_EXIT_RUNTIME;
+		}
+	}
+	if (rps_report_start(app) != 0)
+		RPS_LOG(WARNING, "cannot start the live table thread");
+	if (rps_control_start(app) != 0)
+		RPS_LOG(WARNING, "cannot start the control thread: no reloads, no rates");
+	if (rps_telemetry_register(app) != 0)
+		RPS_LOG(WARNING, "cannot register the /rps/ telemetry commands");
+	return ret;
+}

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* teardown.c: the exit in the order DESIGN.md gives: what can call in first, then the
+ * processing lcores' state, the ports, the backlogs; release() frees what is left. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+
+#include "app.h"
+#include "outfile.h"
+#include "rps_flow.h"
+#include "setup.h"
+
+/* The flow tables of every processing lcore, read after they stopped. */
+static int
+write_flows_json(const struct rps_app *app, const char *path)
+{
+	struct rps_outfile of;
+	int n = 0, rc = rps_outfile_open(&of, path);
+	FILE *f = of.f;
+
+	if (rc < 0)
+		return rc;
+	fprintf(f, "{\"flows\": [");
+	if (RPS_APP_SELF(app)->ctx.flows != NULL)
+		n += rps_flow_table_dump_json(RPS_APP_SELF(app)->ctx.flows, f,
+					      RPS_APP_SELF(app)->lcore, n > 0);
+	for (uint16_t i = 0; i < app->nb_workers; i++)
+		if (app->workers[i].ctx.flows != NULL)
+			n += rps_flow_table_dump_json(app->workers[i].ctx.flows, f,
+						      app->workers[i].lcore, n > 0);
+	fprintf(f, "\n]}\n");
+	return rps_outfile_commit(&of);
+}
+
+void
+rps_teardown(struct rps_app *app)
+{
+	rps_metrics_close(app); /* before anything a request reads is freed */
+	rps_report_stop(app);
+	rps_control_stop(app);
+	rps_test_hooks_fini();
+	if (app->opt.flows_json != NULL) {
+		int frc = write_flows_json(app, app->opt.flows_json);
+
+		if (frc < 0)
+			fprintf(stderr, "dpdk-rps: --flows-json %s: %s\n", app->opt.flows_json,
+				strerror(-frc));
+	}
+	/* Flush TX, count fragments still held: before the ports close. A worker still stuck
+	 * keeps its state: it may yet touch it. With a telemetry command still running
+	 * (rps_telemetry_close() gave up on it) the flow snapshots, ports and backlogs stay:
+	 * the command may read any of them. */
+	if (app->rx != NULL)
+		rps_worker_ctx_fini(RPS_APP_SELF(app), app->tel_stuck);
+	for (uint16_t i = 0; app->workers != NULL && i < app->nb_workers; i++)
+		if (!app->workers[i].stuck)
+			rps_worker_ctx_fini(&app->workers[i], app->tel_stuck);
+	/* the RX ports' own counters, summed */
+	memset(&app->port_stats, 0, sizeof(app->port_stats));
+	for (int p = 0; p < app->rx_started; p++) {
+		struct rte_eth_stats ps;
+
+		if (rte_eth_stats_get(app->opt.rx_ports[p], &ps) == 0) {
+			app->rx_port_stats[p] = ps;
+			app->port_stats.ipackets += ps.ipackets;
+			app->port_stats.imissed += ps.imissed;
+			app->port_stats.ierrors += ps.ierrors;
+			app->port_stats.rx_nombuf += ps.rx_nombuf;
+		}
+	}
+	/* a stuck worker may still be using the ports: leave them open then */
+	for (uint16_t i = 0; app->workers_stuck == 0 && !app->tel_stuck && i < app->ports_started;
+	     i++)
+		rps_port_close(app->ports[i].port_id);
+	for (uint16_t i = 0; app->backlogs != NULL && !app->tel_stuck && i < app->nb_workers; i++)
+		for (uint16_t r = 0; !app->workers[i].stuck && r < app->nb_rx; r++)
+			rps_backlog_fini(rps_app_backlog(app, r, i));
+	rps_health_fini(app);
+	if (app->pool != NULL)
+		app->pool_in_use_at_exit = (int64_t)rte_mempool_in_use_count(app->pool);
+}
+
+void
+rps_release(struct rps_app *app)
+{
+	for (uint16_t r = 0; app->rx != NULL && r < app->nb_rx; r++)
+		rps_steer_fini(&app->rx[r].steer);
+	for (uint16_t i = 0; app->workers != NULL && i < app->nb_workers; i++)
+		rte_free(app->workers[i].in.b);
+	rps_app_maps_fini(app);
+	rps_order_fini(&app->order);
+	free(app->start_cfg);
+	free(app->pps);
+	rte_free(app->workers);
+	rte_free(app->backlogs);
+	rte_free(app->rx);
+	rte_mempool_free(app->pool);
+	rte_mempool_free(app->indirect);
+}
