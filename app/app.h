@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * app.h: the dpdk-rps application context shared by main, the RX loop, the worker loop and
- * the reports. Everything here is set up by main before any lcore is launched; afterwards
- * each lcore writes only its own counters, and the flags below are the only shared writes.
+ * app.h: the dpdk-rps application context shared by every room of app/: datapath/ (the RX
+ * and worker loops), control/, observability/ and setup/. Everything here is set up by
+ * setup/ (composed by main.c) before any lcore is launched; afterwards each lcore writes
+ * only its own counters, and the flags below are the only shared writes.
  */
 #ifndef RPS_APP_H
 #define RPS_APP_H

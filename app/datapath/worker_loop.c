@@ -25,7 +25,7 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 {
 	const struct rps_options *o = &app->opt;
 	struct rps_stage_ctx *c = &w->ctx;
-	int socket = w->socket; /* the lcore's own, when EAL has memory there (main.c) */
+	int socket = w->socket; /* the lcore's own, when EAL has memory there (setup/workers.c) */
 	char name[32];
 
 	memset(c, 0, sizeof(*c));

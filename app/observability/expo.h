@@ -2,8 +2,8 @@
 /*
  * expo.h: writing metrics in Prometheus's text exposition format (version 0.0.4) or in
  * OpenMetrics 1.0 (what Prometheus asks for first), into a growing buffer. Pure C without
- * DPDK, so a unit test can check every byte (tests/unit/test_expo.c); app/observability/metrics.c fills
- * it from the counters.
+ * DPDK, so a unit test can check every byte (tests/unit/test_expo.c); metrics.c (beside it)
+ * fills it from the counters.
  *
  * A page is a sequence of families: rps_expo_family() writes the HELP and TYPE lines, then
  * rps_expo_u64() / rps_expo_double() write that family's samples (all of a family's samples

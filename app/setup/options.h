@@ -27,10 +27,10 @@
 struct rps_options {
 	uint16_t rx_port;             /* the first of rx_ports (the last --rx-port given while
 				       * parsing; rps_options_parse() sets it back to the first) */
-	uint16_t rx_ports[RPS_RX_PORTS_MAX]; /* every --rx-port, in order (main.c fills [0] from
+	uint16_t rx_ports[RPS_RX_PORTS_MAX]; /* every --rx-port, in order (setup/lcores.c fills [0] from
 				       * rx_port when none was given) */
 	uint16_t nb_rx_ports;
-	struct rps_lcoreset rx_lcores; /* --rx-lcores / rx_lcores (main.c: the main lcore if
+	struct rps_lcoreset rx_lcores; /* --rx-lcores / rx_lcores (setup/lcores.c: the main lcore if
 				       * not given) */
 	int rx_lcores_given;
 	char rx_lcores_text[128];
@@ -46,7 +46,8 @@ struct rps_options {
 	int inner;                    /* --inner: tunnelled packets hash on their inner header */
 	struct rps_inner_cfg tunnels; /* --vxlan-port (nb_vxlan 0: 4789) */
 	uint8_t rss_key[RPS_TOEPLITZ_KEY_MAX]; /* Toeplitz key (--rss-key, the file's rss_key) */
-	uint8_t rss_key_len;          /* 0 until given; main.c then fills in the default key */
+	uint8_t rss_key_len;          /* 0 until given; setup/hash_options.c then fills in the
+				       * default key */
 	int rss_key_random;           /* the key was drawn at start (none given): a secret that
 				       * only the owner may read (telemetry), never printed */
 	uint32_t backlog;
