@@ -286,6 +286,8 @@ class RunResult:
     summary: dict       # None when no (valid) summary JSON was written
     summary_error: str = ''
     timed_out: bool = False
+    signalled_at: float = None  # seconds from the start to stop_signal; None: never sent
+    ready: bool = None          # after_ready: whether it said it was ready before the signal
 
     def describe(self, tail=3000):
         return ('command: %s\nexit code: %s%s, %.1f s\n--- stdout (tail) ---\n%s\n'
@@ -463,14 +465,16 @@ def run_rps(binary, eal, app, timeout=60.0, summary_path=None, stop_signal=None,
                             stdin=subprocess.DEVNULL, start_new_session=True,
                             env=dict(os.environ, **env) if env else None)
     timed_out = False
+    signalled_at, ready = None, None
     try:
         if stop_signal is not None:
             if after_ready and prefix is not None:
                 drain(proc)  # read its output meanwhile: a full pipe would block it
-                wait_ready(prefix, timeout=timeout / 2)
+                ready = wait_ready(prefix, timeout=timeout / 2) is not None
                 time.sleep(signal_after)
                 if proc.poll() is None:
                     proc.send_signal(stop_signal)
+                    signalled_at = time.monotonic() - t0
                 proc.wait(timeout=max(1.0, timeout / 2))
                 for t in proc._drainers:
                     t.join()
@@ -480,6 +484,7 @@ def run_rps(binary, eal, app, timeout=60.0, summary_path=None, stop_signal=None,
                     out, err = proc.communicate(timeout=signal_after)
                 except subprocess.TimeoutExpired:
                     proc.send_signal(stop_signal)
+                    signalled_at = time.monotonic() - t0
                     out, err = proc.communicate(timeout=max(1.0, timeout - signal_after))
         else:
             out, err = proc.communicate(timeout=timeout)
@@ -511,7 +516,7 @@ def run_rps(binary, eal, app, timeout=60.0, summary_path=None, stop_signal=None,
     return RunResult(cmd=cmd, rc=None if timed_out else proc.returncode,
                      stdout=out.decode(errors='replace'), stderr=err.decode(errors='replace'),
                      elapsed=elapsed, summary=summary, summary_error=serr,
-                     timed_out=timed_out)
+                     timed_out=timed_out, signalled_at=signalled_at, ready=ready)
 
 
 def run_pcap(binary, tmp, rx, ntx, app, lcores='0@0,(1-3)@1', timeout=120.0, tag='run',
