@@ -406,6 +406,33 @@ def toeplitz(key, data):
     return h
 
 
+
+# ------------------------------------------------------------------ packet builders
+
+def toeplitz_flows(rng, n, key=MS_KEY):
+    """n random IPv4 TCP/UDP flows in 198.18.0.0/15: (proto, src, dst, sport, dport, hash),
+    the hash Toeplitz with key over the addresses and ports (what a NIC's RSS computes)."""
+    out = []
+    for _ in range(n):
+        src = bytes([198, 18 + rng.randrange(2), rng.randrange(256), rng.randrange(1, 255)])
+        dst = bytes([198, 18 + rng.randrange(2), rng.randrange(256), rng.randrange(1, 255)])
+        sp, dp = rng.randrange(1024, 65536), rng.choice((53, 80, 443))
+        h = toeplitz(key, src + dst + struct.pack('!HH', sp, dp))
+        out.append((rng.choice((6, 17)), src, dst, sp, dp, h))
+    return out
+
+
+def flow_frame(fl, f, seq):
+    """Packet seq of flow fl (a toeplitz_flows() tuple), marked as flow f (marker())."""
+    proto, src, dst, sp, dp, _ = fl
+    payload = gen_traffic.marker(f, seq) + bytes(20)
+    if proto == 6:
+        l4 = gen_traffic.tcp_segment(False, src, dst, sp, dp, 1000 + 100 * seq, 1, payload)
+    else:
+        l4 = gen_traffic.udp_datagram(False, src, dst, sp, dp, payload)
+    return (gen_traffic.eth_header(b'\x02\0\0\0\0\x01', b'\x02\0\0\0\0\x02', [], 0x0800) +
+            gen_traffic.ipv4_header(src, dst, proto, len(l4), seq) + l4)
+
 def pcap_vdev(rx=None, tx=(), infinite_rx=False, name='net_pcap0'):
     """--vdev value for net_pcap: one rx_pcap (one RX queue), one TX queue per tx file."""
     parts = [name]
