@@ -751,6 +751,19 @@ class Failures:
         return 0
 
 
+def check_exit(F, res, ctx):
+    """A run that should exit 0 with its summary: prints how it ended, records exit code,
+    summary and accounting failures in F. Returns the summary, or None when there is none
+    to check (exit code not 0, or no summary)."""
+    print('%s: exit %s in %.1f s' % (ctx, res.rc, res.elapsed), flush=True)
+    if not F.check(res.rc == 0, '%s: exit %s' % (ctx, res.rc), res):
+        return None
+    if not F.check(res.summary is not None, '%s: %s' % (ctx, res.summary_error), res):
+        return None
+    F.extend(check_accounting(res.summary), ctx, res)
+    return res.summary
+
+
 def check_pcap_run(F, res, tx, nframes, ctx):
     """The checks every run of a whole capture through net_pcap shares: exit 0, a summary,
     exact accounting, every packet received and none dropped, every TX file written.
