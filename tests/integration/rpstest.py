@@ -7,8 +7,11 @@
   must reach the same worker. Frames without an IP flow have their layer-2 key (l2_key());
   None only for runts.
 - marker(): the (flow id, sequence) that tools/gen_traffic.py writes into each flow packet.
+- toeplitz_flows(), flow_frame(): random IPv4 TCP/UDP flows with their Toeplitz hash (what
+  a NIC's RSS computes) and their marked frames.
 - run_rps(): start the binary with a timeout and a unique --file-prefix, collect the exit
-  code, output and summary JSON.
+  code, output and summary JSON (after_ready: the stop signal that long after ready).
+- check_exit(): exit 0, a summary, exact accounting, recorded in a Failures.
 - check_*(): the assertions the tests share; each returns a list of problems (empty = ok).
 """
 
