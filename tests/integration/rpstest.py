@@ -7,8 +7,11 @@
   must reach the same worker. Frames without an IP flow have their layer-2 key (l2_key());
   None only for runts.
 - marker(): the (flow id, sequence) that tools/gen_traffic.py writes into each flow packet.
+- toeplitz_flows(), flow_frame(): random IPv4 TCP/UDP flows with their Toeplitz hash (what
+  a NIC's RSS computes) and their marked frames.
 - run_rps(): start the binary with a timeout and a unique --file-prefix, collect the exit
-  code, output and summary JSON.
+  code, output and summary JSON (after_ready: the stop signal that long after ready).
+- check_exit(): exit 0, a summary, exact accounting, recorded in a Failures.
 - check_*(): the assertions the tests share; each returns a list of problems (empty = ok).
 """
 
@@ -286,6 +289,8 @@ class RunResult:
     summary: dict       # None when no (valid) summary JSON was written
     summary_error: str = ''
     timed_out: bool = False
+    signalled_at: float = None  # seconds from the start to stop_signal; None: never sent
+    ready: bool = None          # after_ready: whether it said it was ready before the signal
 
     def describe(self, tail=3000):
         return ('command: %s\nexit code: %s%s, %.1f s\n--- stdout (tail) ---\n%s\n'
@@ -404,6 +409,33 @@ def toeplitz(key, data):
     return h
 
 
+
+# ------------------------------------------------------------------ packet builders
+
+def toeplitz_flows(rng, n, key=MS_KEY):
+    """n random IPv4 TCP/UDP flows in 198.18.0.0/15: (proto, src, dst, sport, dport, hash),
+    the hash Toeplitz with key over the addresses and ports (what a NIC's RSS computes)."""
+    out = []
+    for _ in range(n):
+        src = bytes([198, 18 + rng.randrange(2), rng.randrange(256), rng.randrange(1, 255)])
+        dst = bytes([198, 18 + rng.randrange(2), rng.randrange(256), rng.randrange(1, 255)])
+        sp, dp = rng.randrange(1024, 65536), rng.choice((53, 80, 443))
+        h = toeplitz(key, src + dst + struct.pack('!HH', sp, dp))
+        out.append((rng.choice((6, 17)), src, dst, sp, dp, h))
+    return out
+
+
+def flow_frame(fl, f, seq):
+    """Packet seq of flow fl (a toeplitz_flows() tuple), marked as flow f (marker())."""
+    proto, src, dst, sp, dp, _ = fl
+    payload = gen_traffic.marker(f, seq) + bytes(20)
+    if proto == 6:
+        l4 = gen_traffic.tcp_segment(False, src, dst, sp, dp, 1000 + 100 * seq, 1, payload)
+    else:
+        l4 = gen_traffic.udp_datagram(False, src, dst, sp, dp, payload)
+    return (gen_traffic.eth_header(b'\x02\0\0\0\0\x01', b'\x02\0\0\0\0\x02', [], 0x0800) +
+            gen_traffic.ipv4_header(src, dst, proto, len(l4), seq) + l4)
+
 def pcap_vdev(rx=None, tx=(), infinite_rx=False, name='net_pcap0'):
     """--vdev value for net_pcap: one rx_pcap (one RX queue), one TX queue per tx file."""
     parts = [name]
@@ -463,14 +495,16 @@ def run_rps(binary, eal, app, timeout=60.0, summary_path=None, stop_signal=None,
                             stdin=subprocess.DEVNULL, start_new_session=True,
                             env=dict(os.environ, **env) if env else None)
     timed_out = False
+    signalled_at, ready = None, None
     try:
         if stop_signal is not None:
             if after_ready and prefix is not None:
                 drain(proc)  # read its output meanwhile: a full pipe would block it
-                wait_ready(prefix, timeout=timeout / 2)
+                ready = wait_ready(prefix, timeout=timeout / 2) is not None
                 time.sleep(signal_after)
                 if proc.poll() is None:
                     proc.send_signal(stop_signal)
+                    signalled_at = time.monotonic() - t0
                 proc.wait(timeout=max(1.0, timeout / 2))
                 for t in proc._drainers:
                     t.join()
@@ -480,6 +514,7 @@ def run_rps(binary, eal, app, timeout=60.0, summary_path=None, stop_signal=None,
                     out, err = proc.communicate(timeout=signal_after)
                 except subprocess.TimeoutExpired:
                     proc.send_signal(stop_signal)
+                    signalled_at = time.monotonic() - t0
                     out, err = proc.communicate(timeout=max(1.0, timeout - signal_after))
         else:
             out, err = proc.communicate(timeout=timeout)
@@ -511,7 +546,7 @@ def run_rps(binary, eal, app, timeout=60.0, summary_path=None, stop_signal=None,
     return RunResult(cmd=cmd, rc=None if timed_out else proc.returncode,
                      stdout=out.decode(errors='replace'), stderr=err.decode(errors='replace'),
                      elapsed=elapsed, summary=summary, summary_error=serr,
-                     timed_out=timed_out)
+                     timed_out=timed_out, signalled_at=signalled_at, ready=ready)
 
 
 def run_pcap(binary, tmp, rx, ntx, app, lcores='0@0,(1-3)@1', timeout=120.0, tag='run',
@@ -717,6 +752,19 @@ class Failures:
             return 1
         print('%s: all checks passed (%.1f s)' % (self.name, dt))
         return 0
+
+
+def check_exit(F, res, ctx):
+    """A run that should exit 0 with its summary: prints how it ended, records exit code,
+    summary and accounting failures in F. Returns the summary, or None when there is none
+    to check (exit code not 0, or no summary)."""
+    print('%s: exit %s in %.1f s' % (ctx, res.rc, res.elapsed), flush=True)
+    if not F.check(res.rc == 0, '%s: exit %s' % (ctx, res.rc), res):
+        return None
+    if not F.check(res.summary is not None, '%s: %s' % (ctx, res.summary_error), res):
+        return None
+    F.extend(check_accounting(res.summary), ctx, res)
+    return res.summary
 
 
 def check_pcap_run(F, res, tx, nframes, ctx):

@@ -32,13 +32,9 @@ def run(F, binary, tmp, inp, frames, nw, mode):
                                tag='bp%d%s' % (nw, mode), env={rpstest.WORKER_DELAY: '20000'})
     if rpstest.NO_HOOKS in res.stderr:
         return 'skip'
-    print('%s: exit %s in %.1f s' % (ctx, res.rc, res.elapsed), flush=True)
-    if not F.check(res.rc == 0, '%s: exit %s' % (ctx, res.rc), res):
+    s = rpstest.check_exit(F, res, ctx)
+    if s is None:
         return None
-    if not F.check(res.summary is not None, '%s: %s' % (ctx, res.summary_error), res):
-        return None
-    s = res.summary
-    F.extend(rpstest.check_accounting(s), ctx, res)
     F.check(s['mempool']['in_use_at_exit'] == 0, '%s: mbufs leaked: %s' % (ctx, s['mempool']))
     F.check(s['rx_packets'] == NPKT, '%s: rx_packets %d of %d' % (ctx, s['rx_packets'], NPKT))
     print('%s: processed %d, dropped %d %s, rx_paused %d' % (

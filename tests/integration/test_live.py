@@ -49,13 +49,7 @@ def conf(mask, extra=''):
 
 
 def wait_for(pred, timeout=10.0):
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < timeout:
-        v = pred()
-        if v:
-            return v
-        time.sleep(0.1)
-    return None
+    return rpstest.wait_for(pred, timeout, step=0.1)
 
 
 def main():
@@ -132,7 +126,18 @@ def main():
             cf = one(prefix, '/rps/config')
             F.check(cf is not None and cf['flow_limit'] == 1,
                     'after SIGHUP flow_limit = on: /rps/config %s' % cf)
-            time.sleep(1.5)  # lcore 3 drains what it had
+            # lcore 3 drains what it had: its buckets move once it has (reorder_safe), then
+            # its backlog stays empty and its count still
+            last = [None]
+
+            def drained():
+                w = one(prefix, '/rps/worker,3')
+                was, last[0] = last[0], w and w['processed']
+                return w is not None and w['backlog_depth'] == 0 and was == w['processed']
+
+            F.check(rpstest.wait_for(drained, timeout=10, step=0.2),
+                    'lcore 3 still busy 10 s after the map without it: /rps/worker,3 %s' %
+                    one(prefix, '/rps/worker,3'))
             w3a = one(prefix, '/rps/worker,3')['processed']
             time.sleep(1.0)
             w3b = one(prefix, '/rps/worker,3')['processed']

@@ -283,7 +283,10 @@ def live(F, binary, tmp, counters, reasons):
             before = stats(prefix)
             s = scrape(F, url, '%s scrape %d' % (ctx, i))
             after = stats(prefix)
-            if s is None or before is None or after is None:
+            # a /rps/stats that did not answer is a failure, not the end of the checks
+            if not F.check(before is not None and after is not None,
+                           '%s scrape %d: /rps/stats did not answer (before %s, after %s)' % (
+                               ctx, i, before is not None, after is not None)) or s is None:
                 return
             pages.append(s)
             got = s.total('dpdk_rps_processed_total')
@@ -417,8 +420,7 @@ def exact(F, binary, tmp, counters, reasons, steering):
                                                  {k: v for k, v in s['dropped'].items() if v}),
           flush=True)
     if steering:
-        hooks = rpstest.NO_HOOKS not in err.decode(errors='replace')
-        F.check(s['dropped']['backlog_full'] > 0 or not hooks,
+        F.check(s['dropped']['backlog_full'] > 0,
                 '%s: no backlog_full drops with workers slowed down' % ctx)
     else:
         # nothing but the malformed frames is dropped without steering: exactly them
@@ -530,6 +532,10 @@ def main():
             len(counters), len(reasons)))
         return 1
     with rpstest.TempDir('metrics') as tmp:
+        if not rpstest.hooks_built(binary, tmp):
+            # the exact run's backlog_full drops come from workers slowed by a hook
+            print('SKIP: %s is %s (RPS_TEST_WORKER_DELAY_NS)' % (binary, rpstest.NO_HOOKS))
+            return rpstest.SKIP
         rpstest.write_pcap(os.path.join(tmp, 'in.pcap'), rpstest.gen_traffic.generate_frames(
             flows=8, packets_per_flow=2, frag_datagrams=0, non_ip=1))
         bad_values(F, binary, tmp)

@@ -18,13 +18,11 @@ usage: test_rss_queues.py PATH/TO/dpdk-rps
 """
 import os
 import random
-import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rpstest  # noqa: E402
 
-gt = rpstest.gen_traffic
 FLOWS = 4096
 QUEUES = 2
 MAPS = {0: [1, 2], 1: [3, 4]}
@@ -34,25 +32,10 @@ CONF = ('[dataplane]\nhash = toeplitz\nrss_key = %s\n[map]\nqueue0 = 1-2\nqueue1
 
 
 def flows(rng):
-    out = []
-    for f in range(FLOWS):
-        src = bytes([198, 18 + rng.randrange(2), rng.randrange(256), rng.randrange(1, 255)])
-        dst = bytes([198, 18 + rng.randrange(2), rng.randrange(256), rng.randrange(1, 255)])
-        sp, dp = rng.randrange(1024, 65536), rng.choice((53, 80, 443))
-        h = rpstest.toeplitz(rpstest.MS_KEY, src + dst + struct.pack('!HH', sp, dp))
-        out.append((rng.choice((6, 17)), src, dst, sp, dp, h))
-    return out
+    return rpstest.toeplitz_flows(rng, FLOWS)
 
 
-def frame(fl, f, seq):
-    proto, src, dst, sp, dp, _ = fl
-    payload = gt.marker(f, seq) + bytes(20)
-    if proto == 6:
-        l4 = gt.tcp_segment(False, src, dst, sp, dp, 1000 + 100 * seq, 1, payload)
-    else:
-        l4 = gt.udp_datagram(False, src, dst, sp, dp, payload)
-    return (gt.eth_header(b'\x02\0\0\0\0\x01', b'\x02\0\0\0\0\x02', [], 0x0800) +
-            gt.ipv4_header(src, dst, proto, len(l4), seq) + l4)
+frame = rpstest.flow_frame
 
 
 def run(F, binary, tmp, fls, reta):

@@ -27,7 +27,6 @@ usage: test_rx_lcores.py PATH/TO/dpdk-rps
 import os
 import random
 import signal
-import struct
 import subprocess
 import sys
 import time
@@ -35,7 +34,6 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rpstest  # noqa: E402
 
-gt = rpstest.gen_traffic
 LCORES = '0@0,(1-4)@1'
 WORKERS = [2, 3, 4]
 QUEUES = 4
@@ -45,26 +43,10 @@ MAP_CONF = '[map]\nqueue0 = 2-3\nqueue1 = 3-4\nqueue2 = 2-4\nqueue3 = 2:1,4:1\n'
 HASH_CONF = '[dataplane]\nhash = toeplitz\nrss_key = %s\n' % rpstest.MS_KEY.hex()
 
 
-def flows(rng, n):
-    out = []
-    for _ in range(n):
-        src = bytes([198, 18 + rng.randrange(2), rng.randrange(256), rng.randrange(1, 255)])
-        dst = bytes([198, 18 + rng.randrange(2), rng.randrange(256), rng.randrange(1, 255)])
-        sp, dp = rng.randrange(1024, 65536), rng.choice((53, 80, 443))
-        h = rpstest.toeplitz(rpstest.MS_KEY, src + dst + struct.pack('!HH', sp, dp))
-        out.append((rng.choice((6, 17)), src, dst, sp, dp, h))
-    return out
+flows = rpstest.toeplitz_flows
 
 
-def frame(fl, f, seq):
-    proto, src, dst, sp, dp, _ = fl
-    payload = gt.marker(f, seq) + bytes(20)
-    if proto == 6:
-        l4 = gt.tcp_segment(False, src, dst, sp, dp, 1000 + 100 * seq, 1, payload)
-    else:
-        l4 = gt.udp_datagram(False, src, dst, sp, dp, payload)
-    return (gt.eth_header(b'\x02\0\0\0\0\x01', b'\x02\0\0\0\0\x02', [], 0x0800) +
-            gt.ipv4_header(src, dst, proto, len(l4), seq) + l4)
+frame = rpstest.flow_frame
 
 
 def split(fls, queues, per_flow, base=0):

@@ -45,8 +45,10 @@ def runtime_dir(prefix):
     return os.path.join(base, 'dpdk', prefix) if base else '/var/run/dpdk/%s' % prefix
 
 
-def poller(path, stop, counts, k):
-    """Poll until stop is set or the process goes away; count replies and refusals."""
+def poller(path, stop, counts, bad, k):
+    """Poll until stop is set or the process goes away; count replies and refusals. A reply
+    that is not one JSON object {command: value} goes to bad: a socket that closes as the
+    process exits ends the poll, a malformed reply is a failure."""
     try:
         s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         s.settimeout(5)
@@ -54,14 +56,22 @@ def poller(path, stop, counts, k):
         s.recv(16384)                      # the greeting
         i = k
         while not stop.is_set():
-            s.send(CMDS[i % len(CMDS)].encode())
+            cmd = CMDS[i % len(CMDS)]
+            s.send(cmd.encode())
             i += 1
             r = s.recv(1 << 17)
             if not r:
                 break
-            v = json.loads(r.decode())
-            counts[k][0 if list(v.values())[0] is not None else 1] += 1
-    except (OSError, ValueError):
+            try:
+                v = json.loads(r.decode())
+            except ValueError as e:
+                bad.append('%s: %s: %r' % (cmd, e, r[:200]))
+                continue
+            if not isinstance(v, dict) or list(v) != [cmd.split(',')[0]]:
+                bad.append('%s: %r' % (cmd, r[:200]))
+                continue
+            counts[k][0 if v[cmd.split(',')[0]] is not None else 1] += 1
+    except OSError:
         pass
 
 
@@ -81,12 +91,13 @@ def one_run(F, binary, tmp, inp, n):
                             stdin=subprocess.DEVNULL, start_new_session=True)
     stop = threading.Event()
     counts = [[0, 0] for _ in range(POLLERS)]
+    bad = []
     threads = []
     try:
         if not F.check(rpstest.wait_ready(prefix) is not None, '%s: never ready' % ctx):
             return
         path = os.path.join(runtime_dir(prefix), 'dpdk_telemetry.v2')
-        threads = [threading.Thread(target=poller, args=(path, stop, counts, k), daemon=True)
+        threads = [threading.Thread(target=poller, args=(path, stop, counts, bad, k), daemon=True)
                    for k in range(POLLERS)]
         for t in threads:
             t.start()
@@ -102,6 +113,7 @@ def one_run(F, binary, tmp, inp, n):
     answered = sum(c[0] for c in counts)
     print('%s: exit %s %.2f s after SIGINT, %d replies, %d refused' % (
         ctx, proc.returncode, took, answered, sum(c[1] for c in counts)), flush=True)
+    F.check(not bad, '%s: %d malformed telemetry replies, e.g. %s' % (ctx, len(bad), bad[:2]))
     F.check(took < STOP_MAX_S, '%s: stopped %.1f s after SIGINT (at most %d s)' % (
         ctx, took, STOP_MAX_S))
     if rpstest.check_stopped(F, proc, err, summary, ctx) is not None:

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """test_signal.py: SIGINT, SIGTERM and --duration stop a never-ending run cleanly.
 
-net_pcap replays a capture forever (infinite_rx=1, no TX), two workers consume. After about
-2 s the test sends SIGINT (then, in a second run with --stats-interval 1, SIGTERM); a third run stops itself with
---duration 2. Each must exit 0 within a few seconds of being told to stop, write the summary
+net_pcap replays a capture forever (infinite_rx=1, no TX), two workers consume. Half a
+second after it says it is ready (/rps/info ready) the test sends SIGINT (then, in a second
+run with --stats-interval 1, SIGTERM): the stop lands on a running data path however slow
+the start-up; a third run stops itself with --duration 2. Each must exit 0 within a few seconds of being told to stop, write the summary
 JSON and print the summary, have received packets (rx_packets > 0), account for every one of them
 (rx == processed + dropped), and leave no mbuf in use at exit (mempool.in_use_at_exit == 0,
 when the summary reports it).
@@ -20,6 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rpstest  # noqa: E402
 
 STOP_WITHIN = 5.0      # seconds allowed between the stop request and the exit
+AFTER_READY = 0.5      # the signal, this long after the process said it is ready
 
 
 def check_run(F, ctx, res, stop_at):
@@ -69,10 +71,14 @@ def main():
             prefix = rpstest.unique_prefix()
             eal = rpstest.eal_args(prefix, lcores='0@0,(1-2)@1',
                                    vdevs=[rpstest.pcap_vdev(rx=inp, infinite_rx=True)])
-            res = rpstest.run_rps(binary, eal, app + extra, timeout=2.0 + 30,
+            res = rpstest.run_rps(binary, eal, app + extra, timeout=60,
                                   summary_path=os.path.join(tmp, name + '.json'),
-                                  stop_signal=sig, signal_after=2.0, prefix=prefix)
-            check_run(F, name, res, 2.0)
+                                  stop_signal=sig, signal_after=AFTER_READY, prefix=prefix,
+                                  after_ready=True)
+            if not F.check(res.ready and res.signalled_at is not None,
+                           '%s: never ready, or gone before the signal' % name, res):
+                continue
+            check_run(F, name, res, res.signalled_at)
         prefix = rpstest.unique_prefix()
         eal = rpstest.eal_args(prefix, lcores='0@0,(1-2)@1',
                                vdevs=[rpstest.pcap_vdev(rx=inp, infinite_rx=True)])

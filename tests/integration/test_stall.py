@@ -93,13 +93,9 @@ def recover(F, binary, tmp, rx_lcores=1):
                               prefix=prefix, env=env)
     if rpstest.NO_HOOKS in res.stderr:
         return 'skip'
-    print('%s: exit %s in %.1f s' % (ctx, res.rc, res.elapsed), flush=True)
-    if not F.check(res.rc == 0, '%s: exit %s' % (ctx, res.rc), res):
+    s = rpstest.check_exit(F, res, ctx)
+    if s is None:
         return None
-    if not F.check(res.summary is not None, '%s: %s' % (ctx, res.summary_error), res):
-        return None
-    s = res.summary
-    F.extend(rpstest.check_accounting(s), ctx, res)
     F.check(s['rx_packets'] == 60000, '%s: rx_packets %d of 60000' % (ctx, s['rx_packets']))
     F.check(s['mempool']['in_use_at_exit'] == 0, '%s: mbufs leaked: %s' % (ctx, s['mempool']))
     w = rpstest.worker_table(s, workers)

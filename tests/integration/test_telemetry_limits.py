@@ -284,6 +284,9 @@ def check_client(F, client, names):
     r = client.query(['/rps/worker,99', '/rps/worker,0', '/rps/stats,32', '/rps/workers,32',
                       '/rps/map,1', '/rps/buckets,0,4096', '/rps/flows,65', '/rps/flows,8,8',
                       '/rps/stats,x'])
+    # a null reply, not a missing one: a reply that never came (or was not JSON) is a failure
+    F.check(all(p == '' for _, p in r), '%s: out of range parameters: %s' % (
+        n, [p for _, p in r if p]))
     F.check(all(v is None for v, _ in r), '%s: out of range parameters answered %s' % (
         n, [v if v is None else sorted(v)[:3] for v, _ in r]))
 

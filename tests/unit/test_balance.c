@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_balance.c: the rebalancer's plan (lib/rps/balance.c). */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -162,6 +163,17 @@ test_plan_constraints(void)
 	CU_ASSERT_EQUAL(load[3], 0);
 	CU_ASSERT(after < before);
 	CU_ASSERT_DOUBLE_EQUAL(after, rps_balance_ratio(load, wt, NW), 1e-9);
+	/* the weights: worker 0 (weight 2) and worker 1 (weight 1) share group 0's buckets and
+	 * end at 2:1 within one heavy bucket (60, the plan's grain) -- 582:291 here; a plan
+	 * that ignored the weights would leave them about 1:1. Worker 2 takes only group 1's
+	 * buckets and stays under the peak. */
+	CU_ASSERT_EQUAL(load[0] + load[1] + load[2], 16 * 60 + 112);
+	CU_ASSERT(load[0] + 60 >= 2 * load[1] && load[0] <= 2 * load[1] + 60);
+	CU_ASSERT(load[2] <= load[1] + 60);
+	CU_ASSERT(after < 1.25);
+	if (load[0] + 60 < 2 * load[1] || load[0] > 2 * load[1] + 60)
+		printf("\nloads %" PRIu64 ":%" PRIu64 ":%" PRIu64 " for weights 2:1:1\n",
+		       load[0], load[1], load[2]);
 }
 
 int

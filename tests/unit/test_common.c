@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_common.c: EAL and mbuf-pool set-up, mbufs from raw bytes, packets, the CUnit runner. */
+#include <netinet/in.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -453,4 +454,54 @@ out_pool:
 	pool = NULL;
 	eal_fini();
 	return rc;
+}
+
+/* ---- checksums, computed here independently of DPDK ---- */
+
+uint32_t
+ut_csum_add(uint32_t s, const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i + 1 < n; i += 2)
+		s += (uint32_t)b[i] << 8 | b[i + 1];
+	if (n & 1)
+		s += (uint32_t)b[n - 1] << 8;
+	return s;
+}
+
+uint16_t
+ut_csum_fold(uint32_t s)
+{
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)s;
+}
+
+void
+ut_fix_l4(struct ut_pkt *p, uint8_t proto, const uint8_t *final_dst)
+{
+	uint8_t *l4 = p->b + p->l4_off;
+	const uint8_t *ip = p->b + p->l3_off;
+	uint16_t l4len = (uint16_t)(p->len - p->l4_off), ck;
+	unsigned int at = proto == IPPROTO_TCP ? 16 : 6;
+	uint32_t s = 0;
+
+	if (proto == IPPROTO_UDP) {
+		l4[4] = (uint8_t)(l4len >> 8);
+		l4[5] = (uint8_t)l4len;
+	}
+	l4[at] = l4[at + 1] = 0;
+	if (p->family == 4) {
+		s = ut_csum_add(s, ip + 12, 8);
+	} else {
+		s = ut_csum_add(s, ip + 8, 16);
+		s = ut_csum_add(s, final_dst ? final_dst : ip + 24, 16);
+	}
+	s += proto;
+	s += l4len;
+	s = ut_csum_add(s, l4, l4len);
+	ck = (uint16_t)~ut_csum_fold(s);
+	if (ck == 0 && proto == IPPROTO_UDP)
+		ck = 0xffff;
+	l4[at] = (uint8_t)(ck >> 8);
+	l4[at + 1] = (uint8_t)ck;
 }

@@ -109,4 +109,13 @@ void ut_pkt_v4(struct ut_pkt *p, uint32_t src, uint32_t dst, uint8_t proto,
 void ut_pkt_v6(struct ut_pkt *p, uint32_t src_n, uint32_t dst_n, uint8_t proto,
 	       uint16_t sport, uint16_t dport);
 
+/** Internet checksum: add @p n bytes (big-endian words) to the running sum @p s. */
+uint32_t ut_csum_add(uint32_t s, const uint8_t *b, size_t n);
+/** Fold a running sum to 16 bits (not complemented). */
+uint16_t ut_csum_fold(uint32_t s);
+/** Set the UDP length and the TCP/UDP checksum of @p p (transport header at p->l4_off,
+ * running to the end); @p final_dst replaces the IPv6 pseudo-header destination (a routing
+ * header in transit) when not NULL. */
+void ut_fix_l4(struct ut_pkt *p, uint8_t proto, const uint8_t *final_dst);
+
 #endif /* RPS_TEST_COMMON_H */

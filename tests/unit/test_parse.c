@@ -117,60 +117,6 @@ run_pkt(const uint8_t *b, uint16_t len, uint16_t split, int validate,
 
 /* ---- building packets ---- */
 
-static uint32_t
-csum_add(uint32_t s, const uint8_t *b, size_t n)
-{
-	for (size_t i = 0; i + 1 < n; i += 2)
-		s += (uint32_t)b[i] << 8 | b[i + 1];
-	if (n & 1)
-		s += (uint32_t)b[n - 1] << 8;
-	return s;
-}
-
-static uint16_t
-csum_fold(uint32_t s)
-{
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)s;
-}
-
-/*
- * Set the UDP length and the TCP/UDP checksum of the packet in @p p (transport header at
- * p->l4_off, running to the end). @p final_dst replaces the IPv6 destination in the
- * pseudo-header (routing header in transit); NULL uses the header's. Computed here
- * independently of DPDK.
- */
-static void
-fix_l4(struct ut_pkt *p, uint8_t proto, const uint8_t *final_dst)
-{
-	uint8_t *l4 = p->b + p->l4_off;
-	const uint8_t *ip = p->b + p->l3_off;
-	uint16_t l4len = (uint16_t)(p->len - p->l4_off), ck;
-	unsigned int at = proto == IPPROTO_TCP ? 16 : 6;
-	uint32_t s = 0;
-
-	if (proto == IPPROTO_UDP) {
-		l4[4] = (uint8_t)(l4len >> 8);
-		l4[5] = (uint8_t)l4len;
-	}
-	l4[at] = l4[at + 1] = 0;
-	if (p->family == 4) {
-		s = csum_add(s, ip + 12, 8);
-	} else {
-		s = csum_add(s, ip + 8, 16);
-		s = csum_add(s, final_dst ? final_dst : ip + 24, 16);
-	}
-	s += proto;
-	s += l4len;
-	s = csum_add(s, l4, l4len);
-	ck = (uint16_t)~csum_fold(s);
-	if (ck == 0 && proto == IPPROTO_UDP)
-		ck = 0xffff;
-	l4[at] = (uint8_t)(ck >> 8);
-	l4[at + 1] = (uint8_t)ck;
-}
-
 /* TCP header with @p opt_len bytes of options (multiple of 4, <= 40). */
 static void
 put_tcp_opts(struct ut_pkt *p, uint8_t opt_len)
@@ -284,7 +230,7 @@ build_templates(void)
 	ut_put_tcp(p, 1234, 80);
 	ut_put(p, payload, 8);
 	ut_pkt_finish(p);
-	fix_l4(p, IPPROTO_TCP, NULL);
+	ut_fix_l4(p, IPPROTO_TCP, NULL);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_TCP, 14, 20, 20, C_TCP);
 
 	t = tmpl_new("v4_options_tcp_options");
@@ -294,7 +240,7 @@ build_templates(void)
 	put_tcp_opts(p, 12);
 	ut_put(p, payload, 5);
 	ut_pkt_finish(p);
-	fix_l4(p, IPPROTO_TCP, NULL);
+	ut_fix_l4(p, IPPROTO_TCP, NULL);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV4_EXT | RTE_PTYPE_L4_TCP, 14, 32, 32, C_TCP);
 
 	t = tmpl_new("v4_udp");
@@ -304,7 +250,7 @@ build_templates(void)
 	ut_put_udp(p, 5353, 53);
 	ut_put(p, payload, 7);
 	ut_pkt_finish(p);
-	fix_l4(p, IPPROTO_UDP, NULL);
+	ut_fix_l4(p, IPPROTO_UDP, NULL);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_UDP, 14, 20, 8, C_UDP);
 
 	t = tmpl_new("v4_icmp_echo");
@@ -361,7 +307,7 @@ build_templates(void)
 	ut_put_udp(p, 1000, 2000);
 	ut_put(p, payload, 3);
 	ut_pkt_finish(p);
-	fix_l4(p, IPPROTO_UDP, NULL);
+	ut_fix_l4(p, IPPROTO_UDP, NULL);
 	tmpl_set(t, RTE_PTYPE_L2_ETHER_VLAN | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_UDP, 18, 20, 8,
 		 C_UDP);
 
@@ -374,7 +320,7 @@ build_templates(void)
 	ut_put_tcp(p, 1, 2);
 	ut_put(p, payload, 9);
 	ut_pkt_finish(p);
-	fix_l4(p, IPPROTO_TCP, NULL);
+	ut_fix_l4(p, IPPROTO_TCP, NULL);
 	tmpl_set(t, RTE_PTYPE_L2_ETHER_QINQ | RTE_PTYPE_L3_IPV6 | RTE_PTYPE_L4_TCP, 22, 40, 20,
 		 C_TCP);
 
@@ -388,7 +334,7 @@ build_templates(void)
 	ut_put_ipv4(p, UT_IP4(9), UT_IP4(10), IPPROTO_TCP, 0, 0);
 	ut_put_tcp(p, 1, 2);
 	ut_pkt_finish(p);
-	fix_l4(p, IPPROTO_TCP, NULL);
+	ut_fix_l4(p, IPPROTO_TCP, NULL);
 	tmpl_set(t, RTE_PTYPE_L2_ETHER_QINQ | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_TCP, 30, 20, 20,
 		 C_TCP);
 
@@ -399,7 +345,7 @@ build_templates(void)
 	put_tcp_opts(p, 40);
 	ut_put(p, payload, 1);
 	ut_pkt_finish(p);
-	fix_l4(p, IPPROTO_TCP, NULL);
+	ut_fix_l4(p, IPPROTO_TCP, NULL);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV6 | RTE_PTYPE_L4_TCP, 14, 40, 60, C_TCP);
 
 	t = tmpl_new("v6_udp");
@@ -409,7 +355,7 @@ build_templates(void)
 	ut_put_udp(p, 1, 2);
 	ut_put(p, payload, 16);
 	ut_pkt_finish(p);
-	fix_l4(p, IPPROTO_UDP, NULL);
+	ut_fix_l4(p, IPPROTO_UDP, NULL);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV6 | RTE_PTYPE_L4_UDP, 14, 40, 8, C_UDP);
 
 	t = tmpl_new("v6_icmp6_echo");
@@ -433,7 +379,7 @@ build_templates(void)
 	ut_put_tcp(p, 7, 8);
 	ut_put(p, payload, 10);
 	ut_pkt_finish(p);
-	fix_l4(p, IPPROTO_TCP, NULL);
+	ut_fix_l4(p, IPPROTO_TCP, NULL);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV6_EXT | RTE_PTYPE_L4_TCP, 14, 40 + 8 + 24 + 16 + 24, 20,
 		 C_TCP);
 
@@ -475,7 +421,7 @@ build_templates(void)
 	ut_put_ipv6_frag(p, IPPROTO_TCP, 0, 0);
 	ut_put_tcp(p, 1, 2);
 	ut_pkt_finish(p);
-	fix_l4(p, IPPROTO_TCP, NULL);
+	ut_fix_l4(p, IPPROTO_TCP, NULL);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV6_EXT | RTE_PTYPE_L4_TCP, 14, 48, 20, C_TCP);
 
 	t = tmpl_new("v6_esp");
@@ -762,7 +708,7 @@ test_vlan_tags(void)
 				ut_put_ipv4(&p, UT_IP4(1), UT_IP4(2), IPPROTO_UDP, 0, 0);
 			ut_put_udp(&p, 1, 2);
 			ut_pkt_finish(&p);
-			fix_l4(&p, IPPROTO_UDP, NULL);
+			ut_fix_l4(&p, IPPROTO_UDP, NULL);
 			if (tags > 4) {
 				CU_ASSERT_EQUAL(parse_reason(&p), RPS_DROP_BAD_HEADER);
 				continue;

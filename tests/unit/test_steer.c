@@ -631,10 +631,18 @@ test_failover_move(void)
  * small table settles often, so the settled fast path and the way back from it are both
  * exercised many times.
  */
-static void
-test_reorder_safe_stress(void)
+struct stress_result {
+	uint32_t late, settled_bursts, remaps;
+	uint64_t deferred, migrated;
+};
+
+/* The random schedule; @p safe: through the reorder-safe table, or without it (every remap
+ * applies at once: the control, where the order check must count late packets). */
+static struct stress_result
+reorder_stress(int safe)
 {
 	struct rte_mbuf *pkts[32], *out[16];
+	struct stress_result r = { 0 };
 	struct rps_order order;
 	struct rps_buckets *bk;
 	struct rps_map *cur;
@@ -666,8 +674,12 @@ test_reorder_safe_stress(void)
 					f--;
 				pkts[i] = flow_pkt(f, seq[f]++ & 0x3fff);
 			}
-			settled_bursts += rps_buckets_settled(bk, cur);
-			rps_steer_burst(&t.ctx, cur, bk, NULL, pkts, (uint16_t)k);
+			if (safe) {
+				settled_bursts += rps_buckets_settled(bk, cur);
+				rps_steer_burst(&t.ctx, cur, bk, NULL, pkts, (uint16_t)k);
+			} else {
+				rps_steer_burst(&t.ctx, cur, NULL, NULL, pkts, (uint16_t)k);
+			}
 		} else if (act < 19) {
 			uint16_t w = (uint16_t)((rng >> 8) % 3);
 			uint32_t n = rps_backlog_dequeue(&t.bl[w], out, 1 + (rng >> 4) % 16, &left);
@@ -696,18 +708,43 @@ test_reorder_safe_stress(void)
 			rps_backlog_complete(&t.bl[w], n);
 		}
 	}
-	CU_ASSERT_EQUAL(late, 0);
-	CU_ASSERT(remaps > 500);
-	CU_ASSERT(settled_bursts > 300);  /* the fast path ran */
-	CU_ASSERT(t.stats.migrations_deferred > 0);
-	CU_ASSERT(t.stats.flows_migrated > 0);
-	if (late != 0 || settled_bursts <= 300)
-		printf("\nlate %u, settled bursts %u, remaps %u\n", late, settled_bursts, remaps);
+	r = (struct stress_result){ .late = late, .settled_bursts = settled_bursts,
+				    .remaps = remaps, .deferred = t.stats.migrations_deferred,
+				    .migrated = t.stats.flows_migrated };
 	if (cur != t.map)
 		rps_map_free(cur);
 	rps_buckets_free(bk);
 	rps_order_fini(&order);
 	bed_fini(&t);
+	return r;
+}
+
+static void
+test_reorder_safe_stress(void)
+{
+	struct stress_result r = reorder_stress(1);
+
+	CU_ASSERT_EQUAL(r.late, 0);
+	CU_ASSERT(r.remaps > 500);
+	CU_ASSERT(r.settled_bursts > 300);  /* the fast path ran */
+	CU_ASSERT(r.deferred > 0);
+	CU_ASSERT(r.migrated > 0);
+	if (r.late != 0 || r.settled_bursts <= 300)
+		printf("\nlate %u, settled bursts %u, remaps %u\n", r.late, r.settled_bursts,
+		       r.remaps);
+}
+
+/* The control of the stress test: the same schedule without the reorder-safe table reorders
+ * flows, and the order check counts them (a checker that always said 0 would fail here). */
+static void
+test_reorder_unsafe_control(void)
+{
+	struct stress_result r = reorder_stress(0);
+
+	CU_ASSERT(r.late > 0);
+	CU_ASSERT(r.remaps > 500);
+	CU_ASSERT_EQUAL(r.deferred, 0);
+	printf("\ncontrol without the table: late %u over %u remaps\n", r.late, r.remaps);
 }
 
 /* Offer @p k packets: pattern[i % plen] says elephant (flow 0) or the next mouse. */
@@ -890,6 +927,7 @@ main(int argc, char **argv)
 	static CU_TestInfo tests[] = {
 		{ "init", test_init },
 		{ "reorder_safe_stress", test_reorder_safe_stress },
+		{ "reorder_unsafe_control", test_reorder_unsafe_control },
 		{ "flow_limit", test_flow_limit },
 		{ "steer_hash", test_steer_hash },
 		{ "steer_jhash", test_steer_jhash },

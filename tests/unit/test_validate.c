@@ -155,61 +155,11 @@ run(const uint8_t *b, uint16_t len, uint16_t split, uint64_t ol)
 
 /* ---- building packets (checksums computed here, independently of DPDK) ---- */
 
-static uint32_t
-csum_add(uint32_t s, const uint8_t *b, size_t n)
-{
-	for (size_t i = 0; i + 1 < n; i += 2)
-		s += (uint32_t)b[i] << 8 | b[i + 1];
-	if (n & 1)
-		s += (uint32_t)b[n - 1] << 8;
-	return s;
-}
-
-static uint16_t
-csum_fold(uint32_t s)
-{
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)s;
-}
-
 /* The TCP/UDP checksum field offset within the transport header. */
 static unsigned int
 ck_at(uint8_t proto)
 {
 	return proto == IPPROTO_TCP ? 16 : 6;
-}
-
-/* Set the UDP length and the TCP/UDP checksum (transport from p->l4_off to the end);
- * @p final_dst replaces the IPv6 pseudo-header destination when not NULL. */
-static void
-fix_l4(struct ut_pkt *p, uint8_t proto, const uint8_t *final_dst)
-{
-	uint8_t *l4 = p->b + p->l4_off;
-	const uint8_t *ip = p->b + p->l3_off;
-	uint16_t l4len = (uint16_t)(p->len - p->l4_off), ck;
-	unsigned int at = ck_at(proto);
-	uint32_t s = 0;
-
-	if (proto == IPPROTO_UDP) {
-		l4[4] = (uint8_t)(l4len >> 8);
-		l4[5] = (uint8_t)l4len;
-	}
-	l4[at] = l4[at + 1] = 0;
-	if (p->family == 4) {
-		s = csum_add(s, ip + 12, 8);
-	} else {
-		s = csum_add(s, ip + 8, 16);
-		s = csum_add(s, final_dst ? final_dst : ip + 24, 16);
-	}
-	s += proto;
-	s += l4len;
-	s = csum_add(s, l4, l4len);
-	ck = (uint16_t)~csum_fold(s);
-	if (ck == 0 && proto == IPPROTO_UDP)
-		ck = 0xffff;
-	l4[at] = (uint8_t)(ck >> 8);
-	l4[at + 1] = (uint8_t)ck;
 }
 
 /* Recompute the IPv4 header checksum after editing the header. */
@@ -221,7 +171,7 @@ fix_ip4(struct ut_pkt *p)
 	uint16_t ck;
 
 	ip[10] = ip[11] = 0;
-	ck = (uint16_t)~csum_fold(csum_add(0, ip, ihl));
+	ck = (uint16_t)~ut_csum_fold(ut_csum_add(0, ip, ihl));
 	ip[10] = (uint8_t)(ck >> 8);
 	ip[11] = (uint8_t)ck;
 }
@@ -269,7 +219,7 @@ pkt4(struct ut_pkt *p, uint8_t proto, uint8_t opt, uint16_t plen)
 		ut_put_udp(p, 40000, 53);
 	ut_put(p, payload, plen);
 	ut_pkt_finish(p);
-	fix_l4(p, proto, NULL);
+	ut_fix_l4(p, proto, NULL);
 }
 
 static void
@@ -288,7 +238,7 @@ pkt6(struct ut_pkt *p, uint8_t proto, uint16_t plen)
 		ut_put_udp(p, 40000, 53);
 	ut_put(p, payload, plen);
 	ut_pkt_finish(p);
-	fix_l4(p, proto, NULL);
+	ut_fix_l4(p, proto, NULL);
 }
 
 /* Make the transport checksum come out as 0 (so UDP sends 0xffff) by adjusting the first
@@ -301,10 +251,10 @@ make_cksum_zero(struct ut_pkt *p, uint8_t proto, unsigned int hdr_len)
 	uint16_t ck = (uint16_t)(l4[at] << 8 | l4[at + 1]), v;
 
 	/* with field 0 the checksum is ck = ~S: adding ck to a word makes the sum 0xffff */
-	v = csum_fold((uint32_t)(w[0] << 8 | w[1]) + ck);
+	v = ut_csum_fold((uint32_t)(w[0] << 8 | w[1]) + ck);
 	w[0] = (uint8_t)(v >> 8);
 	w[1] = (uint8_t)v;
-	fix_l4(p, proto, NULL);
+	ut_fix_l4(p, proto, NULL);
 }
 
 /* Outcome of one packet, which must be the same for every two-segment split. */
@@ -383,7 +333,7 @@ test_good_packets(void)
 	ut_put_udp(p, 1, 2);
 	ut_put(p, payload, 17);
 	ut_pkt_finish(p);
-	fix_l4(p, IPPROTO_UDP, NULL);
+	ut_fix_l4(p, IPPROTO_UDP, NULL);
 	G("qinq_v4_tcp", 2);
 	ut_pkt_init(p);
 	ut_put_eth(p, RTE_ETHER_TYPE_QINQ);
@@ -393,7 +343,7 @@ test_good_packets(void)
 	ut_put_tcp(p, 1, 2);
 	ut_put(p, payload, 3);
 	ut_pkt_finish(p);
-	fix_l4(p, IPPROTO_TCP, NULL);
+	ut_fix_l4(p, IPPROTO_TCP, NULL);
 	/* the pseudo-header's length and protocol are the upper layer's, not the IPv6 header's */
 	G("v6_hbh_dst_ah_udp", 1);
 	ut_pkt_init(p);
@@ -405,7 +355,7 @@ test_good_packets(void)
 	ut_put_udp(p, 1, 2);
 	ut_put(p, payload, 20);
 	ut_pkt_finish(p);
-	fix_l4(p, IPPROTO_UDP, NULL);
+	ut_fix_l4(p, IPPROTO_UDP, NULL);
 	/* SRv6 in transit: the pseudo-header carries the final destination, Segment List[0] */
 	G("v6_srh_segments_left_tcp", 1);
 	ut_pkt_init(p);
@@ -415,7 +365,7 @@ test_good_packets(void)
 	ut_put_tcp(p, 1, 2);
 	ut_put(p, payload, 6);
 	ut_pkt_finish(p);
-	fix_l4(p, IPPROTO_TCP, fin);
+	ut_fix_l4(p, IPPROTO_TCP, fin);
 	/* type 0 and type 2: the last address of the list */
 	G("v6_rh0_segments_left_udp", 1);
 	ut_pkt_init(p);
@@ -426,7 +376,7 @@ test_good_packets(void)
 	ut_put_udp(p, 1, 2);
 	ut_put(p, payload, 6);
 	ut_pkt_finish(p);
-	fix_l4(p, IPPROTO_UDP, fin);
+	ut_fix_l4(p, IPPROTO_UDP, fin);
 	G("v6_rh2_udp", 1);
 	ut_pkt_init(p);
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
@@ -435,7 +385,7 @@ test_good_packets(void)
 	ut_put_udp(p, 1, 2);
 	ut_put(p, payload, 6);
 	ut_pkt_finish(p);
-	fix_l4(p, IPPROTO_UDP, fin);
+	ut_fix_l4(p, IPPROTO_UDP, fin);
 	/* no segments left: the destination field is the final one */
 	G("v6_srh_arrived_tcp", 1);
 	ut_pkt_init(p);
@@ -444,7 +394,7 @@ test_good_packets(void)
 	put_rh(p, IPPROTO_TCP, 4, 0, 2);
 	ut_put_tcp(p, 1, 2);
 	ut_pkt_finish(p);
-	fix_l4(p, IPPROTO_TCP, NULL);
+	ut_fix_l4(p, IPPROTO_TCP, NULL);
 	/* an atomic fragment is a whole packet: its checksum is verified */
 	G("v6_atomic_fragment_udp", 1);
 	ut_pkt_init(p);
@@ -454,7 +404,7 @@ test_good_packets(void)
 	ut_put_udp(p, 1, 2);
 	ut_put(p, payload, 3);
 	ut_pkt_finish(p);
-	fix_l4(p, IPPROTO_UDP, NULL);
+	ut_fix_l4(p, IPPROTO_UDP, NULL);
 	G("arp", 0);
 	ut_pkt_init(p);
 	ut_put_eth(p, RTE_ETHER_TYPE_ARP);
@@ -575,7 +525,7 @@ test_bad_fields(void)
 	ut_put_udp(&p, 1, 2);
 	ut_put(&p, payload, 4);
 	ut_pkt_finish(&p);
-	fix_l4(&p, IPPROTO_UDP, NULL);
+	ut_fix_l4(&p, IPPROTO_UDP, NULL);
 	p.b[p.l3_off + 4] = p.b[p.l3_off + 5] = 0;
 	expect_drop("v6 jumbogram", &p, 0, RPS_DROP_BAD_LENGTH);
 	/* payload length 0 with no next header is a whole (empty) packet */
@@ -639,7 +589,7 @@ test_bad_fields(void)
 	ut_put_udp(&p, 1, 2);
 	ut_put(&p, payload, 4);
 	ut_pkt_finish(&p);
-	fix_l4(&p, IPPROTO_UDP, NULL);
+	ut_fix_l4(&p, IPPROTO_UDP, NULL);
 	expect_drop("v6 srh checksum against the wrong destination", &p, 0,
 		    RPS_DROP_BAD_L4_CHECKSUM);
 	/* ... an unknown routing type (3, RPL) in transit cannot be checked and passes */
