@@ -9,6 +9,9 @@
 # Ends with "N passed, N failed, N skipped" and exits non-zero if anything failed. A test
 # that cannot set up its condition here (no root for a network namespace) exits 77: SKIP,
 # listed with the reason it printed.
+#
+# run-tests.sh --quick: for the edit loop, build/ only: its unit tests and the integration
+# tests of the 'quick' suite (tests/integration/meson.build), a few minutes; same last line.
 set -u
 cd "$(dirname "$0")/.."
 sh scripts/bootstrap.sh || { echo "bootstrap failed"; echo "0 passed, 1 failed"; exit 1; }
@@ -19,6 +22,11 @@ fail_build=0
 # The test hooks (app/test_hooks.c, inert unless an RPS_TEST_* variable is set) let tests make
 # their conditions (an overloaded worker) instead of depending on the machine's speed.
 sh scripts/build.sh build -Dtest_hooks=true || fail_build=$((fail_build + 1))
+if [ "${1:-}" = "--quick" ]; then
+	DIRS="build"
+	[ -f build/build.ninja ] && meson test -C build --suite unit --suite quick \
+		--print-errorlogs --num-processes 2
+else
 CC=clang sh scripts/build.sh build-clang -Dcpu=generic || fail_build=$((fail_build + 1))
 sh scripts/build.sh build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dtest_hooks=true ||
 	fail_build=$((fail_build + 1))
@@ -33,12 +41,15 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 [ -f build-clang/build.ninja ] && meson test -C build-clang --suite unit --print-errorlogs
 [ -f build-asan/build.ninja ] && meson test -C build-asan --print-errorlogs --num-processes 2 \
 	--timeout-multiplier 3
-[ -f build-fuzz/build.ninja ] && meson test -C build-fuzz --suite fuzz --print-errorlogs
+# each fuzzer is one single-threaded process for a fixed time: two at once on 2 CPUs
+[ -f build-fuzz/build.ninja ] && meson test -C build-fuzz --suite fuzz --print-errorlogs \
+	--num-processes 2
+fi
 
-python3 - "$fail_build" <<'PY'
+python3 - "$fail_build" $DIRS <<'PY'
 import json, os, sys
 passed = failed = skipped = 0
-for d in ("build", "build-clang", "build-asan", "build-fuzz"):
+for d in sys.argv[2:]:
     log = os.path.join(d, "meson-logs", "testlog.json")
     if not os.path.exists(log):
         failed += 1
