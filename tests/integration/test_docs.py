@@ -1,55 +1,119 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""test_docs.py: the README documents every drop reason, every per-lcore counter, every
-stage, every option and every /rps/ telemetry command that the code defines (read from
-lib/rps/rps_counters.h, dpdk-rps --help and app/telemetry.c), so the manual cannot fall
-behind the code; its option table is the one the settings table generates (dpdk-rps
---help-table markdown, tools/settings_docs.py).
+"""test_docs.py: the guides under docs/ document what the code defines, their generated parts
+are in sync, and every link between them resolves, so the docs cannot fall behind the code.
+
+- docs/operations.md's Counters section names every drop reason and per-lcore counter
+  (lib/rps/rps_counters.h); docs/design.md's Stages table every stage.
+- docs/configuration.md names every option of `dpdk-rps --help`, and its option and key
+  tables are the ones the settings table generates (dpdk-rps --help-table markdown,
+  tools/settings_docs.py).
+- docs/telemetry.md's command table has a row for every /rps/ command registered in the
+  program's telemetry.c.
+- Every relative link of README.md and docs/*.md leads to a file that exists, and every
+  #anchor to a heading of it (tools/doclinks.py).
+- README.md is a front page: at most 300 lines.
 
 usage: test_docs.py PATH/TO/dpdk-rps SOURCE_ROOT
 """
+import glob
 import os
 import re
 import subprocess
 import sys
 
+README_MAX_LINES = 300
+
+
+def section(text, heading, path):
+    """The part of @text from the line @heading to the next heading of the same level."""
+    level = heading.split(' ')[0]
+    m = re.search(r'^%s$' % re.escape(heading), text, re.M)
+    if m is None:
+        raise RuntimeError('%s: no section %r' % (path, heading))
+    rest = text[m.end():]
+    n = re.search(r'^%s ' % level, rest, re.M)
+    return rest[:n.start()] if n else rest
+
+
+def mentions(text, name):
+    return '`%s`' % name in text or '`%s.' % name in text
+
+
+def telemetry_source(root):
+    """The program's telemetry.c, wherever under app/ it lives."""
+    found = sorted(glob.glob(os.path.join(root, 'app', '**', 'telemetry.c'), recursive=True))
+    if len(found) != 1:
+        raise RuntimeError('expected one app/**/telemetry.c, found %r' % found)
+    return found[0]
+
 
 def main():
     binary, root = sys.argv[1], sys.argv[2]
-    readme = open(root + '/README.md').read()
-    hdr = open(root + '/lib/rps/rps_counters.h').read()
-    names = re.findall(r'^\s*X\(\w+, (\w+), "', hdr, re.M)          # drop reasons
-    names += re.findall(r'^\s*X\((\w+), "', hdr, re.M)              # counters
+
+    def read(name):
+        return open(os.path.join(root, name)).read()
+
+    hdr = read('lib/rps/rps_counters.h')
+    counters = re.findall(r'^\s*X\(\w+, (\w+), "', hdr, re.M)          # drop reasons
+    counters += re.findall(r'^\s*X\((\w+), "', hdr, re.M)              # counters
     stages = hdr[hdr.index('#define RPS_STAGE_LIST'):]
-    names += re.findall(r'X\([A-Z]+, (\w+)\)', stages[:stages.index('\n\n')])  # stages
+    stages = re.findall(r'X\([A-Z]+, (\w+)\)', stages[:stages.index('\n\n')])
     helptext = subprocess.run([binary, '--help'], capture_output=True, text=True).stdout
     opts = re.findall(r'^\s+(--[a-z0-9-]+)', helptext, re.M)
-    missing = [n for n in names if '`%s`' % n not in readme and '`%s.' % n not in readme
-               and ' `%s`' % n not in readme]
-    missing += [o for o in opts if '`%s' % o not in readme]
-    # every /rps/ telemetry command registered in app/telemetry.c, in the Telemetry table
-    tel = open(root + '/app/observability/telemetry.c').read()
-    cmds = re.findall(r'^\s*\{ "(/rps/\w+)", tel_', tel, re.M)
-    table = readme[readme.index('\n## Telemetry\n'):]
-    table = table[:table.index('\n\n', table.index('| command |'))]
-    missing += [c for c in cmds if not re.search(r'^\| `%s[`,]' % re.escape(c), table, re.M)]
-    if len(names) < 30 or len(opts) < 14 or len(cmds) < 8:
-        print('test_docs: parsed only %d names, %d options and %d telemetry commands: '
-              'parser broken' % (len(names), len(opts), len(cmds)))
+    cmds = re.findall(r'^\s*\{ "(/rps/\w+)", tel_', open(telemetry_source(root)).read(), re.M)
+    if len(counters) < 30 or len(stages) < 6 or len(opts) < 14 or len(cmds) < 8:
+        print('test_docs: parsed only %d counters and reasons, %d stages, %d options and %d '
+              'telemetry commands: parser broken' % (len(counters), len(stages), len(opts),
+                                                      len(cmds)))
         return 1
+
+    errs = []
+    ops = section(read('docs/operations.md'), '## Counters', 'docs/operations.md')
+    missing = [n for n in counters if not mentions(ops, n)]
     if missing:
-        print('test_docs: not in README.md: %s' % ', '.join(missing))
-        return 1
+        errs.append('not in the Counters section of docs/operations.md: %s' %
+                    ', '.join(missing))
+    design = section(read('docs/design.md'), '## Stages', 'docs/design.md')
+    missing = [s for s in stages if not re.search(r'^\| `%s` \|' % s, design, re.M)]
+    if missing:
+        errs.append('not in the Stages table of docs/design.md: %s' % ', '.join(missing))
+    conf = read('docs/configuration.md')
+    missing = [o for o in opts if '`%s' % o not in conf]
+    if missing:
+        errs.append('not in docs/configuration.md: %s' % ', '.join(missing))
+    tel = section(read('docs/telemetry.md'), '## Commands', 'docs/telemetry.md')
+    missing = [c for c in cmds if not re.search(r'^\| `%s[`,]' % re.escape(c), tel, re.M)]
+    if missing:
+        errs.append('not in the command table of docs/telemetry.md: %s' % ', '.join(missing))
+
     sys.path.insert(0, os.path.join(root, 'tools'))
     import settings_docs  # noqa: E402
-    bad = settings_docs.check(binary, root, ['README.md'])
+    import doclinks  # noqa: E402
+    bad = settings_docs.check(binary, root, ['docs/configuration.md'])
     if bad:
-        print('test_docs: %s\n(run tools/settings_docs.py %s to regenerate it)' % (
+        errs.append('%s\n(run tools/settings_docs.py %s to regenerate it)' % (
             '\n'.join(bad), binary))
+    files = doclinks.doc_files(root)
+    nlinks = sum(len(doclinks.links(read(f))) for f in files)
+    if nlinks < 50:
+        errs.append('found only %d links in %d files: the link parser is broken' % (
+            nlinks, len(files)))
+    bad = doclinks.broken(root, files)
+    if bad:
+        errs.append('links that lead nowhere:\n  %s' % '\n  '.join(bad))
+    lines = read('README.md').count('\n')
+    if lines > README_MAX_LINES:
+        errs.append('README.md has %d lines: the front page keeps to %d, the rest goes in '
+                    'a guide under docs/' % (lines, README_MAX_LINES))
+
+    if errs:
+        print('test_docs: FAIL\n' + '\n'.join(errs))
         return 1
-    print('test_docs: %d counters/reasons/stages, %d options and %d telemetry commands '
-          'documented; the option table matches the settings table' % (
-              len(names), len(opts), len(cmds)))
+    print('test_docs: %d counters and reasons, %d stages, %d options and %d telemetry '
+          'commands documented; the option and key tables match the settings table; %d links '
+          'in %d files resolve; README.md %d lines' % (
+              len(counters), len(stages), len(opts), len(cmds), nlinks, len(files), lines))
     return 0
 
 

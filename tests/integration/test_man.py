@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""test_man.py: the manual pages man/dpdk-rps.8 and man/dpdk-rps.conf.5 are clean and
-complete, so that they cannot fall behind the code.
+"""test_man.py: the manual pages man/dpdk-rps.8, man/dpdk-rps.conf.5, man/dpdk-rps-bench.1
+and man/dpdk-rps-top.1 are clean and complete, so that they cannot fall behind the code.
 
-- `mandoc -T lint -W warning` finds nothing in either page (warnings fail; style notes,
+- `mandoc -T lint -W warning` finds nothing in any page (warnings fail; style notes,
   such as a manual referenced but not installed here, do not).
 - dpdk-rps.8, as rendered, names every option `dpdk-rps --help` prints, every /rps/
   telemetry command of app/telemetry.c, the signals and the exit statuses.
@@ -13,9 +13,13 @@ complete, so that they cannot fall behind the code.
 - The option list of dpdk-rps.8 and the key list of dpdk-rps.conf.5 are the ones the settings
   table generates (dpdk-rps --help-table mdoc|mdoc-conf, tools/settings_docs.py).
 - The example of dpdk-rps.conf.5 is a file dpdk-rps accepts (a 0.2 s run on net_null).
+- dpdk-rps-bench.1, as rendered, names every option and every mode `dpdk-rps-bench --help`
+  lists; dpdk-rps-top.1 every option, long and short, of `tools/dpdk-rps-top --help`; both
+  have an EXIT STATUS section.
 
-usage: test_man.py PATH/TO/dpdk-rps SOURCE_ROOT
+usage: test_man.py PATH/TO/dpdk-rps SOURCE_ROOT PATH/TO/dpdk-rps-bench
 """
+import glob
 import os
 import re
 import shutil
@@ -55,19 +59,74 @@ def example_config(text):
     return '\n'.join(lines).strip() + '\n'
 
 
+def bench_help(bench):
+    """dpdk-rps-bench --help (after EAL's initialisation, which it needs first): its options
+    and its modes."""
+    prefix = rpstest.unique_prefix()
+    p = subprocess.run([bench, '--no-huge', '-m', '64', '--no-pci', '-l', '0',
+                        '--file-prefix', prefix, '--log-level', 'lib.eal:error', '--',
+                        '--help'], capture_output=True, text=True, timeout=60)
+    text = p.stdout[p.stdout.find('Usage: dpdk-rps-bench'):]
+    if p.returncode != 0 or 'Options:' not in text:
+        raise RuntimeError('dpdk-rps-bench --help: exit %d\n%s%s' % (p.returncode, p.stdout,
+                                                                     p.stderr))
+    opts = re.findall(r'^  (--[a-z0-9-]+)', text, re.M)
+    modes = re.findall(r'^ {20,}([a-z0-9_]+) {2,}\S', text, re.M)
+    return opts, modes
+
+
+def top_help(top):
+    """tools/dpdk-rps-top --help: every option, short and long."""
+    p = subprocess.run([sys.executable, top, '--help'], capture_output=True, text=True,
+                       timeout=60)
+    if p.returncode != 0:
+        raise RuntimeError('dpdk-rps-top --help: exit %d\n%s' % (p.returncode, p.stderr))
+    text = p.stdout[p.stdout.index('\noptions:\n'):]
+    return re.findall(r'(?:^  |, )(--?[a-z0-9][a-z0-9-]*)', text, re.M)
+
+
+def check_tools(root, bench):
+    """The errors of dpdk-rps-bench.1 and dpdk-rps-top.1: lint, and what each tool's --help
+    lists that its page does not name."""
+    errs = []
+    for page, (opts, extra), least in (
+            ('dpdk-rps-bench.1', bench_help(bench), 20),
+            ('dpdk-rps-top.1', (top_help(os.path.join(root, 'tools', 'dpdk-rps-top')), []),
+             10)):
+        path = os.path.join(root, 'man', page)
+        errs += lint(path)
+        text = render(path)
+        if len(opts) + len(extra) < least:
+            errs.append('%s: parsed only %d options and %d modes from --help: parser broken'
+                        % (page, len(opts), len(extra)))
+        missing = [w for w in opts + extra if not has_word(text, w)]
+        missing += [w for w in ('EXIT STATUS', 'SEE ALSO') if '\n%s\n' % w not in text]
+        if missing:
+            errs.append('not in %s: %s' % (page, ', '.join(missing)))
+    return errs
+
+
+def telemetry_source(root):
+    """The program's telemetry.c, wherever under app/ it lives."""
+    found = sorted(glob.glob(os.path.join(root, 'app', '**', 'telemetry.c'), recursive=True))
+    if len(found) != 1:
+        raise RuntimeError('expected one app/**/telemetry.c, found %r' % found)
+    return found[0]
+
+
 def main():
-    binary, root = sys.argv[1], sys.argv[2]
+    binary, root, bench = sys.argv[1], sys.argv[2], sys.argv[3]
     if shutil.which('mandoc') is None:
         print('SKIP: mandoc is not installed (scripts/bootstrap.sh installs it)')
         return rpstest.SKIP
     man8 = os.path.join(root, 'man', 'dpdk-rps.8')
     man5 = os.path.join(root, 'man', 'dpdk-rps.conf.5')
-    errs = lint(man8) + lint(man5)
+    errs = lint(man8) + lint(man5) + check_tools(root, bench)
     t8, t5 = render(man8), render(man5)
 
     helptext = subprocess.run([binary, '--help'], capture_output=True, text=True).stdout
     opts = re.findall(r'^\s+(--[a-z0-9-]+)', helptext, re.M)
-    tel = open(os.path.join(root, 'app', 'observability', 'telemetry.c')).read()
+    tel = open(telemetry_source(root)).read()
     cmds = re.findall(r'^\s*\{ "(/rps/\w+)", tel_', tel, re.M)
     cfg = open(os.path.join(root, 'lib', 'control', 'settings.c')).read()
     keys = [(None, k) for k in re.findall(r'\.key = "(\w+)"', cfg)]
@@ -129,9 +188,10 @@ def main():
     if errs:
         print('FAIL:\n' + '\n'.join(errs))
         return 1
-    print('test_man: both pages lint clean; dpdk-rps.8 has %d options and %d telemetry '
-          'commands, dpdk-rps.conf.5 %d keys; its example runs' % (len(opts), len(cmds),
-                                                                  len(keys)))
+    print('test_man: the four pages lint clean; dpdk-rps.8 has %d options and %d telemetry '
+          'commands, dpdk-rps.conf.5 %d keys; its example runs; dpdk-rps-bench.1 and '
+          'dpdk-rps-top.1 name every option of their --help' % (len(opts), len(cmds),
+                                                                len(keys)))
     return 0
 
 
