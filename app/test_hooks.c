@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_hooks.c: fault injection for the tests, so that no test depends on the speed of the
- * machine to create its condition. Compiled in with -Dtest_hooks=true (scripts/run-tests.sh
- * builds its trees so) and inert unless the variable is set:
+ * machine to create its condition. Compiled in with -Dtest_hooks=true (the default; a
+ * package build passes false) and inert unless the variable is set:
  *
  *   RPS_TEST_WORKER_DELAY_NS=N   every worker spends N ns per packet after its stages: a
  *                                worker slower than the RX lcore on any machine (overload,

@@ -79,7 +79,7 @@ struct rps_backlog {
 		uint64_t mark_tsc[RPS_DRAIN_MARKS];  /**< when head was sampled... */
 		uint64_t mark_head[RPS_DRAIN_MARKS]; /**< ...and its value then */
 	} cons __rte_cache_aligned;
-	/* Health: written by the control thread only (app/health.c), read by the RX lcore only
+	/* Health: written by the control thread only (app/control/health.c), read by the RX lcore only
 	 * when a bucket wants to leave this worker (never per packet). */
 	struct {
 		uint32_t failed;     /**< 1 while the worker is stalled: its buckets leave it

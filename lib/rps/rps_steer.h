@@ -110,7 +110,7 @@ void rps_bucket_stats_free(struct rps_bucket_stats *s);
  * The reorder-safe table of one RX queue (RX lcore only). A bucket whose map entry now names
  * another worker keeps going to its old worker until that worker has processed past
  * last_tail; only then does it move. So a remap never reorders a flow. One exception: a
- * worker whose backlog is marked failed (rps_backlog_set_failed(): stalled, app/health.c)
+ * worker whose backlog is marked failed (rps_backlog_set_failed(): stalled, app/control/health.c)
  * loses its buckets at once, each such early move counted in failover_moves; its packets
  * still queued are processed if it comes back, later than newer packets of their flows.
  *

@@ -6,7 +6,7 @@ and man/dpdk-rps-top.1 are clean and complete, so that they cannot fall behind t
 - `mandoc -T lint -W warning` finds nothing in any page (warnings fail; style notes,
   such as a manual referenced but not installed here, do not).
 - dpdk-rps.8, as rendered, names every option `dpdk-rps --help` prints, every /rps/
-  telemetry command of app/telemetry.c, the signals and the exit statuses.
+  telemetry command of app/observability/telemetry.c, the signals and the exit statuses.
 - dpdk-rps.conf.5, as rendered, names every key of the settings table
   (lib/control/settings.c; queueN included) and both sections; config/dpdk-rps.conf sets or
   mentions no key the parser lacks.

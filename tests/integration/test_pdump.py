@@ -13,7 +13,7 @@
    read back by our own pcapng reader and cross-checked by tshark or scapy where installed.
    Steering goes on meanwhile (/rps/stats rx_packets rises). Then 15 more captures are
    started and stopped: DPDK 22.11's pdump freed a stopped capture's mempool while an lcore
-   could still be copying into it, which crashed dpdk-rps within ten (app/pdump.c now waits
+   could still be copying into it, which crashed dpdk-rps within ten (app/observability/pdump.c now waits
    for a grace period); dpdk-rps must survive them all. SIGINT then exits 0 with
    rx_packets == processed + sum(dropped) and no mbuf of our pool left in use.
    dpdk-pdump too, against the same dpdk-rps: `dpdk-pdump -- --pdump

@@ -5,7 +5,7 @@
 DPDK 22.11 cannot unregister telemetry commands and its telemetry threads outlive
 rte_eal_cleanup(), so a /rps/ query that arrives while dpdk-rps stops used to read what
 teardown had freed (SIGSEGV in most runs with three pollers). Now the commands refuse once
-shutdown begins and teardown waits for those in flight (app/telemetry.c).
+shutdown begins and teardown waits for those in flight (app/observability/telemetry.c).
 
 RUNS times: dpdk-rps replays a capture forever through a worker; once ready, three
 clients poll /rps/stats, /rps/map, /rps/workers, /rps/buckets,0 and /rps/flows,5 as fast as

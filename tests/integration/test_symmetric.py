@@ -193,7 +193,7 @@ def bad_values(F, binary, tmp):
 
     sym_ms = ['--symmetric-xor', '--rss-key', MS_KEY.hex()]
     cases = [
-        (['--hash', 'toeplitz', '--rss-key', 'zz'], None, ['--rss-key', 'zz']),
+        (['--hash', 'toeplitz', '--rss-key', 'zz'], None, ['--rss-key', 'secret: not shown']),
         (['--hash', 'toeplitz', '--rss-key', '6d5a' * 10], None, ['--rss-key', '20 bytes']),
         (['--rss-key', '6d5a' * 27], None, ['--rss-key', '54 bytes']),
         (['--rss-key', '6d:5a:'], None, ['--rss-key']),

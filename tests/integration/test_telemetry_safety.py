@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """test_telemetry_safety.py: the telemetry socket's access, /rps/flows's cost to the data
-path, and a shutdown that no telemetry command can hold up (app/telemetry.c, issue 25).
+path, and a shutdown that no telemetry command can hold up (app/observability/telemetry.c, issue 25).
 
 sockets: EAL's sockets (dpdk_telemetry.v2, and mp_socket, which the capture tools use) are
   owner-only from the moment they exist: a run started under umask 000 and stopped right
