@@ -16,6 +16,35 @@ set -u
 cd "$(dirname "$0")/.."
 sh scripts/bootstrap.sh || { echo "bootstrap failed"; echo "0 passed, 1 failed"; exit 1; }
 
+# 2 MiB hugepages for the integration tests' runs (tests/integration/rpstest.py): as root,
+# reserve what is missing of 1024 free pages and mount a private hugetlbfs; put both back at
+# the end. Not root, or RPSTEST_NO_HUGE=1: the runs use --no-huge memory (slower start-up).
+HP=/sys/kernel/mm/hugepages/hugepages-2048kB
+huge_nr0= huge_dir=
+huge_setup() {
+	[ "${RPSTEST_NO_HUGE:-0}" = 1 ] && return 0
+	[ "$(id -u)" = 0 ] && [ -w "$HP/nr_hugepages" ] || return 0
+	huge_nr0=$(cat "$HP/nr_hugepages")
+	free=$(cat "$HP/free_hugepages")
+	[ "$free" -lt 1024 ] && echo $((huge_nr0 + 1024 - free)) >"$HP/nr_hugepages" 2>/dev/null
+	huge_dir=$(mktemp -d /tmp/rps-tests-huge.XXXXXX) || return 0
+	if mount -t hugetlbfs -o pagesize=2M nodev "$huge_dir" 2>/dev/null; then
+		export RPSTEST_HUGE_DIR="$huge_dir"
+	else
+		rmdir "$huge_dir"
+		huge_dir=
+	fi
+	echo "hugepages for the tests: $(cat "$HP/free_hugepages") free${huge_dir:+, $huge_dir}"
+}
+huge_undo() {
+	if [ -n "$huge_dir" ]; then umount "$huge_dir" && rmdir "$huge_dir"; fi
+	[ -n "$huge_nr0" ] && echo "$huge_nr0" >"$HP/nr_hugepages" 2>/dev/null
+	return 0
+}
+trap huge_undo EXIT
+trap 'exit 130' INT TERM
+huge_setup
+
 DIRS="build build-clang build-asan build-fuzz"
 for d in $DIRS; do rm -f "$d/meson-logs/testlog.json"; done
 fail_build=0
