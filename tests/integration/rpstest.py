@@ -453,13 +453,13 @@ def pcap_vdev(rx=None, tx=(), infinite_rx=False, name='net_pcap0'):
 # zeroes it at exit: 0.8 s of a 1.4 s run here; on hugepages the same run takes 0.6 s.
 # --huge-unlink: the files go at once, so a killed run leaves no page behind (and no secondary
 # process can attach: test_pdump mounts its own). Without the folder, or with too few free
-# pages for -m (another test may hold them), the run uses --no-huge as before.
+# pages for its cap (another test may hold them), the run uses --no-huge as before.
 HUGE_DIR = os.environ.get('RPSTEST_HUGE_DIR') or None
 HUGE_FREE = '/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages'
 
 
 def huge_usable(mem_mb):
-    """Whether a run asking -m mem_mb can have it in 2 MiB pages under HUGE_DIR now."""
+    """Whether a run capped at mem_mb could have it all in 2 MiB pages under HUGE_DIR now."""
     if HUGE_DIR is None or not os.path.ismount(HUGE_DIR):
         return False
     try:
@@ -474,7 +474,9 @@ def eal_args(prefix, lcores='0@0,(1-3)@1', vdevs=(), mem_mb=512, extra=(), no_hu
     """EAL arguments for one run. no_huge: always --no-huge memory (a test that reads the
     process's RSS: hugetlbfs pages are not in it)."""
     if not no_huge and huge_usable(mem_mb):
-        mem = ['-m', str(mem_mb), '--huge-dir', HUGE_DIR, '--huge-unlink']
+        # --socket-limit: the same cap as -m on --no-huge memory, with nothing allocated
+        # up front (-m would fault in and zero all of it at start)
+        mem = ['--socket-limit', str(mem_mb), '--huge-dir', HUGE_DIR, '--huge-unlink']
     else:
         mem = ['--no-huge', '-m', str(mem_mb)]
     a = mem + ['--no-pci', '--file-prefix', prefix,
