@@ -345,17 +345,6 @@ static const struct opt_bind {
 };
 #undef FIELD
 
-/* @p v into the integer field of @p size bytes at @p dst (enums and ints are 4 bytes). */
-static void
-store(void *dst, size_t size, int64_t v)
-{
-	uint8_t u8 = (uint8_t)v;
-	uint16_t u16 = (uint16_t)v;
-	uint32_t u32 = (uint32_t)v;
-
-	memcpy(dst, size == 1 ? (void *)&u8 : size == 2 ? (void *)&u16 : (void *)&u32, size);
-}
-
 /* Setting @p s given as --flag @p arg (NULL for a switch). @return 0, or -1 and *why. */
 static int
 set_option(struct rps_options *o, const struct rps_setting *s, const char *arg,
@@ -371,7 +360,7 @@ set_option(struct rps_options *o, const struct rps_setting *s, const char *arg,
 		return -1;
 	}
 	if (b->size != 0)
-		store((char *)o + b->off, b->size, b->scale ? v * b->scale : v);
+		rps_setting_store((char *)o + b->off, b->size, b->scale ? v * b->scale : v);
 	return b->handle != NULL ? b->handle(o, arg, why) : 0;
 }
 
@@ -407,7 +396,7 @@ rps_options_set_value(struct rps_options *o, enum rps_setting_id id, int64_t v)
 	if ((unsigned int)id >= RPS_SET_NB || binds[id].size == 0)
 		return -ENOTSUP;
 	b = &binds[id];
-	store((char *)o + b->off, b->size, b->scale ? v * b->scale : v);
+	rps_setting_store((char *)o + b->off, b->size, b->scale ? v * b->scale : v);
 	return 0;
 }
 
@@ -427,7 +416,7 @@ set_defaults(struct rps_options *o)
 			continue;
 		snprintf(word, sizeof(word), "%.*s", (int)strcspn(s->def, " "), s->def);
 		if (rps_setting_parse(s, word, s->key != NULL, &v, why, sizeof(why)) == 0)
-			store((char *)o + b->off, b->size, b->scale ? v * b->scale : v);
+			rps_setting_store((char *)o + b->off, b->size, b->scale ? v * b->scale : v);
 	}
 	snprintf(o->stages_text, sizeof(o->stages_text), "%s", rps_settings[RPS_SET_STAGES].def);
 }

@@ -300,17 +300,6 @@ static const struct cfg_field {
 };
 #undef FIELD
 
-/* @p v into the integer field of @p size bytes at @p dst (enums and ints are 4 bytes). */
-static void
-store(void *dst, size_t size, int64_t v)
-{
-	uint8_t u8 = (uint8_t)v;
-	uint16_t u16 = (uint16_t)v;
-	uint32_t u32 = (uint32_t)v;
-
-	memcpy(dst, size == 1 ? (void *)&u8 : size == 2 ? (void *)&u16 : (void *)&u32, size);
-}
-
 int
 rps_config_value(const struct rps_config *cfg, enum rps_setting_id id, int64_t *v)
 {
@@ -465,8 +454,8 @@ set_value(struct parser *p, int id, const char *name, const char *value)
 			return (s->flags & RPS_SETTING_SECRET) ?
 			       fail(p, "%s: %s (the value is secret: not shown)", name, why) :
 			       fail(p, "%s: %s, not '%s'", name, why, value);
-		store((char *)c + fields[id].off, fields[id].size, x);
-		store((char *)c + fields[id].has, sizeof(int), 1);
+		rps_setting_store((char *)c + fields[id].off, fields[id].size, x);
+		rps_setting_store((char *)c + fields[id].has, sizeof(int), 1);
 		return 1;
 	}
 	switch ((enum rps_setting_id)id) {

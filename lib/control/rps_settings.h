@@ -117,6 +117,13 @@ int rps_setting_parse(const struct rps_setting *s, const char *text, int file, i
 		      char *why, size_t why_len);
 
 /**
+ * Store @p v into an integer field of @p size bytes (1, 2 or 4: a uint8_t, uint16_t, an
+ * int, unsigned or enum) at @p dst, the way the option and config tables describe their
+ * fields (offsetof and sizeof), truncating as a C conversion does.
+ */
+void rps_setting_store(void *dst, size_t size, int64_t v);
+
+/**
  * What @p s accepts, for messages and docs: "1..16777216 packets", "a power of two 1..4096
  * buckets", "on or off", "auto, rss, jhash or toeplitz"; "" for TEXT and SWITCH.
  */

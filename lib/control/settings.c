@@ -635,6 +635,16 @@ words(const char *values, char *buf, size_t len)
 }
 
 void
+rps_setting_store(void *dst, size_t size, int64_t v)
+{
+	uint8_t u8 = (uint8_t)v;
+	uint16_t u16 = (uint16_t)v;
+	uint32_t u32 = (uint32_t)v;
+
+	memcpy(dst, size == 1 ? (void *)&u8 : size == 2 ? (void *)&u16 : (void *)&u32, size);
+}
+
+void
 rps_setting_range(const struct rps_setting *s, int file, char *buf, size_t len)
 {
 	switch (s->type) {
