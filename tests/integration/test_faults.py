@@ -50,7 +50,7 @@ def start(binary, tmp, tag, vdevs, app, env, lcores='0@0,(1-2)@1'):
 def watch(proc, prefix, timeout=60.0):
     """Poll /rps/stats every 20 ms until the process exits: the replies, in order."""
     seen = []
-    if rpstest.wait_ready(prefix) is None:
+    if rpstest.wait_ready_socket(prefix) is None:
         return seen
     try:
         tel = rpstest.Telemetry(prefix)

@@ -187,7 +187,7 @@ def run(F, binary, tmp, inp, on, idle_queue=False):
     result = None
     c = None
     try:
-        if not F.check(rpstest.wait_ready(prefix, timeout=30) is not None,
+        if not F.check(rpstest.wait_ready_socket(prefix, timeout=30) is not None,
                        '%s: never ready' % tag):
             return None
         c = rpstest.Telemetry(prefix)

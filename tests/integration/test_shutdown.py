@@ -12,8 +12,9 @@ clients poll /rps/stats, /rps/map, /rps/workers, /rps/buckets,0 and /rps/flows,5
 they can over DPDK's telemetry socket; SIGINT lands mid-poll, 0.1 s to 0.29 s after ready (a
 different moment each run: the clients answer hundreds of queries a second, so each stop
 meets them mid-poll). Each run must exit 0 within STOP_MAX_S with the summary, accounting
-exact and no mbuf left. Readiness is asked on the telemetry socket itself every 10 ms (not
-through a dpdk-telemetry.py started each time): the run starts polling as soon as it may.
+exact and no mbuf left. Readiness is asked on the telemetry socket itself every 10 ms
+(rpstest.wait_ready_socket(), not a dpdk-telemetry.py started each time): the run starts
+polling as soon as it may.
 
 The worker has CPU 1 to itself (the RX lcore has CPU 0). Every SHARED_EVERY-th run is the
 deliberate hard case: two workers pinned on CPU 1, each descheduled while the other runs
@@ -46,34 +47,6 @@ CMDS = ('/rps/stats', '/rps/map', '/rps/workers', '/rps/buckets,0', '/rps/flows,
 def runtime_dir(prefix):
     base = os.environ.get('XDG_RUNTIME_DIR') if os.getuid() != 0 else None
     return os.path.join(base, 'dpdk', prefix) if base else '/var/run/dpdk/%s' % prefix
-
-
-def wait_ready(prefix, timeout=20.0):
-    """rpstest.wait_ready() without a Python start-up per try: /rps/info on a client of the
-    telemetry socket, every 10 ms, until it says ready. Its /rps/info, or None."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            tel = rpstest.Telemetry(prefix, timeout=2)
-        except OSError:             # no socket yet
-            time.sleep(0.01)
-            continue
-        try:
-            while time.monotonic() < deadline:
-                r, _ = tel.query_raw('/rps/info')
-                if not r:           # closed (it exited) or no answer: connect again
-                    break
-                try:
-                    info = json.loads(r.decode()).get('/rps/info')
-                except ValueError:
-                    info = None
-                if isinstance(info, dict) and info.get('ready') == 1:
-                    return info
-                time.sleep(0.01)
-        finally:
-            tel.close()
-        time.sleep(0.01)
-    return None
 
 
 def poller(path, stop, counts, bad, k):
@@ -125,7 +98,7 @@ def one_run(F, binary, tmp, inp, n):
     bad = []
     threads = []
     try:
-        if not F.check(wait_ready(prefix) is not None, '%s: never ready' % ctx):
+        if not F.check(rpstest.wait_ready_socket(prefix) is not None, '%s: never ready' % ctx):
             return
         path = os.path.join(runtime_dir(prefix), 'dpdk_telemetry.v2')
         threads = [threading.Thread(target=poller, args=(path, stop, counts, bad, k), daemon=True)

@@ -118,7 +118,7 @@ class Run:
     def ready(self):
         """Wait until ready; the run's clock (self.t0, the RSS samples' times) then starts
         there."""
-        if rpstest.wait_ready(self.prefix, timeout=60) is None:
+        if rpstest.wait_ready_socket(self.prefix, timeout=60) is None:
             return False
         self.t0 = time.monotonic()
         return True

@@ -74,8 +74,9 @@ def start(binary, prefix, eal_extra, app, env=None, umask=None, lcores='0@0,1@1'
 
 def ready(F, proc, prefix, ctx):
     """Wait until ready; on failure say what the process logged."""
-    return F.check(rpstest.wait_ready(prefix, timeout=30) is not None, '%s: never ready: %s' % (
-        ctx, b''.join(list(proc._drained[1]))[-1500:].decode(errors='replace')))
+    return F.check(rpstest.wait_ready_socket(prefix, timeout=30) is not None,
+                   '%s: never ready: %s' % (
+                       ctx, b''.join(list(proc._drained[1]))[-1500:].decode(errors='replace')))
 
 
 def proc_umask(pid):
