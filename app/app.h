@@ -300,8 +300,9 @@ void rps_health_adjust(const struct rps_app *app, uint16_t q, const struct rps_l
 		       uint16_t *owner, uint32_t size, int fresh);
 const char *rps_health_name(int state);
 /* Wait for every worker to end; give up on those still stalled after the hold-down, or
- * still running 10 s after the stop (reported each second with their progress): their
- * backlogs counted in app->stranded, worker->stuck set. @return 0, or -EBUSY if any. */
+ * still running 10 s after the stop (less under RPS_TEST_EXIT_WAIT_S; reported each second
+ * with their progress): their backlogs counted in app->stranded, worker->stuck set.
+ * @return 0, or -EBUSY if any. */
 int rps_health_wait_workers(struct rps_app *app);
 
 /* buckets.c: the "buckets" member of the summary JSON (table size, rebalancer counters,
@@ -359,6 +360,9 @@ void rps_test_start_pause(void);
 void rps_test_snap_stall(struct rps_worker *w);
 /* RPS_TEST_TEL_HOLD: make telemetry command @p cmd take long when it is the one named. */
 void rps_test_tel_hold(const char *cmd);
+/* RPS_TEST_EXIT_WAIT_S: how long (s) the exit waits for a worker still running (not
+ * stalled) before it gives up on it: @p dflt, or less under the hook. */
+unsigned int rps_test_exit_wait_s(unsigned int dflt);
 /* Count @p n packets received; pause the RX lcore when RPS_TEST_RX_GAP says so. */
 void rps_test_rx_gap(struct rps_app *app, uint16_t n);
 

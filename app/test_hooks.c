@@ -33,6 +33,9 @@
  *                                preempted or given up on while a reader wants its flows
  *   RPS_TEST_TEL_HOLD=CMD:MS     the telemetry command CMD (e.g. /rps/config) takes MS ms, each
  *                                time, counted in flight: a command still running at exit
+ *   RPS_TEST_EXIT_WAIT_S=S       the exit gives up on a worker still running (not stalled)
+ *                                S s after the stop instead of 10 (1..10): the same give-up,
+ *                                sooner (stuck-worker tests)
  *
  * A build without the hooks warns when such a variable is set, so a test can tell that it
  * cannot set up its condition (and skip) instead of passing or failing by chance.
@@ -63,6 +66,7 @@
 #define START_PAUSE_VAR "RPS_TEST_START_PAUSE_MS"
 #define SNAP_STALL_VAR "RPS_TEST_SNAP_STALL"
 #define TEL_HOLD_VAR "RPS_TEST_TEL_HOLD"
+#define EXIT_WAIT_VAR "RPS_TEST_EXIT_WAIT_S"
 
 void
 rps_test_spin(uint64_t tsc)
@@ -506,6 +510,42 @@ tel_hold_var(void)
 #endif
 }
 
+/* RPS_TEST_EXIT_WAIT_S: seconds (0: not set), read once at init. */
+static unsigned long exit_wait_s;
+
+unsigned int
+rps_test_exit_wait_s(unsigned int dflt)
+{
+	return exit_wait_s != 0 && exit_wait_s < dflt ? (unsigned int)exit_wait_s : dflt;
+}
+
+/* RPS_TEST_EXIT_WAIT_S=S into exit_wait_s. */
+static void
+exit_wait_var(void)
+{
+	const char *v = getenv(EXIT_WAIT_VAR);
+
+	if (v == NULL)
+		return;
+#ifdef RPS_TEST_HOOKS
+	{
+		char *end;
+		unsigned long s = strtoul(v, &end, 10);
+
+		if (*v == '\0' || *end != '\0' || s == 0 || s > 10) {
+			RPS_LOG(ERR, "test hook: %s=%s is not 1..10 (s): ignored", EXIT_WAIT_VAR, v);
+			return;
+		}
+		exit_wait_s = s;
+		RPS_LOG(WARNING, "test hook: the exit gives up on a worker still running %lu s after "
+			"the stop (%s)", s, EXIT_WAIT_VAR);
+	}
+#else
+	RPS_LOG(WARNING, "test hook: %s is ignored: built without -Dtest_hooks=true",
+		EXIT_WAIT_VAR);
+#endif
+}
+
 void
 rps_test_hooks_fini(void)
 {
@@ -532,6 +572,7 @@ rps_test_hooks_init(struct rps_app *app)
 	stall_var(app);
 	snap_stall_var(app);
 	tel_hold_var();
+	exit_wait_var();
 	rx_gap_var(app);
 	app->test_delay_tsc = delay_var(DELAY_VAR, "every worker");
 	app->test_rx_delay_tsc = delay_var(RX_DELAY_VAR, "the RX lcore");

@@ -1,6 +1,6 @@
 #!/bin/sh
 # soak.sh [-d BUILD_DIR] [SOAK_SECONDS [OVERLOAD_SECONDS]]: the long forms of the soak and
-# sustained-overload tests (tests/integration/test_soak.py; the test suite runs 60 s and 20 s).
+# sustained-overload tests (tests/integration/test_soak.py; the test suite runs 18 s and 8 s).
 # Default: the ASan build (build-asan), a 600 s soak and a 300 s overload. Prints the RSS,
 # latency, reload and accounting figures the README's "Reliability" section quotes.
 set -eu

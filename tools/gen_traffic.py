@@ -222,9 +222,21 @@ def _make_flows(rng, n, ipv6_share, vlan_share, qinq_share):
     return flows
 
 
+_BYTE_RAMP = bytes(range(256))
+
+
+def _ramp(start: int, n: int) -> bytes:
+    """bytes((start + i) & 0xFF for i in range(n)), by slicing instead of a byte at a time
+    (that generator was half of the time a test spent making its capture)."""
+    if n <= 0:
+        return b''
+    start &= 0xFF
+    return (_BYTE_RAMP * ((start + n) // 256 + 1))[start:start + n]
+
+
 def _flow_packet(f: _Flow, seq: int, payload_len: int) -> bytes:
     payload = marker(f.fid, seq)
-    payload += bytes((f.fid * 7 + seq * 13 + i) & 0xFF for i in range(payload_len - MARKER_LEN))
+    payload += _ramp(f.fid * 7 + seq * 13, payload_len - MARKER_LEN)
     if f.proto == IPPROTO_TCP:
         l4 = tcp_segment(f.v6, f.src, f.dst, f.sport, f.dport, f.tcp_seq, 1, payload)
         f.tcp_seq = (f.tcp_seq + len(payload)) & 0xFFFFFFFF
@@ -264,7 +276,7 @@ def _fragments(rng, did: int, v6: bool, vlan_share: float, qinq_share: float):
     piece = 8 * rng.randrange(40, 120)              # 320..952 bytes per non-last fragment
     last = rng.randrange(16, piece)
     body = FRAG_MAGIC + struct.pack('!I', did)
-    body += bytes((did * 31 + i) & 0xFF for i in range(piece * (nfrag - 1) + last - 8 - len(body)))
+    body += _ramp(did * 31, piece * (nfrag - 1) + last - 8 - len(body))
     dgram = udp_datagram(v6, src, dst, rng.randrange(1024, 65536),
                          rng.choice((9999, 12000, 33434)), body)
     ident = rng.randrange(1, 1 << 16) if not v6 else rng.randrange(1, 1 << 32)

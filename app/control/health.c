@@ -221,13 +221,15 @@ rps_health_name(int state)
 }
 
 /* How long the exit waits for workers that are not stalled (health) but have not finished:
- * a report of each one's progress every second, then it gives up on them. */
+ * a report of each one's progress every second, then it gives up on them. (The test hook
+ * RPS_TEST_EXIT_WAIT_S makes it shorter.) */
 #define EXIT_WAIT_S 10
 
 int
 rps_health_wait_workers(struct rps_app *app)
 {
 	const uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc();
+	const unsigned int exit_wait = rps_test_exit_wait_s(EXIT_WAIT_S);
 	uint64_t given_up_at = 0, next_report = start + hz;
 	uint64_t last_head[RTE_MAX_LCORE];
 	int give_up = 0;
@@ -260,7 +262,7 @@ rps_health_wait_workers(struct rps_app *app)
 			break;
 		/* A worker that keeps running after the stop without being stalled (its
 		 * backlog should empty in milliseconds): say what it does, once a second,
-		 * and after EXIT_WAIT_S give up on it, so that a stop always ends. */
+		 * and after exit_wait s give up on it, so that a stop always ends. */
 		if (now >= next_report) {
 			const unsigned int waited = (unsigned int)((now - start) / hz);
 
@@ -279,7 +281,7 @@ rps_health_wait_workers(struct rps_app *app)
 				last_head[w] = head;
 			}
 			next_report = now + hz;
-			if (waited >= EXIT_WAIT_S) {
+			if (waited >= exit_wait) {
 				give_up = 1;
 				break;
 			}
@@ -299,9 +301,12 @@ rps_health_wait_workers(struct rps_app *app)
 		for (uint16_t r = 0; r < wk->in.nb; r++)
 			left += rte_ring_count(wk->in.b[r]->ring);
 		app->stranded += left;
-		RPS_LOG(ERR, "health: worker lcore %u still %s at exit: %u packet(s) "
-			"stranded in its backlog", wk->lcore, give_up ? "running " RTE_STR(EXIT_WAIT_S)
-			" s after the stop" : "stalled", left);
+		if (give_up)
+			RPS_LOG(ERR, "health: worker lcore %u still running %u s after the stop at "
+				"exit: %u packet(s) stranded in its backlog", wk->lcore, exit_wait, left);
+		else
+			RPS_LOG(ERR, "health: worker lcore %u still stalled at exit: %u packet(s) "
+				"stranded in its backlog", wk->lcore, left);
 	}
 	return -EBUSY;
 }

@@ -15,12 +15,13 @@ nombuf: 30,000 packets paced at 50 us (RPS_TEST_RX_DELAY_NS), --mbufs 1024 (less
   summary JSON (top level and rx_ports[]), the summary's "not received" line and a line of
   the live table (--stats-interval 1); in the stuck_tx run they are 0 there.
 
-stuck_tx: 40,000 packets paced at 50 us, two workers transmitting on a net_ring port whose
-  rings nobody drains (each holds 1,024) until RPS_TEST_RING_DRAIN starts emptying them after
-  800 ms. Then: while stuck, the workers keep taking packets and count the refused ones as
-  tx_failed (nothing blocks: no backlog_full, backlogs keep moving); once the rings drain, TX
-  resumes (the TX port's opackets passes the rings' capacity) and tx_failed almost stops
-  (< 10% of what the workers take after that point, allowing a descheduled drain thread);
+stuck_tx: 30,000 packets paced at 50 us (1.5 s: 0.8 s stuck, then the recovery over more
+  than ten thousand packets), two workers transmitting on a net_ring port whose rings nobody
+  drains (each holds 1,024) until RPS_TEST_RING_DRAIN starts emptying them after 800 ms.
+  Then: while stuck, the workers keep taking packets and count the refused ones as tx_failed
+  (nothing blocks: no backlog_full, backlogs keep moving); once the rings drain, TX resumes
+  (the TX port's opackets passes the rings' capacity) and tx_failed almost stops (< 10% of
+  what the workers take after that point, allowing a descheduled drain thread);
   tx_packets + tx_failed == rx_packets; exit 0; every mbuf back in the pool.
 
 usage: test_faults.py PATH/TO/dpdk-rps
@@ -49,7 +50,7 @@ def start(binary, tmp, tag, vdevs, app, env, lcores='0@0,(1-2)@1'):
 def watch(proc, prefix, timeout=60.0):
     """Poll /rps/stats every 20 ms until the process exits: the replies, in order."""
     seen = []
-    if rpstest.wait_ready(prefix) is None:
+    if rpstest.wait_ready_socket(prefix) is None:
         return seen
     try:
         tel = rpstest.Telemetry(prefix)
@@ -159,10 +160,10 @@ def nombuf(F, binary, tmp):
 
 def stuck_tx(F, binary, tmp):
     ctx = 'stuck_tx'
-    n, ring = 40000, 1024
+    n, ring = 30000, 1024
     inp = os.path.join(tmp, 'stuck.pcap')
     rpstest.write_pcap(inp, rpstest.gen_traffic.generate_frames(
-        flows=40, packets_per_flow=n // 40, seed=6, frag_datagrams=0, non_ip=0))
+        flows=30, packets_per_flow=n // 30, seed=6, frag_datagrams=0, non_ip=0))
     env = {'RPS_TEST_RING_DRAIN': 'net_ring0:800', 'RPS_TEST_RX_DELAY_NS': '50000'}
     proc, prefix, summary = start(
         binary, tmp, ctx, [rpstest.pcap_vdev(rx=inp), 'net_ring0'],

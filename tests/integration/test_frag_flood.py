@@ -24,9 +24,12 @@ With it, the pool of 4096 leaves reassembly 4096 - (RX ring + TX ring + bursts +
     else was dropped, and rx_packets == processed + dropped.
 The same checks hold in a second run with 2 workers and the default pool, which now adds
 --frag-mbufs (default --frag-max, 4096) per worker, against a flood of 7-of-8-fragment
-datagrams (21,000 fragments; the old default pool had 16,384 mbufs in all). Its RX lcore
-pauses after every 500 packets (test hook RPS_TEST_RX_GAP) so that the backlogs, which
-would drop unfragmented packets too, never fill whatever the workers' speed.
+datagrams (21,000 fragments; the old default pool had 16,384 mbufs in all). Backpressure
+(--backpressure on, auto's choice for a file input) holds the RX lcore while a backlog is
+full, so the backlogs drop nothing, unfragmented packets included, whatever the workers'
+speed. (The RX lcore used to pause after every 500 packets, RPS_TEST_RX_GAP, from before
+backpressure: 2.4 s of silences in which the backlogs emptied; now they may also be full,
+which the pool must hold besides the fragments.)
 
 The third run is issue 25's: a pool too small for what the options ask (--mbufs 16384,
 --backlog 16384: backlogs alone could hold 32,768), 2 workers slowed to 20 us a packet
@@ -196,7 +199,7 @@ def main():
     with rpstest.TempDir('fragflood') as tmp:
         if not rpstest.hooks_built(binary, tmp):
             # the runs with workers pace or slow them with test hooks: all or nothing
-            print('SKIP: %s is %s (RPS_TEST_RX_GAP, RPS_TEST_WORKER_DELAY_NS)' % (
+            print('SKIP: %s is %s (RPS_TEST_WORKER_DELAY_NS)' % (
                 binary, rpstest.NO_HOOKS))
             return rpstest.SKIP
         inp = os.path.join(tmp, 'in.pcap')
@@ -210,18 +213,18 @@ def main():
                                   lcores='0@0', timeout=120, tag='pool4096')
         check_run(F, res, fr, 'pool4096', FLOOD * 3, fj)
 
-        # 2 workers, the default pool. RPS_TEST_RX_GAP: the RX lcore pauses 50 ms after
-        # every 500 packets, so no backlog (1000) can fill unless a worker takes 50 ms over
-        # 500 packets (10 kpps), and every unfragmented packet must be processed.
+        # 2 workers, the default pool. --backpressure on (auto's choice for a file, said
+        # here): a full backlog holds the RX lcore instead of dropping, so every
+        # unfragmented packet must be processed however slow the workers.
         inp = os.path.join(tmp, 'in_w.pcap')
         fr = frames(workers=True)
         rpstest.write_pcap(inp, fr)
         fj = os.path.join(tmp, 'flows_w.json')
         res, _ = rpstest.run_pcap(binary, tmp, inp, 0,
                                   ['--map', '0x6', '--frag-timeout', '600000',
-                                   '--exit-when-idle', '300', '--flows-json', fj],
-                                  lcores='0@0,(1-2)@1', timeout=120, tag='workers',
-                                  env={'RPS_TEST_RX_GAP': '500:50'})
+                                   '--backpressure', 'on', '--exit-when-idle', '300',
+                                   '--flows-json', fj],
+                                  lcores='0@0,(1-2)@1', timeout=120, tag='workers')
         check_run(F, res, fr, 'workers', FLOOD * 7, fj)
 
         # issue 25: a pool smaller than the backlogs, slow workers, the flood first

@@ -8,15 +8,22 @@ worker lcore 1 (buckets, the hash's top 7 bits, are predicted with Toeplitz in P
 toeplitz, --rss-key Microsoft's key; the mask 1-4 fills bucket b with lcore 1 + b % 4). Worker 1 gets 224 of every 320
 packets: max/mean worker load 2.8.
 
-dpdk-rps loops the capture (net_pcap infinite_rx), with --check-order and the flow stage:
-1. --rebalance off (the control): the measured max/mean stays above 2.
+dpdk-rps loops the capture (net_pcap infinite_rx), with --check-order and the flow stage.
+Each run measures max/mean worker load over a window of WINDOW_S (1 s: hundreds of
+thousands of packets on a loaded 2-CPU machine, at least MIN_WINDOW or no ratio at all);
+the counters are read on a telemetry client held on the socket (milliseconds a query).
+1. --rebalance off (the control): the measured max/mean stays above 2, over a window from
+   0.5 s after ready (the skew is the capture's: it is there from the first packet).
 2. rebalance = on in a config file, 200 ms intervals: buckets_moved > 0 and rebalance_runs > 0; over a
-   window after the moves, max/mean worker load < 1.25; nothing dropped over the whole run
+   window once the moves have stopped (buckets_moved unchanged for STABLE_S, 1 s: five
+   intervals, where the next plan would come after two), max/mean worker load < 1.25;
+   nothing dropped over the whole run
    (frames of 1.2 KB keep the RX lcore, which copies them, no faster than the one busy
    worker even before the moves); /rps/buckets shows the moved
    buckets' new owners and their moves; reordered == 0 and out_of_order == 0 over the whole
    run; accounting exact; every mbuf back. Then a reload of the same map with
-   rebalance = off: applied, the rebalanced table kept, the rebalancer stopped.
+   rebalance = off: applied, the rebalanced table kept, the rebalancer stopped (no run in
+   0.8 s: four intervals).
 
 usage: test_rebalance.py PATH/TO/dpdk-rps
 """
@@ -89,24 +96,22 @@ def capture(rng, path):
     return len(frames)
 
 
-tel = rpstest.telemetry
-
-
-def processed(prefix):
-    r = tel(prefix, '/rps/workers', '/rps/stats')
-    if len(r) != 2:
-        return None, None
-    w, st = r[0].get('/rps/workers'), r[1].get('/rps/stats')
+def processed(c):
+    """({lcore: processed}, /rps/stats) from telemetry client c; (None, None) without."""
+    w, _ = c.query('/rps/workers')
+    st, _ = c.query('/rps/stats')
     if w is None or st is None:  # not registered yet: EAL answers before dpdk-rps is up
         return None, None
     return {int(k): v['processed'] for k, v in w['workers'].items()}, st
 
 
 # A ratio over a window needs traffic in it: with none, max/mean is no measure at all (it
-# used to read 0.0 and pass "< 1.25"). 1000 packets a worker on average over the 2 s window
-# (the loaded machine moves tens of thousands), so one heavy flow's burst more or less moves
-# the ratio by little.
+# used to read 0.0 and pass "< 1.25"). 1000 packets a worker on average over the 1 s window
+# (the loaded machine moves hundreds of thousands), so one heavy flow's burst more or less
+# moves the ratio by little.
 MIN_WINDOW = 1000 * len(WORKERS)
+WINDOW_S = 1.0
+STABLE_S = 1.0
 
 
 def ratio(before, after):
@@ -125,9 +130,9 @@ CONF = ('[dataplane]\nrebalance = %s\nrebalance_interval_ms = 200\n'
         'rebalance_moves = ' + str(MOVES) + '\n[map]\ndefault = 1-4\n')
 
 
-def reload_keeps_table(F, proc, prefix, conf):
+def reload_keeps_table(F, proc, c, conf):
     """A reload with the same map keeps the rebalanced table; rebalance = off is live."""
-    mp = (tel(prefix, '/rps/map') or [{}])[0].get('/rps/map')
+    mp, _ = c.query('/rps/map')
     with open(conf + '.new', 'w') as f:
         f.write(CONF % 'off')
     os.rename(conf + '.new', conf)
@@ -135,8 +140,8 @@ def reload_keeps_table(F, proc, prefix, conf):
     deadline = time.monotonic() + 10
     after = None
     while time.monotonic() < deadline:
-        time.sleep(0.3)
-        after = (tel(prefix, '/rps/map') or [{}])[0].get('/rps/map')
+        time.sleep(0.05)
+        after, _ = c.query('/rps/map')
         if mp and after and after['generation'] > mp['generation']:
             break
     if not F.check(mp and after and after['generation'] > mp['generation'],
@@ -145,9 +150,9 @@ def reload_keeps_table(F, proc, prefix, conf):
     F.check(after['queue0']['buckets'] == mp['queue0']['buckets'],
             'reload with the same map: the rebalanced table was replaced: %s -> %s' % (
                 mp['queue0']['buckets'], after['queue0']['buckets']))
-    _, s0 = processed(prefix)
+    _, s0 = processed(c)
     time.sleep(0.8)
-    _, s1 = processed(prefix)
+    _, s1 = processed(c)
     F.check(s0 is not None and s1 is not None and s1['rebalance_runs'] == s0['rebalance_runs'],
             'rebalance = off on reload: the rebalancer still runs')
     print('reload (same map, rebalance = off): generation %d, table kept (%s)' % (
@@ -180,29 +185,33 @@ def run(F, binary, tmp, inp, on, idle_queue=False):
                             env=dict(os.environ, RPS_TEST_RX_QUEUES='1') if idle_queue
                             else None))
     result = None
+    c = None
     try:
-        # let the rebalancer see two intervals over the threshold, move, and settle
-        deadline = time.monotonic() + 20
-        moved = 0
-        st = None
-        while time.monotonic() < deadline:
-            time.sleep(0.5)
-            _, st = processed(prefix)
-            if st is None:
-                continue
-            if not on and time.monotonic() > deadline - 17:
-                break
-            if on and st['buckets_moved'] > 0:
-                moved = st['buckets_moved']
-                time.sleep(1.0)
-                _, st2 = processed(prefix)
-                if st2 is not None and st2['buckets_moved'] == moved:
+        if not F.check(rpstest.wait_ready_socket(prefix, timeout=30) is not None,
+                       '%s: never ready' % tag):
+            return None
+        c = rpstest.Telemetry(prefix)
+        if on:
+            # let the rebalancer see two intervals over the threshold and move (two plans),
+            # until buckets_moved has not changed for STABLE_S
+            deadline = time.monotonic() + 20
+            moved, since = 0, time.monotonic()
+            while time.monotonic() < deadline:
+                time.sleep(0.1)
+                _, st = processed(c)
+                if st is None:
+                    continue
+                if st['buckets_moved'] != moved:
+                    moved, since = st['buckets_moved'], time.monotonic()
+                elif moved > 0 and time.monotonic() - since >= STABLE_S:
                     break
-        time.sleep(0.5)
-        b0, st0 = processed(prefix)
-        time.sleep(2.0)
-        b1, st1 = processed(prefix)
-        bk = (tel(prefix, '/rps/buckets,0') or [None])[0]
+        else:
+            time.sleep(0.5)
+        b0, st0 = processed(c)
+        time.sleep(WINDOW_S)
+        b1, st1 = processed(c)
+        bk, _ = c.query('/rps/buckets,0')
+        bk = {'/rps/buckets': bk} if bk is not None else None
         if b0 is not None and b1 is not None:
             r, d = ratio(b0, b1)
             print('%s: window per worker %s, max/mean %s, buckets_moved %d, '
@@ -212,8 +221,10 @@ def run(F, binary, tmp, inp, on, idle_queue=False):
                        'ratio to measure' % (tag, sum(d), MIN_WINDOW)):
                 result = (r, d, st1, bk, st1['dropped_total'] - st0['dropped_total'])
         if on:
-            reload_keeps_table(F, proc, prefix, conf)
+            reload_keeps_table(F, proc, c, conf)
     finally:
+        if c is not None:
+            c.close()
         out, err = rpstest.stop(proc, prefix)
     s = rpstest.check_stopped(F, proc, err, summary, tag)
     if s is None or not F.check(result is not None, '%s: no telemetry' % tag):

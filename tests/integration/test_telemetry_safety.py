@@ -5,25 +5,28 @@ path, and a shutdown that no telemetry command can hold up (app/observability/te
 
 sockets: EAL's sockets (dpdk_telemetry.v2, and mp_socket, which the capture tools use) are
   owner-only from the moment they exist: a run started under umask 000 and stopped right
-  after EAL's initialisation (RPS_TEST_START_PAUSE_MS) finds both without any group or other
-  bit, before the ports are set up and again once ready; the process's umask is its own
+  after EAL's initialisation (RPS_TEST_START_PAUSE_MS, 1.5 s: the checks take milliseconds)
+  finds both without any group or other bit, before the ports are set up and again once
+  ready; the process's umask is its own
   again after EAL's initialisation (/proc/PID/status). A runtime directory made beforehand
   with mode 0777, or owned by another user, or inside a dpdk/ folder of mode 0777
   (RUNTIME_DIRECTORY), is refused: exit 2, the message naming the directory, its owner and
   mode.
 
 flows: /rps/flows asks the workers for snapshots (each walks the worker's flow table) only
-  for a few seconds, and never waits long for them. Worker 0 is stopped for 4 s
-  (RPS_TEST_WORKER_STALL): a /rps/flows during the stall answers within 0.5 s (the wait is
-  bounded at 100 ms; it was 1.5 s) and names the worker in "stale". Then a client polls it
-  every 0.2 s for 2 s: the workers take snapshots ("flow_snapshots" in /rps/workers); once
-  the polling stops their counts stop rising within the window and a margin (they went on
-  for 60 s).
+  for a few seconds, and never waits long for them. Worker 0 is stopped for 2 s
+  (RPS_TEST_WORKER_STALL): a /rps/flows during the stall (milliseconds after its log line,
+  on a client already connected) answers within 0.5 s (the wait is bounded at 100 ms; it
+  was 1.5 s) and names the worker in "stale". Then a client polls it every 0.2 s for 2 s:
+  the workers take snapshots ("flow_snapshots" in /rps/workers, read on the same client);
+  once the polling stops their counts stop rising within the window and a margin (they went
+  on for 60 s).
 
 stall: worker 0 stops for an hour in the middle of writing its snapshot
   (RPS_TEST_SNAP_STALL, sequence count odd). /rps/flows answers within 0.5 s without its
   flows ("unavailable": its lcore) where it used to spin forever; stopped while clients
-  poll, the process gives the worker up after 10 s and exits (status 1) where it used to
+  poll, the process gives the worker up (after 10 s; 2 s here: the test hook
+  RPS_TEST_EXIT_WAIT_S shortens the same wait) and exits (status 1) where it used to
   hang. And a command still running at exit (RPS_TEST_TEL_HOLD=/rps/config:60000): the
   stop waits for it 2 s, says so, leaves what it reads in place, and exits (status 1).
 
@@ -43,6 +46,8 @@ import rpstest  # noqa: E402
 
 FLOWS_WINDOW_S = 3      # the workers snapshot while /rps/flows was asked this recently
 LATENCY_MAX_S = 0.5     # a /rps/flows reply, at most (the code waits 100 ms at most)
+# The exit's deadline for a worker still running (health.c, 10 s), shortened by the test hook
+EXIT_WAIT_S = 2
 
 
 def runtime_dir(prefix):
@@ -69,8 +74,9 @@ def start(binary, prefix, eal_extra, app, env=None, umask=None, lcores='0@0,1@1'
 
 def ready(F, proc, prefix, ctx):
     """Wait until ready; on failure say what the process logged."""
-    return F.check(rpstest.wait_ready(prefix, timeout=30) is not None, '%s: never ready: %s' % (
-        ctx, b''.join(list(proc._drained[1]))[-1500:].decode(errors='replace')))
+    return F.check(rpstest.wait_ready_socket(prefix, timeout=30) is not None,
+                   '%s: never ready: %s' % (
+                       ctx, b''.join(list(proc._drained[1]))[-1500:].decode(errors='replace')))
 
 
 def proc_umask(pid):
@@ -106,7 +112,7 @@ def sockets(F, binary, tmp, inp):
     prefix = rpstest.unique_prefix()
     summary = os.path.join(tmp, 'sockets.json')
     proc = start(binary, prefix, [], ['--map', '0x2', '--summary-json', summary],
-                 env={'RPS_TEST_START_PAUSE_MS': '4000'}, umask=0, inp=inp, infinite=True)
+                 env={'RPS_TEST_START_PAUSE_MS': '1500'}, umask=0, inp=inp, infinite=True)
     try:
         paused = rpstest.wait_for(lambda: logged(proc, 'start-up paused'), timeout=30)
         if F.check(paused, 'sockets: the start-up pause was never logged'):
@@ -174,10 +180,10 @@ def brief(fl):
     return b
 
 
-def worker_snapshots(prefix):
-    """flow_snapshots of each worker ({lcore: count}), from /rps/workers (which takes none)."""
-    r = rpstest.telemetry(prefix, '/rps/workers')
-    ws = r[0].get('/rps/workers') if r else None
+def worker_snapshots(tel):
+    """flow_snapshots of each worker ({lcore: count}), from /rps/workers (which takes none),
+    asked on telemetry client tel."""
+    ws, _ = tel.query('/rps/workers')
     if not ws:
         return None
     return {k: v.get('flow_snapshots') for k, v in ws['workers'].items()}
@@ -186,22 +192,23 @@ def worker_snapshots(prefix):
 def flows(F, binary, tmp, inp, nframes):
     prefix = rpstest.unique_prefix()
     summary = os.path.join(tmp, 'flows.json')
-    # worker 0 (lcore 1) stops for 4 s once it has 50 packets; lcore 2 shares CPU 0 with the
-    # RX lcore, which idles once the capture is read
+    # worker 0 (lcore 1) stops for 2 s once it has 50 packets; lcore 2 shares CPU 0 with the
+    # RX lcore, which idles once the capture is read. The stall is there to be met by one
+    # query on a client already connected: milliseconds after its log line
     proc = start(binary, prefix, [], ['--map', '0x6', '--summary-json', summary,
                                       '--flow-timeout', '3600'],
-                 env={'RPS_TEST_WORKER_STALL': '0:50:4000'}, lcores='0@0,1@1,2@0', inp=inp)
+                 env={'RPS_TEST_WORKER_STALL': '0:50:2000'}, lcores='0@0,1@1,2@0', inp=inp)
     tel = None
     try:
         if not ready(F, proc, prefix, 'flows'):
             return
+        tel = rpstest.Telemetry(prefix)
         stalled = rpstest.wait_for(lambda: logged(proc, 'worker lcore 1 stops for'), timeout=20)
         if not F.check(stalled, 'flows: worker 0 never stalled'):
             return
-        before = worker_snapshots(prefix)
+        before = worker_snapshots(tel)
         F.check(before is not None and set(before.values()) == {0},
                 'flows: snapshots before anyone asked: %s' % before)
-        tel = rpstest.Telemetry(prefix)
         fl, dt = tel.query('/rps/flows,10')
         print('flows: first /rps/flows during the stall: %.3f s, stale %s' % (
             dt, fl.get('stale') if fl else None), flush=True)
@@ -211,8 +218,8 @@ def flows(F, binary, tmp, inp, nframes):
         F.check(fl is not None and fl.get('stale') == [1],
                 'flows: the stalled worker (lcore 1) is not named stale: %s' % brief(fl))
         # the stall ends, every packet processed
-        done = rpstest.wait_for(lambda: (lambda v: v and v[0].get('/rps/stats', {}).get(
-            'processed') == nframes)(rpstest.telemetry(prefix, '/rps/stats')), timeout=30)
+        done = rpstest.wait_for(lambda: (lambda v: v and v.get('processed') == nframes)(
+            tel.query('/rps/stats')[0]), timeout=30)
         F.check(done, 'flows: the capture was not all processed')
         # a client polls for 2 s
         lat = []
@@ -223,7 +230,7 @@ def flows(F, binary, tmp, inp, nframes):
             time.sleep(0.2)
         last_query = time.monotonic()
         flowsn = len([k for k in (fl or {}) if k.isdigit()])
-        during = worker_snapshots(prefix)
+        during = worker_snapshots(tel)
         print('flows: polled %d times, max %.3f s, %d flows; snapshots %s' % (
             len(lat), max(lat), flowsn, during), flush=True)
         F.check(max(lat) < LATENCY_MAX_S, 'flows: a /rps/flows took %.3f s' % max(lat))
@@ -236,7 +243,7 @@ def flows(F, binary, tmp, inp, nframes):
         prev, since, settled = during, time.monotonic(), None
         while time.monotonic() < deadline:
             time.sleep(0.25)
-            cur = worker_snapshots(prefix)
+            cur = worker_snapshots(tel)
             if cur != prev:
                 prev, since = cur, time.monotonic()
             elif time.monotonic() - since >= quiet_s:
@@ -274,16 +281,18 @@ def stall(F, binary, tmp, inp, nframes):
     summary = os.path.join(tmp, 'stall.json')
     proc = start(binary, prefix, [], ['--map', '0x6', '--summary-json', summary,
                                       '--flow-timeout', '3600'],
-                 env={'RPS_TEST_SNAP_STALL': '0:3600000'}, lcores='0@0,1@1,2@0', inp=inp)
+                 env={'RPS_TEST_SNAP_STALL': '0:3600000',
+                      'RPS_TEST_EXIT_WAIT_S': str(EXIT_WAIT_S)},
+                 lcores='0@0,1@1,2@0', inp=inp)
     stop, lat, threads = threading.Event(), [], []
     t_stop = None
     try:
         if not ready(F, proc, prefix, 'stall'):
             return
-        done = rpstest.wait_for(lambda: (lambda v: v and v[0].get('/rps/stats', {}).get(
-            'processed') == nframes)(rpstest.telemetry(prefix, '/rps/stats')), timeout=30)
-        F.check(done, 'stall: the capture was not all processed')
         tel = rpstest.Telemetry(prefix, timeout=10)
+        done = rpstest.wait_for(lambda: (lambda v: v and v.get('processed') == nframes)(
+            tel.query('/rps/stats')[0]), timeout=30)
+        F.check(done, 'stall: the capture was not all processed')
         tel.query('/rps/flows,5')      # asks: worker 0 enters its snapshot and stops there
         inside = rpstest.wait_for(lambda: logged(proc, 'inside its flow snapshot'), timeout=10)
         if F.check(inside, 'stall: worker 0 never stopped inside its snapshot'):
@@ -312,10 +321,10 @@ def stall(F, binary, tmp, inp, nframes):
     slow = [round(dt, 3) for ok, dt in lat if dt >= LATENCY_MAX_S]
     print('stall: exit %s %.1f s after SIGINT; %d polls during the stop, %d slow %s' % (
         proc.returncode, took, len(lat), len(slow), slow[:5]), flush=True)
-    F.check(proc.returncode == 1 and took < 20, 'stall: exit %s %.1f s after SIGINT, expected '
-            '1 within 20 s (the worker given up on after 10 s): %s' % (
-                proc.returncode, took, err[-1500:]))
-    F.check('still running 10 s after the stop' in err,
+    F.check(proc.returncode == 1 and took < EXIT_WAIT_S + 10, 'stall: exit %s %.1f s after '
+            'SIGINT, expected 1 within %d s (the worker given up on after %d s): %s' % (
+                proc.returncode, took, EXIT_WAIT_S + 10, EXIT_WAIT_S, err[-1500:]))
+    F.check('still running %d s after the stop' % EXIT_WAIT_S in err,
             'stall: the worker was not given up on: %s' % err[-1500:])
     F.check(len(lat) >= 4 and not slow, 'stall: /rps/flows replies over %.1f s while '
             'stopping: %s' % (LATENCY_MAX_S, slow[:5]))
