@@ -76,12 +76,17 @@ class _Flow:
 # --------------------------------------------------------------------------- checksums
 
 def inet_checksum(data: bytes) -> int:
-    """RFC 1071 ones'-complement sum, returned complemented (ready to store)."""
+    """RFC 1071 ones'-complement sum, returned complemented (ready to store).
+
+    The data as one big-endian integer is the sum of its 16-bit words times powers of
+    0x10000, and 0x10000 = 1 mod 0xFFFF: it has the words' sum modulo 0xFFFF, which the
+    end-around carry folds to, except that a non-zero sum folds to 0xFFFF, not 0."""
     if len(data) % 2:
         data += b'\0'
-    s = sum(struct.unpack('!%dH' % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
+    x = int.from_bytes(data, 'big')
+    s = x % 0xFFFF
+    if s == 0 and x:
+        s = 0xFFFF
     return (~s) & 0xFFFF
 
 
@@ -222,9 +227,15 @@ def _make_flows(rng, n, ipv6_share, vlan_share, qinq_share):
     return flows
 
 
+# 0..255 repeated past the longest filler (a 9600-byte frame) plus the largest start
+_RAMP = bytes(range(256)) * 40
+
+
 def _flow_packet(f: _Flow, seq: int, payload_len: int) -> bytes:
-    payload = marker(f.fid, seq)
-    payload += bytes((f.fid * 7 + seq * 13 + i) & 0xFF for i in range(payload_len - MARKER_LEN))
+    # the filler: bytes (fid * 7 + seq * 13 + i) & 0xFF, a slice of a repeated 0..255 ramp
+    start = (f.fid * 7 + seq * 13) & 0xFF
+    payload = marker(f.fid, seq) + _RAMP[start:start + payload_len - MARKER_LEN]
+    assert len(payload) == payload_len
     if f.proto == IPPROTO_TCP:
         l4 = tcp_segment(f.v6, f.src, f.dst, f.sport, f.dport, f.tcp_seq, 1, payload)
         f.tcp_seq = (f.tcp_seq + len(payload)) & 0xFFFFFFFF

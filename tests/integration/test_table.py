@@ -18,6 +18,10 @@ varied lengths. Three workers (lcores 1-3), one net_pcap TX file each, --stages 
   in 2 buckets refused, the 256 table kept. SIGINT: exit 0, accounting exact.
 - Bad values exit 2 naming the option; table_size = 100 in a file names FILE:LINE.
 
+The two runs of the whole capture stop 100 ms after it (--exit-when-idle: nothing arrives
+once net_pcap has read the file; idle waits for empty backlogs too), with a backlog above
+its size: nothing depends on timing, so they go side by side (rpstest.run_all()).
+
 usage: test_table.py PATH/TO/dpdk-rps
 """
 
@@ -131,13 +135,17 @@ def build(rng):
 
 # ----------------------------------------------------------------- captures through the table
 
-def table_run(F, binary, tmp, inp, frames, hashes, tag, size, extra, want_table, want_counts):
-    """One run of the whole capture; checks the table, where packets went, bucket counters."""
+def launch(binary, tmp, inp, tag, extra):
     # the key the buckets were computed with (the default key is random at each start)
     app = ['--hash', 'toeplitz', '--rss-key', MS_KEY.hex(), '--tx-port', '0',
-           '--stages', 'output', '--exit-when-idle', '500', '--backlog', '8192'] + list(extra)
-    res, tx = rpstest.run_pcap(binary, tmp, inp, len(WORKERS), app, lcores=LCORES,
-                               timeout=60, tag=tag)
+           '--stages', 'output', '--exit-when-idle', '100', '--backlog', '8192'] + list(extra)
+    return rpstest.run_pcap(binary, tmp, inp, len(WORKERS), app, lcores=LCORES,
+                            timeout=60, tag=tag)
+
+
+def table_run(F, run, frames, hashes, tag, size, extra, want_table, want_counts):
+    """One run of the whole capture; checks the table, where packets went, bucket counters."""
+    res, tx = run
     ctx = '%s (%s)' % (tag, ' '.join(extra))
     r = rpstest.check_pcap_run(F, res, tx, len(frames), ctx)
     if r is None:
@@ -206,7 +214,7 @@ def table_run(F, binary, tmp, inp, frames, hashes, tag, size, extra, want_table,
 
 # ----------------------------------------------------------------- live: telemetry and reloads
 
-tel = rpstest.telemetry
+tel = rpstest.telemetry_socket
 
 
 def one(prefix, cmd):
@@ -226,7 +234,7 @@ def wait_for(pred, timeout=10.0):
             v = None
         if v:
             return v
-        time.sleep(0.1)
+        time.sleep(0.02)
     return None
 
 
@@ -283,8 +291,10 @@ def live(F, binary, tmp, frames):
         os.kill(proc.pid, signal.SIGHUP)
 
     try:
-        info = wait_for(lambda: one(prefix, '/rps/info'), 15)
-        if not F.check(info is not None, 'live: no /rps/info reply (telemetry socket?)'):
+        info = wait_for(lambda: (lambda i: i if i and i.get('ready') == 1 else None)(
+            one(prefix, '/rps/info')), 15)
+        if not F.check(info is not None, 'live: no /rps/info reply with ready 1 (telemetry '
+                       'socket?)'):
             raise RuntimeError('no telemetry')
         F.check(info['worker_lcores'] == WORKERS, 'live: /rps/info workers %s' %
                 info['worker_lcores'])
@@ -440,12 +450,15 @@ def main():
         print('input: %d packets, %d buckets of 128 hit' % (
             len(frames), len({rpstest.bucket(h, 128) for h in hashes})), flush=True)
 
-        table_run(F, binary, tmp, inp, frames, hashes, 'weighted', 128,
-                  ['--map', '1:2,2:1,3:1'], map_fill(128, [1, 2, 3], [2, 1, 1]),
-                  {1: 64, 2: 32, 3: 32})
-        table_run(F, binary, tmp, inp, frames, hashes, 'size16', 16,
-                  ['--map', '1-3', '--table-size', '16'], [1 + b % 3 for b in range(16)],
-                  {1: 6, 2: 5, 3: 5})
+        # both whole-capture runs side by side (nothing in them depends on timing), then
+        # their checks
+        weighted, size16 = ['--map', '1:2,2:1,3:1'], ['--map', '1-3', '--table-size', '16']
+        runs = rpstest.run_all([lambda: launch(binary, tmp, inp, 'weighted', weighted),
+                                lambda: launch(binary, tmp, inp, 'size16', size16)])
+        table_run(F, runs[0], frames, hashes, 'weighted', 128, weighted,
+                  map_fill(128, [1, 2, 3], [2, 1, 1]), {1: 64, 2: 32, 3: 32})
+        table_run(F, runs[1], frames, hashes, 'size16', 16, size16,
+                  [1 + b % 3 for b in range(16)], {1: 6, 2: 5, 3: 5})
         live(F, binary, tmp, frames[:800])
         bad_values(F, binary, tmp)
     return F.report()
