@@ -177,7 +177,10 @@ def main():
 
             # a good file by replacement, with a restart-only key changed
             write_conf(cfg, conf('0xe', 'burst = 32'), replace=True)
-            cf = wait_for(lambda: (lambda c: c if c and c['generation'] > gen else None)(
+            # (the generation moves on a moment before the reload's result is written: wait
+            # for the result of this one, after the refusals' 'refused: ...')
+            cf = wait_for(lambda: (lambda c: c if c and c['generation'] > gen and
+                                   c['last_reload_result'].startswith('ok') else None)(
                 one(prefix, '/rps/config')))
             F.check(cf is not None and 'needs a restart for: burst' in
                     cf['last_reload_result'], 'restart-only key: /rps/config %s' % cf)

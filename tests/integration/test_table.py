@@ -349,13 +349,19 @@ def live(F, binary, tmp, frames):
         # a reload: table_size 256, every worker
         gen1 = mp['generation']
         reload('[dataplane]\ntable_size = 256\n[map]\ndefault = 1-3\n')
-        mp = wait_for(lambda: (lambda m: m if m['queue0']['table_size'] == 256 else None)(
-            one(prefix, '/rps/map')))
+        # (the new maps are published a moment before the generation moves on: wait for
+        # both)
+        mp = wait_for(lambda: (lambda m: m if m['queue0']['table_size'] == 256 and
+                               m['generation'] > gen1 else None)(one(prefix, '/rps/map')))
         F.check(mp is not None and map_text(mp['queue0']) == ('1:86,2:85,3:85', '1:1,2:1,3:1')
                 and mp['generation'] > gen1,
                 'live: after the reload to table_size 256, map 1-3: /rps/map %s' % mp)
-        cf = one(prefix, '/rps/config')
-        F.check(cf['last_reload_result'] == 'ok', 'live: reload to 256: /rps/config %s' % cf)
+        # (and the result is written a moment after the generation: the first reload's is in
+        # once reloads_ok counts it)
+        cf = wait_for(lambda: (lambda c: c if c['reloads_ok'] >= 1 else None)(
+            one(prefix, '/rps/config')))
+        F.check(cf is not None and cf['last_reload_result'] == 'ok',
+                'live: reload to 256: /rps/config %s' % (cf or one(prefix, '/rps/config')))
         print('live: reload -> table_size %s buckets %s generation %s' % (
             mp and mp['queue0']['table_size'], mp and mp['queue0']['buckets'],
             mp and mp['generation']), flush=True)
