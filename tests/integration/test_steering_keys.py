@@ -23,10 +23,10 @@ summary JSON:
    065536 in a file all exit 2 naming the option or FILE:LINE; 0x hex is accepted and read as
    hex (--backlog 0x1000 starts with backlog 4096).
 
-The runs of 1. and 2. each take a whole capture and stop 100 ms after it (--exit-when-idle:
-nothing arrives once net_pcap has read the file, and idle waits for empty backlogs too),
-with a backlog above the capture's size: nothing depends on timing, so they go two at a time
-(rpstest.run_all()) and are checked afterwards, in order.
+The runs of 1. and 2. and the one of 3.'s files each take a whole capture and stop 100 ms
+after it (--exit-when-idle: nothing arrives once net_pcap has read the file, and idle waits
+for empty backlogs too), with a backlog above the capture's size: nothing depends on timing,
+so they go two at a time (rpstest.run_all()) and are checked afterwards, in order.
 """
 
 import json
@@ -127,8 +127,9 @@ def check_summary_file(F, path, tag, secrets):
         F.check(value not in text, '%s: the %s (%s) is in %s' % (tag, name, value, path))
 
 
-def secrets_and_files(F, binary, tmp, inp):
-    """Summary and flows JSON: secrets kept out, 0600, symlinks replaced, not followed."""
+def secrets_run(binary, tmp, inp):
+    """The run whose summary and flows JSON secrets_check() checks; the caller sets the
+    umask (022: a file created without a mode of its own would be 0644)."""
     victim = os.path.join(tmp, 'victim.txt')
     with open(victim, 'w') as f:
         f.write('untouched\n')
@@ -141,15 +142,18 @@ def secrets_and_files(F, binary, tmp, inp):
         os.symlink(victim, p)
     prefix = rpstest.unique_prefix()
     eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=[rpstest.pcap_vdev(rx=inp)])
-    old = os.umask(0o022)
-    try:
-        r = rpstest.run_rps(binary, eal, ['--map', '1-4', '--stages', 'parse,flow',
-                                          '--exit-when-idle', '100', '--hash', 'toeplitz',
-                                          '--hash-seed', str(SEED), '--rss-key', KEY.hex(),
-                                          '--summary-json', summary, '--flows-json', flows],
-                            timeout=60, prefix=prefix)
-    finally:
-        os.umask(old)
+    return rpstest.run_rps(binary, eal, ['--map', '1-4', '--stages', 'parse,flow',
+                                         '--exit-when-idle', '100', '--hash', 'toeplitz',
+                                         '--hash-seed', str(SEED), '--rss-key', KEY.hex(),
+                                         '--summary-json', summary, '--flows-json', flows],
+                           timeout=60, prefix=prefix)
+
+
+def secrets_check(F, tmp, r):
+    """Summary and flows JSON: secrets kept out, 0600, symlinks replaced, not followed."""
+    victim = os.path.join(tmp, 'victim.txt')
+    summary = os.path.join(tmp, 'link_summary.json')
+    flows = os.path.join(tmp, 'link_flows.json')
     if not F.check(r.rc == 0, 'secrets run: exit %s' % r.rc, r):
         return
     with open(victim) as f:
@@ -244,7 +248,14 @@ def main():
                 (nin, 'nonip_jhash', [], MACS),
                 (nin, 'nonip_tz', ['--hash', 'toeplitz'], MACS),
                 (nin, 'nonip_sym', ['--symmetric'], MACS)]
-        done = rpstest.run_all([lambda r=r: launch(binary, tmp, *r[:3]) for r in runs])
+        # and the run of 3.'s output files, under umask 022 (all of them: their summaries
+        # are checked 0600 too)
+        old = os.umask(0o022)
+        try:
+            done = rpstest.run_all([lambda r=r: launch(binary, tmp, *r[:3]) for r in runs] +
+                                   [lambda: secrets_run(binary, tmp, xin)])
+        finally:
+            os.umask(old)
         got = {r[1]: run(F, res, *r[1:]) for r, res in zip(runs, done)}
 
         # 1. the XOR set: one worker with the 6d5a key, spread when sorted with a random key
@@ -268,7 +279,7 @@ def main():
             check_spread(F, s, tag, MACS)
 
         # 3. secrets and output files; 4. numbers
-        secrets_and_files(F, binary, tmp, xin)
+        secrets_check(F, tmp, done[-1])
         live(F, binary, tmp, xin)
         numbers(F, binary, tmp)
     return F.report()
