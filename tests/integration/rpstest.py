@@ -387,6 +387,66 @@ def wait_ready(prefix, timeout=20.0):
     return None
 
 
+def telemetry_socket(prefix, *cmds, timeout=10.0):
+    """telemetry() without dpdk-telemetry.py: the same commands through the telemetry socket
+    itself, on one connection, the same replies ({command: value}, in order; fewer when some
+    did not answer: no socket yet, the process gone). Each dpdk-telemetry.py is a Python
+    start-up, over a second behind pyenv's python3 shim on a loaded 2-CPU machine: tests
+    that poll (readiness, a counter reaching a value) spent most of their time there. Use
+    telemetry() where dpdk-telemetry.py itself is under test."""
+    import socket
+    out = []
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.settimeout(timeout)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                s.connect(telemetry_path(prefix))
+                break
+            except BlockingIOError:
+                # a listen backlog of 1: EAGAIN until the thread accepted the one before
+                if time.monotonic() > deadline:
+                    return out
+                time.sleep(0.01)
+        greeting = json.loads(s.recv(1 << 16).decode())
+        size = max(int(greeting.get('max_output_len', 0)), 1 << 16)
+        for cmd in cmds:
+            s.send(cmd.encode())
+            r = s.recv(size)
+            if not r:
+                break
+            out.append(json.loads(r.decode()))
+    except (OSError, ValueError):
+        pass
+    finally:
+        s.close()
+    return out
+
+
+def wait_ready_socket(prefix, timeout=20.0):
+    """wait_ready() through telemetry_socket(): polls every 20 ms at the cost of a socket, not
+    of a dpdk-telemetry.py start-up. Returns /rps/info once ready, or None after timeout."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        r = telemetry_socket(prefix, '/rps/info')
+        info = r[0].get('/rps/info') if r else None
+        if info and info.get('ready') == 1:
+            return info
+        time.sleep(0.02)
+    return None
+
+
+def wait_traffic(prefix, timeout=10.0):
+    """Wait until the workers of the dpdk-rps of --file-prefix PREFIX have processed a packet
+    (/rps/stats processed > 0, through telemetry_socket()): traffic flows. Returns
+    /rps/stats, or None after timeout."""
+    def flowing():
+        r = telemetry_socket(prefix, '/rps/stats')
+        st = r[0].get('/rps/stats') if r else None
+        return st if st and st.get('processed', 0) > 0 else None
+    return wait_for(flowing, timeout)
+
 # Microsoft's RSS key, the default of --rss-key and of most NICs.
 MS_KEY = bytes.fromhex('6d5a56da255b0ec24167253d43a38fb0d0ca2bcbae7b30b477cb2da38030f20c'
                        '6a42b73bbeac01fa')
@@ -578,6 +638,18 @@ def run_rps(binary, eal, app, timeout=60.0, summary_path=None, stop_signal=None,
                      stdout=out.decode(errors='replace'), stderr=err.decode(errors='replace'),
                      elapsed=elapsed, summary=summary, summary_error=serr,
                      timed_out=timed_out, signalled_at=signalled_at, ready=ready)
+
+
+def run_all(calls, jobs=2):
+    """Call each of calls (functions of no argument), up to jobs of them at once; their
+    results, in order. Only for runs whose checks do not depend on timing (a whole capture
+    through net_pcap, --exit-when-idle after it, a backlog above its size or backpressure),
+    as the corpus shards: such a run is mostly dpdk-rps's start-up and exit, one thread each,
+    so two side by side on 2 CPUs take about the time of one. Check the results afterwards,
+    in order, from the calling thread."""
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(max_workers=jobs) as ex:
+        return list(ex.map(lambda f: f(), calls))
 
 
 def run_pcap(binary, tmp, rx, ntx, app, lcores='0@0,(1-3)@1', timeout=120.0, tag='run',

@@ -8,14 +8,21 @@ nanosecond timestamp taken as the packet is written. A bucket moves only once it
 has handed the bucket's packets to its TX queue (the worker flushes each burst before it
 reports it done), so merging the files by timestamp must give every flow in sequence.
 
-A capture of 16 flows x 10000 packets (generated markers: flow id, sequence) read once by an
-RX lcore paced to 5 us per packet (test hook RPS_TEST_RX_DELAY_NS: 0.8 s of traffic on any
+A capture of 16 flows x 7000 packets (generated markers: flow id, sequence) read once by an
+RX lcore paced to 5 us per packet (test hook RPS_TEST_RX_DELAY_NS: 0.56 s of traffic on any
 machine) into 3 workers slowed to 10 us per packet (RPS_TEST_WORKER_DELAY_NS: a map with one
 or two workers cannot keep up, so backlogs are deep at every remap), with a 100 ms silence
 after every 8000 packets (RPS_TEST_RX_GAP: every backlog drains, 10x what the slowest run
 needs, so a move deferred while its old worker was behind completes at the latest there and
-flows do change worker whatever the machine's speed); 40 remaps by SIGHUP, 40 ms apart. Per flow, in timestamp order, the sequence must only grow (backlog_full drops
+flows do change worker whatever the machine's speed); 40 remaps by SIGHUP, 40 ms apart, from
+readiness on. Per flow, in timestamp order, the sequence must only grow (backlog_full drops
 leave gaps). reorder_safe on: never out of order; off (the control): some.
+
+The capture lasts about 2.8 s (the pacing, 13 silences, the slowed workers), longer than the
+40 remaps take (about 2 s; each run prints both): every remap still falls on traffic, as
+with the 10000 packets per flow of before, whose last 2 s came after the last remap and
+checked nothing more. The run stops 100 ms after the capture (--exit-when-idle: nothing
+arrives once net_pcap has read it; the silences are RX busy, not idle).
 
 usage: test_egress_order.py PATH/TO/dpdk-rps
 """
@@ -29,8 +36,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rpstest  # noqa: E402
 
 MASKS = ['0xe', '0x6', '0xa', '0xc', '0x2', '0x8', '0x4']
-FLOWS, PER_FLOW = 16, 10000
+FLOWS, PER_FLOW = 16, 7000
 WORKERS = 3
+REMAPS = 40
 
 
 def run(F, binary, tmp, inp, safe, tag):
@@ -44,22 +52,26 @@ def run(F, binary, tmp, inp, safe, tag):
     eal = rpstest.eal_args(prefix, lcores='0@0,(1-3)@1',
                            vdevs=[rpstest.pcap_vdev(rx=inp, tx=tx)])
     cmd = [binary] + eal + ['--', '--config', cfg, '--tx-port', '0', '--backlog', '1024',
-                            '--stages', 'parse,output', '--exit-when-idle', '500',
+                            '--stages', 'parse,output', '--exit-when-idle', '100',
                             '--summary-json', summary]
     env = dict(os.environ, **{rpstest.WORKER_DELAY: '10000', 'RPS_TEST_RX_DELAY_NS': '5000',
                               'RPS_TEST_RX_GAP': '8000:100'})
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             stdin=subprocess.DEVNULL, start_new_session=True, env=env)
     try:
-        F.check(rpstest.wait_ready(prefix) is not None, '%s: never ready' % tag)
-        for i in range(40):
+        F.check(rpstest.wait_ready_socket(prefix) is not None, '%s: never ready' % tag)
+        t0 = time.monotonic()
+        for i in range(REMAPS):
             with open(cfg, 'w') as f:
                 f.write(body % MASKS[(i + 1) % len(MASKS)])
             if proc.poll() is not None:
                 break
             os.kill(proc.pid, signal.SIGHUP)
             time.sleep(0.04)
+        remapping = time.monotonic() - t0
         out, err = proc.communicate(timeout=60)
+        print('%s: %d remaps in %.2f s; the run (its traffic, then 100 ms idle) ended %.2f s '
+              'after the first' % (tag, i + 1, remapping, time.monotonic() - t0), flush=True)
     except subprocess.TimeoutExpired:
         out, err = rpstest.stop(proc, prefix)
     finally:

@@ -137,7 +137,7 @@ def start(binary, rx, lcores, app, infinite=False, env=None):
 
 
 def stats(prefix):
-    r = rpstest.telemetry(prefix, '/rps/stats')
+    r = rpstest.telemetry_socket(prefix, '/rps/stats')
     return r[0].get('/rps/stats') if r else None
 
 
@@ -264,7 +264,7 @@ def live(F, binary, tmp, counters, reasons):
                          infinite=True)
     ctx = 'live'
     try:
-        info = rpstest.wait_ready(prefix)
+        info = rpstest.wait_ready_socket(prefix)
         if not F.check(info is not None, '%s: never ready' % ctx):
             return
         where = info.get('metrics', '')
@@ -300,7 +300,7 @@ def live(F, binary, tmp, counters, reasons):
             F.check(before['rx_packets'] <= rx <= after['rx_packets'],
                     '%s scrape %d: rx_packets %s not within /rps/stats %d..%d' % (
                         ctx, i, rx, before['rx_packets'], after['rx_packets']))
-            time.sleep(0.3)
+            time.sleep(0.1)
         check_page(F, pages[-1], ctx, counters, reasons, ['0'] + WORKERS, WORKERS)
         # docs/grafana-dashboard.json asks only for series the page has
         dash = json.load(open(os.path.join(rpstest.SRC_ROOT, 'docs', 'grafana-dashboard.json')))
@@ -386,7 +386,7 @@ def exact(F, binary, tmp, counters, reasons, steering):
                          env={rpstest.WORKER_DELAY: '1000'} if steering else None)
     page = None
     try:
-        info = rpstest.wait_ready(prefix)
+        info = rpstest.wait_ready_socket(prefix)
         if not F.check(info is not None, '%s: never ready' % ctx):
             return
         url = 'http://%s/metrics' % info.get('metrics')
@@ -492,7 +492,7 @@ def shutdown(F, binary, tmp):
         counts = [[0, 0, 0] for _ in range(3)]
         threads = []
         try:
-            info = rpstest.wait_ready(prefix)
+            info = rpstest.wait_ready_socket(prefix)
             if not F.check(info is not None, '%s: never ready' % ctx):
                 continue
             where = info.get('metrics')

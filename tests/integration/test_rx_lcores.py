@@ -20,7 +20,15 @@ per RX lcore.
    their RX lcore): reordered 0, flows moved, no reload refused, accounting exact, every
    mbuf back.
 4. Usage errors: RX lcores without the main lcore, a worker that is an RX lcore, more RX
-   lcores than queues, a malformed list.
+   lcores than queues, a malformed list; bad rx_port lists in the file (FILE:LINE and what
+   is wrong, both in one run's message).
+
+Runs 1 and 2 (three: 2 ports from the command line and from the file) each take their whole
+captures and stop 100 ms after them (--exit-when-idle: nothing arrives once net_pcap has
+read the files; idle needs every RX lcore to have found its queues empty and every backlog
+empty), with backlogs above the captures' size: nothing depends on timing, so they go two
+at a time (rpstest.run_all()) and are checked afterwards, in order. Run 3 starts its remaps
+once traffic has reached the workers.
 
 usage: test_rx_lcores.py PATH/TO/dpdk-rps
 """
@@ -123,7 +131,8 @@ def check_static(F, res, tx, per_q, key_q, q_rx, ctx):
     check_rx_lcores(F, s, ctx, want)
 
 
-def one_port(F, binary, tmp, fls):
+def one_port(binary, tmp, fls):
+    """Runs the capture; returns the function that checks the run."""
     per_q, key_q = split(fls, QUEUES, 3)
     paths = write_queues(tmp, 'one', per_q)
     cfg = os.path.join(tmp, 'one.conf')
@@ -136,21 +145,23 @@ def one_port(F, binary, tmp, fls):
     eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=[vdev])
     res = rpstest.run_rps(binary, eal, [
         '--config', cfg, '--rx-lcores', '0,1', '--tx-port', '0', '--stages', 'output',
-        '--check-order', '--backlog', '8192', '--exit-when-idle', '500'],
+        '--check-order', '--backlog', '8192', '--exit-when-idle', '100'],
         timeout=120, summary_path=os.path.join(tmp, 'one.json'), prefix=prefix)
     # pair q (port 0, queue q) -> RX lcore q mod 2: lcores 0 and 1
-    check_static(F, res, tx, per_q, key_q, {q: q % 2 for q in range(QUEUES)},
-                 '4 queues, 2 RX lcores')
+    return lambda F: check_static(F, res, tx, per_q, key_q, {q: q % 2 for q in range(QUEUES)},
+                                  '4 queues, 2 RX lcores')
 
 
-def two_ports(F, binary, tmp, fls, from_file=False):
+def two_ports(binary, tmp, fls, from_file=False):
+    """Runs the captures; returns the function that checks the run."""
     half = len(fls) // 2
+    name = 'two_file' if from_file else 'two'
     q0, k0 = split(fls[:half], 1, 3)
     q1, k1 = split(fls[half:], 1, 3, base=half)
-    p0 = write_queues(tmp, 'p0', q0)[0]
-    p1 = write_queues(tmp, 'p1', q1)[0]
+    p0 = write_queues(tmp, name + '_p0', q0)[0]
+    p1 = write_queues(tmp, name + '_p1', q1)[0]
     prefix = rpstest.unique_prefix()
-    tx = [os.path.join(tmp, 'two_w%d.pcap' % i) for i in range(len(WORKERS))]
+    tx = [os.path.join(tmp, '%s_w%d.pcap' % (name, i)) for i in range(len(WORKERS))]
     vdevs = ['net_pcap0,rx_pcap=%s,' % p0 + ','.join('tx_pcap=%s' % t for t in tx),
              'net_pcap1,rx_pcap=%s' % p1]
     eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=vdevs)
@@ -164,14 +175,17 @@ def two_ports(F, binary, tmp, fls, from_file=False):
     tag = '2 ports%s, 2 RX lcores' % (' (rx_port = 0, 1)' if from_file else '')
     res = rpstest.run_rps(binary, eal, ports + [
         '--tx-port', '0', '--stages', 'output', '--check-order', '--backlog', '8192',
-        '--exit-when-idle', '500'],
-        timeout=120, summary_path=os.path.join(tmp, 'two.json'), prefix=prefix)
-    key_q = {}  # the map is the same for both: any worker
-    check_static(F, res, tx, [q0[0], q1[0]], key_q, {0: 0, 1: 1}, tag)
-    if res.summary is not None:
-        F.check(res.summary['port']['ipackets'] == len(q0[0]) + len(q1[0]),
-                '2 ports: the ports received %d, expected %d (both summed)' % (
-                    res.summary['port']['ipackets'], len(q0[0]) + len(q1[0])))
+        '--exit-when-idle', '100'],
+        timeout=120, summary_path=os.path.join(tmp, name + '.json'), prefix=prefix)
+
+    def check(F):
+        key_q = {}  # the map is the same for both: any worker
+        check_static(F, res, tx, [q0[0], q1[0]], key_q, {0: 0, 1: 1}, tag)
+        if res.summary is not None:
+            F.check(res.summary['port']['ipackets'] == len(q0[0]) + len(q1[0]),
+                    '2 ports: the ports received %d, expected %d (both summed)' % (
+                        res.summary['port']['ipackets'], len(q0[0]) + len(q1[0])))
+    return check
 
 
 def remaps(F, binary, tmp, fls):
@@ -197,8 +211,9 @@ def remaps(F, binary, tmp, fls):
     rpstest.drain(proc)
     n = 60
     try:
-        F.check(rpstest.wait_ready(prefix) is not None, 'remaps: never ready')
-        time.sleep(0.3)
+        F.check(rpstest.wait_ready_socket(prefix) is not None, 'remaps: never ready')
+        # traffic through the workers before the first remap
+        rpstest.wait_traffic(prefix)
         for i in range(n):
             with open(cfg, 'w') as fh:
                 fh.write(body % (sizes[(i // 10) % len(sizes)], masks[i % len(masks)]))
@@ -234,13 +249,13 @@ def usage(F, binary, tmp):
     per_q, _ = split(flows(random.Random(3), 8), 1, 1)
     inp = write_queues(tmp, 'usage', per_q)[0]
     cases = [
-        (['--rx-lcores', '1'], 'must include the EAL main lcore'),
-        (['--rx-lcores', '0,1', '--map', '1-3'], 'is an RX lcore'),
-        (['--rx-lcores', '0,1'], 'each RX lcore needs a queue'),
-        (['--rx-lcores', '0,,1'], 'expected a list of lcores'),
-        (['--rx-lcores', '0,9'], 'not enabled in EAL'),
+        (['--rx-lcores', '1'], ['must include the EAL main lcore']),
+        (['--rx-lcores', '0,1', '--map', '1-3'], ['is an RX lcore']),
+        (['--rx-lcores', '0,1'], ['each RX lcore needs a queue']),
+        (['--rx-lcores', '0,,1'], ['expected a list of lcores']),
+        (['--rx-lcores', '0,9'], ['not enabled in EAL']),
     ]
-    # rx_port's list in the file: each error names the file and line
+    # rx_port's list in the file: each error names the file and line, and what is wrong
     for k, (value, words) in enumerate((('0,0', 'port 0 given twice'),
                                         ('0,', 'expected a port or a list'),
                                         ('0,99', 'rx_port:'),
@@ -248,15 +263,21 @@ def usage(F, binary, tmp):
         cfg = os.path.join(tmp, 'usage%d.conf' % k)
         with open(cfg, 'w') as fh:
             fh.write('[dataplane]\nrx_port = %s\n' % value)
-        cases.append((['--config', cfg], '%s:2: ' % cfg))
-        cases.append((['--config', cfg], words))
-    for app, words in cases:
+        cases.append((['--config', cfg], ['%s:2: ' % cfg, words]))
+
+    def go(app):
         prefix = rpstest.unique_prefix()
         eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=[rpstest.pcap_vdev(rx=inp)])
-        res = rpstest.run_rps(binary, eal, app + ['--exit-when-idle', '100'], timeout=30,
-                              prefix=prefix)
-        F.check(res.rc == 2 and words in res.stderr, 'usage %s: exit %s, expected 2 with '
-                '"%s": %s' % (app, res.rc, words, res.stderr[-400:]))
+        return rpstest.run_rps(binary, eal, app + ['--exit-when-idle', '100'], timeout=30,
+                               prefix=prefix)
+
+    # two at a time: each exits at start-up, nothing depends on timing
+    done = rpstest.run_all([lambda app=app: go(app) for app, _ in cases])
+    for (app, words), res in zip(cases, done):
+        missing = [w for w in words if w not in res.stderr]
+        F.check(res.rc == 2 and not missing, 'usage %s: exit %s, expected 2 with %s: %s' % (
+            app, res.rc, ' and '.join('"%s"' % w for w in missing or words),
+            res.stderr[-400:]))
 
 
 def main():
@@ -264,9 +285,12 @@ def main():
     F = rpstest.Failures('test_rx_lcores')
     fls = flows(random.Random(16), 1024)
     with rpstest.TempDir('rxlc') as tmp:
-        one_port(F, binary, tmp, fls)
-        two_ports(F, binary, tmp, fls)
-        two_ports(F, binary, tmp, fls, from_file=True)
+        # the three whole-capture runs two at a time (nothing in them depends on timing),
+        # then their checks in order
+        for check in rpstest.run_all([lambda: one_port(binary, tmp, fls),
+                                      lambda: two_ports(binary, tmp, fls),
+                                      lambda: two_ports(binary, tmp, fls, from_file=True)]):
+            check(F)
         remaps(F, binary, tmp, fls[:256])
         usage(F, binary, tmp)
     return F.report()

@@ -84,10 +84,10 @@ def finish(proc, prefix, timeout):
 def wait_ready(prefix, timeout=20):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        r = rpstest.telemetry(prefix, '/rps/info', '/rps/config')
+        r = rpstest.telemetry_socket(prefix, '/rps/info', '/rps/config')
         if len(r) == 2 and r[0].get('/rps/info') and r[0]['/rps/info'].get('ready') == 1:
             return r[0]['/rps/info'], r[1].get('/rps/config')
-        time.sleep(0.05)
+        time.sleep(0.02)
     return None, None
 
 
@@ -107,8 +107,8 @@ def hup_case(F, binary, tmp, ms):
     deadline = time.monotonic() + 5
     while alive and cfg is not None and cfg.get('reloads_ok', 0) < 1 and \
             time.monotonic() < deadline:
-        time.sleep(0.05)
-        r = rpstest.telemetry(prefix, '/rps/config')
+        time.sleep(0.02)
+        r = rpstest.telemetry_socket(prefix, '/rps/config')
         cfg = r[0].get('/rps/config') if r else cfg
     proc.send_signal(signal.SIGINT)
     t0 = time.monotonic()
@@ -158,16 +158,16 @@ def hup_without_config(F, binary, tmp):
     """SIGHUP with no --config: refused in the log and /rps/config, the process unharmed."""
     ctx = 'SIGHUP without --config'
     proc, prefix, summary = start(binary, tmp, 'noconf', config=False)
-    info = rpstest.wait_ready(prefix)
+    info = rpstest.wait_ready_socket(prefix)
     proc.send_signal(signal.SIGHUP)
     cfg = None
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
-        r = rpstest.telemetry(prefix, '/rps/config')
+        r = rpstest.telemetry_socket(prefix, '/rps/config')
         cfg = r[0].get('/rps/config') if r else None
         if cfg and cfg.get('reloads_failed', 0) >= 1:
             break
-        time.sleep(0.05)
+        time.sleep(0.02)
     alive = proc.poll() is None
     proc.send_signal(signal.SIGINT)
     out, err, hung = finish(proc, prefix, 10)

@@ -16,6 +16,11 @@ assignment), with --map 00000000,0000000e (32-bit groups), with --burst 1 and 51
 assignment each time), and with another seed (assignment changes). Last, a capture of 3000-byte frames (multi-segment
 mbufs) through the same checks.
 
+Every run takes its whole capture and stops 100 ms after it (--exit-when-idle: once net_pcap
+has read the file nothing more arrives, and idle also waits for every backlog to be empty),
+with a backlog above the capture's size: nothing in the checks depends on timing, so the
+runs go two at a time (rpstest.run_all()) and are checked afterwards, in order.
+
 usage: test_steering.py PATH/TO/dpdk-rps
 """
 
@@ -31,11 +36,15 @@ GEN = dict(flows=300, packets_per_flow=10, seed=11, frag_datagrams=12, non_ip=20
 JUMBO = dict(flows=60, packets_per_flow=5, seed=12, frag_datagrams=4, non_ip=4, size=3000)
 
 
-def steer_run(F, binary, tmp, inp, frames, tag, map_arg, seed, extra=()):
-    app = ['--map', map_arg, '--tx-port', '0', '--stages', 'output', '--exit-when-idle', '500',
+def launch(binary, tmp, inp, tag, map_arg, seed, extra=()):
+    app = ['--map', map_arg, '--tx-port', '0', '--stages', 'output', '--exit-when-idle', '100',
            '--backlog', '8192', '--hash-seed', str(seed)] + list(extra)
-    res, tx = rpstest.run_pcap(binary, tmp, inp, len(WORKERS), app, lcores=LCORES,
-                               timeout=120, tag=tag)
+    return rpstest.run_pcap(binary, tmp, inp, len(WORKERS), app, lcores=LCORES,
+                            timeout=120, tag=tag)
+
+
+def steer_check(F, run, frames, tag, map_arg, seed, extra=()):
+    res, tx = run
     ctx = '%s (--map %s --hash-seed %d%s)' % (tag, map_arg, seed,
                                              ''.join(' ' + e for e in extra))
     r = rpstest.check_pcap_run(F, res, tx, len(frames), ctx)
@@ -61,6 +70,21 @@ def steer_run(F, binary, tmp, inp, frames, tag, map_arg, seed, extra=()):
     return assign
 
 
+# (tag, --map, --hash-seed, more options), the first the reference
+RUNS = [('run1', '0xe', 7, []),
+        ('run2', '0xe', 7, []),
+        ('list', '1-3', 7, []),
+        # net_pcap delivers no RSS hash, so auto (the default) and jhash must agree
+        ('jhash', '0xe', 7, ['--hash', 'jhash']),
+        # other spellings of the same map and other burst sizes: same workers, same seed,
+        # so the same assignment
+        ('groups', '00000000,0000000e', 7, []),
+        ('rss', '0xe', 7, ['--hash', 'rss']),
+        ('burst1', '0xe', 7, ['--burst', '1']),
+        ('burst512', '0xe', 7, ['--burst', '512']),
+        ('seed8', 'e', 8, [])]
+
+
 def main():
     binary = rpstest.binary_from_argv()
     F = rpstest.Failures('test_steering')
@@ -71,45 +95,47 @@ def main():
         print('input: %d packets, %d steering keys' % (
             len(frames), len({rpstest.steering_key(f) for f in frames})), flush=True)
 
-        a = steer_run(F, binary, tmp, inp, frames, 'run1', '0xe', 7)
-        b = steer_run(F, binary, tmp, inp, frames, 'run2', '0xe', 7)
-        if a is not None and b is not None:
-            diff = [k for k in a if a[k] != b.get(k)]
-            F.check(not diff, 'same --hash-seed 7, different assignment for %d of %d keys'
-                    % (len(diff), len(a)))
-        c = steer_run(F, binary, tmp, inp, frames, 'list', '1-3', 7)
-        if a is not None and c is not None:
-            diff = [k for k in a if a[k] != c.get(k)]
-            F.check(not diff, '--map 1-3 and --map 0xe (same seed) assign %d of %d keys '
-                    'differently' % (len(diff), len(a)))
-        # net_pcap delivers no RSS hash, so auto (the default) and jhash must agree
-        j = steer_run(F, binary, tmp, inp, frames, 'jhash', '0xe', 7, ['--hash', 'jhash'])
-        if a is not None and j is not None:
-            diff = [k for k in a if a[k] != j.get(k)]
-            F.check(not diff, '--hash jhash and --hash auto on a port without RSS hash '
-                    'assign %d of %d keys differently' % (len(diff), len(a)))
-        # other spellings of the same map and other burst sizes: same workers, same seed,
-        # so the same assignment
-        for tag, map_arg, extra in (('groups', '00000000,0000000e', []),
-                                    ('rss', '0xe', ['--hash', 'rss']),
-                                    ('burst1', '0xe', ['--burst', '1']),
-                                    ('burst512', '0xe', ['--burst', '512'])):
-            x = steer_run(F, binary, tmp, inp, frames, tag, map_arg, 7, extra)
-            if a is not None and x is not None:
-                diff = [k for k in a if a[k] != x.get(k)]
-                F.check(not diff, '%s: --map %s %s assigns %d of %d keys differently from '
-                        '--map 0xe' % (tag, map_arg, ' '.join(extra), len(diff), len(a)))
-        d = steer_run(F, binary, tmp, inp, frames, 'seed8', 'e', 8)
-        if a is not None and d is not None:
-            diff = [k for k in a if k is not None and a[k] != d.get(k)]
-            F.check(diff, '--hash-seed 8 assigns every key like --hash-seed 7: the seed has '
-                    'no effect')
         # 3000-byte frames: multi-segment mbufs (net_pcap chains 2 KiB mbufs), on ports set
         # to a jumbo MTU (at net_pcap's default 1500 they are tx_too_big: test_tx_mtu)
         jumbo_in = os.path.join(tmp, 'jumbo.pcap')
         jumbo = rpstest.gen_traffic.generate_frames(**JUMBO)
         rpstest.write_pcap(jumbo_in, jumbo)
-        steer_run(F, binary, tmp, jumbo_in, jumbo, 'jumbo', '0xe', 7, extra=['--mtu', '9000'])
+
+        # every run first, two at a time (each a whole capture, nothing depends on timing),
+        # then their checks in order
+        runs = rpstest.run_all(
+            [lambda r=r: launch(binary, tmp, inp, *r) for r in RUNS] +
+            [lambda: launch(binary, tmp, jumbo_in, 'jumbo', '0xe', 7, ['--mtu', '9000'])])
+        got = {r[0]: steer_check(F, run, frames, *r) for r, run in zip(RUNS, runs)}
+        steer_check(F, runs[-1], jumbo, 'jumbo', '0xe', 7, ['--mtu', '9000'])
+
+        a = got['run1']
+        b = got['run2']
+        if a is not None and b is not None:
+            diff = [k for k in a if a[k] != b.get(k)]
+            F.check(not diff, 'same --hash-seed 7, different assignment for %d of %d keys'
+                    % (len(diff), len(a)))
+        c = got['list']
+        if a is not None and c is not None:
+            diff = [k for k in a if a[k] != c.get(k)]
+            F.check(not diff, '--map 1-3 and --map 0xe (same seed) assign %d of %d keys '
+                    'differently' % (len(diff), len(a)))
+        j = got['jhash']
+        if a is not None and j is not None:
+            diff = [k for k in a if a[k] != j.get(k)]
+            F.check(not diff, '--hash jhash and --hash auto on a port without RSS hash '
+                    'assign %d of %d keys differently' % (len(diff), len(a)))
+        for tag, map_arg, _, extra in RUNS[4:8]:
+            x = got[tag]
+            if a is not None and x is not None:
+                diff = [k for k in a if a[k] != x.get(k)]
+                F.check(not diff, '%s: --map %s %s assigns %d of %d keys differently from '
+                        '--map 0xe' % (tag, map_arg, ' '.join(extra), len(diff), len(a)))
+        d = got['seed8']
+        if a is not None and d is not None:
+            diff = [k for k in a if k is not None and a[k] != d.get(k)]
+            F.check(diff, '--hash-seed 8 assigns every key like --hash-seed 7: the seed has '
+                    'no effect')
     return F.report()
 
 

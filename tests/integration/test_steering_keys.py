@@ -20,7 +20,13 @@ summary JSON:
    A live run's /rps/config gives the owner the seed and key (the runtime directory that
    holds the telemetry socket is checked to be closed to others).
 4. One number syntax: --backlog 065536 (octal to strtoul), --backlog ' 5' and backlog =
-   065536 in a file all exit 2 naming the option or FILE:LINE; 0x hex is accepted.
+   065536 in a file all exit 2 naming the option or FILE:LINE; 0x hex is accepted and read as
+   hex (--backlog 0x1000 starts with backlog 4096).
+
+The runs of 1. and 2. and the one of 3.'s files each take a whole capture and stop 100 ms
+after it (--exit-when-idle: nothing arrives once net_pcap has read the file, and idle waits
+for empty backlogs too), with a backlog above the capture's size: nothing depends on timing,
+so they go two at a time (rpstest.run_all()) and are checked afterwards, in order.
 """
 
 import json
@@ -82,11 +88,15 @@ def shares(s):
     return [w['processed'] for w in s['workers']]
 
 
-def run(F, binary, tmp, inp, tag, extra, n):
+def launch(binary, tmp, inp, tag, extra):
     res, _ = rpstest.run_pcap(binary, tmp, inp, 0,
                               ['--map', '1-4', '--stages', 'parse', '--backlog', '8192',
-                               '--exit-when-idle', '400'] + list(extra),
+                               '--exit-when-idle', '100'] + list(extra),
                               lcores=LCORES, timeout=60, tag=tag)
+    return res
+
+
+def run(F, res, tag, extra, n):
     if not F.check(res.rc == 0 and res.summary is not None,
                    '%s: exit %s, %s' % (tag, res.rc, res.summary_error), res):
         return None, res
@@ -117,8 +127,9 @@ def check_summary_file(F, path, tag, secrets):
         F.check(value not in text, '%s: the %s (%s) is in %s' % (tag, name, value, path))
 
 
-def secrets_and_files(F, binary, tmp, inp):
-    """Summary and flows JSON: secrets kept out, 0600, symlinks replaced, not followed."""
+def secrets_run(binary, tmp, inp):
+    """The run whose summary and flows JSON secrets_check() checks; the caller sets the
+    umask (022: a file created without a mode of its own would be 0644)."""
     victim = os.path.join(tmp, 'victim.txt')
     with open(victim, 'w') as f:
         f.write('untouched\n')
@@ -131,15 +142,18 @@ def secrets_and_files(F, binary, tmp, inp):
         os.symlink(victim, p)
     prefix = rpstest.unique_prefix()
     eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=[rpstest.pcap_vdev(rx=inp)])
-    old = os.umask(0o022)
-    try:
-        r = rpstest.run_rps(binary, eal, ['--map', '1-4', '--stages', 'parse,flow',
-                                          '--exit-when-idle', '400', '--hash', 'toeplitz',
-                                          '--hash-seed', str(SEED), '--rss-key', KEY.hex(),
-                                          '--summary-json', summary, '--flows-json', flows],
-                            timeout=60, prefix=prefix)
-    finally:
-        os.umask(old)
+    return rpstest.run_rps(binary, eal, ['--map', '1-4', '--stages', 'parse,flow',
+                                         '--exit-when-idle', '100', '--hash', 'toeplitz',
+                                         '--hash-seed', str(SEED), '--rss-key', KEY.hex(),
+                                         '--summary-json', summary, '--flows-json', flows],
+                           timeout=60, prefix=prefix)
+
+
+def secrets_check(F, tmp, r):
+    """Summary and flows JSON: secrets kept out, 0600, symlinks replaced, not followed."""
+    victim = os.path.join(tmp, 'victim.txt')
+    summary = os.path.join(tmp, 'link_summary.json')
+    flows = os.path.join(tmp, 'link_flows.json')
     if not F.check(r.rc == 0, 'secrets run: exit %s' % r.rc, r):
         return
     with open(victim) as f:
@@ -173,9 +187,9 @@ def live(F, binary, tmp, inp):
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             stdin=subprocess.DEVNULL, start_new_session=True)
     try:
-        if not F.check(rpstest.wait_ready(prefix) is not None, 'live: never ready'):
+        if not F.check(rpstest.wait_ready_socket(prefix) is not None, 'live: never ready'):
             return
-        r = rpstest.telemetry(prefix, '/rps/config')
+        r = rpstest.telemetry_socket(prefix, '/rps/config')
         c = r[0].get('/rps/config') if r else None
         want = {'hash_seed': SEED, 'rss_key': KEY.hex(), 'hash_seed_source': 'configured',
                 'rss_key_source': 'configured', 'symmetric': 'sort'}
@@ -208,8 +222,12 @@ def numbers(F, binary, tmp):
         (['--duration', ' 1'], None, ['--duration']),
         ([], '[dataplane]\nbacklog = 065536\n', ['bad.conf:2', 'backlog']),
     ])
-    r = go(['--backlog', '0x10000', '--hash-seed', '0'])
-    F.check(r.rc == 0, '--backlog 0x10000 --hash-seed 0: exit %s' % r.rc, r)
+    # hex is read as hex: the start-up line says backlog 4096. (0x1000, not 0x10000: a
+    # 65536-packet backlog sizes the mbuf pool to all of -m 512, seconds of start-up on a
+    # loaded 2-CPU machine for a check of the number's syntax.)
+    r = go(['--backlog', '0x1000', '--hash-seed', '0'])
+    F.check(r.rc == 0 and ', backlog 4096,' in r.stderr,
+            '--backlog 0x1000 --hash-seed 0: exit %s, not started with backlog 4096' % r.rc, r)
 
 
 def main():
@@ -221,16 +239,32 @@ def main():
         nin = os.path.join(tmp, 'in.pcap')
         rpstest.write_pcap(nin, non_ip_frames())
 
+        # every run first, two at a time (each a whole capture, nothing depends on timing),
+        # then their checks in order
+        runs = [(xin, 'xor', ['--hash', 'toeplitz', '--symmetric-xor'], XOR_FLOWS),
+                (xin, 'sorted_tz', ['--hash', 'toeplitz', '--symmetric'], XOR_FLOWS),
+                (xin, 'sorted_jhash', ['--symmetric'], XOR_FLOWS),
+                (xin, 'plain_tz', ['--hash', 'toeplitz'], XOR_FLOWS),
+                (nin, 'nonip_jhash', [], MACS),
+                (nin, 'nonip_tz', ['--hash', 'toeplitz'], MACS),
+                (nin, 'nonip_sym', ['--symmetric'], MACS)]
+        # and the run of 3.'s output files, under umask 022 (all of them: their summaries
+        # are checked 0600 too)
+        old = os.umask(0o022)
+        try:
+            done = rpstest.run_all([lambda r=r: launch(binary, tmp, *r[:3]) for r in runs] +
+                                   [lambda: secrets_run(binary, tmp, xin)])
+        finally:
+            os.umask(old)
+        got = {r[1]: run(F, res, *r[1:]) for r, res in zip(runs, done)}
+
         # 1. the XOR set: one worker with the 6d5a key, spread when sorted with a random key
-        s, _ = run(F, binary, tmp, xin, 'xor', ['--hash', 'toeplitz', '--symmetric-xor'],
-                   XOR_FLOWS)
+        s, _ = got['xor']
         if s is not None:
             F.check(max(shares(s)) == XOR_FLOWS, 'xor: the crafted flows did not collapse '
                     'on one worker (%s): the spread checks could not fail' % shares(s))
-        for tag, extra in (('sorted_tz', ['--hash', 'toeplitz', '--symmetric']),
-                           ('sorted_jhash', ['--symmetric']),
-                           ('plain_tz', ['--hash', 'toeplitz'])):
-            s, res = run(F, binary, tmp, xin, tag, extra, XOR_FLOWS)
+        for tag in ('sorted_tz', 'sorted_jhash', 'plain_tz'):
+            s, res = got[tag]
             check_spread(F, s, tag, XOR_FLOWS)
             if s is not None:
                 c = s['config']
@@ -240,13 +274,12 @@ def main():
                 check_summary_file(F, os.path.join(tmp, tag + '_summary.json'), tag, [])
 
         # 2. non-IP frames from many stations
-        for tag, extra in (('nonip_jhash', []), ('nonip_tz', ['--hash', 'toeplitz']),
-                           ('nonip_sym', ['--symmetric'])):
-            s, _ = run(F, binary, tmp, nin, tag, extra, MACS)
+        for tag in ('nonip_jhash', 'nonip_tz', 'nonip_sym'):
+            s, _ = got[tag]
             check_spread(F, s, tag, MACS)
 
         # 3. secrets and output files; 4. numbers
-        secrets_and_files(F, binary, tmp, xin)
+        secrets_check(F, tmp, done[-1])
         live(F, binary, tmp, xin)
         numbers(F, binary, tmp)
     return F.report()

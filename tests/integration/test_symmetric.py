@@ -23,6 +23,11 @@ of the key's matrix). Three workers, one net_pcap TX file each, --stages output.
   with --symmetric-xor, --symmetric with --hash rss or with --symmetric-xor); bad config
   keys give FILE:LINE.
 
+Each run takes the whole capture and stops 100 ms after it (--exit-when-idle: nothing
+arrives once net_pcap has read the file, and idle waits for empty backlogs too), with a
+backlog above the capture's size: nothing depends on timing, so the runs go two at a time
+(rpstest.run_all()) and are checked afterwards, in order.
+
 usage: test_symmetric.py PATH/TO/dpdk-rps
 """
 
@@ -156,12 +161,16 @@ def build(rng):
 
 # ----------------------------------------------------------------- runs
 
-def run(F, binary, tmp, inp, frames, owner, tag, extra):
-    """One run; returns {flow id: set of TX file indexes} or None."""
-    app = ['--map', '1-3', '--tx-port', '0', '--stages', 'output', '--exit-when-idle', '500',
+def launch(binary, tmp, inp, tag, extra):
+    app = ['--map', '1-3', '--tx-port', '0', '--stages', 'output', '--exit-when-idle', '100',
            '--backlog', '8192', '--hash-seed', '7'] + list(extra)
-    res, tx = rpstest.run_pcap(binary, tmp, inp, len(WORKERS), app, lcores=LCORES,
-                               timeout=120, tag=tag)
+    return rpstest.run_pcap(binary, tmp, inp, len(WORKERS), app, lcores=LCORES,
+                            timeout=120, tag=tag)
+
+
+def check_run(F, run, frames, owner, tag, extra):
+    """One run's checks; returns {flow id: set of TX file indexes} or None."""
+    res, tx = run
     ctx = '%s (%s)' % (tag, ' '.join(extra))
     r = rpstest.check_pcap_run(F, res, tx, len(frames), ctx)
     if r is None:
@@ -210,11 +219,17 @@ def bad_values(F, binary, tmp):
         (['--symmetric', '--symmetric-xor'], None, ['--symmetric', '--symmetric-xor']),
     ]
     rpstest.check_usage_errors(F, go, cases)
-    # a good symmetric key (ethtool spelling, 52 bytes) with --symmetric-xor is accepted
-    r = go(['--symmetric-xor', '--hash', 'toeplitz', '--rss-key', ':'.join(['6d', '5a'] * 26)])
-    F.check(r.rc == 0, 'a symmetric 52-byte key with --symmetric-xor: exit %s' % r.rc, r)
-    # --symmetric takes any key (the sort gives the symmetry); the key is never echoed
-    r = go(['--symmetric', '--hash', 'toeplitz', '--rss-key', MS_KEY.hex()])
+    # two good runs of the whole capture, side by side (their own TX files)
+    tx2 = [os.path.join(tmp, 'good_w%d.pcap' % i) for i in range(3)]
+    r1, r = rpstest.run_all([
+        # a good symmetric key (ethtool spelling, 52 bytes) with --symmetric-xor is accepted
+        lambda: go(['--symmetric-xor', '--hash', 'toeplitz', '--rss-key',
+                    ':'.join(['6d', '5a'] * 26)]),
+        # --symmetric takes any key (the sort gives the symmetry); the key is never echoed
+        lambda: rpstest.run_until_idle(binary, tmp, ['--symmetric', '--hash', 'toeplitz',
+                                                     '--rss-key', MS_KEY.hex()],
+                                       lcores=LCORES, tx=tx2)])
+    F.check(r1.rc == 0, 'a symmetric 52-byte key with --symmetric-xor: exit %s' % r1.rc, r1)
     F.check(r.rc == 0, 'the Microsoft key with --symmetric: exit %s' % r.rc, r)
     F.check(MS_KEY.hex() not in r.stdout + r.stderr, 'the RSS key was printed', r)
 
@@ -234,12 +249,25 @@ def main():
         print('input: %d packets, %d connections (both directions), %d colliding pairs'
               % (len(frames), len(groups), len(pairs)), flush=True)
 
+        conf = os.path.join(tmp, 'sym.conf')
+        with open(conf, 'w') as f:
+            f.write('[dataplane]\nhash = toeplitz\nsymmetric = on\nrss_key = %s\n'
+                    % SORT_KEY.hex())
+        runs = [('tz_sym', ['--hash', 'toeplitz', '--symmetric', '--rss-key', SORT_KEY.hex()]),
+                ('jhash_sym', ['--symmetric']),
+                ('tz_xor', ['--hash', 'toeplitz', '--symmetric-xor']),
+                ('conf_sym', ['--config', conf]),
+                ('jhash', ['--hash', 'jhash']),
+                ('tz', ['--hash', 'toeplitz', '--rss-key', MS_KEY.hex()])]
+        # every run first, two at a time (each a whole capture, nothing depends on timing),
+        # then their checks in order
+        done = rpstest.run_all([lambda r=r: launch(binary, tmp, inp, *r) for r in runs])
+        got = {tag: check_run(F, run, frames, owner, tag, extra)
+               for (tag, extra), run in zip(runs, done)}
+
         sym = {}
-        for tag, extra in (('tz_sym', ['--hash', 'toeplitz', '--symmetric',
-                                       '--rss-key', SORT_KEY.hex()]),
-                           ('jhash_sym', ['--symmetric']),
-                           ('tz_xor', ['--hash', 'toeplitz', '--symmetric-xor'])):
-            w = run(F, binary, tmp, inp, frames, owner, tag, extra)
+        for tag in ('tz_sym', 'jhash_sym', 'tz_xor'):
+            w = got[tag]
             if w is not None:
                 split = together(w, groups)
                 F.check(not split, '%s: %d of %d connections split across workers, e.g. '
@@ -247,19 +275,14 @@ def main():
                                                   split[:1], [w[f] for f in split[0]]
                                                   if split else None))
                 sym[tag] = w
-        conf = os.path.join(tmp, 'sym.conf')
-        with open(conf, 'w') as f:
-            f.write('[dataplane]\nhash = toeplitz\nsymmetric = on\nrss_key = %s\n'
-                    % SORT_KEY.hex())
-        w = run(F, binary, tmp, inp, frames, owner, 'conf_sym', ['--config', conf])
+        w = got['conf_sym']
         if w is not None and 'tz_sym' in sym:
             diff = [f for f in w if w[f] != sym['tz_sym'][f]]
             F.check(not diff, 'config hash = toeplitz, symmetric = on places %d flows '
                     'unlike --hash toeplitz --symmetric' % len(diff))
 
-        for tag, extra in (('jhash', ['--hash', 'jhash']),
-                           ('tz', ['--hash', 'toeplitz', '--rss-key', MS_KEY.hex()])):
-            w = run(F, binary, tmp, inp, frames, owner, tag, extra)
+        for tag in ('jhash', 'tz'):
+            w = got[tag]
             if w is None:
                 continue
             split = together(w, groups)

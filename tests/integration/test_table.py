@@ -18,6 +18,10 @@ varied lengths. Three workers (lcores 1-3), one net_pcap TX file each, --stages 
   in 2 buckets refused, the 256 table kept. SIGINT: exit 0, accounting exact.
 - Bad values exit 2 naming the option; table_size = 100 in a file names FILE:LINE.
 
+The two runs of the whole capture stop 100 ms after it (--exit-when-idle: nothing arrives
+once net_pcap has read the file; idle waits for empty backlogs too), with a backlog above
+its size: nothing depends on timing, so they go side by side (rpstest.run_all()).
+
 usage: test_table.py PATH/TO/dpdk-rps
 """
 
@@ -131,13 +135,17 @@ def build(rng):
 
 # ----------------------------------------------------------------- captures through the table
 
-def table_run(F, binary, tmp, inp, frames, hashes, tag, size, extra, want_table, want_counts):
-    """One run of the whole capture; checks the table, where packets went, bucket counters."""
+def launch(binary, tmp, inp, tag, extra):
     # the key the buckets were computed with (the default key is random at each start)
     app = ['--hash', 'toeplitz', '--rss-key', MS_KEY.hex(), '--tx-port', '0',
-           '--stages', 'output', '--exit-when-idle', '500', '--backlog', '8192'] + list(extra)
-    res, tx = rpstest.run_pcap(binary, tmp, inp, len(WORKERS), app, lcores=LCORES,
-                               timeout=60, tag=tag)
+           '--stages', 'output', '--exit-when-idle', '100', '--backlog', '8192'] + list(extra)
+    return rpstest.run_pcap(binary, tmp, inp, len(WORKERS), app, lcores=LCORES,
+                            timeout=60, tag=tag)
+
+
+def table_run(F, run, frames, hashes, tag, size, extra, want_table, want_counts):
+    """One run of the whole capture; checks the table, where packets went, bucket counters."""
+    res, tx = run
     ctx = '%s (%s)' % (tag, ' '.join(extra))
     r = rpstest.check_pcap_run(F, res, tx, len(frames), ctx)
     if r is None:
@@ -206,7 +214,7 @@ def table_run(F, binary, tmp, inp, frames, hashes, tag, size, extra, want_table,
 
 # ----------------------------------------------------------------- live: telemetry and reloads
 
-tel = rpstest.telemetry
+tel = rpstest.telemetry_socket
 
 
 def one(prefix, cmd):
@@ -226,7 +234,7 @@ def wait_for(pred, timeout=10.0):
             v = None
         if v:
             return v
-        time.sleep(0.1)
+        time.sleep(0.02)
     return None
 
 
@@ -283,8 +291,10 @@ def live(F, binary, tmp, frames):
         os.kill(proc.pid, signal.SIGHUP)
 
     try:
-        info = wait_for(lambda: one(prefix, '/rps/info'), 15)
-        if not F.check(info is not None, 'live: no /rps/info reply (telemetry socket?)'):
+        info = wait_for(lambda: (lambda i: i if i and i.get('ready') == 1 else None)(
+            one(prefix, '/rps/info')), 15)
+        if not F.check(info is not None, 'live: no /rps/info reply with ready 1 (telemetry '
+                       'socket?)'):
             raise RuntimeError('no telemetry')
         F.check(info['worker_lcores'] == WORKERS, 'live: /rps/info workers %s' %
                 info['worker_lcores'])
@@ -339,13 +349,19 @@ def live(F, binary, tmp, frames):
         # a reload: table_size 256, every worker
         gen1 = mp['generation']
         reload('[dataplane]\ntable_size = 256\n[map]\ndefault = 1-3\n')
-        mp = wait_for(lambda: (lambda m: m if m['queue0']['table_size'] == 256 else None)(
-            one(prefix, '/rps/map')))
+        # (the new maps are published a moment before the generation moves on: wait for
+        # both)
+        mp = wait_for(lambda: (lambda m: m if m['queue0']['table_size'] == 256 and
+                               m['generation'] > gen1 else None)(one(prefix, '/rps/map')))
         F.check(mp is not None and map_text(mp['queue0']) == ('1:86,2:85,3:85', '1:1,2:1,3:1')
                 and mp['generation'] > gen1,
                 'live: after the reload to table_size 256, map 1-3: /rps/map %s' % mp)
-        cf = one(prefix, '/rps/config')
-        F.check(cf['last_reload_result'] == 'ok', 'live: reload to 256: /rps/config %s' % cf)
+        # (and the result is written a moment after the generation: the first reload's is in
+        # once reloads_ok counts it)
+        cf = wait_for(lambda: (lambda c: c if c['reloads_ok'] >= 1 else None)(
+            one(prefix, '/rps/config')))
+        F.check(cf is not None and cf['last_reload_result'] == 'ok',
+                'live: reload to 256: /rps/config %s' % (cf or one(prefix, '/rps/config')))
         print('live: reload -> table_size %s buckets %s generation %s' % (
             mp and mp['queue0']['table_size'], mp and mp['queue0']['buckets'],
             mp and mp['generation']), flush=True)
@@ -440,12 +456,15 @@ def main():
         print('input: %d packets, %d buckets of 128 hit' % (
             len(frames), len({rpstest.bucket(h, 128) for h in hashes})), flush=True)
 
-        table_run(F, binary, tmp, inp, frames, hashes, 'weighted', 128,
-                  ['--map', '1:2,2:1,3:1'], map_fill(128, [1, 2, 3], [2, 1, 1]),
-                  {1: 64, 2: 32, 3: 32})
-        table_run(F, binary, tmp, inp, frames, hashes, 'size16', 16,
-                  ['--map', '1-3', '--table-size', '16'], [1 + b % 3 for b in range(16)],
-                  {1: 6, 2: 5, 3: 5})
+        # both whole-capture runs side by side (nothing in them depends on timing), then
+        # their checks
+        weighted, size16 = ['--map', '1:2,2:1,3:1'], ['--map', '1-3', '--table-size', '16']
+        runs = rpstest.run_all([lambda: launch(binary, tmp, inp, 'weighted', weighted),
+                                lambda: launch(binary, tmp, inp, 'size16', size16)])
+        table_run(F, runs[0], frames, hashes, 'weighted', 128, weighted,
+                  map_fill(128, [1, 2, 3], [2, 1, 1]), {1: 64, 2: 32, 3: 32})
+        table_run(F, runs[1], frames, hashes, 'size16', 16, size16,
+                  [1 + b % 3 for b in range(16)], {1: 6, 2: 5, 3: 5})
         live(F, binary, tmp, frames[:800])
         bad_values(F, binary, tmp)
     return F.report()
