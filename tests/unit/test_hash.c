@@ -1032,39 +1032,6 @@ test_mode_parse(void)
 	CU_ASSERT_STRING_EQUAL(rps_hash_mode_name(RPS_HASH_TOEPLITZ), "toeplitz");
 }
 
-/* A packet of @p proto from a:sp to b:dp (IPv4 addresses are a's first 4 bytes); @p frag
- * makes it a first fragment, @p vlan adds a tag (the reference path). */
-static void
-sym_pkt(struct ut_pkt *p, int v6, uint8_t proto, int frag, int vlan, const uint8_t *a,
-	const uint8_t *b, uint16_t sp, uint16_t dp)
-{
-	uint16_t et = v6 ? RTE_ETHER_TYPE_IPV6 : RTE_ETHER_TYPE_IPV4;
-
-	ut_pkt_init(p);
-	if (vlan) {
-		ut_put_eth(p, RTE_ETHER_TYPE_VLAN);
-		ut_put_vlan(p, 3, et);
-	} else {
-		ut_put_eth(p, et);
-	}
-	if (v6 && frag) {
-		ut_put_ipv6(p, a, b, IP6_FRAGMENT);
-		ut_put_ipv6_frag(p, proto, 0, 1);
-	} else if (v6) {
-		ut_put_ipv6(p, a, b, proto);
-	} else {
-		ut_put_ipv4(p, rte_be_to_cpu_32(raw32(a)), rte_be_to_cpu_32(raw32(b)), proto, 0,
-			    frag ? RTE_IPV4_HDR_MF_FLAG : 0);
-	}
-	if (proto == IPPROTO_TCP)
-		ut_put_tcp(p, sp, dp);
-	else if (proto == IPPROTO_UDP)
-		ut_put_udp(p, sp, dp);
-	else
-		ut_put_l4_words(p, sp, dp);
-	ut_pkt_finish(p);
-}
-
 static uint32_t
 sym_hash(const struct ut_pkt *p, uint32_t *ref)
 {
@@ -1108,8 +1075,8 @@ test_symmetric(void)
 			memcpy(b, a, 16); /* one host talking to itself: the ports decide */
 		if (i % 19 == 0)
 			dp = sp;
-		sym_pkt(&p, v6, proto, frag, vlan, a, b, sp, dp);
-		sym_pkt(&q, v6, proto, frag, vlan, b, a, dp, sp);
+		ut_pkt_conn(&p, v6, proto, frag, vlan ? 3 : 0, a, b, sp, dp);
+		ut_pkt_conn(&q, v6, proto, frag, vlan ? 3 : 0, b, a, dp, sp);
 		fwd = sym_hash(&p, &ref);
 		CU_ASSERT_NOT_EQUAL(fwd, 0);
 		ref_bad += ref != fwd;

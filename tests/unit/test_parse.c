@@ -12,7 +12,6 @@
 #include "test_common.h"
 
 #define ETH_LEN 14
-#define NO_DROP (-1)
 #define P_ICMP 1
 #define P_GRE 47
 #define P_ESP 50
@@ -26,49 +25,16 @@
 
 /* ---- running the stages ---- */
 
-/* Run the parse stage with a context whose counters are @p st. */
-static uint16_t
-parse_st(struct rte_mbuf **pkts, uint16_t n, struct rps_lcore_stats *st)
-{
-	struct rps_stage_ctx c = { .st = st };
-
-	return rps_stage_parse(&c, pkts, n);
-}
-
-static uint16_t
-validate_st(struct rte_mbuf **pkts, uint16_t n, struct rps_lcore_stats *st)
-{
-	struct rps_stage_ctx c = { .st = st };
-
-	return rps_stage_validate(&c, pkts, n);
-}
-
 /* What became of one packet. */
 struct outcome {
 	int kept;       /* passed every stage run */
-	int reason;     /* drop reason, or NO_DROP */
+	int reason;     /* drop reason, or UT_NO_DROP */
 	int stage;      /* 0: dropped (or last seen) by parse, 1: by validate */
 	uint32_t ptype; /* layout after parse (when parse kept it) */
 	uint16_t l2, l3, l4;
 	uint32_t pkt_len; /* after the last stage, when kept */
 	int same_bytes;   /* the kept packet's bytes are the original's first pkt_len */
 };
-
-/* The only drop reason counted in @p st (exactly one drop expected), or NO_DROP. */
-static int
-drop_reason(const struct rps_lcore_stats *st)
-{
-	int r = NO_DROP;
-
-	for (int i = 0; i < RPS_DROP_MAX; i++) {
-		if (st->dropped[i] == 0)
-			continue;
-		if (st->dropped[i] != 1 || r != NO_DROP)
-			return -2; /* more than one drop: never expected for one packet */
-		r = i;
-	}
-	return r;
-}
 
 /*
  * Put @p len bytes of @p b into an exact-size mbuf (split == 0) or a two-segment chain split
@@ -79,7 +45,7 @@ static struct outcome
 run_pkt(const uint8_t *b, uint16_t len, uint16_t split, int validate,
 	struct rps_lcore_stats *acc)
 {
-	struct outcome o = { .reason = NO_DROP };
+	struct outcome o = { .reason = UT_NO_DROP };
 	struct rps_lcore_stats st;
 	struct rte_mbuf *m = split ? ut_mbuf_split(b, len, split) : ut_mbuf_exact(b, len);
 	uint16_t n;
@@ -88,7 +54,7 @@ run_pkt(const uint8_t *b, uint16_t len, uint16_t split, int validate,
 	memset(&st, 0, sizeof(st));
 	m->packet_type = 0xffffffff; /* parse must overwrite every bit */
 	m->l2_len = m->l3_len = m->l4_len = 0;
-	n = parse_st(&m, 1, &st);
+	n = ut_stage_parse(&m, 1, &st);
 	if (n == 1) {
 		o.ptype = m->packet_type;
 		o.l2 = m->l2_len;
@@ -96,11 +62,11 @@ run_pkt(const uint8_t *b, uint16_t len, uint16_t split, int validate,
 		o.l4 = m->l4_len;
 		if (validate) {
 			o.stage = 1;
-			n = validate_st(&m, 1, &st);
+			n = ut_stage_validate(&m, 1, &st);
 		}
 	}
 	o.kept = n == 1;
-	o.reason = drop_reason(&st);
+	o.reason = ut_drop_reason(&st);
 	if (o.kept) {
 		uint8_t copy[2200];
 
@@ -136,34 +102,6 @@ put_icmp(struct ut_pkt *p, uint8_t type)
 
 	p->l4_off = p->len;
 	ut_put(p, h, sizeof(h));
-}
-
-/* IPv6 authentication header: (plen + 2) * 4 bytes. */
-static void
-put_ah(struct ut_pkt *p, uint8_t nh, uint8_t plen)
-{
-	uint8_t *a = ut_put(p, NULL, (uint16_t)((plen + 2) * 4));
-
-	a[0] = nh;
-	a[1] = plen;
-	for (int i = 4; i < (plen + 2) * 4; i++)
-		a[i] = (uint8_t)(0x40 + i);
-}
-
-/* Routing header of @p type with @p naddr addresses (2001:db8::/32) and @p segleft. */
-static void
-put_rh(struct ut_pkt *p, uint8_t nh, uint8_t type, uint8_t segleft, uint8_t naddr)
-{
-	uint8_t *r = ut_put(p, NULL, (uint16_t)(8 + 16 * naddr));
-
-	r[0] = nh;
-	r[1] = (uint8_t)(2 * naddr);
-	r[2] = type;
-	r[3] = segleft;
-	if (type == 4)
-		r[4] = (uint8_t)(naddr - 1);
-	for (uint8_t i = 0; i < naddr; i++)
-		ut_ip6(r + 8 + 16 * i, 0xaa, 100u + i);
 }
 
 static const uint8_t payload[16] = "0123456789abcdef";
@@ -373,9 +311,9 @@ build_templates(void)
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
 	ut_put_ipv6(p, s6, d6, X_HOP);
 	ut_put_ipv6_ext(p, X_RT, 0);
-	put_rh(p, X_DST, 4, 0, 1);
+	ut_put_rh(p, X_DST, 4, 0, 1);
 	ut_put_ipv6_ext(p, P_AH, 1);
-	put_ah(p, IPPROTO_TCP, 4);
+	ut_put_ah(p, IPPROTO_TCP, 4);
 	ut_put_tcp(p, 7, 8);
 	ut_put(p, payload, 10);
 	ut_pkt_finish(p);
@@ -589,7 +527,7 @@ test_truncated_every_offset(void)
 	CU_ASSERT_EQUAL(ut_pool_avail(), avail);
 }
 
-/* One packet through parse alone: the drop reason (or NO_DROP), exact and split alike. */
+/* One packet through parse alone: the drop reason (or UT_NO_DROP), exact and split alike. */
 static int
 parse_reason(const struct ut_pkt *p)
 {
@@ -602,7 +540,7 @@ parse_reason(const struct ut_pkt *p)
 		    s.l2 != o.l2 || s.l3 != o.l3 || s.l4 != o.l4)
 			return -100 - split; /* the layouts disagree */
 	}
-	return o.kept ? NO_DROP : o.reason;
+	return o.kept ? UT_NO_DROP : o.reason;
 }
 
 static void
@@ -644,7 +582,7 @@ test_bad_version_ihl(void)
 	ut_put_ipv4(&p, UT_IP4(1), UT_IP4(2), IPPROTO_UDP, 40, 0);
 	ut_put_udp(&p, 1, 2);
 	ut_pkt_finish(&p);
-	CU_ASSERT_EQUAL(parse_reason(&p), NO_DROP);
+	CU_ASSERT_EQUAL(parse_reason(&p), UT_NO_DROP);
 	/* ihl 15 with 39 option bytes there */
 	p.len = ETH_LEN + 59;
 	CU_ASSERT_EQUAL(parse_reason(&p), RPS_DROP_TRUNCATED);
@@ -656,7 +594,7 @@ test_tcp_data_offset(void)
 	struct ut_pkt p;
 
 	for (uint8_t doff = 0; doff < 16; doff++) {
-		int want = doff < 5 ? RPS_DROP_BAD_HEADER : doff <= 7 ? NO_DROP : RPS_DROP_TRUNCATED;
+		int want = doff < 5 ? RPS_DROP_BAD_HEADER : doff <= 7 ? UT_NO_DROP : RPS_DROP_TRUNCATED;
 
 		/* 20 + 8 bytes after the IP header: data offsets up to 7 fit */
 		ut_pkt_v4(&p, UT_IP4(1), UT_IP4(2), IPPROTO_TCP, 1, 2);
@@ -675,7 +613,7 @@ test_tcp_data_offset(void)
 	ut_pkt_finish(&p);
 	CU_ASSERT_EQUAL(parse_reason(&p), RPS_DROP_BAD_HEADER);
 	p.b[ETH_LEN + 7] = 4; /* offset 32 bytes */
-	CU_ASSERT_EQUAL(parse_reason(&p), NO_DROP);
+	CU_ASSERT_EQUAL(parse_reason(&p), UT_NO_DROP);
 }
 
 /* Tags: up to four pass, the fifth is bad_header, whatever mix of tag ethertypes. */
@@ -713,7 +651,7 @@ test_vlan_tags(void)
 				CU_ASSERT_EQUAL(parse_reason(&p), RPS_DROP_BAD_HEADER);
 				continue;
 			}
-			CU_ASSERT_EQUAL(parse_reason(&p), NO_DROP);
+			CU_ASSERT_EQUAL(parse_reason(&p), UT_NO_DROP);
 			o = run_pkt(p.b, p.len, 0, 1, NULL);
 			CU_ASSERT_TRUE(o.kept);
 			CU_ASSERT_EQUAL(o.l2, ETH_LEN + 4 * tags);
@@ -848,7 +786,7 @@ test_l4_inside_datagram(void)
 	ut_pkt_finish(&p);
 	CU_ASSERT_EQUAL(parse_reason(&p), RPS_DROP_TRUNCATED);
 	p.b[p.l4_off] = 135; /* neighbour solicitation (cut short, but not an echo) */
-	CU_ASSERT_EQUAL(parse_reason(&p), NO_DROP);
+	CU_ASSERT_EQUAL(parse_reason(&p), UT_NO_DROP);
 	/* 3 ICMP bytes: truncated whatever the type */
 	p.len = (uint16_t)(p.l4_off + 3);
 	ut_pkt_finish(&p);
@@ -856,7 +794,7 @@ test_l4_inside_datagram(void)
 	/* inconsistent lengths: only the frame bounds parse, validate says bad_length */
 	ut_pkt_v4(&p, UT_IP4(1), UT_IP4(2), IPPROTO_TCP, 1, 2);
 	p.b[ETH_LEN + 2] = 0, p.b[ETH_LEN + 3] = 19;
-	CU_ASSERT_EQUAL(parse_reason(&p), NO_DROP);
+	CU_ASSERT_EQUAL(parse_reason(&p), UT_NO_DROP);
 	o = run_pkt(p.b, p.len, 0, 1, NULL);
 	CU_ASSERT_EQUAL(o.reason, RPS_DROP_BAD_LENGTH);
 	CU_ASSERT_EQUAL(o.stage, 1);
@@ -931,7 +869,7 @@ test_mixed_burst(void)
 	want.pkts_non_ip += 7;
 	want.rx_packets = 55;
 	want.dropped[RPS_DROP_TRUNCATED] += 3;
-	kept = parse_st(pkts, (uint16_t)n, &st);
+	kept = ut_stage_parse(pkts, (uint16_t)n, &st);
 	for (unsigned int i = 0; i < n; i++)
 		if (keep[i]) {
 			CU_ASSERT_PTR_EQUAL(pkts[nk], orig[i]);
@@ -954,7 +892,7 @@ test_mixed_burst(void)
 
 		for (unsigned int i = 0; i < nk; i++)
 			pt[i] = pkts[i]->packet_type;
-		CU_ASSERT_EQUAL(parse_st(pkts, kept, &st), kept);
+		CU_ASSERT_EQUAL(ut_stage_parse(pkts, kept, &st), kept);
 		for (unsigned int i = 0; i < nk; i++)
 			CU_ASSERT_EQUAL(pkts[i]->packet_type, pt[i]);
 		CU_ASSERT_EQUAL(st.pkts_ipv4 + st.pkts_ipv6 + st.pkts_non_ip,
@@ -962,7 +900,7 @@ test_mixed_burst(void)
 	}
 	/* an empty burst changes nothing */
 	want = st;
-	CU_ASSERT_EQUAL(parse_st(pkts, 0, &st), 0);
+	CU_ASSERT_EQUAL(ut_stage_parse(pkts, 0, &st), 0);
 	CU_ASSERT_TRUE(stats_equal(&st, &want, "empty burst"));
 	rte_pktmbuf_free_bulk(pkts, kept);
 	CU_ASSERT_EQUAL(ut_pool_avail(), avail);
@@ -1077,10 +1015,10 @@ test_random_short(void)
 			CU_ASSERT_PTR_NOT_NULL_FATAL(a[i]);
 			CU_ASSERT_PTR_NOT_NULL_FATAL(b[i]);
 		}
-		pa = parse_st(a, BURST, &sa);
-		ka = validate_st(a, pa, &sa);
-		kb = parse_st(b, BURST, &sb);
-		kb = validate_st(b, kb, &sb);
+		pa = ut_stage_parse(a, BURST, &sa);
+		ka = ut_stage_validate(a, pa, &sa);
+		kb = ut_stage_parse(b, BURST, &sb);
+		kb = ut_stage_validate(b, kb, &sb);
 		total += BURST;
 		kept_total += ka;
 		parse_kept += pa;

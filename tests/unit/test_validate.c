@@ -13,7 +13,6 @@
 #include "test_common.h"
 
 #define ETH_LEN 14
-#define NO_DROP (-1)
 #define P_ICMP 1
 #define P_AH 51
 #define X_HOP 0
@@ -30,26 +29,10 @@
 
 /* ---- running the stages ---- */
 
-static uint16_t
-parse_st(struct rte_mbuf **pkts, uint16_t n, struct rps_lcore_stats *st)
-{
-	struct rps_stage_ctx c = { .st = st };
-
-	return rps_stage_parse(&c, pkts, n);
-}
-
-static uint16_t
-validate_st(struct rte_mbuf **pkts, uint16_t n, struct rps_lcore_stats *st)
-{
-	struct rps_stage_ctx c = { .st = st };
-
-	return rps_stage_validate(&c, pkts, n);
-}
-
 /* What became of one packet. */
 struct outcome {
 	int kept;
-	int reason;      /* the one drop reason counted, NO_DROP, or -2 for several */
+	int reason;      /* the one drop reason counted, UT_NO_DROP, or -2 for several */
 	int stage;       /* 0: dropped by parse, 1: validate ran */
 	uint32_t pkt_len;
 	uint16_t nb_segs;
@@ -57,21 +40,6 @@ struct outcome {
 	int same_bytes;  /* the kept bytes are the original's first pkt_len */
 	uint64_t hw, sw; /* cksum_hw, cksum_sw */
 };
-
-static int
-drop_reason(const struct rps_lcore_stats *st)
-{
-	int r = NO_DROP;
-
-	for (int i = 0; i < RPS_DROP_MAX; i++) {
-		if (st->dropped[i] == 0)
-			continue;
-		if (st->dropped[i] != 1 || r != NO_DROP)
-			return -2;
-		r = i;
-	}
-	return r;
-}
 
 static int
 chain_consistent(const struct rte_mbuf *m)
@@ -114,7 +82,7 @@ mk_mbuf(const uint8_t *b, uint16_t len, uint16_t s1, uint16_t s2)
 static struct outcome
 run3(const uint8_t *b, uint16_t len, uint16_t s1, uint16_t s2, uint64_t ol)
 {
-	struct outcome o = { .reason = NO_DROP };
+	struct outcome o = { .reason = UT_NO_DROP };
 	struct rps_lcore_stats st;
 	unsigned int avail = ut_pool_avail();
 	struct rte_mbuf *m = mk_mbuf(b, len, s1, s2);
@@ -122,14 +90,14 @@ run3(const uint8_t *b, uint16_t len, uint16_t s1, uint16_t s2, uint64_t ol)
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 	memset(&st, 0, sizeof(st));
-	n = parse_st(&m, 1, &st);
+	n = ut_stage_parse(&m, 1, &st);
 	if (n == 1) {
 		m->ol_flags |= ol;
 		o.stage = 1;
-		n = validate_st(&m, 1, &st);
+		n = ut_stage_validate(&m, 1, &st);
 	}
 	o.kept = n == 1;
-	o.reason = drop_reason(&st);
+	o.reason = ut_drop_reason(&st);
 	o.hw = st.cksum_hw;
 	o.sw = st.cksum_sw;
 	if (o.kept) {
@@ -174,34 +142,6 @@ fix_ip4(struct ut_pkt *p)
 	ck = (uint16_t)~ut_csum_fold(ut_csum_add(0, ip, ihl));
 	ip[10] = (uint8_t)(ck >> 8);
 	ip[11] = (uint8_t)ck;
-}
-
-static void
-put_ah(struct ut_pkt *p, uint8_t nh, uint8_t plen)
-{
-	uint8_t *a = ut_put(p, NULL, (uint16_t)((plen + 2) * 4));
-
-	a[0] = nh;
-	a[1] = plen;
-	for (int i = 4; i < (plen + 2) * 4; i++)
-		a[i] = (uint8_t)(0x40 + i);
-}
-
-/* Routing header of @p type with @p naddr addresses 2001:db8:0:aa::(100 + i). */
-static uint8_t *
-put_rh(struct ut_pkt *p, uint8_t nh, uint8_t type, uint8_t segleft, uint8_t naddr)
-{
-	uint8_t *r = ut_put(p, NULL, (uint16_t)(8 + 16 * naddr));
-
-	r[0] = nh;
-	r[1] = (uint8_t)(2 * naddr);
-	r[2] = type;
-	r[3] = segleft;
-	if (type == 4)
-		r[4] = (uint8_t)(naddr - 1);
-	for (uint8_t i = 0; i < naddr; i++)
-		ut_ip6(r + 8 + 16 * i, 0xaa, 100u + i);
-	return r;
 }
 
 static const uint8_t payload[32] = "the quick brown fox jumps over.";
@@ -351,7 +291,7 @@ test_good_packets(void)
 	ut_put_ipv6(p, s6, d6, X_HOP);
 	ut_put_ipv6_ext(p, X_DST, 1);
 	ut_put_ipv6_ext(p, P_AH, 0);
-	put_ah(p, IPPROTO_UDP, 4);
+	ut_put_ah(p, IPPROTO_UDP, 4);
 	ut_put_udp(p, 1, 2);
 	ut_put(p, payload, 20);
 	ut_pkt_finish(p);
@@ -361,7 +301,7 @@ test_good_packets(void)
 	ut_pkt_init(p);
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
 	ut_put_ipv6(p, s6, d6, X_RT);
-	memcpy(fin, put_rh(p, IPPROTO_TCP, 4, 2, 3) + 8, 16);
+	memcpy(fin, ut_put_rh(p, IPPROTO_TCP, 4, 2, 3) + 8, 16);
 	ut_put_tcp(p, 1, 2);
 	ut_put(p, payload, 6);
 	ut_pkt_finish(p);
@@ -372,7 +312,7 @@ test_good_packets(void)
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
 	ut_put_ipv6(p, s6, d6, X_HOP);
 	ut_put_ipv6_ext(p, X_RT, 0);
-	memcpy(fin, put_rh(p, IPPROTO_UDP, 0, 1, 2) + 8 + 16, 16);
+	memcpy(fin, ut_put_rh(p, IPPROTO_UDP, 0, 1, 2) + 8 + 16, 16);
 	ut_put_udp(p, 1, 2);
 	ut_put(p, payload, 6);
 	ut_pkt_finish(p);
@@ -381,7 +321,7 @@ test_good_packets(void)
 	ut_pkt_init(p);
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
 	ut_put_ipv6(p, s6, d6, X_RT);
-	memcpy(fin, put_rh(p, IPPROTO_UDP, 2, 1, 1) + 8, 16);
+	memcpy(fin, ut_put_rh(p, IPPROTO_UDP, 2, 1, 1) + 8, 16);
 	ut_put_udp(p, 1, 2);
 	ut_put(p, payload, 6);
 	ut_pkt_finish(p);
@@ -391,7 +331,7 @@ test_good_packets(void)
 	ut_pkt_init(p);
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
 	ut_put_ipv6(p, s6, d6, X_RT);
-	put_rh(p, IPPROTO_TCP, 4, 0, 2);
+	ut_put_rh(p, IPPROTO_TCP, 4, 0, 2);
 	ut_put_tcp(p, 1, 2);
 	ut_pkt_finish(p);
 	ut_fix_l4(p, IPPROTO_TCP, NULL);
@@ -415,7 +355,7 @@ test_good_packets(void)
 	for (unsigned int i = 0; i < n; i++) {
 		unsigned int d = 0;
 		struct outcome o = run_all_splits(&g[i].p, 0, &d);
-		int ok = o.kept && o.reason == NO_DROP && o.pkt_len == g[i].p.len &&
+		int ok = o.kept && o.reason == UT_NO_DROP && o.pkt_len == g[i].p.len &&
 			 o.same_bytes && o.consistent && o.sw == g[i].sw && o.hw == 0 && d == 0;
 
 		CU_ASSERT_TRUE(ok);
@@ -585,7 +525,7 @@ test_bad_fields(void)
 	ut_pkt_init(&p);
 	ut_put_eth(&p, RTE_ETHER_TYPE_IPV6);
 	ut_put_ipv6(&p, s6, d6, X_RT);
-	put_rh(&p, IPPROTO_UDP, 4, 1, 2);
+	ut_put_rh(&p, IPPROTO_UDP, 4, 1, 2);
 	ut_put_udp(&p, 1, 2);
 	ut_put(&p, payload, 4);
 	ut_pkt_finish(&p);
@@ -629,7 +569,7 @@ test_without_parse(void)
 				    (i < 2 ? RTE_PTYPE_L3_IPV4 : RTE_PTYPE_L3_IPV6);
 	}
 	memset(&st, 0, sizeof(st));
-	CU_ASSERT_EQUAL(validate_st(m, 4, &st), 0);
+	CU_ASSERT_EQUAL(ut_stage_validate(m, 4, &st), 0);
 	CU_ASSERT_EQUAL(st.dropped[RPS_DROP_BAD_VERSION], 2);
 	CU_ASSERT_EQUAL(st.dropped[RPS_DROP_BAD_IHL], 1);
 	CU_ASSERT_EQUAL(st.dropped[RPS_DROP_TRUNCATED], 1);
@@ -647,15 +587,15 @@ test_offload_flags(void)
 		int reason;
 		uint64_t hw, sw;
 	} c[] = {
-		{ 0, 1, 1, NO_DROP, 0, 2 },
+		{ 0, 1, 1, UT_NO_DROP, 0, 2 },
 		{ 0, 0, 1, RPS_DROP_BAD_IP_CHECKSUM, 0, 1 },
 		{ 0, 1, 0, RPS_DROP_BAD_L4_CHECKSUM, 0, 2 },
-		{ IP_GOOD | L4_GOOD, 0, 0, NO_DROP, 2, 0 },
-		{ IP_NONE | L4_NONE, 0, 0, NO_DROP, 2, 0 },
+		{ IP_GOOD | L4_GOOD, 0, 0, UT_NO_DROP, 2, 0 },
+		{ IP_NONE | L4_NONE, 0, 0, UT_NO_DROP, 2, 0 },
 		{ IP_GOOD, 1, 0, RPS_DROP_BAD_L4_CHECKSUM, 1, 1 },
-		{ IP_GOOD, 0, 1, NO_DROP, 1, 1 },
+		{ IP_GOOD, 0, 1, UT_NO_DROP, 1, 1 },
 		{ L4_GOOD, 0, 0, RPS_DROP_BAD_IP_CHECKSUM, 0, 1 },
-		{ L4_GOOD, 1, 0, NO_DROP, 1, 1 },
+		{ L4_GOOD, 1, 0, UT_NO_DROP, 1, 1 },
 		{ IP_BAD | L4_GOOD, 1, 1, RPS_DROP_BAD_IP_CHECKSUM, 1, 0 },
 		{ IP_BAD, 1, 1, RPS_DROP_BAD_IP_CHECKSUM, 1, 0 },
 		{ IP_GOOD | L4_BAD, 1, 1, RPS_DROP_BAD_L4_CHECKSUM, 2, 0 },
@@ -685,8 +625,8 @@ test_offload_flags(void)
 			if (c[i].ip_ok) {
 				int want = (c[i].ol & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
 					   L4_BAD ? RPS_DROP_BAD_L4_CHECKSUM :
-					   (c[i].ol & RTE_MBUF_F_RX_L4_CKSUM_MASK) != 0 ? NO_DROP :
-					   c[i].l4_ok ? NO_DROP : RPS_DROP_BAD_L4_CHECKSUM;
+					   (c[i].ol & RTE_MBUF_F_RX_L4_CKSUM_MASK) != 0 ? UT_NO_DROP :
+					   c[i].l4_ok ? UT_NO_DROP : RPS_DROP_BAD_L4_CHECKSUM;
 
 				pkt6(&p, proto, 13);
 				if (!c[i].l4_ok)
@@ -768,8 +708,8 @@ test_padding(void)
 		m = ut_mbuf(frame, 60);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 		memset(&st, 0, sizeof(st));
-		CU_ASSERT_EQUAL(parse_st(&m, 1, &st), 1);
-		CU_ASSERT_EQUAL(validate_st(&m, 1, &st), 1);
+		CU_ASSERT_EQUAL(ut_stage_parse(&m, 1, &st), 1);
+		CU_ASSERT_EQUAL(ut_stage_validate(&m, 1, &st), 1);
 		CU_ASSERT_EQUAL(rte_pktmbuf_pkt_len(m), 54);
 		CU_ASSERT_EQUAL(rte_pktmbuf_data_len(m), 54);
 		rte_pktmbuf_free(m);
@@ -885,8 +825,8 @@ test_mixed_burst(void)
 	memset(&st, 0, sizeof(st));
 	st.cksum_sw = 100;
 	st.dropped[RPS_DROP_TTL_ZERO] = 5;
-	CU_ASSERT_EQUAL(parse_st(pkts, (uint16_t)n, &st), n);
-	k = validate_st(pkts, (uint16_t)n, &st);
+	CU_ASSERT_EQUAL(ut_stage_parse(pkts, (uint16_t)n, &st), n);
+	k = ut_stage_validate(pkts, (uint16_t)n, &st);
 	for (unsigned int i = 0; i < n; i++)
 		if (keep[i]) {
 			CU_ASSERT_PTR_EQUAL(pkts[nk], orig[i]);
@@ -902,9 +842,9 @@ test_mixed_burst(void)
 	CU_ASSERT_EQUAL(rps_stats_dropped_total(&st), 5 + n - nk);
 	CU_ASSERT_EQUAL(st.processed, 0);
 	/* again over the survivors: all pass, counted again */
-	CU_ASSERT_EQUAL(validate_st(pkts, k, &st), k);
+	CU_ASSERT_EQUAL(ut_stage_validate(pkts, k, &st), k);
 	CU_ASSERT_EQUAL(st.cksum_sw, 100 + 10 + 2 + 1 + 1 + 2);
-	CU_ASSERT_EQUAL(validate_st(pkts, 0, &st), 0);
+	CU_ASSERT_EQUAL(ut_stage_validate(pkts, 0, &st), 0);
 	rte_pktmbuf_free_bulk(pkts, k);
 	CU_ASSERT_EQUAL(ut_pool_avail(), avail);
 }
