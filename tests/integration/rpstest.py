@@ -424,19 +424,6 @@ def telemetry_socket(prefix, *cmds, timeout=10.0):
     return out
 
 
-def wait_ready_socket(prefix, timeout=20.0):
-    """wait_ready() through telemetry_socket(): polls every 20 ms at the cost of a socket, not
-    of a dpdk-telemetry.py start-up. Returns /rps/info once ready, or None after timeout."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        r = telemetry_socket(prefix, '/rps/info')
-        info = r[0].get('/rps/info') if r else None
-        if info and info.get('ready') == 1:
-            return info
-        time.sleep(0.02)
-    return None
-
-
 def wait_traffic(prefix, timeout=10.0):
     """Wait until the workers of the dpdk-rps of --file-prefix PREFIX have processed a packet
     (/rps/stats processed > 0, through telemetry_socket()): traffic flows. Returns
@@ -1069,6 +1056,81 @@ def wait_ready_socket(prefix, timeout=20.0):
             tel.close()
         time.sleep(0.01)
     return None
+
+
+# --------------------------------------------------------------------------- kernel-side runs
+
+def tap_unavailable():
+    """Why a net_tap run written to from the kernel side (AF_PACKET) cannot run here, or None:
+    it needs root and /dev/net/tun. The caller prints 'SKIP: ' and the reason, exits 77."""
+    if os.geteuid() != 0:
+        return 'not root (net_tap and AF_PACKET need it)'
+    if not os.path.exists('/dev/net/tun'):
+        return 'no /dev/net/tun (net_tap needs it)'
+    return None
+
+
+def send_on_iface(iface, frames):
+    """Turn IPv6 off on iface (fewer frames of the kernel's own on it), then write frames
+    into it from the kernel side through an AF_PACKET socket (nothing is routed)."""
+    import socket
+    subprocess.run(['sysctl', '-q', '-w', 'net.ipv6.conf.%s.disable_ipv6=1' % iface],
+                   capture_output=True)
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    s.bind((iface, 0))
+    for fr in frames:
+        s.send(fr)
+    s.close()
+
+
+def start_logged(cmd, log_path):
+    """Print and start cmd in its own session, stdout and stderr into the file log_path."""
+    print('$ %s' % ' '.join(cmd), flush=True)
+    with open(log_path, 'wb') as log:
+        return subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+
+
+def wait_ready_log(proc, log_path, timeout=30.0, settle=0.0):
+    """Until the log of a start_logged() dpdk-rps says its lcores run ('RPS: ready: '), then
+    settle seconds more. True when ready; False once it exited or after timeout."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            return False
+        with open(log_path, errors='replace') as f:
+            if 'RPS: ready: ' in f.read():
+                time.sleep(settle)
+                return True
+        time.sleep(0.1)
+    return False
+
+
+def sigint_wait(proc, within):
+    """SIGINT (unless it already exited), then SIGKILL its session after within seconds.
+    Returns (exit status, or None when it had to be killed; seconds it took)."""
+    t0 = time.monotonic()
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=within)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        return None, time.monotonic() - t0
+    return proc.returncode, time.monotonic() - t0
+
+
+def end_logged(F, proc, prefix, log_path):
+    """The finally of a start_logged() run: SIGKILL it if it still runs, remove its runtime
+    directory, and print the log's tail when anything failed."""
+    if proc is not None and proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    remove_runtime_dir(prefix)
+    if F.items and os.path.exists(log_path):
+        with open(log_path, errors='replace') as f:
+            print('--- dpdk-rps output (tail) ---\n%s' % f.read()[-4000:])
 
 
 def rss_kib(pid):
