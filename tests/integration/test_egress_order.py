@@ -114,9 +114,8 @@ def main():
     binary = rpstest.binary_from_argv()
     F = rpstest.Failures('test_egress_order')
     with rpstest.TempDir('egress') as tmp:
-        inp = os.path.join(tmp, 'in.pcap')
-        rpstest.write_pcap(inp, rpstest.gen_traffic.generate_frames(
-            flows=FLOWS, packets_per_flow=PER_FLOW, seed=4, frag_datagrams=0, non_ip=0))
+        inp, _ = rpstest.write_input(tmp, flows=FLOWS, packets_per_flow=PER_FLOW, seed=4,
+                                     frag_datagrams=0, non_ip=0)
         on = run(F, binary, tmp, inp, True, 'on')
         if on == 'skip':
             print('SKIP: %s' % rpstest.NO_HOOKS)

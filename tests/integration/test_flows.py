@@ -54,10 +54,8 @@ def main():
     binary = rpstest.binary_from_argv()
     F = rpstest.Failures('test_flows')
     with rpstest.TempDir('flows') as tmp:
-        inp = os.path.join(tmp, 'in.pcap')
-        frames = rpstest.gen_traffic.generate_frames(flows=300, packets_per_flow=12, seed=11,
-                                                     frag_datagrams=10, non_ip=8)
-        rpstest.write_pcap(inp, frames)
+        inp, frames = rpstest.write_input(tmp, flows=300, packets_per_flow=12, seed=11,
+                                          frag_datagrams=10, non_ip=8)
         want = expected_flows(frames)
 
         def launch(workers):
