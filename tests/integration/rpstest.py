@@ -17,6 +17,7 @@
 
 import atexit
 import collections
+import glob
 import itertools
 import json
 import os
@@ -33,6 +34,15 @@ from pathlib import Path
 SRC_ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(SRC_ROOT / 'tools'))
 import gen_traffic  # noqa: E402  (tools/gen_traffic.py, the generator the tests feed)
+
+
+def telemetry_source(root):
+    """The program's telemetry.c under the source tree root, wherever under app/ it lives."""
+    found = sorted(glob.glob(os.path.join(root, 'app', '**', 'telemetry.c'), recursive=True))
+    if len(found) != 1:
+        raise RuntimeError('expected one app/**/telemetry.c, found %r' % found)
+    return found[0]
+
 
 # --------------------------------------------------------------------------- children
 
@@ -284,6 +294,21 @@ def marker(frame):
     if frame[p:p + 4] != gen_traffic.MARKER_MAGIC or p + 12 > len(frame):
         return None
     return struct.unpack_from('!II', frame, p + 4)
+
+
+def wire_order(tx):
+    """The marked packets of the TX files tx (one per queue) as they left: (timestamp in ns,
+    queue index, marker()) by timestamp, then queue, file order within those."""
+    wire = []
+    for q, path in enumerate(tx):
+        p = read_pcap(path)
+        scale = 1 if p.nsec else 1000
+        for r in p.records:
+            mk = marker(r.data)
+            if mk is not None:
+                wire.append((r.ts_sec * 10**9 + r.ts_frac * scale, q, mk))
+    wire.sort(key=lambda x: (x[0], x[1]))
+    return wire
 
 
 # --------------------------------------------------------------------------- running
