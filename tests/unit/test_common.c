@@ -291,6 +291,16 @@ ut_pkt_finish(struct ut_pkt *p)
 }
 
 void
+ut_pkt_end(struct ut_pkt *p, uint8_t proto, uint16_t sport, uint16_t dport, const void *payload,
+	   uint16_t plen, const uint8_t *final_dst)
+{
+	ut_put_l4(p, proto, sport, dport);
+	ut_put(p, payload, plen);
+	ut_pkt_finish(p);
+	ut_fix_l4(p, proto, final_dst);
+}
+
+void
 ut_ip6(uint8_t *a, uint64_t mid, uint32_t n)
 {
 	a[0] = 0x20;

@@ -100,6 +100,12 @@ void ut_put_l4_words(struct ut_pkt *p, uint16_t w0, uint16_t w1);
 void ut_put_l4(struct ut_pkt *p, uint8_t proto, uint16_t sport, uint16_t dport);
 /** Fill IPv4 total_length / IPv6 payload_len / UDP length from the current length. */
 void ut_pkt_finish(struct ut_pkt *p);
+/**
+ * End a whole TCP or UDP packet: the transport header (@p sport, @p dport), @p plen bytes of
+ * @p payload, ut_pkt_finish(), and a right checksum (ut_fix_l4() with @p final_dst).
+ */
+void ut_pkt_end(struct ut_pkt *p, uint8_t proto, uint16_t sport, uint16_t dport,
+		const void *payload, uint16_t plen, const uint8_t *final_dst);
 
 /** The 2001:db8::/32 address whose last 4 bytes are @p n and bytes 4..11 @p mid. */
 void ut_ip6(uint8_t *a, uint64_t mid, uint32_t n);

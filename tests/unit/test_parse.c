@@ -124,8 +124,9 @@ struct tmpl {
 static struct tmpl tmpls[MAX_TMPL];
 static unsigned int nb_tmpl;
 
-static struct tmpl *
-tmpl_new(const char *name)
+/* The next template, named @p name, in *@p tp; returns its (empty) packet. */
+static struct ut_pkt *
+tmpl_new(struct tmpl **tp, const char *name)
 {
 	struct tmpl *t = &tmpls[nb_tmpl++];
 
@@ -133,7 +134,8 @@ tmpl_new(const char *name)
 	memset(t, 0, sizeof(*t));
 	t->name = name;
 	ut_pkt_init(&t->p);
-	return t;
+	*tp = t;
+	return &t->p;
 }
 
 static void
@@ -161,18 +163,13 @@ build_templates(void)
 	ut_ip6(s6, 0x11, 1);
 	ut_ip6(d6, 0x22, 2);
 
-	t = tmpl_new("v4_tcp");
-	p = &t->p;
+	p = tmpl_new(&t, "v4_tcp");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV4);
 	ut_put_ipv4(p, UT_IP4(1), UT_IP4(2), IPPROTO_TCP, 0, 0);
-	ut_put_tcp(p, 1234, 80);
-	ut_put(p, payload, 8);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_TCP, NULL);
+	ut_pkt_end(p, IPPROTO_TCP, 1234, 80, payload, 8, NULL);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_TCP, 14, 20, 20, C_TCP);
 
-	t = tmpl_new("v4_options_tcp_options");
-	p = &t->p;
+	p = tmpl_new(&t, "v4_options_tcp_options");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV4);
 	ut_put_ipv4(p, UT_IP4(1), UT_IP4(2), IPPROTO_TCP, 12, 0);
 	put_tcp_opts(p, 12);
@@ -181,18 +178,13 @@ build_templates(void)
 	ut_fix_l4(p, IPPROTO_TCP, NULL);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV4_EXT | RTE_PTYPE_L4_TCP, 14, 32, 32, C_TCP);
 
-	t = tmpl_new("v4_udp");
-	p = &t->p;
+	p = tmpl_new(&t, "v4_udp");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV4);
 	ut_put_ipv4(p, UT_IP4(3), UT_IP4(4), IPPROTO_UDP, 0, 0);
-	ut_put_udp(p, 5353, 53);
-	ut_put(p, payload, 7);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_UDP, NULL);
+	ut_pkt_end(p, IPPROTO_UDP, 5353, 53, payload, 7, NULL);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_UDP, 14, 20, 8, C_UDP);
 
-	t = tmpl_new("v4_icmp_echo");
-	p = &t->p;
+	p = tmpl_new(&t, "v4_icmp_echo");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV4);
 	ut_put_ipv4(p, UT_IP4(3), UT_IP4(4), P_ICMP, 0, 0);
 	put_icmp(p, 8);
@@ -201,8 +193,7 @@ build_templates(void)
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_ICMP, 14, 20, 8, C_ICMP);
 
 	/* not an echo: 4 bytes make the header, l4_len is what is there up to 8 */
-	t = tmpl_new("v4_icmp_unreach_6_bytes");
-	p = &t->p;
+	p = tmpl_new(&t, "v4_icmp_unreach_6_bytes");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV4);
 	ut_put_ipv4(p, UT_IP4(3), UT_IP4(4), P_ICMP, 0, 0);
 	put_icmp(p, 3);
@@ -211,16 +202,14 @@ build_templates(void)
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_ICMP, 14, 20, 6, C_ICMP);
 	t->need = 14 + 20 + 4;
 
-	t = tmpl_new("v4_gre");
-	p = &t->p;
+	p = tmpl_new(&t, "v4_gre");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV4);
 	ut_put_ipv4(p, UT_IP4(3), UT_IP4(4), P_GRE, 0, 0);
 	ut_put(p, payload, 12);
 	ut_pkt_finish(p);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_NONFRAG, 14, 20, 0, C_OTHER);
 
-	t = tmpl_new("v4_first_fragment_tcp");
-	p = &t->p;
+	p = tmpl_new(&t, "v4_first_fragment_tcp");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV4);
 	ut_put_ipv4(p, UT_IP4(5), UT_IP4(6), IPPROTO_TCP, 0, RTE_IPV4_HDR_MF_FLAG);
 	ut_put_tcp(p, 1, 2);
@@ -229,55 +218,42 @@ build_templates(void)
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_FRAG, 14, 20, 20, C_FRAG);
 
 	/* a later fragment: its first bytes are data, not a TCP header (doff 0 here) */
-	t = tmpl_new("v4_later_fragment");
-	p = &t->p;
+	p = tmpl_new(&t, "v4_later_fragment");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV4);
 	ut_put_ipv4(p, UT_IP4(5), UT_IP4(6), IPPROTO_TCP, 4, 3);
 	ut_put(p, NULL, 16);
 	ut_pkt_finish(p);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV4_EXT | RTE_PTYPE_L4_FRAG, 14, 24, 0, C_FRAG);
 
-	t = tmpl_new("vlan_v4_udp");
-	p = &t->p;
+	p = tmpl_new(&t, "vlan_v4_udp");
 	ut_put_eth(p, RTE_ETHER_TYPE_VLAN);
 	ut_put_vlan(p, 100, RTE_ETHER_TYPE_IPV4);
 	ut_put_ipv4(p, UT_IP4(7), UT_IP4(8), IPPROTO_UDP, 0, 0);
-	ut_put_udp(p, 1000, 2000);
-	ut_put(p, payload, 3);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_UDP, NULL);
+	ut_pkt_end(p, IPPROTO_UDP, 1000, 2000, payload, 3, NULL);
 	tmpl_set(t, RTE_PTYPE_L2_ETHER_VLAN | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_UDP, 18, 20, 8,
 		 C_UDP);
 
-	t = tmpl_new("qinq_v6_tcp");
-	p = &t->p;
+	p = tmpl_new(&t, "qinq_v6_tcp");
 	ut_put_eth(p, RTE_ETHER_TYPE_QINQ);
 	ut_put_vlan(p, 20, RTE_ETHER_TYPE_VLAN);
 	ut_put_vlan(p, 10, RTE_ETHER_TYPE_IPV6);
 	ut_put_ipv6(p, s6, d6, IPPROTO_TCP);
-	ut_put_tcp(p, 1, 2);
-	ut_put(p, payload, 9);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_TCP, NULL);
+	ut_pkt_end(p, IPPROTO_TCP, 1, 2, payload, 9, NULL);
 	tmpl_set(t, RTE_PTYPE_L2_ETHER_QINQ | RTE_PTYPE_L3_IPV6 | RTE_PTYPE_L4_TCP, 22, 40, 20,
 		 C_TCP);
 
-	t = tmpl_new("four_tags_v4_tcp");
-	p = &t->p;
+	p = tmpl_new(&t, "four_tags_v4_tcp");
 	ut_put_eth(p, RTE_ETHER_TYPE_QINQ1);
 	ut_put_vlan(p, 1, RTE_ETHER_TYPE_QINQ);
 	ut_put_vlan(p, 2, RTE_ETHER_TYPE_VLAN);
 	ut_put_vlan(p, 3, RTE_ETHER_TYPE_VLAN);
 	ut_put_vlan(p, 4, RTE_ETHER_TYPE_IPV4);
 	ut_put_ipv4(p, UT_IP4(9), UT_IP4(10), IPPROTO_TCP, 0, 0);
-	ut_put_tcp(p, 1, 2);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_TCP, NULL);
+	ut_pkt_end(p, IPPROTO_TCP, 1, 2, NULL, 0, NULL);
 	tmpl_set(t, RTE_PTYPE_L2_ETHER_QINQ | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_TCP, 30, 20, 20,
 		 C_TCP);
 
-	t = tmpl_new("v6_tcp_max_options");
-	p = &t->p;
+	p = tmpl_new(&t, "v6_tcp_max_options");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
 	ut_put_ipv6(p, s6, d6, IPPROTO_TCP);
 	put_tcp_opts(p, 40);
@@ -286,18 +262,13 @@ build_templates(void)
 	ut_fix_l4(p, IPPROTO_TCP, NULL);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV6 | RTE_PTYPE_L4_TCP, 14, 40, 60, C_TCP);
 
-	t = tmpl_new("v6_udp");
-	p = &t->p;
+	p = tmpl_new(&t, "v6_udp");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
 	ut_put_ipv6(p, s6, d6, IPPROTO_UDP);
-	ut_put_udp(p, 1, 2);
-	ut_put(p, payload, 16);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_UDP, NULL);
+	ut_pkt_end(p, IPPROTO_UDP, 1, 2, payload, 16, NULL);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV6 | RTE_PTYPE_L4_UDP, 14, 40, 8, C_UDP);
 
-	t = tmpl_new("v6_icmp6_echo");
-	p = &t->p;
+	p = tmpl_new(&t, "v6_icmp6_echo");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
 	ut_put_ipv6(p, s6, d6, P_ICMP6);
 	put_icmp(p, 128);
@@ -306,23 +277,18 @@ build_templates(void)
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV6 | RTE_PTYPE_L4_ICMP, 14, 40, 8, C_ICMP);
 
 	/* hop-by-hop, routing (SRv6, one segment, none left), destination options, AH, TCP */
-	t = tmpl_new("v6_chain_hbh_rt_dst_ah_tcp");
-	p = &t->p;
+	p = tmpl_new(&t, "v6_chain_hbh_rt_dst_ah_tcp");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
 	ut_put_ipv6(p, s6, d6, X_HOP);
 	ut_put_ipv6_ext(p, X_RT, 0);
 	ut_put_rh(p, X_DST, 4, 0, 1);
 	ut_put_ipv6_ext(p, P_AH, 1);
 	ut_put_ah(p, IPPROTO_TCP, 4);
-	ut_put_tcp(p, 7, 8);
-	ut_put(p, payload, 10);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_TCP, NULL);
+	ut_pkt_end(p, IPPROTO_TCP, 7, 8, payload, 10, NULL);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV6_EXT | RTE_PTYPE_L4_TCP, 14, 40 + 8 + 24 + 16 + 24, 20,
 		 C_TCP);
 
-	t = tmpl_new("v6_first_fragment_udp");
-	p = &t->p;
+	p = tmpl_new(&t, "v6_first_fragment_udp");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
 	ut_put_ipv6(p, s6, d6, X_FRAG);
 	ut_put_ipv6_frag(p, IPPROTO_UDP, 0, 1);
@@ -331,8 +297,7 @@ build_templates(void)
 	ut_pkt_finish(p);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV6_EXT | RTE_PTYPE_L4_FRAG, 14, 48, 8, C_FRAG);
 
-	t = tmpl_new("v6_first_fragment_icmp6_echo");
-	p = &t->p;
+	p = tmpl_new(&t, "v6_first_fragment_icmp6_echo");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
 	ut_put_ipv6(p, s6, d6, X_FRAG);
 	ut_put_ipv6_frag(p, P_ICMP6, 0, 1);
@@ -342,8 +307,7 @@ build_templates(void)
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV6_EXT | RTE_PTYPE_L4_FRAG, 14, 48, 8, C_FRAG);
 
 	/* a later fragment after a destination-options header; the data is not parsed */
-	t = tmpl_new("v6_later_fragment");
-	p = &t->p;
+	p = tmpl_new(&t, "v6_later_fragment");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
 	ut_put_ipv6(p, s6, d6, X_DST);
 	ut_put_ipv6_ext(p, X_FRAG, 0);
@@ -352,41 +316,34 @@ build_templates(void)
 	ut_pkt_finish(p);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV6_EXT | RTE_PTYPE_L4_FRAG, 14, 56, 0, C_FRAG);
 
-	t = tmpl_new("v6_atomic_fragment_tcp");
-	p = &t->p;
+	p = tmpl_new(&t, "v6_atomic_fragment_tcp");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
 	ut_put_ipv6(p, s6, d6, X_FRAG);
 	ut_put_ipv6_frag(p, IPPROTO_TCP, 0, 0);
-	ut_put_tcp(p, 1, 2);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_TCP, NULL);
+	ut_pkt_end(p, IPPROTO_TCP, 1, 2, NULL, 0, NULL);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV6_EXT | RTE_PTYPE_L4_TCP, 14, 48, 20, C_TCP);
 
-	t = tmpl_new("v6_esp");
-	p = &t->p;
+	p = tmpl_new(&t, "v6_esp");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
 	ut_put_ipv6(p, s6, d6, P_ESP);
 	ut_put(p, payload, 16);
 	ut_pkt_finish(p);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV6 | RTE_PTYPE_L4_NONFRAG, 14, 40, 0, C_OTHER);
 
-	t = tmpl_new("v6_hbh_no_next_header");
-	p = &t->p;
+	p = tmpl_new(&t, "v6_hbh_no_next_header");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
 	ut_put_ipv6(p, s6, d6, X_HOP);
 	ut_put_ipv6_ext(p, P_NONXT, 0);
 	ut_pkt_finish(p);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV6_EXT | RTE_PTYPE_L4_NONFRAG, 14, 48, 0, C_OTHER);
 
-	t = tmpl_new("arp");
-	p = &t->p;
+	p = tmpl_new(&t, "arp");
 	ut_put_eth(p, RTE_ETHER_TYPE_ARP);
 	ut_put(p, payload, 16);
 	ut_put(p, payload, 12);
 	tmpl_set(t, E, 14, 0, 0, C_NONIP);
 
-	t = tmpl_new("vlan_arp");
-	p = &t->p;
+	p = tmpl_new(&t, "vlan_arp");
 	ut_put_eth(p, RTE_ETHER_TYPE_VLAN);
 	ut_put_vlan(p, 7, RTE_ETHER_TYPE_ARP);
 	ut_put(p, payload, 16);

@@ -153,17 +153,12 @@ pkt4(struct ut_pkt *p, uint8_t proto, uint8_t opt, uint16_t plen)
 	ut_pkt_init(p);
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV4);
 	ut_put_ipv4(p, UT_IP4(10), UT_IP4(20), proto, opt, 0);
-	if (proto == IPPROTO_TCP)
-		ut_put_tcp(p, 40000, 443);
-	else
-		ut_put_udp(p, 40000, 53);
-	ut_put(p, payload, plen);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, proto, NULL);
+	ut_pkt_end(p, proto, 40000, proto == IPPROTO_TCP ? 443 : 53, payload, plen, NULL);
 }
 
+/* Ethernet + IPv6 from 2001:db8::10:0:1 to 2001:db8::20:0:2, next header @p nh. */
 static void
-pkt6(struct ut_pkt *p, uint8_t proto, uint16_t plen)
+start6(struct ut_pkt *p, uint8_t nh)
 {
 	uint8_t s6[16], d6[16];
 
@@ -171,14 +166,14 @@ pkt6(struct ut_pkt *p, uint8_t proto, uint16_t plen)
 	ut_ip6(d6, 0x20, 2);
 	ut_pkt_init(p);
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
-	ut_put_ipv6(p, s6, d6, proto);
-	if (proto == IPPROTO_TCP)
-		ut_put_tcp(p, 40000, 443);
-	else
-		ut_put_udp(p, 40000, 53);
-	ut_put(p, payload, plen);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, proto, NULL);
+	ut_put_ipv6(p, s6, d6, nh);
+}
+
+static void
+pkt6(struct ut_pkt *p, uint8_t proto, uint16_t plen)
+{
+	start6(p, proto);
+	ut_pkt_end(p, proto, 40000, proto == IPPROTO_TCP ? 443 : 53, payload, plen, NULL);
 }
 
 /* Make the transport checksum come out as 0 (so UDP sends 0xffff) by adjusting the first
@@ -270,81 +265,46 @@ test_good_packets(void)
 	ut_put_eth(p, RTE_ETHER_TYPE_VLAN);
 	ut_put_vlan(p, 5, RTE_ETHER_TYPE_IPV6);
 	ut_put_ipv6(p, s6, d6, IPPROTO_UDP);
-	ut_put_udp(p, 1, 2);
-	ut_put(p, payload, 17);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_UDP, NULL);
+	ut_pkt_end(p, IPPROTO_UDP, 1, 2, payload, 17, NULL);
 	G("qinq_v4_tcp", 2);
 	ut_pkt_init(p);
 	ut_put_eth(p, RTE_ETHER_TYPE_QINQ);
 	ut_put_vlan(p, 5, RTE_ETHER_TYPE_VLAN);
 	ut_put_vlan(p, 6, RTE_ETHER_TYPE_IPV4);
 	ut_put_ipv4(p, UT_IP4(1), UT_IP4(2), IPPROTO_TCP, 8, 0);
-	ut_put_tcp(p, 1, 2);
-	ut_put(p, payload, 3);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_TCP, NULL);
+	ut_pkt_end(p, IPPROTO_TCP, 1, 2, payload, 3, NULL);
 	/* the pseudo-header's length and protocol are the upper layer's, not the IPv6 header's */
 	G("v6_hbh_dst_ah_udp", 1);
-	ut_pkt_init(p);
-	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
-	ut_put_ipv6(p, s6, d6, X_HOP);
+	start6(p, X_HOP);
 	ut_put_ipv6_ext(p, X_DST, 1);
 	ut_put_ipv6_ext(p, P_AH, 0);
 	ut_put_ah(p, IPPROTO_UDP, 4);
-	ut_put_udp(p, 1, 2);
-	ut_put(p, payload, 20);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_UDP, NULL);
+	ut_pkt_end(p, IPPROTO_UDP, 1, 2, payload, 20, NULL);
 	/* SRv6 in transit: the pseudo-header carries the final destination, Segment List[0] */
 	G("v6_srh_segments_left_tcp", 1);
-	ut_pkt_init(p);
-	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
-	ut_put_ipv6(p, s6, d6, X_RT);
+	start6(p, X_RT);
 	memcpy(fin, ut_put_rh(p, IPPROTO_TCP, 4, 2, 3) + 8, 16);
-	ut_put_tcp(p, 1, 2);
-	ut_put(p, payload, 6);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_TCP, fin);
+	ut_pkt_end(p, IPPROTO_TCP, 1, 2, payload, 6, fin);
 	/* type 0 and type 2: the last address of the list */
 	G("v6_rh0_segments_left_udp", 1);
-	ut_pkt_init(p);
-	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
-	ut_put_ipv6(p, s6, d6, X_HOP);
+	start6(p, X_HOP);
 	ut_put_ipv6_ext(p, X_RT, 0);
 	memcpy(fin, ut_put_rh(p, IPPROTO_UDP, 0, 1, 2) + 8 + 16, 16);
-	ut_put_udp(p, 1, 2);
-	ut_put(p, payload, 6);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_UDP, fin);
+	ut_pkt_end(p, IPPROTO_UDP, 1, 2, payload, 6, fin);
 	G("v6_rh2_udp", 1);
-	ut_pkt_init(p);
-	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
-	ut_put_ipv6(p, s6, d6, X_RT);
+	start6(p, X_RT);
 	memcpy(fin, ut_put_rh(p, IPPROTO_UDP, 2, 1, 1) + 8, 16);
-	ut_put_udp(p, 1, 2);
-	ut_put(p, payload, 6);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_UDP, fin);
+	ut_pkt_end(p, IPPROTO_UDP, 1, 2, payload, 6, fin);
 	/* no segments left: the destination field is the final one */
 	G("v6_srh_arrived_tcp", 1);
-	ut_pkt_init(p);
-	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
-	ut_put_ipv6(p, s6, d6, X_RT);
+	start6(p, X_RT);
 	ut_put_rh(p, IPPROTO_TCP, 4, 0, 2);
-	ut_put_tcp(p, 1, 2);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_TCP, NULL);
+	ut_pkt_end(p, IPPROTO_TCP, 1, 2, NULL, 0, NULL);
 	/* an atomic fragment is a whole packet: its checksum is verified */
 	G("v6_atomic_fragment_udp", 1);
-	ut_pkt_init(p);
-	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
-	ut_put_ipv6(p, s6, d6, X_FRAG);
+	start6(p, X_FRAG);
 	ut_put_ipv6_frag(p, IPPROTO_UDP, 0, 0);
-	ut_put_udp(p, 1, 2);
-	ut_put(p, payload, 3);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_UDP, NULL);
+	ut_pkt_end(p, IPPROTO_UDP, 1, 2, payload, 3, NULL);
 	G("arp", 0);
 	ut_pkt_init(p);
 	ut_put_eth(p, RTE_ETHER_TYPE_ARP);
@@ -388,10 +348,7 @@ static void
 test_bad_fields(void)
 {
 	struct ut_pkt p;
-	uint8_t s6[16], d6[16], *ip;
-
-	ut_ip6(s6, 0x10, 1);
-	ut_ip6(d6, 0x20, 2);
+	uint8_t *ip;
 
 	/* IPv4 total length */
 	pkt4(&p, IPPROTO_TCP, 0, 10);
@@ -446,17 +403,13 @@ test_bad_fields(void)
 	p.b[p.l3_off + 4] = 0xff;
 	expect_drop("v6 payload length 65k", &p, 0, RPS_DROP_BAD_LENGTH);
 	/* an extension chain longer than the payload */
-	ut_pkt_init(&p);
-	ut_put_eth(&p, RTE_ETHER_TYPE_IPV6);
-	ut_put_ipv6(&p, s6, d6, X_DST);
+	start6(&p, X_DST);
 	ut_put_ipv6_ext(&p, 59, 1);
 	ut_pkt_finish(&p);
 	p.b[p.l3_off + 5] = 8;
 	expect_drop("v6 chain past payload length", &p, 0, RPS_DROP_BAD_LENGTH);
 	/* a jumbogram (RFC 2675): payload length 0 and a hop-by-hop jumbo option: refused */
-	ut_pkt_init(&p);
-	ut_put_eth(&p, RTE_ETHER_TYPE_IPV6);
-	ut_put_ipv6(&p, s6, d6, X_HOP);
+	start6(&p, X_HOP);
 	{
 		static const uint8_t hbh[8] = { IPPROTO_UDP, 0, 0xc2, 4, 0, 0, 0, 8 + 8 + 4 };
 
@@ -469,9 +422,7 @@ test_bad_fields(void)
 	p.b[p.l3_off + 4] = p.b[p.l3_off + 5] = 0;
 	expect_drop("v6 jumbogram", &p, 0, RPS_DROP_BAD_LENGTH);
 	/* payload length 0 with no next header is a whole (empty) packet */
-	ut_pkt_init(&p);
-	ut_put_eth(&p, RTE_ETHER_TYPE_IPV6);
-	ut_put_ipv6(&p, s6, d6, 59);
+	start6(&p, 59);
 	ut_pkt_finish(&p);
 	CU_ASSERT_TRUE(run(p.b, p.len, 0, 0).kept);
 
@@ -522,9 +473,7 @@ test_bad_fields(void)
 	expect_drop("v6 udp checksum 0", &p, 0, RPS_DROP_BAD_L4_CHECKSUM);
 
 	/* SRv6 in transit, checksum over the header's destination instead of the final one */
-	ut_pkt_init(&p);
-	ut_put_eth(&p, RTE_ETHER_TYPE_IPV6);
-	ut_put_ipv6(&p, s6, d6, X_RT);
+	start6(&p, X_RT);
 	ut_put_rh(&p, IPPROTO_UDP, 4, 1, 2);
 	ut_put_udp(&p, 1, 2);
 	ut_put(&p, payload, 4);
@@ -722,10 +671,8 @@ test_fragments(void)
 {
 	struct ut_pkt p;
 	struct outcome o;
-	uint8_t s6[16], d6[16], frame[96];
+	uint8_t frame[96];
 
-	ut_ip6(s6, 0x10, 1);
-	ut_ip6(d6, 0x20, 2);
 	/* a first fragment whose TCP checksum (over a part of the datagram) is wrong */
 	ut_pkt_init(&p);
 	ut_put_eth(&p, RTE_ETHER_TYPE_IPV4);
@@ -756,9 +703,7 @@ test_fragments(void)
 		CU_ASSERT_TRUE(o.kept && o.pkt_len == p.len && o.same_bytes && o.consistent);
 	}
 	/* IPv6 fragments: no L4 checksum at all, even a UDP checksum 0 */
-	ut_pkt_init(&p);
-	ut_put_eth(&p, RTE_ETHER_TYPE_IPV6);
-	ut_put_ipv6(&p, s6, d6, X_FRAG);
+	start6(&p, X_FRAG);
 	ut_put_ipv6_frag(&p, IPPROTO_UDP, 0, 1);
 	ut_put_udp(&p, 1, 2);
 	ut_put(&p, payload, 8);
