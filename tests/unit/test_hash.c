@@ -211,6 +211,24 @@ test_proto_has_ports(void)
 	CU_ASSERT(rps_hash_proto_has_ports(51));
 }
 
+/* The key of a TCP/UDP-like packet @p p (Ethernet + IPv4 or IPv6, no options): family,
+ * protocol, not a fragment, the ports as they stand after the IP header, the lengths. */
+static void
+check_port_key(const struct rps_flow_key *k, const struct ut_pkt *p, uint8_t family,
+	       uint8_t proto, uint16_t sport, uint16_t dport)
+{
+	uint16_t l3 = family == 4 ? IP4_LEN : IP6_LEN;
+
+	CU_ASSERT_EQUAL(k->family, family);
+	CU_ASSERT_EQUAL(k->proto, proto);
+	CU_ASSERT_EQUAL(k->is_frag, 0);
+	CU_ASSERT_EQUAL(k->has_ports, 1);
+	CU_ASSERT_EQUAL(k->ports, raw32(p->b + ETH_LEN + l3));
+	CU_ASSERT_EQUAL(k->ports, rte_cpu_to_be_32((uint32_t)sport << 16 | dport));
+	CU_ASSERT_EQUAL(k->l2_len, ETH_LEN);
+	CU_ASSERT_EQUAL(k->l3_len, l3);
+}
+
 static void
 test_v4_ports(void)
 {
@@ -222,18 +240,11 @@ test_v4_ports(void)
 
 		ut_pkt_v4(&p, UT_IP4(1), UT_IP4(0x10002), proto, (uint16_t)(1000 + i), 2000);
 		CU_ASSERT_EQUAL_FATAL(key_of(&p, p.len, &k), 0);
-		CU_ASSERT_EQUAL(k.family, 4);
-		CU_ASSERT_EQUAL(k.proto, proto);
-		CU_ASSERT_EQUAL(k.is_frag, 0);
-		CU_ASSERT_EQUAL(k.has_ports, 1);
-		CU_ASSERT_EQUAL(k.ports, raw32(p.b + ETH_LEN + IP4_LEN));
-		CU_ASSERT_EQUAL(k.ports, rte_cpu_to_be_32((uint32_t)(1000 + i) << 16 | 2000));
+		check_port_key(&k, &p, 4, proto, (uint16_t)(1000 + i), 2000);
 		CU_ASSERT_EQUAL(k.src[0], rte_cpu_to_be_32(UT_IP4(1)));
 		CU_ASSERT_EQUAL(k.dst[0], rte_cpu_to_be_32(UT_IP4(0x10002)));
 		CU_ASSERT(k.src[1] == 0 && k.src[2] == 0 && k.src[3] == 0);
 		CU_ASSERT(k.dst[1] == 0 && k.dst[2] == 0 && k.dst[3] == 0);
-		CU_ASSERT_EQUAL(k.l2_len, ETH_LEN);
-		CU_ASSERT_EQUAL(k.l3_len, IP4_LEN);
 
 		h = hash_pkt(&p);
 		CU_ASSERT_NOT_EQUAL(h, 0);
@@ -256,16 +267,9 @@ test_v6_ports(void)
 
 		ut_pkt_v6(&p, 1, 2, proto, (uint16_t)(1000 + i), 443);
 		CU_ASSERT_EQUAL_FATAL(key_of(&p, p.len, &k), 0);
-		CU_ASSERT_EQUAL(k.family, 6);
-		CU_ASSERT_EQUAL(k.proto, proto);
-		CU_ASSERT_EQUAL(k.is_frag, 0);
-		CU_ASSERT_EQUAL(k.has_ports, 1);
-		CU_ASSERT_EQUAL(k.ports, raw32(p.b + ETH_LEN + IP6_LEN));
-		CU_ASSERT_EQUAL(k.ports, rte_cpu_to_be_32((uint32_t)(1000 + i) << 16 | 443));
+		check_port_key(&k, &p, 6, proto, (uint16_t)(1000 + i), 443);
 		CU_ASSERT_EQUAL(memcmp(k.src, p.b + ETH_LEN + 8, 16), 0);
 		CU_ASSERT_EQUAL(memcmp(k.dst, p.b + ETH_LEN + 24, 16), 0);
-		CU_ASSERT_EQUAL(k.l2_len, ETH_LEN);
-		CU_ASSERT_EQUAL(k.l3_len, IP6_LEN);
 
 		h = hash_pkt(&p);
 		memcpy(w, k.src, 16);
