@@ -1090,14 +1090,17 @@ def wait_ready_socket(prefix, timeout=20.0):
 
 # --------------------------------------------------------------------------- kernel-side runs
 
-def tap_unavailable():
-    """Why a net_tap run written to from the kernel side (AF_PACKET) cannot run here, or None:
-    it needs root and /dev/net/tun. The caller prints 'SKIP: ' and the reason, exits 77."""
+def tap_skip():
+    """True, with a 'SKIP: ' line saying why, where a net_tap run written to from the kernel
+    side (AF_PACKET) cannot run: it needs root and /dev/net/tun. The caller exits 77."""
     if os.geteuid() != 0:
-        return 'not root (net_tap and AF_PACKET need it)'
-    if not os.path.exists('/dev/net/tun'):
-        return 'no /dev/net/tun (net_tap needs it)'
-    return None
+        why = 'not root (net_tap and AF_PACKET need it)'
+    elif not os.path.exists('/dev/net/tun'):
+        why = 'no /dev/net/tun (net_tap needs it)'
+    else:
+        return False
+    print('SKIP: ' + why)
+    return True
 
 
 def send_on_iface(iface, frames):

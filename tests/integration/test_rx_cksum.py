@@ -40,15 +40,7 @@ READY_TIMEOUT = 30.0
 STOP_WITHIN = 15.0
 SRC_MAC = bytes.fromhex('020000000001')
 DST_MAC = bytes.fromhex('020000000002')
-
-
-def csum(b):
-    if len(b) % 2:
-        b += b'\0'
-    s = sum(struct.unpack('!%dH' % (len(b) // 2), b))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return ~s & 0xffff
+csum = rpstest.gen_traffic.inet_checksum
 
 
 def ipv4_udp(i, bad_l4=False, bad_ip=False):
@@ -105,9 +97,7 @@ def wait_link(iface, timeout=10.0):
 
 def main():
     binary = rpstest.binary_from_argv()
-    why = rpstest.tap_unavailable()
-    if why:
-        print('SKIP: ' + why)
+    if rpstest.tap_skip():
         return SKIP
     F = rpstest.Failures('test_rx_cksum')
     prefix = rpstest.unique_prefix()

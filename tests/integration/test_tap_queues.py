@@ -88,9 +88,7 @@ def four_pairs(F, binary, tmp):
 
 def main():
     binary = rpstest.binary_from_argv()
-    why = rpstest.tap_unavailable()
-    if why:
-        print('SKIP: ' + why)
+    if rpstest.tap_skip():
         return SKIP
     F = rpstest.Failures('test_tap_queues')
     with rpstest.TempDir('tapq') as tmp:
