@@ -11,7 +11,10 @@
   a NIC's RSS computes) and their marked frames.
 - run_rps(): start the binary with a timeout and a unique --file-prefix, collect the exit
   code, output and summary JSON (after_ready: the stop signal that long after ready).
+- write_input(): the generated capture tmp/in.pcap a run reads.
 - check_exit(): exit 0, a summary, exact accounting, recorded in a Failures.
+- tap_skip(), send_on_iface(), start_logged(), wait_ready_log(), sigint_wait(), end_logged():
+  runs on net_tap or a veth pair, written to from the kernel side, logging to a file.
 - check_*(): the assertions the tests share; each returns a list of problems (empty = ok).
 """
 

@@ -2,7 +2,8 @@
 /*
  * test_common.h: what every unit test shares: one EAL per process, an mbuf pool, mbufs built
  * from raw bytes (pool-backed, exact-size, or split into two segments), a small packet
- * builder, and a CUnit runner whose exit status tells meson whether anything failed.
+ * builder, the parse and validate stages run alone, and a CUnit runner whose exit status
+ * tells meson whether anything failed.
  */
 #ifndef RPS_TEST_COMMON_H
 #define RPS_TEST_COMMON_H
