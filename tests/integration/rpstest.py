@@ -11,12 +11,16 @@
   a NIC's RSS computes) and their marked frames.
 - run_rps(): start the binary with a timeout and a unique --file-prefix, collect the exit
   code, output and summary JSON (after_ready: the stop signal that long after ready).
+- write_input(): the generated capture tmp/in.pcap a run reads.
 - check_exit(): exit 0, a summary, exact accounting, recorded in a Failures.
+- tap_skip(), send_on_iface(), start_logged(), wait_ready_log(), sigint_wait(), end_logged():
+  runs on net_tap or a veth pair, written to from the kernel side, logging to a file.
 - check_*(): the assertions the tests share; each returns a list of problems (empty = ok).
 """
 
 import atexit
 import collections
+import glob
 import itertools
 import json
 import os
@@ -33,6 +37,15 @@ from pathlib import Path
 SRC_ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(SRC_ROOT / 'tools'))
 import gen_traffic  # noqa: E402  (tools/gen_traffic.py, the generator the tests feed)
+
+
+def telemetry_source(root):
+    """The program's telemetry.c under the source tree root, wherever under app/ it lives."""
+    found = sorted(glob.glob(os.path.join(root, 'app', '**', 'telemetry.c'), recursive=True))
+    if len(found) != 1:
+        raise RuntimeError('expected one app/**/telemetry.c, found %r' % found)
+    return found[0]
+
 
 # --------------------------------------------------------------------------- children
 
@@ -159,6 +172,15 @@ def write_pcap(path, frames):
     gen_traffic.write_pcap(path, frames)
 
 
+def write_input(tmp, **gen):
+    """The input capture of a run: gen_traffic.generate_frames(**gen) written to
+    tmp/in.pcap. Returns (its path, the frames)."""
+    path = os.path.join(tmp, 'in.pcap')
+    frames = gen_traffic.generate_frames(**gen)
+    write_pcap(path, frames)
+    return path, frames
+
+
 # --------------------------------------------------------------------------- steering key
 
 VLAN_TPIDS = (0x8100, 0x88A8, 0x9100)
@@ -275,6 +297,21 @@ def marker(frame):
     if frame[p:p + 4] != gen_traffic.MARKER_MAGIC or p + 12 > len(frame):
         return None
     return struct.unpack_from('!II', frame, p + 4)
+
+
+def wire_order(tx):
+    """The marked packets of the TX files tx (one per queue) as they left: (timestamp in ns,
+    queue index, marker()) by timestamp, then queue, file order within those."""
+    wire = []
+    for q, path in enumerate(tx):
+        p = read_pcap(path)
+        scale = 1 if p.nsec else 1000
+        for r in p.records:
+            mk = marker(r.data)
+            if mk is not None:
+                wire.append((r.ts_sec * 10**9 + r.ts_frac * scale, q, mk))
+    wire.sort(key=lambda x: (x[0], x[1]))
+    return wire
 
 
 # --------------------------------------------------------------------------- running
@@ -422,19 +459,6 @@ def telemetry_socket(prefix, *cmds, timeout=10.0):
     finally:
         s.close()
     return out
-
-
-def wait_ready_socket(prefix, timeout=20.0):
-    """wait_ready() through telemetry_socket(): polls every 20 ms at the cost of a socket, not
-    of a dpdk-telemetry.py start-up. Returns /rps/info once ready, or None after timeout."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        r = telemetry_socket(prefix, '/rps/info')
-        info = r[0].get('/rps/info') if r else None
-        if info and info.get('ready') == 1:
-            return info
-        time.sleep(0.02)
-    return None
 
 
 def wait_traffic(prefix, timeout=10.0):
@@ -857,16 +881,17 @@ class Failures:
         return 0
 
 
-def check_exit(F, res, ctx):
+def check_exit(F, res, ctx, strict=False):
     """A run that should exit 0 with its summary: prints how it ended, records exit code,
     summary and accounting failures in F. Returns the summary, or None when there is none
-    to check (exit code not 0, or no summary)."""
+    to check (exit code not 0, or no summary) or, when strict, its accounting is off."""
     print('%s: exit %s in %.1f s' % (ctx, res.rc, res.elapsed), flush=True)
-    if not F.check(res.rc == 0, '%s: exit %s' % (ctx, res.rc), res):
+    if not F.check(res.rc == 0, '%s: exit code %s, expected 0' % (ctx, res.rc), res):
         return None
     if not F.check(res.summary is not None, '%s: %s' % (ctx, res.summary_error), res):
         return None
-    F.extend(check_accounting(res.summary), ctx, res)
+    if not F.extend(check_accounting(res.summary), ctx, res) and strict:
+        return None
     return res.summary
 
 
@@ -876,13 +901,8 @@ def check_pcap_run(F, res, tx, nframes, ctx):
 
     Returns (summary, {tx file name: frames}, [frames per TX file, in tx order]), or None
     when the run cannot be checked further (the failures are recorded in F)."""
-    print('%s: exit %s in %.1f s' % (ctx, res.rc, res.elapsed), flush=True)
-    if not F.check(res.rc == 0, '%s: exit code %s, expected 0' % (ctx, res.rc), res):
-        return None
-    if not F.check(res.summary is not None, '%s: %s' % (ctx, res.summary_error), res):
-        return None
-    s = res.summary
-    if not F.extend(check_accounting(s), ctx, res):
+    s = check_exit(F, res, ctx, strict=True)
+    if s is None:
         return None
     F.check(s['rx_packets'] == nframes, '%s: rx_packets %d != %d packets in the capture'
             % (ctx, s['rx_packets'], nframes), res)
@@ -1069,6 +1089,84 @@ def wait_ready_socket(prefix, timeout=20.0):
             tel.close()
         time.sleep(0.01)
     return None
+
+
+# --------------------------------------------------------------------------- kernel-side runs
+
+def tap_skip():
+    """True, with a 'SKIP: ' line saying why, where a net_tap run written to from the kernel
+    side (AF_PACKET) cannot run: it needs root and /dev/net/tun. The caller exits 77."""
+    if os.geteuid() != 0:
+        why = 'not root (net_tap and AF_PACKET need it)'
+    elif not os.path.exists('/dev/net/tun'):
+        why = 'no /dev/net/tun (net_tap needs it)'
+    else:
+        return False
+    print('SKIP: ' + why)
+    return True
+
+
+def send_on_iface(iface, frames):
+    """Turn IPv6 off on iface (fewer frames of the kernel's own on it), then write frames
+    into it from the kernel side through an AF_PACKET socket (nothing is routed)."""
+    import socket
+    subprocess.run(['sysctl', '-q', '-w', 'net.ipv6.conf.%s.disable_ipv6=1' % iface],
+                   capture_output=True)
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    s.bind((iface, 0))
+    for fr in frames:
+        s.send(fr)
+    s.close()
+
+
+def start_logged(cmd, log_path):
+    """Print and start cmd in its own session, stdout and stderr into the file log_path."""
+    print('$ %s' % ' '.join(cmd), flush=True)
+    with open(log_path, 'wb') as log:
+        return subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+
+
+def wait_ready_log(proc, log_path, timeout=30.0, settle=0.0):
+    """Until the log of a start_logged() dpdk-rps says its lcores run ('RPS: ready: '), then
+    settle seconds more. True when ready; False once it exited or after timeout."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            return False
+        with open(log_path, errors='replace') as f:
+            if 'RPS: ready: ' in f.read():
+                time.sleep(settle)
+                return True
+        time.sleep(0.1)
+    return False
+
+
+def sigint_wait(proc, within):
+    """SIGINT (unless it already exited), then SIGKILL its session after within seconds.
+    Returns (exit status, or None when it had to be killed; seconds it took)."""
+    t0 = time.monotonic()
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=within)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        return None, time.monotonic() - t0
+    return proc.returncode, time.monotonic() - t0
+
+
+def end_logged(F, proc, prefix, log_path):
+    """The finally of a start_logged() run: SIGKILL it if it still runs, remove its runtime
+    directory, and print the log's tail when anything failed."""
+    if proc is not None and proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    remove_runtime_dir(prefix)
+    if F.items and os.path.exists(log_path):
+        with open(log_path, errors='replace') as f:
+            print('--- dpdk-rps output (tail) ---\n%s' % f.read()[-4000:])
 
 
 def rss_kib(pid):

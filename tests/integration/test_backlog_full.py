@@ -24,23 +24,16 @@ def main():
     binary = rpstest.binary_from_argv()
     F = rpstest.Failures('test_backlog_full')
     with rpstest.TempDir('backlog') as tmp:
-        inp = os.path.join(tmp, 'in.pcap')
-        frames = rpstest.gen_traffic.generate_frames(flows=500, packets_per_flow=8, seed=21,
-                                                     frag_datagrams=16, non_ip=16)
-        rpstest.write_pcap(inp, frames)
+        inp, frames = rpstest.write_input(tmp, flows=500, packets_per_flow=8, seed=21,
+                                          frag_datagrams=16, non_ip=16)
         ctx = '--backlog 1 --burst 32'
         res, tx = rpstest.run_pcap(binary, tmp, inp, len(WORKERS),
                                    ['--map', '0xe', '--tx-port', '0', '--stages', 'output', '--backpressure', 'off', '--backlog', '1',
                                     '--burst', '32', '--hash-seed', '3',
                                     '--exit-when-idle', '500'],
                                    lcores='0@0,(1-3)@1', timeout=120, tag='backlog')
-        print('%s: exit %s in %.1f s' % (ctx, res.rc, res.elapsed), flush=True)
-        if not F.check(res.rc == 0, '%s: exit code %s, expected 0' % (ctx, res.rc), res):
-            return F.report()
-        if not F.check(res.summary is not None, '%s: %s' % (ctx, res.summary_error), res):
-            return F.report()
-        s = res.summary
-        if not F.extend(rpstest.check_accounting(s), ctx, res):
+        s = rpstest.check_exit(F, res, ctx, strict=True)
+        if s is None:
             return F.report()
         print('%s: rx %d processed %d tx %d dropped %s' % (
             ctx, s['rx_packets'], s['processed'], s['tx_packets'], s['dropped']), flush=True)

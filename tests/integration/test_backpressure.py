@@ -56,10 +56,8 @@ def main():
     binary = rpstest.binary_from_argv()
     F = rpstest.Failures('test_backpressure')
     with rpstest.TempDir('backpressure') as tmp:
-        inp = os.path.join(tmp, 'in.pcap')
-        frames = rpstest.gen_traffic.generate_frames(flows=60, packets_per_flow=NPKT // 60,
-                                                     seed=5, frag_datagrams=0, non_ip=0)
-        rpstest.write_pcap(inp, frames)
+        inp, frames = rpstest.write_input(tmp, flows=60, packets_per_flow=NPKT // 60, seed=5,
+                                          frag_datagrams=0, non_ip=0)
         for nw in (1, 3, 5):
             if run(F, binary, tmp, inp, frames, nw, 'auto') == 'skip':
                 print('SKIP: %s' % rpstest.NO_HOOKS)

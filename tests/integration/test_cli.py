@@ -79,9 +79,7 @@ def main():
     binary = rpstest.binary_from_argv()
     F = rpstest.Failures('test_cli')
     with rpstest.TempDir('cli') as tmp:
-        inp = os.path.join(tmp, 'in.pcap')
-        rpstest.write_pcap(inp, rpstest.gen_traffic.generate_frames(
-            flows=8, packets_per_flow=2, frag_datagrams=0, non_ip=1))
+        inp, _ = rpstest.write_input(tmp, flows=8, packets_per_flow=2, frag_datagrams=0, non_ip=1)
 
         def run(app, ntx=3, timeout=30):
             prefix = rpstest.unique_prefix()

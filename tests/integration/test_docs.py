@@ -16,11 +16,13 @@ are in sync, and every link between them resolves, so the docs cannot fall behin
 
 usage: test_docs.py PATH/TO/dpdk-rps SOURCE_ROOT
 """
-import glob
 import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rpstest  # noqa: E402
 
 README_MAX_LINES = 300
 
@@ -40,14 +42,6 @@ def mentions(text, name):
     return '`%s`' % name in text or '`%s.' % name in text
 
 
-def telemetry_source(root):
-    """The program's telemetry.c, wherever under app/ it lives."""
-    found = sorted(glob.glob(os.path.join(root, 'app', '**', 'telemetry.c'), recursive=True))
-    if len(found) != 1:
-        raise RuntimeError('expected one app/**/telemetry.c, found %r' % found)
-    return found[0]
-
-
 def main():
     binary, root = sys.argv[1], sys.argv[2]
 
@@ -61,7 +55,7 @@ def main():
     stages = re.findall(r'X\([A-Z]+, (\w+)\)', stages[:stages.index('\n\n')])
     helptext = subprocess.run([binary, '--help'], capture_output=True, text=True).stdout
     opts = re.findall(r'^\s+(--[a-z0-9-]+)', helptext, re.M)
-    cmds = re.findall(r'^\s*\{ "(/rps/\w+)", tel_', open(telemetry_source(root)).read(), re.M)
+    cmds = re.findall(r'^\s*\{ "(/rps/\w+)", tel_', open(rpstest.telemetry_source(root)).read(), re.M)
     if len(counters) < 30 or len(stages) < 6 or len(opts) < 14 or len(cmds) < 8:
         print('test_docs: parsed only %d counters and reasons, %d stages, %d options and %d '
               'telemetry commands: parser broken' % (len(counters), len(stages), len(opts),

@@ -82,15 +82,7 @@ def run(F, binary, tmp, inp, safe, tag):
     if s is None:
         return None
     # the wire: every TX file's records by timestamp, then per flow in that order
-    wire = []
-    for q, path in enumerate(tx):
-        p = rpstest.read_pcap(path)
-        scale = 1 if p.nsec else 1000
-        for r in p.records:
-            mk = rpstest.marker(r.data)
-            if mk is not None:
-                wire.append((r.ts_sec * 10**9 + r.ts_frac * scale, q, mk))
-    wire.sort(key=lambda x: (x[0], x[1]))
+    wire = rpstest.wire_order(tx)
     last, back, moves = {}, 0, 0
     for _, q, (fid, seq) in wire:
         if fid in last:
@@ -114,9 +106,8 @@ def main():
     binary = rpstest.binary_from_argv()
     F = rpstest.Failures('test_egress_order')
     with rpstest.TempDir('egress') as tmp:
-        inp = os.path.join(tmp, 'in.pcap')
-        rpstest.write_pcap(inp, rpstest.gen_traffic.generate_frames(
-            flows=FLOWS, packets_per_flow=PER_FLOW, seed=4, frag_datagrams=0, non_ip=0))
+        inp, _ = rpstest.write_input(tmp, flows=FLOWS, packets_per_flow=PER_FLOW, seed=4,
+                                     frag_datagrams=0, non_ip=0)
         on = run(F, binary, tmp, inp, True, 'on')
         if on == 'skip':
             print('SKIP: %s' % rpstest.NO_HOOKS)

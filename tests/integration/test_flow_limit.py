@@ -61,11 +61,9 @@ def run(F, binary, tmp, inp, limit):
                               env={rpstest.WORKER_DELAY: str(DELAY_NS)})
     if rpstest.NO_HOOKS in res.stderr:
         return 'skip'
-    if not F.check(res.rc == 0 and res.summary is not None,
-                   '%s: exit %s, %s' % (tag, res.rc, res.summary_error), res):
+    s = rpstest.check_exit(F, res, tag)
+    if s is None:
         return None
-    s = res.summary
-    F.extend(rpstest.check_accounting(s), tag, res)
     F.check(s['rx_packets'] == ROUNDS * PER_ROUND,
             '%s: rx_packets %d' % (tag, s['rx_packets']))
     with open(fj) as f:

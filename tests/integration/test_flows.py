@@ -54,10 +54,8 @@ def main():
     binary = rpstest.binary_from_argv()
     F = rpstest.Failures('test_flows')
     with rpstest.TempDir('flows') as tmp:
-        inp = os.path.join(tmp, 'in.pcap')
-        frames = rpstest.gen_traffic.generate_frames(flows=300, packets_per_flow=12, seed=11,
-                                                     frag_datagrams=10, non_ip=8)
-        rpstest.write_pcap(inp, frames)
+        inp, frames = rpstest.write_input(tmp, flows=300, packets_per_flow=12, seed=11,
+                                          frag_datagrams=10, non_ip=8)
         want = expected_flows(frames)
 
         def launch(workers):
@@ -78,12 +76,9 @@ def main():
         for workers, res in zip(range(1, 7), done):
             ctx = '%d worker(s)' % workers
             fj = flows_json(workers)
-            print('%s: exit %s in %.1f s' % (ctx, res.rc, res.elapsed), flush=True)
-            if not F.check(res.rc == 0 and res.summary is not None,
-                           '%s: exit %s, %s' % (ctx, res.rc, res.summary_error), res):
+            s = rpstest.check_exit(F, res, ctx)
+            if s is None:
                 continue
-            s = res.summary
-            F.extend(rpstest.check_accounting(s), ctx, res)
             F.check(s['rx_packets'] == len(frames), '%s: rx_packets %d != %d' % (
                 ctx, s['rx_packets'], len(frames)))
             F.check(rpstest.dropped_total(s) == 0, '%s: drops %s' % (ctx, s['dropped']))

@@ -61,9 +61,8 @@ def main():
     binary = rpstest.binary_from_argv()
     F = rpstest.Failures('test_live')
     with rpstest.TempDir('live') as tmp:
-        inp = os.path.join(tmp, 'in.pcap')
-        rpstest.write_pcap(inp, rpstest.gen_traffic.generate_frames(
-            flows=200, packets_per_flow=4, seed=3, frag_datagrams=4, non_ip=4))
+        inp, _ = rpstest.write_input(tmp, flows=200, packets_per_flow=4, seed=3, frag_datagrams=4,
+                                     non_ip=4)
         cfg = os.path.join(tmp, 'rps.conf')
         write_conf(cfg, conf('0xe'))
         prefix = rpstest.unique_prefix()

@@ -19,7 +19,6 @@ and man/dpdk-rps-top.1 are clean and complete, so that they cannot fall behind t
 
 usage: test_man.py PATH/TO/dpdk-rps SOURCE_ROOT PATH/TO/dpdk-rps-bench
 """
-import glob
 import os
 import re
 import shutil
@@ -106,14 +105,6 @@ def check_tools(root, bench):
     return errs
 
 
-def telemetry_source(root):
-    """The program's telemetry.c, wherever under app/ it lives."""
-    found = sorted(glob.glob(os.path.join(root, 'app', '**', 'telemetry.c'), recursive=True))
-    if len(found) != 1:
-        raise RuntimeError('expected one app/**/telemetry.c, found %r' % found)
-    return found[0]
-
-
 def main():
     binary, root, bench = sys.argv[1], sys.argv[2], sys.argv[3]
     if shutil.which('mandoc') is None:
@@ -126,7 +117,7 @@ def main():
 
     helptext = subprocess.run([binary, '--help'], capture_output=True, text=True).stdout
     opts = re.findall(r'^\s+(--[a-z0-9-]+)', helptext, re.M)
-    tel = open(telemetry_source(root)).read()
+    tel = open(rpstest.telemetry_source(root)).read()
     cmds = re.findall(r'^\s*\{ "(/rps/\w+)", tel_', tel, re.M)
     cfg = open(os.path.join(root, 'lib', 'control', 'settings.c')).read()
     keys = [(None, k) for k in re.findall(r'\.key = "(\w+)"', cfg)]

@@ -20,22 +20,15 @@ def main():
     binary = rpstest.binary_from_argv()
     F = rpstest.Failures('test_no_steering')
     with rpstest.TempDir('nosteer') as tmp:
-        inp = os.path.join(tmp, 'in.pcap')
-        frames = rpstest.gen_traffic.generate_frames(flows=200, packets_per_flow=8, seed=5,
-                                                     frag_datagrams=10, non_ip=12)
-        rpstest.write_pcap(inp, frames)
+        inp, frames = rpstest.write_input(tmp, flows=200, packets_per_flow=8, seed=5,
+                                          frag_datagrams=10, non_ip=12)
         for lcores in ('0@0', '0@0,(1-3)@1'):
             ctx = '--map 0, --lcores %s' % lcores
             res, tx = rpstest.run_pcap(binary, tmp, inp, 1,
                                        ['--map', '0', '--tx-port', '0', '--stages', 'output', '--exit-when-idle',
                                         '500'], lcores=lcores, timeout=90, tag='nosteer')
-            print('%s: exit %s in %.1f s' % (ctx, res.rc, res.elapsed), flush=True)
-            if not F.check(res.rc == 0, '%s: exit code %s, expected 0' % (ctx, res.rc), res):
-                continue
-            if not F.check(res.summary is not None, '%s: %s' % (ctx, res.summary_error), res):
-                continue
-            s = res.summary
-            if not F.extend(rpstest.check_accounting(s), ctx, res):
+            s = rpstest.check_exit(F, res, ctx, strict=True)
+            if s is None:
                 continue
             F.check(s['rx_packets'] == len(frames), '%s: rx_packets %d != %d input packets'
                     % (ctx, s['rx_packets'], len(frames)), res)
@@ -61,13 +54,9 @@ def main():
                                        ['--map', map_arg, '--tx-port', '0', '--stages', 'output',
                                         '--exit-when-idle', '300'],
                                        lcores='0@0,(1-3)@1', timeout=60, tag='empty')
-            print('%s: exit %s in %.1f s' % (ctx, res.rc, res.elapsed), flush=True)
-            if not F.check(res.rc == 0, '%s: exit code %s, expected 0' % (ctx, res.rc), res):
+            s = rpstest.check_exit(F, res, ctx)
+            if s is None:
                 continue
-            if not F.check(res.summary is not None, '%s: %s' % (ctx, res.summary_error), res):
-                continue
-            s = res.summary
-            F.extend(rpstest.check_accounting(s), ctx, res)
             F.check(s.get('rx_packets') == 0 and s.get('processed') == 0 and
                     s.get('tx_packets') == 0, '%s: non-zero counters %s' % (ctx, s), res)
             F.check(all(not os.path.exists(p) or not rpstest.read_pcap(p).records

@@ -77,9 +77,8 @@ def main():
     binary = rpstest.binary_from_argv()
     F = rpstest.Failures('test_reorder')
     with rpstest.TempDir('reorder') as tmp:
-        inp = os.path.join(tmp, 'in.pcap')
-        rpstest.write_pcap(inp, rpstest.gen_traffic.generate_frames(
-            flows=64, packets_per_flow=16, seed=9, frag_datagrams=0, non_ip=0))
+        inp, _ = rpstest.write_input(tmp, flows=64, packets_per_flow=16, seed=9, frag_datagrams=0,
+                                     non_ip=0)
         r = run(F, binary, tmp, inp, safe=False, remaps=0, tag='off-still')
         if r:
             F.check(r[1] == 0, 'no remap, reorder_safe off: reordered %d, expected 0' % r[1])

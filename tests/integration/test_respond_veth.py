@@ -33,7 +33,6 @@ import socket
 import struct
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rpstest  # noqa: E402
@@ -235,34 +234,6 @@ def udp_echo(F, addr):
     return r['sent']
 
 
-def wait_ready(proc, log_path):
-    """Until the program says its lcores run (or exits). True when ready."""
-    deadline = time.monotonic() + READY_TIMEOUT
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            return False
-        with open(log_path, errors='replace') as f:
-            if 'RPS: ready: ' in f.read():
-                time.sleep(0.3)
-                return True
-        time.sleep(0.1)
-    return False
-
-
-def stop(proc):
-    """SIGINT, then SIGKILL after STOP_WITHIN seconds. Returns (exit code or None, seconds)."""
-    t0 = time.monotonic()
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGINT)
-    try:
-        proc.wait(timeout=STOP_WITHIN)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-        return None, time.monotonic() - t0
-    return proc.returncode, time.monotonic() - t0
-
-
 def check_summary(F, s, sent):
     if not F.extend(rpstest.check_accounting(s), 'summary'):
         return
@@ -328,12 +299,8 @@ def main():
                    # replies/s on a quiet machine: no limit here (test_respond_reflect
                    # tests it)
                    '--respond-rate', '0']
-            cmd = [binary] + eal + ['--'] + app
-            print('$ %s' % ' '.join(cmd), flush=True)
-            with open(log_path, 'wb') as log:
-                proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
-                                        stdin=subprocess.DEVNULL, start_new_session=True)
-            if not wait_ready(proc, log_path):
+            proc = rpstest.start_logged([binary] + eal + ['--'] + app, log_path)
+            if not rpstest.wait_ready_log(proc, log_path, READY_TIMEOUT, settle=0.3):
                 F.fail('dpdk-rps did not start (exit %s)' % proc.poll())
             else:
                 sent = {}
@@ -346,7 +313,7 @@ def main():
                     SELF6, rx, tx))
                 sent['ping6'] = tx
                 sent['udp'] = udp_echo(F, SELF4) + udp_echo(F, SELF6)
-            rc, dt = stop(proc)
+            rc, dt = rpstest.sigint_wait(proc, STOP_WITHIN)
             print('dpdk-rps: exit %s, %.1f s after SIGINT' % (rc, dt), flush=True)
             ok = F.check(rc == 0, 'dpdk-rps exit code %s after SIGINT, expected 0' % rc)
             if ok and F.check(os.path.exists(summary_path), 'no summary JSON written'):
@@ -355,14 +322,8 @@ def main():
                 if sent is not None:
                     check_summary(F, s, sent)
         finally:
-            if proc is not None and proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+            rpstest.end_logged(F, proc, prefix, log_path)
             teardown()
-            rpstest.remove_runtime_dir(prefix)
-            if F.items and os.path.exists(log_path):
-                with open(log_path, errors='replace') as f:
-                    print('--- dpdk-rps output (tail) ---\n%s' % f.read()[-4000:])
     return F.report()
 
 

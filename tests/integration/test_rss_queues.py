@@ -61,11 +61,9 @@ def run(F, binary, tmp, fls, reta):
                                         '--exit-when-idle', '500'],
                           timeout=120, summary_path=os.path.join(tmp, 'rss.json'),
                           prefix=prefix)
-    if not F.check(res.rc == 0 and res.summary is not None, '%s: exit %s, %s' % (
-            ctx, res.rc, res.summary_error), res):
+    s = rpstest.check_exit(F, res, ctx)
+    if s is None:
         return
-    s = res.summary
-    F.extend(rpstest.check_accounting(s), ctx, res)
     total = sum(len(x) for x in per_q)
     F.check(s['rx_packets'] == total, '%s: rx_packets %d of %d' % (ctx, s['rx_packets'], total))
     F.check(rpstest.dropped_total(s) == 0, '%s: dropped %s' % (ctx, s['dropped']))

@@ -25,8 +25,6 @@ usage: test_rx_cksum.py PATH/TO/dpdk-rps
 
 import json
 import os
-import signal
-import socket
 import struct
 import subprocess
 import sys
@@ -42,15 +40,7 @@ READY_TIMEOUT = 30.0
 STOP_WITHIN = 15.0
 SRC_MAC = bytes.fromhex('020000000001')
 DST_MAC = bytes.fromhex('020000000002')
-
-
-def csum(b):
-    if len(b) % 2:
-        b += b'\0'
-    s = sum(struct.unpack('!%dH' % (len(b) // 2), b))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return ~s & 0xffff
+csum = rpstest.gen_traffic.inet_checksum
 
 
 def ipv4_udp(i, bad_l4=False, bad_ip=False):
@@ -92,18 +82,6 @@ def frames():
     return out
 
 
-def wait_ready(proc, log_path):
-    deadline = time.monotonic() + READY_TIMEOUT
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            return False
-        with open(log_path, errors='replace') as f:
-            if 'RPS: ready: ' in f.read():
-                return True
-        time.sleep(0.1)
-    return False
-
-
 def wait_link(iface, timeout=10.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -119,11 +97,7 @@ def wait_link(iface, timeout=10.0):
 
 def main():
     binary = rpstest.binary_from_argv()
-    if os.geteuid() != 0:
-        print('SKIP: not root (net_tap and AF_PACKET need it)')
-        return SKIP
-    if not os.path.exists('/dev/net/tun'):
-        print('SKIP: no /dev/net/tun (net_tap needs it)')
+    if rpstest.tap_skip():
         return SKIP
     F = rpstest.Failures('test_rx_cksum')
     prefix = rpstest.unique_prefix()
@@ -143,38 +117,20 @@ def main():
                         p.returncode, p.stderr[-600:]))
             # net_tap wants as many RX queues as TX queues: one of each
             app = ['--map', '0x6', '--rx-queues', '1', '--summary-json', summary_path]
-            cmd = [binary] + eal + ['--'] + app
-            print('$ %s' % ' '.join(cmd), flush=True)
-            with open(log_path, 'wb') as log:
-                proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
-                                        stdin=subprocess.DEVNULL, start_new_session=True)
-            if not wait_ready(proc, log_path):
+            proc = rpstest.start_logged([binary] + eal + ['--'] + app, log_path)
+            if not rpstest.wait_ready_log(proc, log_path, READY_TIMEOUT):
                 F.fail('dpdk-rps did not start (exit %s)' % proc.poll())
                 return F.report()
             if not wait_link(IFACE):
                 F.fail('%s did not come up' % IFACE)
                 return F.report()
-            # v6 off on the interface: fewer frames of the kernel's own on it
-            subprocess.run(['sysctl', '-q', '-w', 'net.ipv6.conf.%s.disable_ipv6=1' % IFACE],
-                           capture_output=True)
-            s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-            s.bind((IFACE, 0))
             sent = frames()
-            for fr in sent:
-                s.send(fr)
-            s.close()
+            rpstest.send_on_iface(IFACE, sent)
             # the workers have taken them when processed stops growing
             time.sleep(1.0)
-            t0 = time.monotonic()
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(timeout=STOP_WITHIN)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-            print('dpdk-rps: exit %s, %.1f s after SIGINT' % (proc.returncode,
-                                                             time.monotonic() - t0))
-            F.check(proc.returncode == 0, 'exit %s after SIGINT, expected 0' % proc.returncode)
+            rc, dt = rpstest.sigint_wait(proc, STOP_WITHIN)
+            print('dpdk-rps: exit %s, %.1f s after SIGINT' % (rc, dt))
+            F.check(rc == 0, 'exit %s after SIGINT, expected 0' % rc)
             with open(log_path, errors='replace') as f:
                 log_text = f.read()
             F.check('checksums verified by the port: ipv4 tcp udp' in log_text,
@@ -203,13 +159,7 @@ def main():
             F.check(drops.get('bad_ip_checksum', 0) == BAD_IP, 'bad_ip_checksum %s, expected '
                     '%d' % (drops.get('bad_ip_checksum'), BAD_IP))
         finally:
-            if proc is not None and proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-            rpstest.remove_runtime_dir(prefix)
-            if F.items and os.path.exists(log_path):
-                with open(log_path, errors='replace') as f:
-                    print('--- dpdk-rps output (tail) ---\n%s' % f.read()[-4000:])
+            rpstest.end_logged(F, proc, prefix, log_path)
     return F.report()
 
 

@@ -130,9 +130,7 @@ def main():
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else RUNS
     F = rpstest.Failures('test_shutdown')
     with rpstest.TempDir('shutdown') as tmp:
-        inp = os.path.join(tmp, 'in.pcap')
-        rpstest.write_pcap(inp, rpstest.gen_traffic.generate_frames(
-            flows=64, packets_per_flow=4, seed=9, non_ip=4))
+        inp, _ = rpstest.write_input(tmp, flows=64, packets_per_flow=4, seed=9, non_ip=4)
         for n in range(runs):
             one_run(F, binary, tmp, inp, n)
     return F.report()

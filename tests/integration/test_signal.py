@@ -60,10 +60,9 @@ def main():
     binary = rpstest.binary_from_argv()
     F = rpstest.Failures('test_signal')
     with rpstest.TempDir('signal') as tmp:
-        inp = os.path.join(tmp, 'in.pcap')
         # single-segment frames only: infinite_rx refuses multi-segment mbufs
-        rpstest.write_pcap(inp, rpstest.gen_traffic.generate_frames(
-            flows=64, packets_per_flow=4, seed=9, frag_datagrams=4, non_ip=4))
+        inp, _ = rpstest.write_input(tmp, flows=64, packets_per_flow=4, seed=9, frag_datagrams=4,
+                                     non_ip=4)
         app = ['--map', '0x6', '--hash-seed', '1']
         # SIGTERM with the live table running, so its thread has to stop too
         for sig, name, extra in ((signal.SIGINT, 'SIGINT', []),

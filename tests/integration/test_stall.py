@@ -43,17 +43,8 @@ WORKERS = [1, 2, 3]
 
 def flows_by_queue(tx):
     """Per flow id, the TX queue of each of its packets in file order of timestamps."""
-    wire = []
-    for q, path in enumerate(tx):
-        p = rpstest.read_pcap(path)
-        scale = 1 if p.nsec else 1000
-        for r in p.records:
-            mk = rpstest.marker(r.data)
-            if mk is not None:
-                wire.append((r.ts_sec * 10**9 + r.ts_frac * scale, q, mk[0]))
-    wire.sort()
     per = {}
-    for _, q, fid in wire:
+    for _, q, (fid, _) in rpstest.wire_order(tx):
         per.setdefault(fid, []).append(q)
     return per
 

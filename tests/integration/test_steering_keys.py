@@ -97,11 +97,9 @@ def launch(binary, tmp, inp, tag, extra):
 
 
 def run(F, res, tag, extra, n):
-    if not F.check(res.rc == 0 and res.summary is not None,
-                   '%s: exit %s, %s' % (tag, res.rc, res.summary_error), res):
+    s = rpstest.check_exit(F, res, tag)
+    if s is None:
         return None, res
-    s = res.summary
-    F.extend(rpstest.check_accounting(s), tag, res)
     F.check(s['rx_packets'] == n and rpstest.dropped_total(s) == 0,
             '%s: rx %d of %d, dropped %d' % (tag, s['rx_packets'], n, rpstest.dropped_total(s)))
     print('%s (%s): per worker %s' % (tag, ' '.join(extra), shares(s)), flush=True)

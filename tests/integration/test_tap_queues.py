@@ -19,7 +19,6 @@ usage: test_tap_queues.py PATH/TO/dpdk-rps
 """
 
 import os
-import socket
 import subprocess
 import sys
 
@@ -64,16 +63,9 @@ def four_pairs(F, binary, tmp):
         out, err = rpstest.stop(proc, prefix)
         print(err.decode(errors='replace')[-3000:])
         return
-    # v6 off on the interface: fewer frames of the kernel's own on it
-    subprocess.run(['sysctl', '-q', '-w', 'net.ipv6.conf.%s.disable_ipv6=1' % IFACE],
-                   capture_output=True)
     sent = gen_traffic.generate_frames(flows=64, packets_per_flow=4, seed=25,
                                        frag_datagrams=0, non_ip=0)
-    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-    s.bind((IFACE, 0))
-    for fr in sent:
-        s.send(fr)
-    s.close()
+    rpstest.send_on_iface(IFACE, sent)
 
     def rx_seen():
         r = rpstest.telemetry(prefix, '/rps/stats')
@@ -96,11 +88,7 @@ def four_pairs(F, binary, tmp):
 
 def main():
     binary = rpstest.binary_from_argv()
-    if os.geteuid() != 0:
-        print('SKIP: not root (net_tap and AF_PACKET need it)')
-        return SKIP
-    if not os.path.exists('/dev/net/tun'):
-        print('SKIP: no /dev/net/tun (net_tap needs it)')
+    if rpstest.tap_skip():
         return SKIP
     F = rpstest.Failures('test_tap_queues')
     with rpstest.TempDir('tapq') as tmp:

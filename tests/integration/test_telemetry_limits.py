@@ -299,9 +299,8 @@ def main():
         print('parsed only %d counter names: parser broken' % len(names))
         return 1
     with rpstest.TempDir('tel_limits') as tmp:
-        inp = os.path.join(tmp, 'in.pcap')
-        rpstest.write_pcap(inp, rpstest.gen_traffic.generate_frames(
-            flows=512, packets_per_flow=4, seed=15, frag_datagrams=0, non_ip=0))
+        inp, _ = rpstest.write_input(tmp, flows=512, packets_per_flow=4, seed=15, frag_datagrams=0,
+                                     non_ip=0)
         prefix = rpstest.unique_prefix()
         summary = os.path.join(tmp, 'summary.json')
         eal = rpstest.eal_args(prefix, lcores='0@0,(1-32)@1', mem_mb=1024,

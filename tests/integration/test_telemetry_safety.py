@@ -368,10 +368,8 @@ def main():
         if not rpstest.hooks_built(binary, tmp):
             print('SKIP: %s (the test hooks make the conditions)' % rpstest.NO_HOOKS)
             return rpstest.SKIP
-        inp = os.path.join(tmp, 'in.pcap')
-        frames = rpstest.gen_traffic.generate_frames(flows=64, packets_per_flow=20, seed=25,
-                                                     frag_datagrams=0, non_ip=0)
-        rpstest.write_pcap(inp, frames)
+        inp, frames = rpstest.write_input(tmp, flows=64, packets_per_flow=20, seed=25,
+                                          frag_datagrams=0, non_ip=0)
         if part == 'sockets':
             sockets(F, binary, tmp, inp)
         elif part == 'flows':

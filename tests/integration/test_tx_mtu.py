@@ -107,11 +107,9 @@ def main():
                                    ['--map', '0x6', '--tx-port', '0', '--exit-when-idle', '500',
                                     '--backlog', '4096', '--hash-seed', '3'],
                                    lcores='0@0,(1-2)@1', timeout=60, tag='mtu')
-        if not F.check(res.rc == 0 and res.summary is not None,
-                       'exit %s, %s' % (res.rc, res.summary_error), res):
+        s = rpstest.check_exit(F, res, 'mtu')
+        if s is None:
             return F.report()
-        s = res.summary
-        F.extend(rpstest.check_accounting(s), 'mtu', res)
         d = s['dropped']
         print('rx %d processed %d tx_packets %d dropped %s' % (
             s['rx_packets'], s['processed'], s['tx_packets'],

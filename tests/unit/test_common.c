@@ -16,6 +16,7 @@
 #include <rte_tcp.h>
 #include <rte_udp.h>
 
+#include "rps_stage.h"
 #include "test_common.h"
 
 static struct rte_mempool *pool;
@@ -290,6 +291,16 @@ ut_pkt_finish(struct ut_pkt *p)
 }
 
 void
+ut_pkt_end(struct ut_pkt *p, uint8_t proto, uint16_t sport, uint16_t dport, const void *payload,
+	   uint16_t plen, const uint8_t *final_dst)
+{
+	ut_put_l4(p, proto, sport, dport);
+	ut_put(p, payload, plen);
+	ut_pkt_finish(p);
+	ut_fix_l4(p, proto, final_dst);
+}
+
+void
 ut_ip6(uint8_t *a, uint64_t mid, uint32_t n)
 {
 	a[0] = 0x20;
@@ -302,8 +313,8 @@ ut_ip6(uint8_t *a, uint64_t mid, uint32_t n)
 		a[12 + i] = (uint8_t)(n >> (24 - 8 * i));
 }
 
-static void
-put_l4(struct ut_pkt *p, uint8_t proto, uint16_t sport, uint16_t dport)
+void
+ut_put_l4(struct ut_pkt *p, uint8_t proto, uint16_t sport, uint16_t dport)
 {
 	if (proto == IPPROTO_TCP)
 		ut_put_tcp(p, sport, dport);
@@ -311,6 +322,12 @@ put_l4(struct ut_pkt *p, uint8_t proto, uint16_t sport, uint16_t dport)
 		ut_put_udp(p, sport, dport);
 	else
 		ut_put_l4_words(p, sport, dport);
+}
+
+static void
+put_l4(struct ut_pkt *p, uint8_t proto, uint16_t sport, uint16_t dport)
+{
+	ut_put_l4(p, proto, sport, dport);
 	ut_put(p, "payload!", 8);
 }
 
@@ -338,6 +355,96 @@ ut_pkt_v6(struct ut_pkt *p, uint32_t src_n, uint32_t dst_n, uint8_t proto, uint1
 	ut_put_ipv6(p, s, d, proto);
 	put_l4(p, proto, sport, dport);
 	ut_pkt_finish(p);
+}
+
+void
+ut_pkt_conn(struct ut_pkt *p, int v6, uint8_t proto, int frag, uint16_t vlan, const uint8_t *a,
+	    const uint8_t *b, uint16_t sp, uint16_t dp)
+{
+	uint16_t et = v6 ? RTE_ETHER_TYPE_IPV6 : RTE_ETHER_TYPE_IPV4;
+
+	ut_pkt_init(p);
+	if (vlan != 0) {
+		ut_put_eth(p, RTE_ETHER_TYPE_VLAN);
+		ut_put_vlan(p, vlan, et);
+	} else {
+		ut_put_eth(p, et);
+	}
+	if (v6 && frag) {
+		ut_put_ipv6(p, a, b, IPPROTO_FRAGMENT);
+		ut_put_ipv6_frag(p, proto, 0, 1);
+	} else if (v6) {
+		ut_put_ipv6(p, a, b, proto);
+	} else {
+		uint32_t s, d;
+
+		memcpy(&s, a, 4);
+		memcpy(&d, b, 4);
+		ut_put_ipv4(p, rte_be_to_cpu_32(s), rte_be_to_cpu_32(d), proto, 0,
+			    frag ? RTE_IPV4_HDR_MF_FLAG : 0);
+	}
+	ut_put_l4(p, proto, sp, dp);
+	ut_pkt_finish(p);
+}
+
+void
+ut_put_ah(struct ut_pkt *p, uint8_t nh, uint8_t plen)
+{
+	uint8_t *a = ut_put(p, NULL, (uint16_t)((plen + 2) * 4));
+
+	a[0] = nh;
+	a[1] = plen;
+	for (int i = 4; i < (plen + 2) * 4; i++)
+		a[i] = (uint8_t)(0x40 + i);
+}
+
+uint8_t *
+ut_put_rh(struct ut_pkt *p, uint8_t nh, uint8_t type, uint8_t segleft, uint8_t naddr)
+{
+	uint8_t *r = ut_put(p, NULL, (uint16_t)(8 + 16 * naddr));
+
+	r[0] = nh;
+	r[1] = (uint8_t)(2 * naddr);
+	r[2] = type;
+	r[3] = segleft;
+	if (type == 4)
+		r[4] = (uint8_t)(naddr - 1);
+	for (uint8_t i = 0; i < naddr; i++)
+		ut_ip6(r + 8 + 16 * i, 0xaa, 100u + i);
+	return r;
+}
+
+/* ---- the parse and validate stages ---- */
+
+uint16_t
+ut_stage_parse(struct rte_mbuf **pkts, uint16_t n, struct rps_lcore_stats *st)
+{
+	struct rps_stage_ctx c = { .st = st };
+
+	return rps_stage_parse(&c, pkts, n);
+}
+
+uint16_t
+ut_stage_validate(struct rte_mbuf **pkts, uint16_t n, struct rps_lcore_stats *st)
+{
+	struct rps_stage_ctx c = { .st = st };
+
+	return rps_stage_validate(&c, pkts, n);
+}
+
+int
+ut_drop_reason(const struct rps_lcore_stats *st)
+{
+	int r = UT_NO_DROP;
+
+	for (int i = 0; i < RPS_DROP_MAX; i++) {
+		if (st->dropped[i] == 0)
+			continue;
+		if (st->dropped[i] != 1 || r != UT_NO_DROP)
+			return -2;
+		r = i;
+	}
+	return r;
 }
 
 /* ---- runner ---- */

@@ -2,7 +2,8 @@
 /*
  * test_common.h: what every unit test shares: one EAL per process, an mbuf pool, mbufs built
  * from raw bytes (pool-backed, exact-size, or split into two segments), a small packet
- * builder, and a CUnit runner whose exit status tells meson whether anything failed.
+ * builder, the parse and validate stages run alone, and a CUnit runner whose exit status
+ * tells meson whether anything failed.
  */
 #ifndef RPS_TEST_COMMON_H
 #define RPS_TEST_COMMON_H
@@ -96,18 +97,59 @@ void ut_put_tcp(struct ut_pkt *p, uint16_t sport, uint16_t dport);
 void ut_put_udp(struct ut_pkt *p, uint16_t sport, uint16_t dport);
 /** 8 transport bytes beginning with @p w0 and @p w1 (host order, stored big-endian). */
 void ut_put_l4_words(struct ut_pkt *p, uint16_t w0, uint16_t w1);
+/** The transport header of @p proto: ut_put_tcp(), ut_put_udp(), else ut_put_l4_words(). */
+void ut_put_l4(struct ut_pkt *p, uint8_t proto, uint16_t sport, uint16_t dport);
 /** Fill IPv4 total_length / IPv6 payload_len / UDP length from the current length. */
 void ut_pkt_finish(struct ut_pkt *p);
+/**
+ * End a whole TCP or UDP packet: the transport header (@p sport, @p dport), @p plen bytes of
+ * @p payload, ut_pkt_finish(), and a right checksum (ut_fix_l4() with @p final_dst).
+ */
+void ut_pkt_end(struct ut_pkt *p, uint8_t proto, uint16_t sport, uint16_t dport,
+		const void *payload, uint16_t plen, const uint8_t *final_dst);
 
 /** The 2001:db8::/32 address whose last 4 bytes are @p n and bytes 4..11 @p mid. */
 void ut_ip6(uint8_t *a, uint64_t mid, uint32_t n);
 
+/**
+ * One direction of a connection, finished, no payload: Ethernet (a VLAN tag of TCI @p vlan
+ * when not 0), IPv4 or (@p v6) IPv6 from @p a to @p b (IPv4: their first 4 bytes, network
+ * order), a first fragment when @p frag (MF set; IPv6: a fragment header), then
+ * ut_put_l4(@p proto, @p sp, @p dp).
+ */
+void ut_pkt_conn(struct ut_pkt *p, int v6, uint8_t proto, int frag, uint16_t vlan,
+		 const uint8_t *a, const uint8_t *b, uint16_t sp, uint16_t dp);
 /** Convenience: Ethernet + IPv4 (no options, not a fragment) + TCP or UDP, finished. */
 void ut_pkt_v4(struct ut_pkt *p, uint32_t src, uint32_t dst, uint8_t proto,
 	       uint16_t sport, uint16_t dport);
 /** Convenience: Ethernet + IPv6 + TCP or UDP, finished. */
 void ut_pkt_v6(struct ut_pkt *p, uint32_t src_n, uint32_t dst_n, uint8_t proto,
 	       uint16_t sport, uint16_t dport);
+
+/** IPv6 authentication header of (@p plen + 2) * 4 bytes; bytes 4 on are 0x44, 0x45, ... */
+void ut_put_ah(struct ut_pkt *p, uint8_t nh, uint8_t plen);
+/**
+ * IPv6 routing header of @p type with @p naddr addresses 2001:db8:0:aa::(100 + i) and
+ * @p segleft (type 4, SRH: last_entry naddr - 1); returns where it went.
+ */
+uint8_t *ut_put_rh(struct ut_pkt *p, uint8_t nh, uint8_t type, uint8_t segleft, uint8_t naddr);
+
+/* ---- running the parse and validate stages (lib/stages) on their own ---- */
+
+struct rps_lcore_stats;
+
+/** What ut_drop_reason() says when nothing was dropped. */
+#define UT_NO_DROP (-1)
+
+/** rps_stage_parse() with a context whose counters are @p st. */
+uint16_t ut_stage_parse(struct rte_mbuf **pkts, uint16_t n, struct rps_lcore_stats *st);
+/** rps_stage_validate() with a context whose counters are @p st. */
+uint16_t ut_stage_validate(struct rte_mbuf **pkts, uint16_t n, struct rps_lcore_stats *st);
+/**
+ * The one drop reason counted in @p st: UT_NO_DROP when none, -2 when more than one drop was
+ * counted (never expected for one packet).
+ */
+int ut_drop_reason(const struct rps_lcore_stats *st);
 
 /** Internet checksum: add @p n bytes (big-endian words) to the running sum @p s. */
 uint32_t ut_csum_add(uint32_t s, const uint8_t *b, size_t n);

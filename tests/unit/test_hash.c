@@ -211,6 +211,24 @@ test_proto_has_ports(void)
 	CU_ASSERT(rps_hash_proto_has_ports(51));
 }
 
+/* The key of a TCP/UDP-like packet @p p (Ethernet + IPv4 or IPv6, no options): family,
+ * protocol, not a fragment, the ports as they stand after the IP header, the lengths. */
+static void
+check_port_key(const struct rps_flow_key *k, const struct ut_pkt *p, uint8_t family,
+	       uint8_t proto, uint16_t sport, uint16_t dport)
+{
+	uint16_t l3 = family == 4 ? IP4_LEN : IP6_LEN;
+
+	CU_ASSERT_EQUAL(k->family, family);
+	CU_ASSERT_EQUAL(k->proto, proto);
+	CU_ASSERT_EQUAL(k->is_frag, 0);
+	CU_ASSERT_EQUAL(k->has_ports, 1);
+	CU_ASSERT_EQUAL(k->ports, raw32(p->b + ETH_LEN + l3));
+	CU_ASSERT_EQUAL(k->ports, rte_cpu_to_be_32((uint32_t)sport << 16 | dport));
+	CU_ASSERT_EQUAL(k->l2_len, ETH_LEN);
+	CU_ASSERT_EQUAL(k->l3_len, l3);
+}
+
 static void
 test_v4_ports(void)
 {
@@ -222,18 +240,11 @@ test_v4_ports(void)
 
 		ut_pkt_v4(&p, UT_IP4(1), UT_IP4(0x10002), proto, (uint16_t)(1000 + i), 2000);
 		CU_ASSERT_EQUAL_FATAL(key_of(&p, p.len, &k), 0);
-		CU_ASSERT_EQUAL(k.family, 4);
-		CU_ASSERT_EQUAL(k.proto, proto);
-		CU_ASSERT_EQUAL(k.is_frag, 0);
-		CU_ASSERT_EQUAL(k.has_ports, 1);
-		CU_ASSERT_EQUAL(k.ports, raw32(p.b + ETH_LEN + IP4_LEN));
-		CU_ASSERT_EQUAL(k.ports, rte_cpu_to_be_32((uint32_t)(1000 + i) << 16 | 2000));
+		check_port_key(&k, &p, 4, proto, (uint16_t)(1000 + i), 2000);
 		CU_ASSERT_EQUAL(k.src[0], rte_cpu_to_be_32(UT_IP4(1)));
 		CU_ASSERT_EQUAL(k.dst[0], rte_cpu_to_be_32(UT_IP4(0x10002)));
 		CU_ASSERT(k.src[1] == 0 && k.src[2] == 0 && k.src[3] == 0);
 		CU_ASSERT(k.dst[1] == 0 && k.dst[2] == 0 && k.dst[3] == 0);
-		CU_ASSERT_EQUAL(k.l2_len, ETH_LEN);
-		CU_ASSERT_EQUAL(k.l3_len, IP4_LEN);
 
 		h = hash_pkt(&p);
 		CU_ASSERT_NOT_EQUAL(h, 0);
@@ -256,16 +267,9 @@ test_v6_ports(void)
 
 		ut_pkt_v6(&p, 1, 2, proto, (uint16_t)(1000 + i), 443);
 		CU_ASSERT_EQUAL_FATAL(key_of(&p, p.len, &k), 0);
-		CU_ASSERT_EQUAL(k.family, 6);
-		CU_ASSERT_EQUAL(k.proto, proto);
-		CU_ASSERT_EQUAL(k.is_frag, 0);
-		CU_ASSERT_EQUAL(k.has_ports, 1);
-		CU_ASSERT_EQUAL(k.ports, raw32(p.b + ETH_LEN + IP6_LEN));
-		CU_ASSERT_EQUAL(k.ports, rte_cpu_to_be_32((uint32_t)(1000 + i) << 16 | 443));
+		check_port_key(&k, &p, 6, proto, (uint16_t)(1000 + i), 443);
 		CU_ASSERT_EQUAL(memcmp(k.src, p.b + ETH_LEN + 8, 16), 0);
 		CU_ASSERT_EQUAL(memcmp(k.dst, p.b + ETH_LEN + 24, 16), 0);
-		CU_ASSERT_EQUAL(k.l2_len, ETH_LEN);
-		CU_ASSERT_EQUAL(k.l3_len, IP6_LEN);
 
 		h = hash_pkt(&p);
 		memcpy(w, k.src, 16);
@@ -1032,39 +1036,6 @@ test_mode_parse(void)
 	CU_ASSERT_STRING_EQUAL(rps_hash_mode_name(RPS_HASH_TOEPLITZ), "toeplitz");
 }
 
-/* A packet of @p proto from a:sp to b:dp (IPv4 addresses are a's first 4 bytes); @p frag
- * makes it a first fragment, @p vlan adds a tag (the reference path). */
-static void
-sym_pkt(struct ut_pkt *p, int v6, uint8_t proto, int frag, int vlan, const uint8_t *a,
-	const uint8_t *b, uint16_t sp, uint16_t dp)
-{
-	uint16_t et = v6 ? RTE_ETHER_TYPE_IPV6 : RTE_ETHER_TYPE_IPV4;
-
-	ut_pkt_init(p);
-	if (vlan) {
-		ut_put_eth(p, RTE_ETHER_TYPE_VLAN);
-		ut_put_vlan(p, 3, et);
-	} else {
-		ut_put_eth(p, et);
-	}
-	if (v6 && frag) {
-		ut_put_ipv6(p, a, b, IP6_FRAGMENT);
-		ut_put_ipv6_frag(p, proto, 0, 1);
-	} else if (v6) {
-		ut_put_ipv6(p, a, b, proto);
-	} else {
-		ut_put_ipv4(p, rte_be_to_cpu_32(raw32(a)), rte_be_to_cpu_32(raw32(b)), proto, 0,
-			    frag ? RTE_IPV4_HDR_MF_FLAG : 0);
-	}
-	if (proto == IPPROTO_TCP)
-		ut_put_tcp(p, sp, dp);
-	else if (proto == IPPROTO_UDP)
-		ut_put_udp(p, sp, dp);
-	else
-		ut_put_l4_words(p, sp, dp);
-	ut_pkt_finish(p);
-}
-
 static uint32_t
 sym_hash(const struct ut_pkt *p, uint32_t *ref)
 {
@@ -1108,8 +1079,8 @@ test_symmetric(void)
 			memcpy(b, a, 16); /* one host talking to itself: the ports decide */
 		if (i % 19 == 0)
 			dp = sp;
-		sym_pkt(&p, v6, proto, frag, vlan, a, b, sp, dp);
-		sym_pkt(&q, v6, proto, frag, vlan, b, a, dp, sp);
+		ut_pkt_conn(&p, v6, proto, frag, vlan ? 3 : 0, a, b, sp, dp);
+		ut_pkt_conn(&q, v6, proto, frag, vlan ? 3 : 0, b, a, dp, sp);
 		fwd = sym_hash(&p, &ref);
 		CU_ASSERT_NOT_EQUAL(fwd, 0);
 		ref_bad += ref != fwd;

@@ -12,7 +12,6 @@
 #include "test_common.h"
 
 #define ETH_LEN 14
-#define NO_DROP (-1)
 #define P_ICMP 1
 #define P_GRE 47
 #define P_ESP 50
@@ -26,49 +25,16 @@
 
 /* ---- running the stages ---- */
 
-/* Run the parse stage with a context whose counters are @p st. */
-static uint16_t
-parse_st(struct rte_mbuf **pkts, uint16_t n, struct rps_lcore_stats *st)
-{
-	struct rps_stage_ctx c = { .st = st };
-
-	return rps_stage_parse(&c, pkts, n);
-}
-
-static uint16_t
-validate_st(struct rte_mbuf **pkts, uint16_t n, struct rps_lcore_stats *st)
-{
-	struct rps_stage_ctx c = { .st = st };
-
-	return rps_stage_validate(&c, pkts, n);
-}
-
 /* What became of one packet. */
 struct outcome {
 	int kept;       /* passed every stage run */
-	int reason;     /* drop reason, or NO_DROP */
+	int reason;     /* drop reason, or UT_NO_DROP */
 	int stage;      /* 0: dropped (or last seen) by parse, 1: by validate */
 	uint32_t ptype; /* layout after parse (when parse kept it) */
 	uint16_t l2, l3, l4;
 	uint32_t pkt_len; /* after the last stage, when kept */
 	int same_bytes;   /* the kept packet's bytes are the original's first pkt_len */
 };
-
-/* The only drop reason counted in @p st (exactly one drop expected), or NO_DROP. */
-static int
-drop_reason(const struct rps_lcore_stats *st)
-{
-	int r = NO_DROP;
-
-	for (int i = 0; i < RPS_DROP_MAX; i++) {
-		if (st->dropped[i] == 0)
-			continue;
-		if (st->dropped[i] != 1 || r != NO_DROP)
-			return -2; /* more than one drop: never expected for one packet */
-		r = i;
-	}
-	return r;
-}
 
 /*
  * Put @p len bytes of @p b into an exact-size mbuf (split == 0) or a two-segment chain split
@@ -79,7 +45,7 @@ static struct outcome
 run_pkt(const uint8_t *b, uint16_t len, uint16_t split, int validate,
 	struct rps_lcore_stats *acc)
 {
-	struct outcome o = { .reason = NO_DROP };
+	struct outcome o = { .reason = UT_NO_DROP };
 	struct rps_lcore_stats st;
 	struct rte_mbuf *m = split ? ut_mbuf_split(b, len, split) : ut_mbuf_exact(b, len);
 	uint16_t n;
@@ -88,7 +54,7 @@ run_pkt(const uint8_t *b, uint16_t len, uint16_t split, int validate,
 	memset(&st, 0, sizeof(st));
 	m->packet_type = 0xffffffff; /* parse must overwrite every bit */
 	m->l2_len = m->l3_len = m->l4_len = 0;
-	n = parse_st(&m, 1, &st);
+	n = ut_stage_parse(&m, 1, &st);
 	if (n == 1) {
 		o.ptype = m->packet_type;
 		o.l2 = m->l2_len;
@@ -96,11 +62,11 @@ run_pkt(const uint8_t *b, uint16_t len, uint16_t split, int validate,
 		o.l4 = m->l4_len;
 		if (validate) {
 			o.stage = 1;
-			n = validate_st(&m, 1, &st);
+			n = ut_stage_validate(&m, 1, &st);
 		}
 	}
 	o.kept = n == 1;
-	o.reason = drop_reason(&st);
+	o.reason = ut_drop_reason(&st);
 	if (o.kept) {
 		uint8_t copy[2200];
 
@@ -138,34 +104,6 @@ put_icmp(struct ut_pkt *p, uint8_t type)
 	ut_put(p, h, sizeof(h));
 }
 
-/* IPv6 authentication header: (plen + 2) * 4 bytes. */
-static void
-put_ah(struct ut_pkt *p, uint8_t nh, uint8_t plen)
-{
-	uint8_t *a = ut_put(p, NULL, (uint16_t)((plen + 2) * 4));
-
-	a[0] = nh;
-	a[1] = plen;
-	for (int i = 4; i < (plen + 2) * 4; i++)
-		a[i] = (uint8_t)(0x40 + i);
-}
-
-/* Routing header of @p type with @p naddr addresses (2001:db8::/32) and @p segleft. */
-static void
-put_rh(struct ut_pkt *p, uint8_t nh, uint8_t type, uint8_t segleft, uint8_t naddr)
-{
-	uint8_t *r = ut_put(p, NULL, (uint16_t)(8 + 16 * naddr));
-
-	r[0] = nh;
-	r[1] = (uint8_t)(2 * naddr);
-	r[2] = type;
-	r[3] = segleft;
-	if (type == 4)
-		r[4] = (uint8_t)(naddr - 1);
-	for (uint8_t i = 0; i < naddr; i++)
-		ut_ip6(r + 8 + 16 * i, 0xaa, 100u + i);
-}
-
 static const uint8_t payload[16] = "0123456789abcdef";
 
 enum cat { C_TCP, C_UDP, C_ICMP, C_OTHER, C_FRAG, C_NONIP };
@@ -186,8 +124,9 @@ struct tmpl {
 static struct tmpl tmpls[MAX_TMPL];
 static unsigned int nb_tmpl;
 
-static struct tmpl *
-tmpl_new(const char *name)
+/* The next template, named @p name, in *@p tp; returns its (empty) packet. */
+static struct ut_pkt *
+tmpl_new(struct tmpl **tp, const char *name)
 {
 	struct tmpl *t = &tmpls[nb_tmpl++];
 
@@ -195,7 +134,8 @@ tmpl_new(const char *name)
 	memset(t, 0, sizeof(*t));
 	t->name = name;
 	ut_pkt_init(&t->p);
-	return t;
+	*tp = t;
+	return &t->p;
 }
 
 static void
@@ -223,18 +163,13 @@ build_templates(void)
 	ut_ip6(s6, 0x11, 1);
 	ut_ip6(d6, 0x22, 2);
 
-	t = tmpl_new("v4_tcp");
-	p = &t->p;
+	p = tmpl_new(&t, "v4_tcp");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV4);
 	ut_put_ipv4(p, UT_IP4(1), UT_IP4(2), IPPROTO_TCP, 0, 0);
-	ut_put_tcp(p, 1234, 80);
-	ut_put(p, payload, 8);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_TCP, NULL);
+	ut_pkt_end(p, IPPROTO_TCP, 1234, 80, payload, 8, NULL);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_TCP, 14, 20, 20, C_TCP);
 
-	t = tmpl_new("v4_options_tcp_options");
-	p = &t->p;
+	p = tmpl_new(&t, "v4_options_tcp_options");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV4);
 	ut_put_ipv4(p, UT_IP4(1), UT_IP4(2), IPPROTO_TCP, 12, 0);
 	put_tcp_opts(p, 12);
@@ -243,18 +178,13 @@ build_templates(void)
 	ut_fix_l4(p, IPPROTO_TCP, NULL);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV4_EXT | RTE_PTYPE_L4_TCP, 14, 32, 32, C_TCP);
 
-	t = tmpl_new("v4_udp");
-	p = &t->p;
+	p = tmpl_new(&t, "v4_udp");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV4);
 	ut_put_ipv4(p, UT_IP4(3), UT_IP4(4), IPPROTO_UDP, 0, 0);
-	ut_put_udp(p, 5353, 53);
-	ut_put(p, payload, 7);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_UDP, NULL);
+	ut_pkt_end(p, IPPROTO_UDP, 5353, 53, payload, 7, NULL);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_UDP, 14, 20, 8, C_UDP);
 
-	t = tmpl_new("v4_icmp_echo");
-	p = &t->p;
+	p = tmpl_new(&t, "v4_icmp_echo");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV4);
 	ut_put_ipv4(p, UT_IP4(3), UT_IP4(4), P_ICMP, 0, 0);
 	put_icmp(p, 8);
@@ -263,8 +193,7 @@ build_templates(void)
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_ICMP, 14, 20, 8, C_ICMP);
 
 	/* not an echo: 4 bytes make the header, l4_len is what is there up to 8 */
-	t = tmpl_new("v4_icmp_unreach_6_bytes");
-	p = &t->p;
+	p = tmpl_new(&t, "v4_icmp_unreach_6_bytes");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV4);
 	ut_put_ipv4(p, UT_IP4(3), UT_IP4(4), P_ICMP, 0, 0);
 	put_icmp(p, 3);
@@ -273,16 +202,14 @@ build_templates(void)
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_ICMP, 14, 20, 6, C_ICMP);
 	t->need = 14 + 20 + 4;
 
-	t = tmpl_new("v4_gre");
-	p = &t->p;
+	p = tmpl_new(&t, "v4_gre");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV4);
 	ut_put_ipv4(p, UT_IP4(3), UT_IP4(4), P_GRE, 0, 0);
 	ut_put(p, payload, 12);
 	ut_pkt_finish(p);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_NONFRAG, 14, 20, 0, C_OTHER);
 
-	t = tmpl_new("v4_first_fragment_tcp");
-	p = &t->p;
+	p = tmpl_new(&t, "v4_first_fragment_tcp");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV4);
 	ut_put_ipv4(p, UT_IP4(5), UT_IP4(6), IPPROTO_TCP, 0, RTE_IPV4_HDR_MF_FLAG);
 	ut_put_tcp(p, 1, 2);
@@ -291,55 +218,42 @@ build_templates(void)
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_FRAG, 14, 20, 20, C_FRAG);
 
 	/* a later fragment: its first bytes are data, not a TCP header (doff 0 here) */
-	t = tmpl_new("v4_later_fragment");
-	p = &t->p;
+	p = tmpl_new(&t, "v4_later_fragment");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV4);
 	ut_put_ipv4(p, UT_IP4(5), UT_IP4(6), IPPROTO_TCP, 4, 3);
 	ut_put(p, NULL, 16);
 	ut_pkt_finish(p);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV4_EXT | RTE_PTYPE_L4_FRAG, 14, 24, 0, C_FRAG);
 
-	t = tmpl_new("vlan_v4_udp");
-	p = &t->p;
+	p = tmpl_new(&t, "vlan_v4_udp");
 	ut_put_eth(p, RTE_ETHER_TYPE_VLAN);
 	ut_put_vlan(p, 100, RTE_ETHER_TYPE_IPV4);
 	ut_put_ipv4(p, UT_IP4(7), UT_IP4(8), IPPROTO_UDP, 0, 0);
-	ut_put_udp(p, 1000, 2000);
-	ut_put(p, payload, 3);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_UDP, NULL);
+	ut_pkt_end(p, IPPROTO_UDP, 1000, 2000, payload, 3, NULL);
 	tmpl_set(t, RTE_PTYPE_L2_ETHER_VLAN | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_UDP, 18, 20, 8,
 		 C_UDP);
 
-	t = tmpl_new("qinq_v6_tcp");
-	p = &t->p;
+	p = tmpl_new(&t, "qinq_v6_tcp");
 	ut_put_eth(p, RTE_ETHER_TYPE_QINQ);
 	ut_put_vlan(p, 20, RTE_ETHER_TYPE_VLAN);
 	ut_put_vlan(p, 10, RTE_ETHER_TYPE_IPV6);
 	ut_put_ipv6(p, s6, d6, IPPROTO_TCP);
-	ut_put_tcp(p, 1, 2);
-	ut_put(p, payload, 9);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_TCP, NULL);
+	ut_pkt_end(p, IPPROTO_TCP, 1, 2, payload, 9, NULL);
 	tmpl_set(t, RTE_PTYPE_L2_ETHER_QINQ | RTE_PTYPE_L3_IPV6 | RTE_PTYPE_L4_TCP, 22, 40, 20,
 		 C_TCP);
 
-	t = tmpl_new("four_tags_v4_tcp");
-	p = &t->p;
+	p = tmpl_new(&t, "four_tags_v4_tcp");
 	ut_put_eth(p, RTE_ETHER_TYPE_QINQ1);
 	ut_put_vlan(p, 1, RTE_ETHER_TYPE_QINQ);
 	ut_put_vlan(p, 2, RTE_ETHER_TYPE_VLAN);
 	ut_put_vlan(p, 3, RTE_ETHER_TYPE_VLAN);
 	ut_put_vlan(p, 4, RTE_ETHER_TYPE_IPV4);
 	ut_put_ipv4(p, UT_IP4(9), UT_IP4(10), IPPROTO_TCP, 0, 0);
-	ut_put_tcp(p, 1, 2);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_TCP, NULL);
+	ut_pkt_end(p, IPPROTO_TCP, 1, 2, NULL, 0, NULL);
 	tmpl_set(t, RTE_PTYPE_L2_ETHER_QINQ | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_TCP, 30, 20, 20,
 		 C_TCP);
 
-	t = tmpl_new("v6_tcp_max_options");
-	p = &t->p;
+	p = tmpl_new(&t, "v6_tcp_max_options");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
 	ut_put_ipv6(p, s6, d6, IPPROTO_TCP);
 	put_tcp_opts(p, 40);
@@ -348,18 +262,13 @@ build_templates(void)
 	ut_fix_l4(p, IPPROTO_TCP, NULL);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV6 | RTE_PTYPE_L4_TCP, 14, 40, 60, C_TCP);
 
-	t = tmpl_new("v6_udp");
-	p = &t->p;
+	p = tmpl_new(&t, "v6_udp");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
 	ut_put_ipv6(p, s6, d6, IPPROTO_UDP);
-	ut_put_udp(p, 1, 2);
-	ut_put(p, payload, 16);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_UDP, NULL);
+	ut_pkt_end(p, IPPROTO_UDP, 1, 2, payload, 16, NULL);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV6 | RTE_PTYPE_L4_UDP, 14, 40, 8, C_UDP);
 
-	t = tmpl_new("v6_icmp6_echo");
-	p = &t->p;
+	p = tmpl_new(&t, "v6_icmp6_echo");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
 	ut_put_ipv6(p, s6, d6, P_ICMP6);
 	put_icmp(p, 128);
@@ -368,23 +277,18 @@ build_templates(void)
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV6 | RTE_PTYPE_L4_ICMP, 14, 40, 8, C_ICMP);
 
 	/* hop-by-hop, routing (SRv6, one segment, none left), destination options, AH, TCP */
-	t = tmpl_new("v6_chain_hbh_rt_dst_ah_tcp");
-	p = &t->p;
+	p = tmpl_new(&t, "v6_chain_hbh_rt_dst_ah_tcp");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
 	ut_put_ipv6(p, s6, d6, X_HOP);
 	ut_put_ipv6_ext(p, X_RT, 0);
-	put_rh(p, X_DST, 4, 0, 1);
+	ut_put_rh(p, X_DST, 4, 0, 1);
 	ut_put_ipv6_ext(p, P_AH, 1);
-	put_ah(p, IPPROTO_TCP, 4);
-	ut_put_tcp(p, 7, 8);
-	ut_put(p, payload, 10);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_TCP, NULL);
+	ut_put_ah(p, IPPROTO_TCP, 4);
+	ut_pkt_end(p, IPPROTO_TCP, 7, 8, payload, 10, NULL);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV6_EXT | RTE_PTYPE_L4_TCP, 14, 40 + 8 + 24 + 16 + 24, 20,
 		 C_TCP);
 
-	t = tmpl_new("v6_first_fragment_udp");
-	p = &t->p;
+	p = tmpl_new(&t, "v6_first_fragment_udp");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
 	ut_put_ipv6(p, s6, d6, X_FRAG);
 	ut_put_ipv6_frag(p, IPPROTO_UDP, 0, 1);
@@ -393,8 +297,7 @@ build_templates(void)
 	ut_pkt_finish(p);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV6_EXT | RTE_PTYPE_L4_FRAG, 14, 48, 8, C_FRAG);
 
-	t = tmpl_new("v6_first_fragment_icmp6_echo");
-	p = &t->p;
+	p = tmpl_new(&t, "v6_first_fragment_icmp6_echo");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
 	ut_put_ipv6(p, s6, d6, X_FRAG);
 	ut_put_ipv6_frag(p, P_ICMP6, 0, 1);
@@ -404,8 +307,7 @@ build_templates(void)
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV6_EXT | RTE_PTYPE_L4_FRAG, 14, 48, 8, C_FRAG);
 
 	/* a later fragment after a destination-options header; the data is not parsed */
-	t = tmpl_new("v6_later_fragment");
-	p = &t->p;
+	p = tmpl_new(&t, "v6_later_fragment");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
 	ut_put_ipv6(p, s6, d6, X_DST);
 	ut_put_ipv6_ext(p, X_FRAG, 0);
@@ -414,41 +316,34 @@ build_templates(void)
 	ut_pkt_finish(p);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV6_EXT | RTE_PTYPE_L4_FRAG, 14, 56, 0, C_FRAG);
 
-	t = tmpl_new("v6_atomic_fragment_tcp");
-	p = &t->p;
+	p = tmpl_new(&t, "v6_atomic_fragment_tcp");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
 	ut_put_ipv6(p, s6, d6, X_FRAG);
 	ut_put_ipv6_frag(p, IPPROTO_TCP, 0, 0);
-	ut_put_tcp(p, 1, 2);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_TCP, NULL);
+	ut_pkt_end(p, IPPROTO_TCP, 1, 2, NULL, 0, NULL);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV6_EXT | RTE_PTYPE_L4_TCP, 14, 48, 20, C_TCP);
 
-	t = tmpl_new("v6_esp");
-	p = &t->p;
+	p = tmpl_new(&t, "v6_esp");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
 	ut_put_ipv6(p, s6, d6, P_ESP);
 	ut_put(p, payload, 16);
 	ut_pkt_finish(p);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV6 | RTE_PTYPE_L4_NONFRAG, 14, 40, 0, C_OTHER);
 
-	t = tmpl_new("v6_hbh_no_next_header");
-	p = &t->p;
+	p = tmpl_new(&t, "v6_hbh_no_next_header");
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
 	ut_put_ipv6(p, s6, d6, X_HOP);
 	ut_put_ipv6_ext(p, P_NONXT, 0);
 	ut_pkt_finish(p);
 	tmpl_set(t, E | RTE_PTYPE_L3_IPV6_EXT | RTE_PTYPE_L4_NONFRAG, 14, 48, 0, C_OTHER);
 
-	t = tmpl_new("arp");
-	p = &t->p;
+	p = tmpl_new(&t, "arp");
 	ut_put_eth(p, RTE_ETHER_TYPE_ARP);
 	ut_put(p, payload, 16);
 	ut_put(p, payload, 12);
 	tmpl_set(t, E, 14, 0, 0, C_NONIP);
 
-	t = tmpl_new("vlan_arp");
-	p = &t->p;
+	p = tmpl_new(&t, "vlan_arp");
 	ut_put_eth(p, RTE_ETHER_TYPE_VLAN);
 	ut_put_vlan(p, 7, RTE_ETHER_TYPE_ARP);
 	ut_put(p, payload, 16);
@@ -589,7 +484,7 @@ test_truncated_every_offset(void)
 	CU_ASSERT_EQUAL(ut_pool_avail(), avail);
 }
 
-/* One packet through parse alone: the drop reason (or NO_DROP), exact and split alike. */
+/* One packet through parse alone: the drop reason (or UT_NO_DROP), exact and split alike. */
 static int
 parse_reason(const struct ut_pkt *p)
 {
@@ -602,7 +497,7 @@ parse_reason(const struct ut_pkt *p)
 		    s.l2 != o.l2 || s.l3 != o.l3 || s.l4 != o.l4)
 			return -100 - split; /* the layouts disagree */
 	}
-	return o.kept ? NO_DROP : o.reason;
+	return o.kept ? UT_NO_DROP : o.reason;
 }
 
 static void
@@ -644,7 +539,7 @@ test_bad_version_ihl(void)
 	ut_put_ipv4(&p, UT_IP4(1), UT_IP4(2), IPPROTO_UDP, 40, 0);
 	ut_put_udp(&p, 1, 2);
 	ut_pkt_finish(&p);
-	CU_ASSERT_EQUAL(parse_reason(&p), NO_DROP);
+	CU_ASSERT_EQUAL(parse_reason(&p), UT_NO_DROP);
 	/* ihl 15 with 39 option bytes there */
 	p.len = ETH_LEN + 59;
 	CU_ASSERT_EQUAL(parse_reason(&p), RPS_DROP_TRUNCATED);
@@ -656,7 +551,7 @@ test_tcp_data_offset(void)
 	struct ut_pkt p;
 
 	for (uint8_t doff = 0; doff < 16; doff++) {
-		int want = doff < 5 ? RPS_DROP_BAD_HEADER : doff <= 7 ? NO_DROP : RPS_DROP_TRUNCATED;
+		int want = doff < 5 ? RPS_DROP_BAD_HEADER : doff <= 7 ? UT_NO_DROP : RPS_DROP_TRUNCATED;
 
 		/* 20 + 8 bytes after the IP header: data offsets up to 7 fit */
 		ut_pkt_v4(&p, UT_IP4(1), UT_IP4(2), IPPROTO_TCP, 1, 2);
@@ -675,7 +570,7 @@ test_tcp_data_offset(void)
 	ut_pkt_finish(&p);
 	CU_ASSERT_EQUAL(parse_reason(&p), RPS_DROP_BAD_HEADER);
 	p.b[ETH_LEN + 7] = 4; /* offset 32 bytes */
-	CU_ASSERT_EQUAL(parse_reason(&p), NO_DROP);
+	CU_ASSERT_EQUAL(parse_reason(&p), UT_NO_DROP);
 }
 
 /* Tags: up to four pass, the fifth is bad_header, whatever mix of tag ethertypes. */
@@ -713,7 +608,7 @@ test_vlan_tags(void)
 				CU_ASSERT_EQUAL(parse_reason(&p), RPS_DROP_BAD_HEADER);
 				continue;
 			}
-			CU_ASSERT_EQUAL(parse_reason(&p), NO_DROP);
+			CU_ASSERT_EQUAL(parse_reason(&p), UT_NO_DROP);
 			o = run_pkt(p.b, p.len, 0, 1, NULL);
 			CU_ASSERT_TRUE(o.kept);
 			CU_ASSERT_EQUAL(o.l2, ETH_LEN + 4 * tags);
@@ -848,7 +743,7 @@ test_l4_inside_datagram(void)
 	ut_pkt_finish(&p);
 	CU_ASSERT_EQUAL(parse_reason(&p), RPS_DROP_TRUNCATED);
 	p.b[p.l4_off] = 135; /* neighbour solicitation (cut short, but not an echo) */
-	CU_ASSERT_EQUAL(parse_reason(&p), NO_DROP);
+	CU_ASSERT_EQUAL(parse_reason(&p), UT_NO_DROP);
 	/* 3 ICMP bytes: truncated whatever the type */
 	p.len = (uint16_t)(p.l4_off + 3);
 	ut_pkt_finish(&p);
@@ -856,7 +751,7 @@ test_l4_inside_datagram(void)
 	/* inconsistent lengths: only the frame bounds parse, validate says bad_length */
 	ut_pkt_v4(&p, UT_IP4(1), UT_IP4(2), IPPROTO_TCP, 1, 2);
 	p.b[ETH_LEN + 2] = 0, p.b[ETH_LEN + 3] = 19;
-	CU_ASSERT_EQUAL(parse_reason(&p), NO_DROP);
+	CU_ASSERT_EQUAL(parse_reason(&p), UT_NO_DROP);
 	o = run_pkt(p.b, p.len, 0, 1, NULL);
 	CU_ASSERT_EQUAL(o.reason, RPS_DROP_BAD_LENGTH);
 	CU_ASSERT_EQUAL(o.stage, 1);
@@ -931,7 +826,7 @@ test_mixed_burst(void)
 	want.pkts_non_ip += 7;
 	want.rx_packets = 55;
 	want.dropped[RPS_DROP_TRUNCATED] += 3;
-	kept = parse_st(pkts, (uint16_t)n, &st);
+	kept = ut_stage_parse(pkts, (uint16_t)n, &st);
 	for (unsigned int i = 0; i < n; i++)
 		if (keep[i]) {
 			CU_ASSERT_PTR_EQUAL(pkts[nk], orig[i]);
@@ -954,7 +849,7 @@ test_mixed_burst(void)
 
 		for (unsigned int i = 0; i < nk; i++)
 			pt[i] = pkts[i]->packet_type;
-		CU_ASSERT_EQUAL(parse_st(pkts, kept, &st), kept);
+		CU_ASSERT_EQUAL(ut_stage_parse(pkts, kept, &st), kept);
 		for (unsigned int i = 0; i < nk; i++)
 			CU_ASSERT_EQUAL(pkts[i]->packet_type, pt[i]);
 		CU_ASSERT_EQUAL(st.pkts_ipv4 + st.pkts_ipv6 + st.pkts_non_ip,
@@ -962,7 +857,7 @@ test_mixed_burst(void)
 	}
 	/* an empty burst changes nothing */
 	want = st;
-	CU_ASSERT_EQUAL(parse_st(pkts, 0, &st), 0);
+	CU_ASSERT_EQUAL(ut_stage_parse(pkts, 0, &st), 0);
 	CU_ASSERT_TRUE(stats_equal(&st, &want, "empty burst"));
 	rte_pktmbuf_free_bulk(pkts, kept);
 	CU_ASSERT_EQUAL(ut_pool_avail(), avail);
@@ -1077,10 +972,10 @@ test_random_short(void)
 			CU_ASSERT_PTR_NOT_NULL_FATAL(a[i]);
 			CU_ASSERT_PTR_NOT_NULL_FATAL(b[i]);
 		}
-		pa = parse_st(a, BURST, &sa);
-		ka = validate_st(a, pa, &sa);
-		kb = parse_st(b, BURST, &sb);
-		kb = validate_st(b, kb, &sb);
+		pa = ut_stage_parse(a, BURST, &sa);
+		ka = ut_stage_validate(a, pa, &sa);
+		kb = ut_stage_parse(b, BURST, &sb);
+		kb = ut_stage_validate(b, kb, &sb);
 		total += BURST;
 		kept_total += ka;
 		parse_kept += pa;

@@ -675,57 +675,64 @@ test_too_many(void)
 	}
 }
 
+/* A fragment of a test datagram: [ofs, ofs + len), and whether more follow. */
+struct frag {
+	uint32_t ofs, len;
+	int mf;
+};
+
+/*
+ * The @p n (at most 4) fragments @p fr of @p d, in one burst on a fresh table of 64
+ * datagrams (1 s timeout): none comes out, @p errors are counted as frag_error and, unless @p timeouts is negative,
+ * @p timeouts as frag_timeout once the table is destroyed.
+ */
+static void
+expect_no_dgram(const struct dg *d, const struct frag *fr, uint16_t n, uint64_t errors,
+		int timeouts)
+{
+	struct rte_mbuf *pkts[4];
+	struct fx f;
+
+	fx_init(&f, 64, 1000);
+	for (uint16_t i = 0; i < n; i++)
+		pkts[i] = mk(d, fr[i].ofs, fr[i].len, fr[i].mf);
+	CU_ASSERT_EQUAL(fx_run(&f, pkts, n, 0), 0);
+	CU_ASSERT_EQUAL(f.st.dropped[RPS_DROP_FRAG_ERROR], errors);
+	fx_fini(&f);
+	if (timeouts >= 0)
+		CU_ASSERT_EQUAL(f.st.dropped[RPS_DROP_FRAG_TIMEOUT], (uint64_t)timeouts);
+}
+
 /* Overlaps and duplicates: every fragment involved is a frag_error, none leaks. */
 static void
 test_overlap_duplicate(void)
 {
+	static const struct {
+		struct frag fr[4];
+		uint16_t n;
+		uint64_t errors;
+		int timeouts; /* -1: not checked */
+	} cases[] = {
+		/* [0,16) [8,24) [24,32): more bytes than the datagram */
+		{ { { 0, 16, 1 }, { 8, 16, 1 }, { 24, 8, 0 } }, 3, 3, 0 },
+		/* [0,8) [16,24) [16,24) [24,32): the byte count matches, the chain has a hole;
+		 * rte_ip_frag links two of them before noticing, so its death row holds three
+		 * chains for four fragments */
+		{ { { 0, 8, 1 }, { 16, 8, 1 }, { 16, 8, 1 }, { 24, 8, 0 } }, 4, 4, 0 },
+		/* a duplicate middle fragment */
+		{ { { 0, 8, 1 }, { 8, 8, 1 }, { 8, 8, 1 }, { 16, 16, 0 } }, 4, 4, -1 },
+		/* a duplicate first fragment: both dropped; the last then waits alone */
+		{ { { 0, 16, 1 }, { 0, 16, 1 }, { 16, 16, 0 } }, 3, 2, 1 },
+	};
+
 	for (int v6 = 0; v6 < 2; v6++) {
 		struct dg d = { .v6 = v6, .id = 12, .l4_len = 32 };
 		struct rte_mbuf *pkts[8];
 		struct fx f;
 
-		/* [0,16) [8,24) [24,32): more bytes than the datagram */
-		fx_init(&f, 64, 1000);
-		pkts[0] = mk(&d, 0, 16, 1);
-		pkts[1] = mk(&d, 8, 16, 1);
-		pkts[2] = mk(&d, 24, 8, 0);
-		CU_ASSERT_EQUAL(fx_run(&f, pkts, 3, 0), 0);
-		CU_ASSERT_EQUAL(f.st.dropped[RPS_DROP_FRAG_ERROR], 3);
-		fx_fini(&f);
-		CU_ASSERT_EQUAL(f.st.dropped[RPS_DROP_FRAG_TIMEOUT], 0);
-
-		/* [0,8) [16,24) [16,24) [24,32): the byte count matches, the chain has a hole;
-		 * rte_ip_frag links two of them before noticing, so its death row holds three
-		 * chains for four fragments */
-		fx_init(&f, 64, 1000);
-		pkts[0] = mk(&d, 0, 8, 1);
-		pkts[1] = mk(&d, 16, 8, 1);
-		pkts[2] = mk(&d, 16, 8, 1);
-		pkts[3] = mk(&d, 24, 8, 0);
-		CU_ASSERT_EQUAL(fx_run(&f, pkts, 4, 0), 0);
-		CU_ASSERT_EQUAL(f.st.dropped[RPS_DROP_FRAG_ERROR], 4);
-		fx_fini(&f);
-		CU_ASSERT_EQUAL(f.st.dropped[RPS_DROP_FRAG_TIMEOUT], 0);
-
-		/* a duplicate middle fragment */
-		fx_init(&f, 64, 1000);
-		pkts[0] = mk(&d, 0, 8, 1);
-		pkts[1] = mk(&d, 8, 8, 1);
-		pkts[2] = mk(&d, 8, 8, 1);
-		pkts[3] = mk(&d, 16, 16, 0);
-		CU_ASSERT_EQUAL(fx_run(&f, pkts, 4, 0), 0);
-		CU_ASSERT_EQUAL(f.st.dropped[RPS_DROP_FRAG_ERROR], 4);
-		fx_fini(&f);
-
-		/* a duplicate first fragment: both dropped; the last then waits alone */
-		fx_init(&f, 64, 1000);
-		pkts[0] = mk(&d, 0, 16, 1);
-		pkts[1] = mk(&d, 0, 16, 1);
-		pkts[2] = mk(&d, 16, 16, 0);
-		CU_ASSERT_EQUAL(fx_run(&f, pkts, 3, 0), 0);
-		CU_ASSERT_EQUAL(f.st.dropped[RPS_DROP_FRAG_ERROR], 2);
-		fx_fini(&f);
-		CU_ASSERT_EQUAL(f.st.dropped[RPS_DROP_FRAG_TIMEOUT], 1);
+		for (unsigned int i = 0; i < RTE_DIM(cases); i++)
+			expect_no_dgram(&d, cases[i].fr, cases[i].n, cases[i].errors,
+					cases[i].timeouts);
 
 		/* a duplicate after completion starts a new datagram, which times out */
 		fx_init(&f, 64, 1000);

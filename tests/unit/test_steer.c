@@ -488,17 +488,29 @@ test_steer_hash(void)
 	rte_pktmbuf_free(m);
 }
 
+/* The worker's side: take up to @p max (<= 8) packets off @p bl, @p want of them expected,
+ * mark them processed and free them. */
+static void
+work(struct rps_backlog *bl, uint32_t max, uint32_t want)
+{
+	struct rte_mbuf *out[8];
+	uint32_t left, n = rps_backlog_dequeue(bl, out, max, &left);
+
+	CU_ASSERT_EQUAL(n, want);
+	rps_backlog_complete(bl, n);
+	rte_pktmbuf_free_bulk(out, n);
+}
+
 /* Reorder-safe remap: a bucket stays on its old worker until that worker has processed
  * everything the bucket queued there; without the table the new map applies at once. */
 static void
 test_reorder_safe_remap(void)
 {
 	static const uint16_t to0[1] = { 0 }, to1[1] = { 1 };
-	struct rte_mbuf *pkts[8], *out[8];
+	struct rte_mbuf *pkts[8];
 	struct rps_map *m0, *m1;
 	struct rps_buckets *bk;
 	struct bed t;
-	uint32_t left;
 
 	bed_init(&t, 2, 64, 1, to0, RPS_HASH_JHASH, 0);
 	m0 = t.map;
@@ -525,18 +537,14 @@ test_reorder_safe_remap(void)
 	CU_ASSERT_EQUAL(t.stats.flows_migrated, 0);
 
 	/* worker 0 processes 5 of 6: still not drained, still deferred */
-	CU_ASSERT_EQUAL(rps_backlog_dequeue(&t.bl[0], out, 5, &left), 5);
-	rps_backlog_complete(&t.bl[0], 5);
-	rte_pktmbuf_free_bulk(out, 5);
+	work(&t.bl[0], 5, 5);
 	pkts[0] = flow_pkt(0, 6);
 	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, m1, bk, NULL, pkts, 1), 1);
 	CU_ASSERT_EQUAL(rte_ring_count(t.bl[0].ring), 2);
 	CU_ASSERT_EQUAL(t.stats.migrations_deferred, 3);
 
 	/* worker 0 drains: the bucket moves, the next packet goes to worker 1 */
-	CU_ASSERT_EQUAL(rps_backlog_dequeue(&t.bl[0], out, 8, &left), 2);
-	rps_backlog_complete(&t.bl[0], 2);
-	rte_pktmbuf_free_bulk(out, 2);
+	work(&t.bl[0], 8, 2);
 	pkts[0] = flow_pkt(0, 7);
 	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, m1, bk, NULL, pkts, 1), 1);
 	CU_ASSERT_EQUAL(rte_ring_count(t.bl[1].ring), 1);
@@ -557,12 +565,8 @@ test_reorder_safe_remap(void)
 	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, m0, bk, NULL, pkts, 4), 4);
 	CU_ASSERT_EQUAL(rte_ring_count(t.bl[0].ring), 5);
 	CU_ASSERT_EQUAL(rte_ring_count(t.bl[1].ring), 1);
-	CU_ASSERT_EQUAL(rps_backlog_dequeue(&t.bl[0], out, 8, &left), 5);
-	rps_backlog_complete(&t.bl[0], 5);
-	rte_pktmbuf_free_bulk(out, 5);
-	CU_ASSERT_EQUAL(rps_backlog_dequeue(&t.bl[1], out, 8, &left), 1);
-	rps_backlog_complete(&t.bl[1], 1);
-	rte_pktmbuf_free_bulk(out, 1);
+	work(&t.bl[0], 8, 5);
+	work(&t.bl[1], 8, 1);
 
 	rps_buckets_free(bk);
 	rps_map_free(m1);

@@ -290,33 +290,6 @@ test_impls_agree(void)
 	CU_ASSERT_EQUAL(bad, 0);
 }
 
-/* A random TCP/UDP (or, one in four, ICMP / fragment) packet from @p a to @p b. */
-static void
-random_pkt(struct ut_pkt *p, int v6, uint8_t proto, int frag, const uint8_t *a,
-	   const uint8_t *b, uint16_t sp, uint16_t dp)
-{
-	ut_pkt_init(p);
-	if (v6) {
-		ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
-		if (frag) {
-			ut_put_ipv6(p, a, b, 44);
-			ut_put_ipv6_frag(p, proto, 0, 1);
-		} else {
-			ut_put_ipv6(p, a, b, proto);
-		}
-	} else {
-		ut_put_eth(p, RTE_ETHER_TYPE_IPV4);
-		ut_put_ipv4(p, host32(a), host32(b), proto, 0, frag ? RTE_IPV4_HDR_MF_FLAG : 0);
-	}
-	if (proto == IPPROTO_TCP)
-		ut_put_tcp(p, sp, dp);
-	else if (proto == IPPROTO_UDP)
-		ut_put_udp(p, sp, dp);
-	else
-		ut_put_l4_words(p, sp, dp);
-	ut_pkt_finish(p);
-}
-
 static uint32_t
 mbuf_hash(const struct rps_toeplitz *t, const struct ut_pkt *p, uint32_t *ref)
 {
@@ -365,8 +338,8 @@ test_symmetric(void)
 			random_key(&st, b, sizeof(b));
 			if (i % 17 == 0)
 				memcpy(b, a, sizeof(b)); /* same address both ends: ports decide */
-			random_pkt(&p, v6, proto, frag, a, b, sp, dp);
-			random_pkt(&q, v6, proto, frag, b, a, dp, sp);
+			ut_pkt_conn(&p, v6, proto, frag, 0, a, b, sp, dp);
+			ut_pkt_conn(&q, v6, proto, frag, 0, b, a, dp, sp);
 			fwd = mbuf_hash(&sym, &p, &ref);
 			fast_bad += ref != fwd;
 			rev = mbuf_hash(&sym, &q, &ref);

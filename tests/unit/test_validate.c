@@ -13,7 +13,6 @@
 #include "test_common.h"
 
 #define ETH_LEN 14
-#define NO_DROP (-1)
 #define P_ICMP 1
 #define P_AH 51
 #define X_HOP 0
@@ -30,26 +29,10 @@
 
 /* ---- running the stages ---- */
 
-static uint16_t
-parse_st(struct rte_mbuf **pkts, uint16_t n, struct rps_lcore_stats *st)
-{
-	struct rps_stage_ctx c = { .st = st };
-
-	return rps_stage_parse(&c, pkts, n);
-}
-
-static uint16_t
-validate_st(struct rte_mbuf **pkts, uint16_t n, struct rps_lcore_stats *st)
-{
-	struct rps_stage_ctx c = { .st = st };
-
-	return rps_stage_validate(&c, pkts, n);
-}
-
 /* What became of one packet. */
 struct outcome {
 	int kept;
-	int reason;      /* the one drop reason counted, NO_DROP, or -2 for several */
+	int reason;      /* the one drop reason counted, UT_NO_DROP, or -2 for several */
 	int stage;       /* 0: dropped by parse, 1: validate ran */
 	uint32_t pkt_len;
 	uint16_t nb_segs;
@@ -57,21 +40,6 @@ struct outcome {
 	int same_bytes;  /* the kept bytes are the original's first pkt_len */
 	uint64_t hw, sw; /* cksum_hw, cksum_sw */
 };
-
-static int
-drop_reason(const struct rps_lcore_stats *st)
-{
-	int r = NO_DROP;
-
-	for (int i = 0; i < RPS_DROP_MAX; i++) {
-		if (st->dropped[i] == 0)
-			continue;
-		if (st->dropped[i] != 1 || r != NO_DROP)
-			return -2;
-		r = i;
-	}
-	return r;
-}
 
 static int
 chain_consistent(const struct rte_mbuf *m)
@@ -114,7 +82,7 @@ mk_mbuf(const uint8_t *b, uint16_t len, uint16_t s1, uint16_t s2)
 static struct outcome
 run3(const uint8_t *b, uint16_t len, uint16_t s1, uint16_t s2, uint64_t ol)
 {
-	struct outcome o = { .reason = NO_DROP };
+	struct outcome o = { .reason = UT_NO_DROP };
 	struct rps_lcore_stats st;
 	unsigned int avail = ut_pool_avail();
 	struct rte_mbuf *m = mk_mbuf(b, len, s1, s2);
@@ -122,14 +90,14 @@ run3(const uint8_t *b, uint16_t len, uint16_t s1, uint16_t s2, uint64_t ol)
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 	memset(&st, 0, sizeof(st));
-	n = parse_st(&m, 1, &st);
+	n = ut_stage_parse(&m, 1, &st);
 	if (n == 1) {
 		m->ol_flags |= ol;
 		o.stage = 1;
-		n = validate_st(&m, 1, &st);
+		n = ut_stage_validate(&m, 1, &st);
 	}
 	o.kept = n == 1;
-	o.reason = drop_reason(&st);
+	o.reason = ut_drop_reason(&st);
 	o.hw = st.cksum_hw;
 	o.sw = st.cksum_sw;
 	if (o.kept) {
@@ -176,34 +144,6 @@ fix_ip4(struct ut_pkt *p)
 	ip[11] = (uint8_t)ck;
 }
 
-static void
-put_ah(struct ut_pkt *p, uint8_t nh, uint8_t plen)
-{
-	uint8_t *a = ut_put(p, NULL, (uint16_t)((plen + 2) * 4));
-
-	a[0] = nh;
-	a[1] = plen;
-	for (int i = 4; i < (plen + 2) * 4; i++)
-		a[i] = (uint8_t)(0x40 + i);
-}
-
-/* Routing header of @p type with @p naddr addresses 2001:db8:0:aa::(100 + i). */
-static uint8_t *
-put_rh(struct ut_pkt *p, uint8_t nh, uint8_t type, uint8_t segleft, uint8_t naddr)
-{
-	uint8_t *r = ut_put(p, NULL, (uint16_t)(8 + 16 * naddr));
-
-	r[0] = nh;
-	r[1] = (uint8_t)(2 * naddr);
-	r[2] = type;
-	r[3] = segleft;
-	if (type == 4)
-		r[4] = (uint8_t)(naddr - 1);
-	for (uint8_t i = 0; i < naddr; i++)
-		ut_ip6(r + 8 + 16 * i, 0xaa, 100u + i);
-	return r;
-}
-
 static const uint8_t payload[32] = "the quick brown fox jumps over.";
 
 /* Ethernet + IPv4 (+ @p opt) + TCP or UDP with @p plen payload bytes, checksums right. */
@@ -213,17 +153,12 @@ pkt4(struct ut_pkt *p, uint8_t proto, uint8_t opt, uint16_t plen)
 	ut_pkt_init(p);
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV4);
 	ut_put_ipv4(p, UT_IP4(10), UT_IP4(20), proto, opt, 0);
-	if (proto == IPPROTO_TCP)
-		ut_put_tcp(p, 40000, 443);
-	else
-		ut_put_udp(p, 40000, 53);
-	ut_put(p, payload, plen);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, proto, NULL);
+	ut_pkt_end(p, proto, 40000, proto == IPPROTO_TCP ? 443 : 53, payload, plen, NULL);
 }
 
+/* Ethernet + IPv6 from 2001:db8::10:0:1 to 2001:db8::20:0:2, next header @p nh. */
 static void
-pkt6(struct ut_pkt *p, uint8_t proto, uint16_t plen)
+start6(struct ut_pkt *p, uint8_t nh)
 {
 	uint8_t s6[16], d6[16];
 
@@ -231,14 +166,14 @@ pkt6(struct ut_pkt *p, uint8_t proto, uint16_t plen)
 	ut_ip6(d6, 0x20, 2);
 	ut_pkt_init(p);
 	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
-	ut_put_ipv6(p, s6, d6, proto);
-	if (proto == IPPROTO_TCP)
-		ut_put_tcp(p, 40000, 443);
-	else
-		ut_put_udp(p, 40000, 53);
-	ut_put(p, payload, plen);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, proto, NULL);
+	ut_put_ipv6(p, s6, d6, nh);
+}
+
+static void
+pkt6(struct ut_pkt *p, uint8_t proto, uint16_t plen)
+{
+	start6(p, proto);
+	ut_pkt_end(p, proto, 40000, proto == IPPROTO_TCP ? 443 : 53, payload, plen, NULL);
 }
 
 /* Make the transport checksum come out as 0 (so UDP sends 0xffff) by adjusting the first
@@ -330,81 +265,46 @@ test_good_packets(void)
 	ut_put_eth(p, RTE_ETHER_TYPE_VLAN);
 	ut_put_vlan(p, 5, RTE_ETHER_TYPE_IPV6);
 	ut_put_ipv6(p, s6, d6, IPPROTO_UDP);
-	ut_put_udp(p, 1, 2);
-	ut_put(p, payload, 17);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_UDP, NULL);
+	ut_pkt_end(p, IPPROTO_UDP, 1, 2, payload, 17, NULL);
 	G("qinq_v4_tcp", 2);
 	ut_pkt_init(p);
 	ut_put_eth(p, RTE_ETHER_TYPE_QINQ);
 	ut_put_vlan(p, 5, RTE_ETHER_TYPE_VLAN);
 	ut_put_vlan(p, 6, RTE_ETHER_TYPE_IPV4);
 	ut_put_ipv4(p, UT_IP4(1), UT_IP4(2), IPPROTO_TCP, 8, 0);
-	ut_put_tcp(p, 1, 2);
-	ut_put(p, payload, 3);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_TCP, NULL);
+	ut_pkt_end(p, IPPROTO_TCP, 1, 2, payload, 3, NULL);
 	/* the pseudo-header's length and protocol are the upper layer's, not the IPv6 header's */
 	G("v6_hbh_dst_ah_udp", 1);
-	ut_pkt_init(p);
-	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
-	ut_put_ipv6(p, s6, d6, X_HOP);
+	start6(p, X_HOP);
 	ut_put_ipv6_ext(p, X_DST, 1);
 	ut_put_ipv6_ext(p, P_AH, 0);
-	put_ah(p, IPPROTO_UDP, 4);
-	ut_put_udp(p, 1, 2);
-	ut_put(p, payload, 20);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_UDP, NULL);
+	ut_put_ah(p, IPPROTO_UDP, 4);
+	ut_pkt_end(p, IPPROTO_UDP, 1, 2, payload, 20, NULL);
 	/* SRv6 in transit: the pseudo-header carries the final destination, Segment List[0] */
 	G("v6_srh_segments_left_tcp", 1);
-	ut_pkt_init(p);
-	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
-	ut_put_ipv6(p, s6, d6, X_RT);
-	memcpy(fin, put_rh(p, IPPROTO_TCP, 4, 2, 3) + 8, 16);
-	ut_put_tcp(p, 1, 2);
-	ut_put(p, payload, 6);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_TCP, fin);
+	start6(p, X_RT);
+	memcpy(fin, ut_put_rh(p, IPPROTO_TCP, 4, 2, 3) + 8, 16);
+	ut_pkt_end(p, IPPROTO_TCP, 1, 2, payload, 6, fin);
 	/* type 0 and type 2: the last address of the list */
 	G("v6_rh0_segments_left_udp", 1);
-	ut_pkt_init(p);
-	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
-	ut_put_ipv6(p, s6, d6, X_HOP);
+	start6(p, X_HOP);
 	ut_put_ipv6_ext(p, X_RT, 0);
-	memcpy(fin, put_rh(p, IPPROTO_UDP, 0, 1, 2) + 8 + 16, 16);
-	ut_put_udp(p, 1, 2);
-	ut_put(p, payload, 6);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_UDP, fin);
+	memcpy(fin, ut_put_rh(p, IPPROTO_UDP, 0, 1, 2) + 8 + 16, 16);
+	ut_pkt_end(p, IPPROTO_UDP, 1, 2, payload, 6, fin);
 	G("v6_rh2_udp", 1);
-	ut_pkt_init(p);
-	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
-	ut_put_ipv6(p, s6, d6, X_RT);
-	memcpy(fin, put_rh(p, IPPROTO_UDP, 2, 1, 1) + 8, 16);
-	ut_put_udp(p, 1, 2);
-	ut_put(p, payload, 6);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_UDP, fin);
+	start6(p, X_RT);
+	memcpy(fin, ut_put_rh(p, IPPROTO_UDP, 2, 1, 1) + 8, 16);
+	ut_pkt_end(p, IPPROTO_UDP, 1, 2, payload, 6, fin);
 	/* no segments left: the destination field is the final one */
 	G("v6_srh_arrived_tcp", 1);
-	ut_pkt_init(p);
-	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
-	ut_put_ipv6(p, s6, d6, X_RT);
-	put_rh(p, IPPROTO_TCP, 4, 0, 2);
-	ut_put_tcp(p, 1, 2);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_TCP, NULL);
+	start6(p, X_RT);
+	ut_put_rh(p, IPPROTO_TCP, 4, 0, 2);
+	ut_pkt_end(p, IPPROTO_TCP, 1, 2, NULL, 0, NULL);
 	/* an atomic fragment is a whole packet: its checksum is verified */
 	G("v6_atomic_fragment_udp", 1);
-	ut_pkt_init(p);
-	ut_put_eth(p, RTE_ETHER_TYPE_IPV6);
-	ut_put_ipv6(p, s6, d6, X_FRAG);
+	start6(p, X_FRAG);
 	ut_put_ipv6_frag(p, IPPROTO_UDP, 0, 0);
-	ut_put_udp(p, 1, 2);
-	ut_put(p, payload, 3);
-	ut_pkt_finish(p);
-	ut_fix_l4(p, IPPROTO_UDP, NULL);
+	ut_pkt_end(p, IPPROTO_UDP, 1, 2, payload, 3, NULL);
 	G("arp", 0);
 	ut_pkt_init(p);
 	ut_put_eth(p, RTE_ETHER_TYPE_ARP);
@@ -415,7 +315,7 @@ test_good_packets(void)
 	for (unsigned int i = 0; i < n; i++) {
 		unsigned int d = 0;
 		struct outcome o = run_all_splits(&g[i].p, 0, &d);
-		int ok = o.kept && o.reason == NO_DROP && o.pkt_len == g[i].p.len &&
+		int ok = o.kept && o.reason == UT_NO_DROP && o.pkt_len == g[i].p.len &&
 			 o.same_bytes && o.consistent && o.sw == g[i].sw && o.hw == 0 && d == 0;
 
 		CU_ASSERT_TRUE(ok);
@@ -448,10 +348,7 @@ static void
 test_bad_fields(void)
 {
 	struct ut_pkt p;
-	uint8_t s6[16], d6[16], *ip;
-
-	ut_ip6(s6, 0x10, 1);
-	ut_ip6(d6, 0x20, 2);
+	uint8_t *ip;
 
 	/* IPv4 total length */
 	pkt4(&p, IPPROTO_TCP, 0, 10);
@@ -506,17 +403,13 @@ test_bad_fields(void)
 	p.b[p.l3_off + 4] = 0xff;
 	expect_drop("v6 payload length 65k", &p, 0, RPS_DROP_BAD_LENGTH);
 	/* an extension chain longer than the payload */
-	ut_pkt_init(&p);
-	ut_put_eth(&p, RTE_ETHER_TYPE_IPV6);
-	ut_put_ipv6(&p, s6, d6, X_DST);
+	start6(&p, X_DST);
 	ut_put_ipv6_ext(&p, 59, 1);
 	ut_pkt_finish(&p);
 	p.b[p.l3_off + 5] = 8;
 	expect_drop("v6 chain past payload length", &p, 0, RPS_DROP_BAD_LENGTH);
 	/* a jumbogram (RFC 2675): payload length 0 and a hop-by-hop jumbo option: refused */
-	ut_pkt_init(&p);
-	ut_put_eth(&p, RTE_ETHER_TYPE_IPV6);
-	ut_put_ipv6(&p, s6, d6, X_HOP);
+	start6(&p, X_HOP);
 	{
 		static const uint8_t hbh[8] = { IPPROTO_UDP, 0, 0xc2, 4, 0, 0, 0, 8 + 8 + 4 };
 
@@ -529,9 +422,7 @@ test_bad_fields(void)
 	p.b[p.l3_off + 4] = p.b[p.l3_off + 5] = 0;
 	expect_drop("v6 jumbogram", &p, 0, RPS_DROP_BAD_LENGTH);
 	/* payload length 0 with no next header is a whole (empty) packet */
-	ut_pkt_init(&p);
-	ut_put_eth(&p, RTE_ETHER_TYPE_IPV6);
-	ut_put_ipv6(&p, s6, d6, 59);
+	start6(&p, 59);
 	ut_pkt_finish(&p);
 	CU_ASSERT_TRUE(run(p.b, p.len, 0, 0).kept);
 
@@ -582,10 +473,8 @@ test_bad_fields(void)
 	expect_drop("v6 udp checksum 0", &p, 0, RPS_DROP_BAD_L4_CHECKSUM);
 
 	/* SRv6 in transit, checksum over the header's destination instead of the final one */
-	ut_pkt_init(&p);
-	ut_put_eth(&p, RTE_ETHER_TYPE_IPV6);
-	ut_put_ipv6(&p, s6, d6, X_RT);
-	put_rh(&p, IPPROTO_UDP, 4, 1, 2);
+	start6(&p, X_RT);
+	ut_put_rh(&p, IPPROTO_UDP, 4, 1, 2);
 	ut_put_udp(&p, 1, 2);
 	ut_put(&p, payload, 4);
 	ut_pkt_finish(&p);
@@ -629,7 +518,7 @@ test_without_parse(void)
 				    (i < 2 ? RTE_PTYPE_L3_IPV4 : RTE_PTYPE_L3_IPV6);
 	}
 	memset(&st, 0, sizeof(st));
-	CU_ASSERT_EQUAL(validate_st(m, 4, &st), 0);
+	CU_ASSERT_EQUAL(ut_stage_validate(m, 4, &st), 0);
 	CU_ASSERT_EQUAL(st.dropped[RPS_DROP_BAD_VERSION], 2);
 	CU_ASSERT_EQUAL(st.dropped[RPS_DROP_BAD_IHL], 1);
 	CU_ASSERT_EQUAL(st.dropped[RPS_DROP_TRUNCATED], 1);
@@ -647,15 +536,15 @@ test_offload_flags(void)
 		int reason;
 		uint64_t hw, sw;
 	} c[] = {
-		{ 0, 1, 1, NO_DROP, 0, 2 },
+		{ 0, 1, 1, UT_NO_DROP, 0, 2 },
 		{ 0, 0, 1, RPS_DROP_BAD_IP_CHECKSUM, 0, 1 },
 		{ 0, 1, 0, RPS_DROP_BAD_L4_CHECKSUM, 0, 2 },
-		{ IP_GOOD | L4_GOOD, 0, 0, NO_DROP, 2, 0 },
-		{ IP_NONE | L4_NONE, 0, 0, NO_DROP, 2, 0 },
+		{ IP_GOOD | L4_GOOD, 0, 0, UT_NO_DROP, 2, 0 },
+		{ IP_NONE | L4_NONE, 0, 0, UT_NO_DROP, 2, 0 },
 		{ IP_GOOD, 1, 0, RPS_DROP_BAD_L4_CHECKSUM, 1, 1 },
-		{ IP_GOOD, 0, 1, NO_DROP, 1, 1 },
+		{ IP_GOOD, 0, 1, UT_NO_DROP, 1, 1 },
 		{ L4_GOOD, 0, 0, RPS_DROP_BAD_IP_CHECKSUM, 0, 1 },
-		{ L4_GOOD, 1, 0, NO_DROP, 1, 1 },
+		{ L4_GOOD, 1, 0, UT_NO_DROP, 1, 1 },
 		{ IP_BAD | L4_GOOD, 1, 1, RPS_DROP_BAD_IP_CHECKSUM, 1, 0 },
 		{ IP_BAD, 1, 1, RPS_DROP_BAD_IP_CHECKSUM, 1, 0 },
 		{ IP_GOOD | L4_BAD, 1, 1, RPS_DROP_BAD_L4_CHECKSUM, 2, 0 },
@@ -685,8 +574,8 @@ test_offload_flags(void)
 			if (c[i].ip_ok) {
 				int want = (c[i].ol & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
 					   L4_BAD ? RPS_DROP_BAD_L4_CHECKSUM :
-					   (c[i].ol & RTE_MBUF_F_RX_L4_CKSUM_MASK) != 0 ? NO_DROP :
-					   c[i].l4_ok ? NO_DROP : RPS_DROP_BAD_L4_CHECKSUM;
+					   (c[i].ol & RTE_MBUF_F_RX_L4_CKSUM_MASK) != 0 ? UT_NO_DROP :
+					   c[i].l4_ok ? UT_NO_DROP : RPS_DROP_BAD_L4_CHECKSUM;
 
 				pkt6(&p, proto, 13);
 				if (!c[i].l4_ok)
@@ -768,8 +657,8 @@ test_padding(void)
 		m = ut_mbuf(frame, 60);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 		memset(&st, 0, sizeof(st));
-		CU_ASSERT_EQUAL(parse_st(&m, 1, &st), 1);
-		CU_ASSERT_EQUAL(validate_st(&m, 1, &st), 1);
+		CU_ASSERT_EQUAL(ut_stage_parse(&m, 1, &st), 1);
+		CU_ASSERT_EQUAL(ut_stage_validate(&m, 1, &st), 1);
 		CU_ASSERT_EQUAL(rte_pktmbuf_pkt_len(m), 54);
 		CU_ASSERT_EQUAL(rte_pktmbuf_data_len(m), 54);
 		rte_pktmbuf_free(m);
@@ -782,10 +671,8 @@ test_fragments(void)
 {
 	struct ut_pkt p;
 	struct outcome o;
-	uint8_t s6[16], d6[16], frame[96];
+	uint8_t frame[96];
 
-	ut_ip6(s6, 0x10, 1);
-	ut_ip6(d6, 0x20, 2);
 	/* a first fragment whose TCP checksum (over a part of the datagram) is wrong */
 	ut_pkt_init(&p);
 	ut_put_eth(&p, RTE_ETHER_TYPE_IPV4);
@@ -816,9 +703,7 @@ test_fragments(void)
 		CU_ASSERT_TRUE(o.kept && o.pkt_len == p.len && o.same_bytes && o.consistent);
 	}
 	/* IPv6 fragments: no L4 checksum at all, even a UDP checksum 0 */
-	ut_pkt_init(&p);
-	ut_put_eth(&p, RTE_ETHER_TYPE_IPV6);
-	ut_put_ipv6(&p, s6, d6, X_FRAG);
+	start6(&p, X_FRAG);
 	ut_put_ipv6_frag(&p, IPPROTO_UDP, 0, 1);
 	ut_put_udp(&p, 1, 2);
 	ut_put(&p, payload, 8);
@@ -885,8 +770,8 @@ test_mixed_burst(void)
 	memset(&st, 0, sizeof(st));
 	st.cksum_sw = 100;
 	st.dropped[RPS_DROP_TTL_ZERO] = 5;
-	CU_ASSERT_EQUAL(parse_st(pkts, (uint16_t)n, &st), n);
-	k = validate_st(pkts, (uint16_t)n, &st);
+	CU_ASSERT_EQUAL(ut_stage_parse(pkts, (uint16_t)n, &st), n);
+	k = ut_stage_validate(pkts, (uint16_t)n, &st);
 	for (unsigned int i = 0; i < n; i++)
 		if (keep[i]) {
 			CU_ASSERT_PTR_EQUAL(pkts[nk], orig[i]);
@@ -902,9 +787,9 @@ test_mixed_burst(void)
 	CU_ASSERT_EQUAL(rps_stats_dropped_total(&st), 5 + n - nk);
 	CU_ASSERT_EQUAL(st.processed, 0);
 	/* again over the survivors: all pass, counted again */
-	CU_ASSERT_EQUAL(validate_st(pkts, k, &st), k);
+	CU_ASSERT_EQUAL(ut_stage_validate(pkts, k, &st), k);
 	CU_ASSERT_EQUAL(st.cksum_sw, 100 + 10 + 2 + 1 + 1 + 2);
-	CU_ASSERT_EQUAL(validate_st(pkts, 0, &st), 0);
+	CU_ASSERT_EQUAL(ut_stage_validate(pkts, 0, &st), 0);
 	rte_pktmbuf_free_bulk(pkts, k);
 	CU_ASSERT_EQUAL(ut_pool_avail(), avail);
 }
