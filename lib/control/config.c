@@ -381,7 +381,8 @@ key_lookup(struct parser *p, const char *section, const char *name)
 		return -1;
 	}
 	if (*section == '\0')
-		fail(p, "key '%s' outside any section (put it under [dataplane] or [map])", name);
+		fail(p, "key '%s' outside any section (put it under [dataplane] or [map])",
+		     key_shown(name, shown, sizeof(shown)));
 	else /* the reader refuses unknown sections first */
 		fail(p, "unknown section [%s] (expected [dataplane] or [map])", section);
 	return -1;

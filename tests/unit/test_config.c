@@ -588,6 +588,11 @@ test_errors(void)
 		  "t.conf:1: key 'backlog' outside any section (put it under [dataplane] or [map])" },
 		{ "; c\n\nbogus = 1\n",
 		  "t.conf:3: key 'bogus' outside any section (put it under [dataplane] or [map])" },
+		/* a secret's value typed into the key, outside a section (found by fuzz_config):
+		 * the key shown without it */
+		{ "hash_seed 0x1234 = 5\n",
+		  "t.conf:1: key 'hash_seed ...' outside any section (put it under [dataplane] or "
+		  "[map])" },
 		{ "[dataplane]\njust words\n",
 		  "t.conf:2: 'just words': expected 'key = value', a [section] or a comment" },
 		{ "[dataplane]\nbacklog\n",
