@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <rte_epoll.h>
 #include <rte_ethdev.h>
 #include <rte_log.h>
 #include <rte_mempool.h>
@@ -82,6 +83,8 @@ struct rps_worker {
 	struct rps_flow_snap *flow_snap; /* NULL without the flow stage */
 	uint64_t next_snap_tsc;
 	struct rps_health health;      /* stalled or not (health.c) */
+	struct rps_wake wake;          /* asleep or not: RX lcores wake it (rps_wake.h) */
+	int tid;                       /* its thread's id (CPU time in /proc), 0 until it runs */
 	int stuck;                     /* still stalled at exit: never joined, state kept */
 	uint64_t test_stall_after;     /* test hook: stall once received_rps reaches this... */
 	uint64_t test_stall_tsc;       /* ...for this long (0: no stall hook) */
@@ -107,6 +110,8 @@ struct rps_rx_lcore {
 	uint16_t queues[RPS_RX_QUEUES_MAX]; /* the global queue indexes it polls */
 	uint64_t busy_tsc;             /* last loop that took or held packets (relaxed) */
 	uint64_t empty_tsc;            /* last loop that polled its queues and took nothing */
+	int sleeping;                  /* 1 while it waits for an RX interrupt (rx_intr.c) */
+	struct rte_epoll_event stop_ev; /* app->stop_fd in its epoll (rx_intr.c) */
 } __rte_cache_aligned;
 
 /** What the control thread knows of one RX queue's buckets (buckets.c): owners of the
@@ -215,6 +220,8 @@ struct rps_app {
 	int reload_requested;          /* set by SIGHUP */
 	int wake_fd;                   /* eventfd SIGHUP writes: wakes the control thread */
 	int wake_made;                 /* wake_fd was created (-1 if that failed) */
+	int stop_fd;                   /* eventfd SIGINT/SIGTERM and rx_stop write, never read:
+					* wakes RX lcores asleep on RX interrupts (rx_intr.c) */
 	uint64_t reloads_ok, reloads_failed;
 	uint64_t last_reload_tsc;      /* 0 = never */
 	char last_reload_result[256];  /* "ok", "ok; needs a restart for: backlog", or the error */
@@ -244,6 +251,7 @@ struct rps_app {
 	uint64_t test_rx_gap_every;    /* test hook: packets between RX pauses (0: none) */
 	uint64_t test_rx_gap_tsc;      /* test hook: length of an RX pause */
 	uint64_t test_rx_gap_seen;     /* packets since the last RX pause */
+	int test_rx_gap_random;        /* each pause 0..test_rx_gap_tsc, uniform */
 	int test_rx_hold;              /* test hook: the RX lcore polls nothing while set */
 	int rx_done;                   /* set once every RX lcore stopped (release) */
 	int rx_stop;                   /* RX lcore 0 tells the others to stop (idle, deadline) */
@@ -363,6 +371,19 @@ void rps_test_tel_hold(const char *cmd);
 /* RPS_TEST_EXIT_WAIT_S: how long (s) the exit waits for a worker still running (not
  * stalled) before it gives up on it: @p dflt, or less under the hook. */
 unsigned int rps_test_exit_wait_s(unsigned int dflt);
+/* rx_intr.c: an idle RX lcore sleeps on its queues' RX interrupts where the PMD has them.
+ * arm: once, on the RX lcore, 1 when every queue of it has one; sleep: until a packet, a stop
+ * or timeout_ms; stop: wake every sleeper for good (async-signal-safe). */
+int rps_rx_intr_arm(struct rps_app *app, struct rps_rx_lcore *rx);
+int rps_rx_intr_sleep(struct rps_app *app, struct rps_rx_lcore *rx, unsigned int tid,
+		      int timeout_ms);
+void rps_rx_intr_stop(struct rps_app *app);
+
+/* lcore_state.c: "polling", "sleeping" or "waking" (rps_wake.h); CPU time of its thread so
+ * far in ms (0 before it runs). Control thread. */
+const char *rps_lcore_state_name(const struct rps_worker *w);
+uint64_t rps_lcore_cpu_ms(const struct rps_worker *w);
+
 /* Count @p n packets received; pause the RX lcore when RPS_TEST_RX_GAP says so. */
 void rps_test_rx_gap(struct rps_app *app, uint16_t n);
 

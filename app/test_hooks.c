@@ -14,9 +14,11 @@
  *   RPS_TEST_WORKER_STALL=W:P:MS[:EVERY]  worker index W stops polling its backlog for MS ms
  *                                once it has dequeued P packets (again EVERY ms after each
  *                                stall ends, if given): a stalled worker (--stall-timeout)
- *   RPS_TEST_RX_GAP=P:MS         after every P packets received the RX lcore pauses MS ms: a
- *                                source with silences long enough for every backlog to
- *                                drain on any machine (deferred moves then complete)
+ *   RPS_TEST_RX_GAP=P:MS[:random]  after every P packets received the RX lcore pauses MS ms
+ *                                (random: 0 to MS ms, uniform, each time): a source with
+ *                                silences long enough for every backlog to drain on any
+ *                                machine (deferred moves then complete), or for every worker
+ *                                to fall asleep (the wake-up's stress test)
  *   RPS_TEST_FLOW_HASH=crc32c    the flow tables hash with CRC32C, seed 0, as before issue
  *                                13: a flooding test shows its capture does collide
  *   RPS_TEST_RING_DRAIN=NAME:MS  the rings of the net_ring port NAME (ETH_RXTX<q>_NAME, what
@@ -51,6 +53,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_pause.h>
+#include <rte_random.h>
 #include <rte_ring.h>
 
 #include "app.h"
@@ -135,11 +138,12 @@ rps_test_rx_gap(struct rps_app *app, uint16_t n)
 	app->test_rx_gap_seen += n;
 	if (app->test_rx_gap_seen >= app->test_rx_gap_every) {
 		app->test_rx_gap_seen = 0;
-		rps_test_spin(app->test_rx_gap_tsc);
+		rps_test_spin(app->test_rx_gap_random ? rte_rand_max(app->test_rx_gap_tsc + 1) :
+			      app->test_rx_gap_tsc);
 	}
 }
 
-/* RPS_TEST_RX_GAP=P:MS into app->test_rx_gap_every / test_rx_gap_tsc. */
+/* RPS_TEST_RX_GAP=P:MS[:random] into app->test_rx_gap_every / _tsc / _random. */
 static void
 rx_gap_var(struct rps_app *app)
 {
@@ -152,15 +156,19 @@ rx_gap_var(struct rps_app *app)
 		char *end, *end2;
 		unsigned long every = strtoul(v, &end, 10);
 		unsigned long ms = *end == ':' ? strtoul(end + 1, &end2, 10) : 0;
+		int random = *end == ':' && strcmp(end2, ":random") == 0;
 
-		if (*v == '\0' || *end != ':' || end[1] == '\0' || *end2 != '\0' || every == 0 ||
+		if (*v == '\0' || *end != ':' || end[1] == '\0' || (*end2 != '\0' && !random) ||
+		    every == 0 ||
 		    every > 100000000ul || ms == 0 || ms > 10000) {
-			RPS_LOG(ERR, "test hook: %s=%s is not PACKETS:MS (1..10000 ms): ignored",
+			RPS_LOG(ERR, "test hook: %s=%s is not PACKETS:MS[:random] (1..10000 ms): "
+				"ignored",
 				RX_GAP_VAR, v);
 			return;
 		}
-		RPS_LOG(WARNING, "test hook: the RX lcore pauses %lu ms after every %lu packets (%s)",
-			ms, every, RX_GAP_VAR);
+		RPS_LOG(WARNING, "test hook: the RX lcore pauses %s%lu ms after every %lu packets "
+			"(%s)", random ? "0 to " : "", ms, every, RX_GAP_VAR);
+		app->test_rx_gap_random = random;
 		app->test_rx_gap_every = every;
 		app->test_rx_gap_tsc = (uint64_t)ms * rte_get_tsc_hz() / 1000;
 	}

@@ -154,7 +154,15 @@ rps_port_setup(const struct rps_port_req *req, struct rps_port_info *info)
 	info->rx_cksum = nb_rxq > 0 ? dev.rx_offload_capa & RTE_ETH_RX_OFFLOAD_CHECKSUM : 0;
 	conf.rxmode.offloads |= info->rx_cksum;
 
+	info->rx_intr = req->rx_intr && nb_rxq > 0;
+	conf.intr_conf.rxq = info->rx_intr;
 	rc = rte_eth_dev_configure(req->port_id, nb_rxq, req->nb_txq, &conf);
+	if (rc != 0 && info->rx_intr) {
+		/* a PMD that refuses RX interrupts: the RX lcore backs off instead */
+		conf.intr_conf.rxq = 0;
+		info->rx_intr = 0;
+		rc = rte_eth_dev_configure(req->port_id, nb_rxq, req->nb_txq, &conf);
+	}
 	if (rc != 0 && info->rss_key_set) {
 		/* a PMD that refuses the key keeps its own: RSS still spreads the queues */
 		conf.rx_adv_conf.rss_conf.rss_key = NULL;
@@ -187,6 +195,13 @@ rps_port_setup(const struct rps_port_req *req, struct rps_port_info *info)
 			return rc;
 	}
 	rc = rte_eth_dev_start(req->port_id);
+	if (rc != 0 && info->rx_intr) {
+		/* one that takes them at configure but cannot start with them: again without */
+		struct rps_port_req plain = *req;
+
+		plain.rx_intr = 0;
+		return rps_port_setup(&plain, info);
+	}
 	if (rc != 0)
 		return rc;
 	if (info->rss_key_set) {
@@ -289,6 +304,7 @@ rps_port_start(const struct rps_port_use *use, const struct rps_port_queues *q,
 	}
 	req.tx_mixed = conf->tx_mixed;
 	req.mtu = conf->mtu;
+	req.rx_intr = rps_port_role_rx(use->role) && conf->rx_intr;
 	return rps_port_setup(&req, info);
 }
 

@@ -47,6 +47,9 @@ struct rps_port_req {
 	uint16_t mtu;          /**< MTU to set (rte_eth_dev_set_mtu), 0 = keep the PMD's */
 	int tx_mixed;          /**< TX may carry mbufs of several pools or shared ones
 				*   (re-fragmented output): no MBUF_FAST_FREE */
+	int rx_intr;           /**< ask for RX queue interrupts (an idle RX lcore sleeps on
+				*   them); a PMD that refuses them at configure or start gets
+				*   the port without (rps_port_info.rx_intr) */
 };
 
 /** What the port turned out to be. */
@@ -63,6 +66,8 @@ struct rps_port_info {
 	uint16_t max_rxq;
 	uint16_t max_txq;
 	uint16_t mtu;          /**< the port's MTU (largest L3 packet it sends) */
+	int rx_intr;           /**< configured with RX interrupts (they may still not work:
+				*   rte_eth_dev_rx_intr_ctl_q() says) */
 	int mtu_own;           /**< the PMD cannot set one: mtu is the requested value, which
 				*   only dpdk-rps's output enforces */
 	int tx_multi_seg;      /**< TX takes multi-segment mbufs (MULTI_SEGS enabled) */
@@ -203,6 +208,7 @@ struct rps_port_conf {
 	struct rte_mempool *pool; /**< receiving roles: RX mbufs */
 	uint16_t mtu;             /**< sending roles: MTU to set, 0 = the PMD's */
 	int tx_mixed;             /**< sending roles: no MBUF_FAST_FREE (rps_port_req) */
+	int rx_intr;              /**< receiving roles: ask for RX interrupts (rps_port_req) */
 };
 
 /**

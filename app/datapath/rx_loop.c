@@ -87,6 +87,24 @@ place_held(struct rps_app *app, struct rps_steer_ctx *steer)
 	}
 }
 
+/* net_rps_action(): after a poll that queued packets, wake each sleeping worker it queued
+ * to, one kick each however many of its queues' bursts went there (rps_wake.h). */
+static void
+wake_workers(struct rps_steer_ctx *steer, struct rps_lcore_stats *st)
+{
+	if (steer->backlogs[0].wake == NULL)
+		return; /* --idle-sleep 0: workers never sleep */
+	rps_wake_fence(); /* after this poll's enqueues, before reading who sleeps */
+	for (uint16_t w = 0; w < steer->nb_workers; w++) {
+		int r = rps_backlog_kick(&steer->backlogs[w]);
+
+		if (r == RPS_KICK_WOKEN)
+			RPS_CTR_ADD(st->wakeups, 1);
+		else if (r == RPS_KICK_COALESCED)
+			RPS_CTR_ADD(st->wakeups_coalesced, 1);
+	}
+}
+
 /* One RX lcore's loop: poll its (port, queue) pairs until a stop. RX lcore 0 also decides
  * when every RX lcore stops (--exit-when-idle, --duration) and tells the others (rx_stop). */
 static void
@@ -107,6 +125,11 @@ rx_loop(struct rps_app *app, struct rps_rx_lcore *rx)
 
 	rps_idle_init(&backoff, app->opt.idle_spin_us, app->opt.idle_sleep_us, hz);
 	rps_idle_thread_init();
+	__atomic_store_n(&rx->self.tid, rte_sys_gettid(), __ATOMIC_RELAXED);
+	/* asleep on RX interrupts when idle, where every queue of it has one (rx_intr.c) */
+	const int intr = rps_rx_intr_arm(app, rx);
+	/* the longest such sleep: the exit's idle check and --duration still run in time */
+	const int intr_ms = idle_ticks != 0 ? (int)RTE_MIN(app->opt.exit_when_idle, 100u) : 100;
 	__atomic_store_n(&rx->busy_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
 	rte_rcu_qsbr_thread_online(app->qsbr, tid);
 	rte_rcu_qsbr_thread_online(app->cap_qsbr, tid);
@@ -172,6 +195,8 @@ rx_loop(struct rps_app *app, struct rps_rx_lcore *rx)
 		}
 		if (app->nb_workers == 0)
 			rps_process_idle(&rx->self);
+		else if (got != 0 || paused)
+			wake_workers(steer, st); /* rps_ipi_list: once per poll, each worker once */
 		/* No map pointer is held across this point. */
 		rte_rcu_qsbr_quiescent(app->qsbr, tid);
 		rte_rcu_qsbr_quiescent(app->cap_qsbr, tid); /* nor is any ethdev callback running */
@@ -194,12 +219,28 @@ rx_loop(struct rps_app *app, struct rps_rx_lcore *rx)
 		}
 		if (now >= deadline)
 			break;
-		/* An idle port: sleep between polls (no map pointer is held here). */
-		if (rps_idle_poll(&backoff, got != 0, now, NULL, hz))
+		/* An idle port: sleep between polls (no map pointer is held here), on the RX
+		 * interrupts where there are some, else backing off up to --idle-sleep. */
+		if (intr && got == 0) {
+			if (rps_idle_next(&backoff, 0, now) == 0) {
+				rte_pause();
+			} else {
+				int ms = intr_ms;
+
+				if (deadline != UINT64_MAX)
+					ms = (int)RTE_MIN((uint64_t)ms,
+							  (deadline - now) * 1000 / hz + 1);
+				(void)rps_rx_intr_sleep(app, rx, tid, ms);
+				RPS_CTR_ADD(st->idle_sleeps, 1);
+			}
+		} else if (rps_idle_poll(&backoff, got != 0, now, NULL, hz)) {
 			RPS_CTR_ADD(st->idle_sleeps, 1);
+		}
 	}
-	if (first) /* the others stop too (a signal's quit they see themselves) */
+	if (first) { /* the others stop too (a signal's quit they see themselves) */
 		__atomic_store_n(&app->rx_stop, 1, __ATOMIC_RELAXED);
+		rps_rx_intr_stop(app);
+	}
 	rte_rcu_qsbr_thread_offline(app->qsbr, tid);
 	rte_rcu_qsbr_thread_offline(app->cap_qsbr, tid);
 	place_held(app, steer);
@@ -225,4 +266,8 @@ rps_rx_main(struct rps_app *app)
 	 * synchronises with their return): a worker that sees it and then finds its rings empty
 	 * has seen every packet. */
 	__atomic_store_n(&app->rx_done, 1, __ATOMIC_RELEASE);
+	/* and sleeping workers wake to see it (their re-check reads rx_done after its fence) */
+	rps_wake_fence();
+	for (uint16_t w = 0; w < app->nb_workers; w++)
+		(void)rps_wake_kick(&app->workers[w].wake);
 }

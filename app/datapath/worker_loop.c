@@ -171,6 +171,43 @@ rps_process_idle(struct rps_worker *w)
 	}
 }
 
+/* For rps_wake_sleep()'s re-check after it announced the sleep: nothing on any backlog and
+ * the RX lcores still running (rx_done, stored before the exit's kicks, ends the sleep). */
+static int
+worker_nothing_to_do(void *arg)
+{
+	const struct rps_worker *w = arg;
+
+	if (__atomic_load_n(&w->app->rx_done, __ATOMIC_ACQUIRE))
+		return 0;
+	for (uint16_t r = 0; r < w->in.nb; r++)
+		if (!rte_ring_empty(w->in.b[r]->ring))
+			return 0;
+	return 1;
+}
+
+/* An empty poll: spin for --idle-spin, then sleep. On a CPU that can wait on a cache line
+ * (rps_idle.h) with one backlog, a monitored wait on its tail; otherwise in the kernel until
+ * an RX lcore's kick (rps_wake.h) or RPS_WAKE_IDLE_US, offline for the capture's QSBR
+ * meanwhile. @return 1 when it slept. */
+static int
+worker_idle(struct rps_worker *w, struct rps_idle *idle, const volatile uint32_t *watch,
+	    unsigned int tid, uint64_t hz)
+{
+	int slept;
+
+	if ((idle->monitor && watch != NULL) || w->backlog->wake == NULL)
+		return rps_idle_poll(idle, 0, w->ctx.now, watch, hz);
+	if (rps_idle_next(idle, 0, w->ctx.now) == 0) {
+		rte_pause();
+		return 0;
+	}
+	rte_rcu_qsbr_thread_offline(w->app->cap_qsbr, tid);
+	slept = rps_wake_sleep(&w->wake, worker_nothing_to_do, w, RPS_WAKE_IDLE_US);
+	rte_rcu_qsbr_thread_online(w->app->cap_qsbr, tid);
+	return slept;
+}
+
 int
 rps_worker_main(void *arg)
 {
@@ -188,6 +225,7 @@ rps_worker_main(void *arg)
 
 	rps_idle_init(&idle, w->app->opt.idle_spin_us, w->app->opt.idle_sleep_us, hz);
 	rps_idle_thread_init();
+	__atomic_store_n(&w->tid, rte_sys_gettid(), __ATOMIC_RELAXED);
 	rte_rcu_qsbr_thread_online(w->app->cap_qsbr, tid);
 	for (;;) {
 		struct rps_backlog *from;
@@ -214,7 +252,7 @@ rps_worker_main(void *arg)
 			if (draining)
 				break;
 			draining = __atomic_load_n(&w->app->rx_done, __ATOMIC_ACQUIRE);
-			if (!draining && rps_idle_poll(&idle, 0, w->ctx.now, watch, hz))
+			if (!draining && worker_idle(w, &idle, watch, tid, hz))
 				RPS_CTR_ADD(st->idle_sleeps, 1);
 			continue;
 		}

@@ -564,6 +564,13 @@ worker_common(struct tel_out *c, const struct workers_arg *a, uint32_t i)
 		tel_str(c, "health", rps_health_name(a->health[i]));
 		tel_u64(c, "stalls", __atomic_load_n(&h->stalls, __ATOMIC_RELAXED));
 		tel_u64(c, "recoveries", __atomic_load_n(&h->recoveries, __ATOMIC_RELAXED));
+		tel_str(c, "state", rps_lcore_state_name(&app->workers[i]));
+	}
+	{
+		const struct rps_worker *w = app->nb_workers ? &app->workers[i] : RPS_APP_SELF(app);
+
+		/* its thread's CPU time so far (/proc): a sleeping worker's stays flat */
+		tel_u64(c, "cpu_ms", rps_lcore_cpu_ms(w));
 	}
 	tel_u64(c, "pps", pps_of(app, i));
 	tel_u64(c, "busy_percent", st->polls ? st->busy_polls * 100 / st->polls : 0);

@@ -231,6 +231,8 @@ rps_setup_ports_start(struct rps_app *app)
 		.pool = app->pool,
 		.mtu = o->mtu,
 		.tx_mixed = rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT),
+		/* an idle RX lcore sleeps on them where the PMD has them (rx_intr.c) */
+		.rx_intr = o->idle_sleep_us != 0,
 	};
 	const int socket = app->rx_port_socket >= 0 ? app->rx_port_socket : (int)rte_socket_id();
 

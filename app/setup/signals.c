@@ -38,8 +38,12 @@ on_signal(int sig)
 			errno = saved;
 		errno = saved;
 	} else {
+		int saved = errno;
+
 		__atomic_store_n(&signal_app->quit_signal, sig, __ATOMIC_RELAXED);
 		__atomic_store_n(&signal_app->quit, 1, __ATOMIC_RELAXED);
+		rps_rx_intr_stop(signal_app); /* RX lcores asleep on interrupts see it now */
+		errno = saved;
 	}
 }
 
@@ -55,6 +59,7 @@ rps_signals_take(struct rps_app *app)
 	sigemptyset(&sa.sa_mask);
 	if (!app->wake_made) {
 		app->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		app->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 		app->wake_made = 1;
 	}
 	signal_app = app;

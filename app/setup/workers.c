@@ -136,6 +136,9 @@ rps_setup_workers(struct rps_app *app)
 							      app->rx[r].self.socket);
 			if (rc < 0)
 				return rc;
+			/* an idle worker sleeps in the kernel; the RX lcore wakes it (rps_wake.h) */
+			if (o->idle_sleep_us != 0)
+				b->wake = &w->wake;
 			w->in.b[r] = b;
 		}
 		w->backlog = w->in.b[0];

@@ -544,10 +544,12 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 		.type = RPS_SETTING_U32, .when = RPS_SETTING_RESTART,
 		.lo = 0, .hi = 100000, .what = "", .unit = " microseconds",
 		.def = "50",
-		.help = "an idle lcore (nothing to poll for --idle-spin) sleeps between polls, "
-			"1 us doubling up to US; 0 = always busy-poll (default 50)",
-		.doc = "an idle lcore (RX or worker) sleeps between polls, 1 us doubling up to US; "
-			"0 = always busy-poll",
+		.help = "an idle RX lcore (nothing to poll for --idle-spin) sleeps between polls, "
+			"1 us doubling up to US; an idle worker sleeps in the kernel until an RX "
+			"lcore queues packets to it; 0 = every lcore busy-polls (default 50)",
+		.doc = "an idle RX lcore sleeps between polls, 1 us doubling up to US; an idle "
+			"worker sleeps in the kernel until an RX lcore queues packets to it (one "
+			"wake-up per burst, `wakeups`) or 10 ms pass; 0 = every lcore busy-polls",
 	},
 	[RPS_SET_IDLE_SPIN] = {
 		.name = "idle-spin", .flag = "idle-spin", .metavar = "US",

@@ -29,6 +29,7 @@
 #include <rte_ring.h>
 
 #include "rps_counters.h"
+#include "rps_wake.h"
 
 /** Packets of history and flow buckets of the flow limit (the kernel's defaults are 128 and
  * 4096; the history here is 256, as the issue asks). */
@@ -62,9 +63,13 @@ struct rps_backlog {
 	 * is then an mbuf_budget drop, not backlog_full (rps_backlog_full_reason()). */
 	uint32_t budget_cut;
 	struct rps_flow_limit *fl;   /**< NULL until rps_backlog_flow_limit_init() */
+	/** The consumer's wake word (rps_wake.h), NULL: it never sleeps in the kernel. Set
+	 * before the lcores start; rps_backlog_kick() wakes it. */
+	struct rps_wake *wake;
 	/* Producer side: written by the RX lcore only. */
 	struct {
 		uint64_t tail;       /**< packets accepted onto the ring, ever */
+		uint64_t kicked;     /**< tail at the last rps_backlog_kick() */
 		uint64_t full_drops; /**< packets refused because the ring was full */
 		uint64_t hwm;        /**< deepest the ring was right after an enqueue */
 		uint64_t fl_drops;   /**< packets refused by the flow limit */
@@ -128,6 +133,21 @@ rps_backlog_enqueue(struct rps_backlog *b, struct rte_mbuf **pkts, uint32_t n)
 		rte_pktmbuf_free_bulk(pkts + sent, n - sent);
 	}
 	return sent;
+}
+
+/**
+ * The RX lcore's wake-up of @p b's worker, once per poll (after rps_wake_fence(), which
+ * follows the poll's last enqueue): when the poll added packets to @p b and the worker
+ * sleeps, wake it. RX lcore only.
+ * @return an enum rps_wake_kick_result (RPS_KICK_NONE when nothing was added).
+ */
+static inline int
+rps_backlog_kick(struct rps_backlog *b)
+{
+	if (b->prod.tail == b->prod.kicked || b->wake == NULL)
+		return RPS_KICK_NONE;
+	b->prod.kicked = b->prod.tail;
+	return rps_wake_kick(b->wake);
 }
 
 /**

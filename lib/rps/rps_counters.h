@@ -72,6 +72,8 @@ enum rps_drop_reason {
 	X(polls, "loop iterations")                                                          \
 	X(busy_polls, "loop iterations that found packets")                                  \
 	X(idle_sleeps, "sleeps taken between polls of an idle loop (--idle-sleep)")          \
+	X(wakeups, "sleeping workers this RX lcore woke after a poll that queued packets to them, one futex wake-up each (RX lcore)") \
+	X(wakeups_coalesced, "polls that queued packets to a sleeping worker already woken and not yet running: no wake-up needed (RX lcore)") \
 	X(busy_cycles, "TSC cycles spent processing bursts (workers; the RX lcore without a map)") \
 	X(rx_paused, "--backpressure: RX loop iterations that took nothing from the port because a worker's backlog was full (RX lcore)") \
 	X(hash_computed, "packets whose hash was computed in software (RX lcore)")           \
