@@ -93,7 +93,7 @@ def stop(p):
 
 
 def idle_cpu(binary, vdev, sleep_us, seconds):
-    p, cmd = start(binary, 'rpsidle_cpu', vdev, ['--map', '0x1e', '--idle-sleep', str(sleep_us)])
+    p, cmd = start(binary, 'rpsidle_cpu', vdev, ['--map', '0x1e', '--rx-queues', '1', '--idle-sleep', str(sleep_us)])
     try:
         time.sleep(0.5)
         c0, t0 = cpu_s(p.pid), time.monotonic()
