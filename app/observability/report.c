@@ -114,6 +114,7 @@ report_thread(void *arg)
 	struct rps_snapshot *prev = rps_snapshot_alloc(), *cur = rps_snapshot_alloc();
 	uint64_t last = rte_rdtsc();
 	struct rte_eth_stats lost;
+	uint64_t prev_cpu[RTE_MAX_LCORE] = { 0 };
 
 	if (prev == NULL || cur == NULL)
 		goto out;
@@ -153,14 +154,24 @@ report_thread(void *arg)
 			       dt / 1e6, cur->rxl[r].st.enqueued,
 			       cur->rxl[r].st.dropped[RPS_DROP_BACKLOG_FULL]);
 		live_port_lines(app);
-		printf("  %5s %14s %10s %8s %8s %12s %12s\n", "lcore", "processed", "Mpps",
-		       "backlog", "hwm", "time_squeeze", "dropped");
-		for (uint16_t i = 0; i < cur->nb; i++)
+		printf("  %5s %14s %10s %8s %8s %12s %12s %6s %s\n", "lcore", "processed", "Mpps",
+		       "backlog", "hwm", "time_squeeze", "dropped", "cpu%", "state");
+		for (uint16_t i = 0; i < cur->nb; i++) {
+			/* the lcore's thread's CPU time over the interval, and what it does now */
+			const struct rps_worker *w = app->nb_workers ? &app->workers[i] :
+						     RPS_APP_SELF(app);
+			const uint64_t cpu = rps_lcore_cpu_ms(w);
+			const double pct = cpu >= prev_cpu[i] ?
+				(double)(cpu - prev_cpu[i]) / 10.0 / dt : 0.0;
+
+			prev_cpu[i] = cpu;
 			printf("  %5u %14" PRIu64 " %10.3f %8" PRIu64 " %8" PRIu64 " %12" PRIu64
-			       " %12" PRIu64 "\n", cur->w[i].lcore, cur->w[i].st.processed,
+			       " %12" PRIu64 " %6.1f %s\n", cur->w[i].lcore, cur->w[i].st.processed,
 			       (double)(cur->w[i].st.processed - prev->w[i].st.processed) / dt / 1e6,
 			       cur->w[i].depth, cur->w[i].hwm, cur->w[i].st.time_squeeze,
-			       rps_stats_dropped_total(&cur->w[i].st));
+			       rps_stats_dropped_total(&cur->w[i].st), pct,
+			       app->nb_workers ? rps_lcore_state_name(w) : "polling");
+		}
 		fflush(stdout);
 		memcpy(prev, cur, sizeof(*cur));
 	}
