@@ -7,7 +7,8 @@
    pure polling), on net_ring (nothing writes its ring), net_af_packet and net_tap (each on an
    interface no one sends on): the process's CPU time over SECONDS, as a share of one CPU.
 2. Latency: `ping` from a network namespace over a veth pair to dpdk-rps's respond stage
-   (net_af_packet, 4 workers), p50 and p99 of COUNT pings 10 ms apart, against the kernel
+   (net_af_packet, 4 workers) and over a net_tap interface moved into the namespace, p50 and
+   p99 of COUNT pings 10 ms apart, against the kernel
    answering over a second veth pair from the same namespace (the path's own floor).
 
 Needs root (namespaces, net_tap). Prints one markdown table per part and the command.
@@ -28,6 +29,7 @@ NS = 'rpsidle'
 VA, VB = 'ria-h', 'ria-n'      # dpdk-rps's pair: host end (net_af_packet), namespace end
 KA, KB = 'rik-h', 'rik-n'      # the kernel's pair
 IDLE_IF = 'rii-h', 'rii-n'     # an idle pair for the idle-CPU run on net_af_packet
+TAP = 'rit0'                   # the net_tap interface of the ping run, moved into NS
 LCORES = '0@0,(1-4)@1'
 
 
@@ -134,6 +136,24 @@ def main():
         k = pings('198.18.71.1', a.count)
         print('| kernel, veth | %.0f | %.0f | %d/%d |' % (k[0], k[1], k[2], a.count)
               if k else '| kernel, veth | - | - | 0 |', flush=True)
+        for s in sleeps:
+            # net_tap: its interface moved into the namespace once dpdk-rps runs (the PMD
+            # keeps its queue fds); the RX lcore sleeps on the tap's RX interrupts
+            p, _ = start(a.binary, 'rpsidle_tap', 'net_tap0,iface=%s' % TAP,
+                         ['--map', '0x1e', '--rx-queues', '4', '--idle-sleep', str(s),
+                          '--stages', 'parse,validate,flow,respond,output', '--respond-ip',
+                          '198.18.72.1', '--respond-rate', '0'])
+            try:
+                sh('ip', 'link', 'set', TAP, 'netns', NS)
+                sh('ip', 'netns', 'exec', NS, 'ip', 'addr', 'add', '198.18.72.2/24', 'dev', TAP)
+                sh('ip', 'netns', 'exec', NS, 'ip', 'link', 'set', TAP, 'up')
+                time.sleep(0.5)
+                r = pings('198.18.72.1', a.count)
+            finally:
+                stop(p)
+            print('| dpdk-rps respond, net_tap, --idle-sleep %d | %s |' % (
+                s, '%.0f | %.0f | %d/%d' % (r[0], r[1], r[2], a.count) if r else '- | - | 0'),
+                flush=True)
         for s in sleeps:
             p, _ = start(a.binary, 'rpsidle_ping',
                          'net_af_packet0,iface=%s,qpairs=4' % VA,

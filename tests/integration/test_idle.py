@@ -17,7 +17,13 @@
    no lost wake-up leaves a packet behind (--exit-when-idle would end the run first, with
    packets missing from the output).
 
-usage: test_idle.py PATH/TO/dpdk-rps
+3. tap (`test_idle.py BINARY tap`, integration-idle-tap; needs root and /dev/net/tun): the
+   same on net_tap, whose RX queues have interrupts: the log says the RX lcore sleeps on
+   them, the whole process idles under TAP_IDLE_MAX of one CPU, frames written into the
+   interface in bursts 50 ms apart all arrive (the interrupt wakes the RX lcore, which wakes
+   the workers), and a reload and SIGINT while every lcore sleeps take effect within REACT_S.
+
+usage: test_idle.py PATH/TO/dpdk-rps [tap]
 """
 
 import json
@@ -35,6 +41,8 @@ WORKERS = [1, 2, 3, 4]
 IDLE_MAX = 0.20        # of one CPU, sleeping (the measured figure is in docs/benchmarks.md)
 POLL_MIN = 0.35        # of one CPU, polling: 5 lcores spin (200% on an idle 2-CPU machine)
 REACT_S = 1.0          # a reload or a stop while asleep takes effect within this
+TAP_IDLE_MAX = 0.05    # of one CPU, every lcore asleep on net_tap (0.7% measured)
+TAP_IFACE = 'rpsidle%d' % (os.getpid() % 100000)
 
 
 def cpu_seconds(pid):
@@ -50,9 +58,9 @@ def idle_share(pid, seconds=2.0):
     return (cpu_seconds(pid) - c0) / (time.monotonic() - t0)
 
 
-def start(binary, tmp, tag, app, env=None):
+def start(binary, tmp, tag, app, env=None, vdev='net_ring0'):
     prefix = rpstest.unique_prefix()
-    eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=['net_ring0'])
+    eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=[vdev])
     summary = os.path.join(tmp, tag + '.json')
     cmd = [binary] + eal + ['--'] + app + ['--summary-json', summary]
     print('$ ' + ' '.join(cmd), flush=True)
@@ -94,37 +102,8 @@ def idle_run(F, binary, tmp):
         F.check(sorted(states) == ['1', '2', '3', '4'] and
                 all(s == 'sleeping' for s in states.values()),
                 'idle: /rps/workers states %s, expected every worker sleeping' % states)
-        # a reload while every lcore sleeps: lcores 1-2 only
-        with open(cfg, 'w') as f:
-            f.write('[map]\ndefault = 0x6\n')
-        t0 = time.monotonic()
-        os.kill(proc.pid, signal.SIGHUP)
-        applied = None
-        while time.monotonic() - t0 < 10:
-            mp, _ = tel.query('/rps/map')
-            if mp and mp.get('generation', 0) >= 2:
-                applied = time.monotonic() - t0
-                F.check(mp['queue0']['lcores'] == [1, 2], 'idle: after the reload /rps/map '
-                        '%s' % mp)
-                break
-            time.sleep(0.01)
+        reload_and_stop(F, 'idle', proc, prefix, cfg, tel)
         tel.close()
-        print('idle: reload applied after %s s' % (
-            'never' if applied is None else '%.3f' % applied), flush=True)
-        F.check(applied is not None and applied < REACT_S, 'idle: the reload took %s s, '
-                'expected under %.1f s' % (applied, REACT_S))
-        time.sleep(0.3)
-        t0 = time.monotonic()
-        os.kill(proc.pid, signal.SIGINT)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
-        took = time.monotonic() - t0
-        print('idle: SIGINT to exit %.3f s' % took, flush=True)
-        F.check(proc.returncode == 0, 'idle: exit code %s after SIGINT' % proc.returncode)
-        F.check(took < REACT_S, 'idle: exit %.2f s after SIGINT, expected under %.1f s' % (
-            took, REACT_S))
     finally:
         out = stop(proc, prefix)
     s = None
@@ -175,8 +154,109 @@ def stress_run(F, binary, tmp):
     F.extend(rpstest.check_outputs(frames, outs, exact=True), 'stress')
 
 
+def reload_and_stop(F, ctx, proc, prefix, cfg, tel):
+    """With every lcore asleep: a new map by SIGHUP, applied within REACT_S; then SIGINT,
+    exit 0 within REACT_S."""
+    with open(cfg, 'w') as f:
+        f.write('[map]\ndefault = 0x6\n')
+    t0 = time.monotonic()
+    os.kill(proc.pid, signal.SIGHUP)
+    applied = None
+    while time.monotonic() - t0 < 10:
+        mp, _ = tel.query('/rps/map')
+        if mp and mp.get('generation', 0) >= 2:
+            applied = time.monotonic() - t0
+            F.check(mp['queue0']['lcores'] == [1, 2], '%s: after the reload /rps/map %s' % (
+                ctx, mp))
+            break
+        time.sleep(0.01)
+    print('%s: reload applied after %s s' % (
+        ctx, 'never' if applied is None else '%.3f' % applied), flush=True)
+    F.check(applied is not None and applied < REACT_S, '%s: the reload took %s s, expected '
+            'under %.1f s' % (ctx, applied, REACT_S))
+    time.sleep(0.3)     # asleep again
+    t0 = time.monotonic()
+    os.kill(proc.pid, signal.SIGINT)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+    took = time.monotonic() - t0
+    print('%s: SIGINT to exit %.3f s' % (ctx, took), flush=True)
+    F.check(proc.returncode == 0, '%s: exit code %s after SIGINT' % (ctx, proc.returncode))
+    F.check(took < REACT_S, '%s: exit %.2f s after SIGINT, expected under %.1f s' % (
+        ctx, took, REACT_S))
+
+
+def tap_checks(F, proc, prefix, cfg):
+    """The tap run's checks while it runs; returns frames written."""
+    sent = 0
+    time.sleep(0.3)
+    share = idle_share(proc.pid, 1.5)
+    print('tap: %.1f%% of one CPU idle' % (100 * share), flush=True)
+    F.check(share < TAP_IDLE_MAX, 'tap: %.1f%% of one CPU idle, expected under %.0f%%: '
+            'is the RX lcore asleep on interrupts?' % (100 * share, 100 * TAP_IDLE_MAX))
+    frames = rpstest.gen_traffic.generate_frames(flows=20, packets_per_flow=10, seed=3,
+                                                 frag_datagrams=0, non_ip=0)
+    tel = rpstest.Telemetry(prefix)
+    for i in range(0, len(frames), 50):     # bursts 50 ms apart: asleep before each
+        rpstest.send_on_iface(TAP_IFACE, frames[i:i + 50])
+        sent += len(frames[i:i + 50])
+        time.sleep(0.05)
+
+    def arrived():
+        st, _ = tel.query('/rps/stats')
+        return st is not None and st['rx_packets'] >= sent and \
+            st['processed'] + st['dropped_total'] >= sent
+    F.check(rpstest.wait_for(arrived, timeout=5), 'tap: %d frames written, not all '
+            'received and handled 5 s later: /rps/stats %s' % (
+                sent, tel.query('/rps/stats')[0]))
+    reload_and_stop(F, 'tap', proc, prefix, cfg, tel)
+    tel.close()
+    return sent
+
+
+def tap_run(F, binary, tmp):
+    cfg = os.path.join(tmp, 'tap.conf')
+    with open(cfg, 'w') as f:
+        f.write('[map]\ndefault = 0x1e\n')
+    proc, prefix, summary = start(binary, tmp, 'tap', ['--config', cfg, '--rx-queues', '1'],
+                                  vdev='net_tap0,iface=%s' % TAP_IFACE)
+    out = ''
+    sent = 0
+    ready = False
+    try:
+        ready = rpstest.wait_ready_socket(prefix) is not None
+        if ready:
+            sent = tap_checks(F, proc, prefix, cfg)
+        else:
+            proc.send_signal(signal.SIGINT)
+    finally:
+        out = stop(proc, prefix)
+    if not F.check(ready, 'tap: not ready; output:\n' + out[-3000:]):
+        return
+    F.check('sleeps on RX interrupts' in out, 'tap: the log does not say the RX lcore sleeps '
+            'on RX interrupts:\n' + out[-2000:])
+    s = None
+    if os.path.exists(summary):
+        with open(summary) as f:
+            s = json.load(f)
+    if F.check(s is not None, 'tap: no summary'):
+        F.extend(rpstest.check_accounting(s), 'tap')
+        F.check(s['rx_packets'] >= sent, 'tap: rx_packets %d of %d written' % (
+            s['rx_packets'], sent))
+        F.check(s['rx_lcore']['wakeups'] > 0, 'tap: no worker was woken')
+
+
 def main():
     binary = rpstest.binary_from_argv()
+    if len(sys.argv) > 2 and sys.argv[2] == 'tap':
+        if rpstest.tap_skip():
+            return rpstest.SKIP
+        F = rpstest.Failures('test_idle tap')
+        with rpstest.TempDir('idle_tap') as tmp:
+            tap_run(F, binary, tmp)
+        return F.report()
     F = rpstest.Failures('test_idle')
     with rpstest.TempDir('idle') as tmp:
         if not rpstest.hooks_built(binary, tmp):
