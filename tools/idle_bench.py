@@ -97,7 +97,7 @@ def stop(p):
 def idle_cpu(binary, vdev, sleep_us, seconds):
     p, cmd = start(binary, 'rpsidle_cpu', vdev, ['--map', '0x1e', '--rx-queues', '1', '--idle-sleep', str(sleep_us)])
     try:
-        time.sleep(0.5)
+        time.sleep(1.5)     # past the first second of idle (rps_idle.h's deeper sleeps)
         c0, t0 = cpu_s(p.pid), time.monotonic()
         time.sleep(seconds)
         return (cpu_s(p.pid) - c0) / (time.monotonic() - t0), cmd

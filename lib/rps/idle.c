@@ -15,6 +15,7 @@ rps_idle_init(struct rps_idle *s, uint32_t spin_us, uint32_t max_us, uint64_t hz
 
 	memset(s, 0, sizeof(*s));
 	s->spin = (uint64_t)spin_us * hz / 1000000;
+	s->deep = s->spin + (uint64_t)RPS_IDLE_DEEP_MS * hz / 1000;
 	s->max_us = max_us;
 	s->cur_us = 1;
 	rte_cpu_get_intrinsics_support(&intr);

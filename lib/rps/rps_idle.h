@@ -7,6 +7,9 @@
  * that finds work resets it. So at load the loop is the plain busy poll, and when idle the
  * lcore wakes at most max_us (plus the kernel's timer slack, which rps_idle_thread_init()
  * sets to 1 ns) after new packets arrive. max_us == 0 disables the backoff (always poll).
+ * After RPS_IDLE_DEEP_MS of nothing the sleeps grow on to RPS_IDLE_DEEP_FACTOR x max_us, as
+ * a cpuidle governor picks a deeper state for a longer idle: a link silent for that long
+ * costs a quarter of the wake-ups, and only its first packet waits longer.
  *
  * Where the CPU can wait on a cache line (WAITPKG: UMONITOR/UMWAIT, rte_power_monitor()),
  * the sleep is instead a monitor on the word that the producer writes (the backlog ring's
@@ -25,8 +28,13 @@
 #include <rte_pause.h>
 #include <rte_power_intrinsics.h>
 
+/** Idle this long (ms), the sleeps may grow to RPS_IDLE_DEEP_FACTOR x max_us. */
+#define RPS_IDLE_DEEP_MS 1000u
+#define RPS_IDLE_DEEP_FACTOR 4u
+
 struct rps_idle {
 	uint64_t spin;        /**< TSC ticks of empty polls before sleeping */
+	uint64_t deep;        /**< TSC ticks of empty polls before the deeper sleeps */
 	uint32_t max_us;      /**< longest sleep; 0 = never sleep */
 	uint32_t cur_us;      /**< next sleep */
 	uint64_t since;       /**< TSC of the first empty poll of this idle period, 0 = busy */
@@ -63,7 +71,8 @@ rps_idle_next(struct rps_idle *s, int busy, uint64_t now)
 	if (now - s->since < s->spin)
 		return 0;
 	us = s->cur_us;
-	s->cur_us = RTE_MIN(s->cur_us * 2, s->max_us);
+	s->cur_us = RTE_MIN(s->cur_us * 2, now - s->since < s->deep ? s->max_us :
+			    s->max_us * RPS_IDLE_DEEP_FACTOR);
 	return us;
 }
 

@@ -30,6 +30,31 @@ test_backoff_sequence(void)
 	CU_ASSERT_EQUAL(rps_idle_next(&s, 0, now + 300002), 2);
 }
 
+/* A second of nothing (RPS_IDLE_DEEP_MS): the sleeps grow on to 4 x max, and work resets
+ * them to the short ones. */
+static void
+test_backoff_deep(void)
+{
+	struct rps_idle s;
+	const uint64_t deep = 100000 + (uint64_t)RPS_IDLE_DEEP_MS * 1000000;
+	uint64_t now = 1000;
+	uint32_t us = 0;
+
+	rps_idle_init(&s, 100, 50, HZ);
+	CU_ASSERT_EQUAL(rps_idle_next(&s, 0, now), 0);
+	for (int i = 0; i < 20; i++)
+		us = rps_idle_next(&s, 0, now + 100000 + (uint64_t)i);
+	CU_ASSERT_EQUAL(us, 50);                                  /* capped before */
+	CU_ASSERT_EQUAL(rps_idle_next(&s, 0, now + deep - 1), 50);
+	for (int i = 0; i < 4; i++)
+		us = rps_idle_next(&s, 0, now + deep + (uint64_t)i);
+	CU_ASSERT_EQUAL(us, 50 * RPS_IDLE_DEEP_FACTOR);           /* 100, 200, then 200 */
+	CU_ASSERT_EQUAL(rps_idle_next(&s, 0, now + deep + 10), 50 * RPS_IDLE_DEEP_FACTOR);
+	CU_ASSERT_EQUAL(rps_idle_next(&s, 1, now + deep + 11), 0); /* work */
+	CU_ASSERT_EQUAL(rps_idle_next(&s, 0, now + deep + 12), 0);
+	CU_ASSERT_EQUAL(rps_idle_next(&s, 0, now + deep + 100013), 1);
+}
+
 /* max 0: always poll; spin 0: sleep from the second empty poll. */
 static void
 test_backoff_limits(void)
@@ -71,6 +96,7 @@ main(int argc, char **argv)
 	static CU_TestInfo tests[] = {
 		{ "backoff_sequence", test_backoff_sequence },
 		{ "backoff_limits", test_backoff_limits },
+		{ "backoff_deep", test_backoff_deep },
 		{ "backoff_poll", test_backoff_poll },
 		CU_TEST_INFO_NULL,
 	};
