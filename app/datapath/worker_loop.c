@@ -186,17 +186,18 @@ worker_nothing_to_do(void *arg)
 	return 1;
 }
 
-/* An empty poll: spin for --idle-spin, then sleep. On a CPU that can wait on a cache line
- * (rps_idle.h) with one backlog, a monitored wait on its tail; otherwise in the kernel until
- * an RX lcore's kick (rps_wake.h) or RPS_WAKE_IDLE_US, offline for the capture's QSBR
- * meanwhile. @return 1 when it slept. */
+/* An empty poll: spin for --idle-spin, then sleep: in the kernel until an RX lcore's kick
+ * (rps_wake.h) or RPS_WAKE_IDLE_US, offline for the capture's QSBR meanwhile; with
+ * --idle-wait monitor on a CPU that can wait on a cache line (rps_idle.h) and one backlog, a
+ * monitored wait on its tail instead. @return 1 when it slept. */
 static int
 worker_idle(struct rps_worker *w, struct rps_idle *idle, const volatile uint32_t *watch,
 	    unsigned int tid, uint64_t hz)
 {
 	int slept;
 
-	if ((idle->monitor && watch != NULL) || w->backlog->wake == NULL)
+	/* --idle-wait monitor on a CPU with WAITPKG: a monitored wait, no syscall */
+	if ((w->app->opt.idle_wait && idle->monitor && watch != NULL) || w->backlog->wake == NULL)
 		return rps_idle_poll(idle, 0, w->ctx.now, watch, hz);
 	if (rps_idle_next(idle, 0, w->ctx.now) == 0) {
 		rte_pause();

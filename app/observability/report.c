@@ -307,7 +307,8 @@ rps_report_json(const struct rps_app *app, const char *path)
 		"\"backlog\": %u, \"burst\": %u, "
 		"\"stages\": \"%s\", \"symmetric\": %s, \"symmetric_mode\": \"%s\", "
 		"\"inner\": %s, \"reorder_safe\": %s, "
-		"\"flow_limit\": %s, \"idle_sleep_us\": %u, \"idle_spin_us\": %u},\n",
+		"\"flow_limit\": %s, \"idle_sleep_us\": %u, \"idle_spin_us\": %u, "
+		"\"idle_wait\": \"%s\"},\n",
 		app->opt.rx_port, app->nb_rxq, app->rx_driver, app->opt.tx_port, app->opt.map_text,
 		app->rx_lcore, app->opt.rx_lcores_text, app->opt.nb_rx_ports,
 		rps_hash_mode_name(app->opt.hash_mode),
@@ -320,7 +321,8 @@ rps_report_json(const struct rps_app *app, const char *path)
 		app->opt.inner ? "true" : "false",
 		__atomic_load_n(&app->reorder_safe, __ATOMIC_RELAXED) ? "true" : "false",
 		__atomic_load_n(&app->flow_limit, __ATOMIC_RELAXED) ? "true" : "false",
-		app->opt.idle_sleep_us, app->opt.idle_spin_us);
+		app->opt.idle_sleep_us, app->opt.idle_spin_us,
+		app->opt.idle_wait ? "monitor" : "futex");
 	fprintf(f, "  \"rx_lcore\": {\n");
 	json_counters(f, &s->rx, "    ");
 	fprintf(f, "    \"lcore\": %u\n  },\n", app->rx_lcore);

@@ -340,6 +340,7 @@ static const struct opt_bind {
 	[RPS_SET_STALL_TIMEOUT] = { FIELD(stall_timeout_ms), 0, NULL },
 	[RPS_SET_IDLE_SLEEP] = { FIELD(idle_sleep_us), 0, NULL },
 	[RPS_SET_IDLE_SPIN] = { FIELD(idle_spin_us), 0, NULL },
+	[RPS_SET_IDLE_WAIT] = { FIELD(idle_wait), 0, NULL },
 	[RPS_SET_METRICS] = { 0, 0, 0, h_metrics },
 	[RPS_SET_HELP] = { FIELD(help), 0, NULL },
 };

@@ -83,6 +83,7 @@ struct rps_options {
 	int flow_limit;               /* --flow-limit: the kernel's per-backlog flow limit */
 	uint32_t idle_sleep_us;       /* longest sleep of an idle lcore between polls, 0 = poll */
 	uint32_t idle_spin_us;        /* empty polls before an idle lcore starts sleeping */
+	int idle_wait;                /* --idle-wait: 0 futex, 1 monitor (where WAITPKG) */
 	uint32_t table_size;          /* --table-size: buckets of each queue's map */
 	int rebalance;                /* --rebalance */
 	uint32_t rebalance_interval_ms;

@@ -289,6 +289,7 @@ static const struct cfg_field {
 	[RPS_SET_STATS_INTERVAL] = FIELD(stats_interval, has_stats_interval),
 	[RPS_SET_IDLE_SLEEP] = FIELD(idle_sleep_us, has_idle_sleep_us),
 	[RPS_SET_IDLE_SPIN] = FIELD(idle_spin_us, has_idle_spin_us),
+	[RPS_SET_IDLE_WAIT] = FIELD(idle_wait, has_idle_wait),
 	[RPS_SET_TABLE_SIZE] = FIELD(table_size, has_table_size),
 	[RPS_SET_REBALANCE] = FIELD(rebalance, has_rebalance),
 	[RPS_SET_REBALANCE_INTERVAL] = FIELD(rebalance_interval_ms, has_rebalance_interval_ms),

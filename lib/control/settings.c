@@ -562,6 +562,22 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 		.help = "busy-poll this long after the last packet before sleeping (default 100)",
 		.doc = "busy-poll this long after the last packet before the first sleep",
 	},
+	[RPS_SET_IDLE_WAIT] = {
+		.name = "idle-wait", .flag = "idle-wait", .metavar = "HOW",
+		.key = "idle_wait", .section = DATAPLANE, .syntax = "futex|monitor",
+		.type = RPS_SETTING_ENUM, .when = RPS_SETTING_RESTART,
+		.values = "futex|monitor",
+		.def = "futex",
+		.help = "how an idle worker waits: futex (asleep in the kernel, woken by the RX "
+			"lcore, the default) or monitor (UMWAIT on its backlog's tail where the CPU "
+			"has WAITPKG: no syscall, the CPU stays busy to the kernel; else futex)",
+		.doc = "how an idle worker waits for packets: `futex`, asleep in the kernel until an "
+			"RX lcore wakes it (no CPU time while idle); `monitor`, where the CPU has "
+			"WAITPKG and the worker has one backlog, `rte_power_monitor()` on the "
+			"backlog's producer tail up to `--idle-sleep` at a time (wakes on the "
+			"enqueue's store with no syscall, but the kernel counts the lcore as busy); "
+			"without WAITPKG `monitor` waits as `futex` does",
+	},
 	[RPS_SET_METRICS] = {
 		.name = "metrics", .flag = "metrics", .metavar = "ADDR:PORT",
 		.key = "metrics", .section = DATAPLANE, .syntax = "ADDR:PORT|off",
@@ -712,6 +728,12 @@ parse_enum(const struct rps_setting *s, const char *v, int file, int64_t *out)
 			return -EINVAL;
 		*out = sym;
 		return 0;
+	case RPS_SET_IDLE_WAIT:
+		if (strcmp(v, "futex") == 0 || strcmp(v, "monitor") == 0) {
+			*out = strcmp(v, "monitor") == 0;
+			return 0;
+		}
+		return -EINVAL;
 	case RPS_SET_BACKPRESSURE:
 		if (strcmp(v, "auto") == 0) {
 			*out = -1;

@@ -395,7 +395,7 @@ test_tx_port(void)
 	"rss_key, backlog, burst, tx_port, stats_interval, stages, flow_table_size, " \
 	"respond_rate, respond_burst, reorder_safe, flow_limit, rebalance, " \
 	"rebalance_interval_ms, rebalance_threshold, rebalance_moves, rebalance_holddown_ms, " \
-	"idle_sleep_us, idle_spin_us or metrics"
+	"idle_sleep_us, idle_spin_us, idle_wait or metrics"
 
 static void
 test_errors(void)
