@@ -128,8 +128,10 @@ rx_loop(struct rps_app *app, struct rps_rx_lcore *rx)
 	__atomic_store_n(&rx->self.tid, rte_sys_gettid(), __ATOMIC_RELAXED);
 	/* asleep on RX interrupts when idle, where every queue of it has one (rx_intr.c) */
 	const int intr = rps_rx_intr_arm(app, rx);
-	/* the longest such sleep: the exit's idle check and --duration still run in time */
-	const int intr_ms = idle_ticks != 0 ? (int)RTE_MIN(app->opt.exit_when_idle, 100u) : 100;
+	/* the longest such sleep: the exit's idle check and --duration still run in time (half
+	 * the idle time: an RX lcore asleep still shows a recent empty poll to all_idle()) */
+	const int intr_ms = idle_ticks != 0 ?
+		(int)RTE_MAX(1u, RTE_MIN(app->opt.exit_when_idle / 2, 100u)) : 100;
 	__atomic_store_n(&rx->busy_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
 	rte_rcu_qsbr_thread_online(app->qsbr, tid);
 	rte_rcu_qsbr_thread_online(app->cap_qsbr, tid);
