@@ -22,6 +22,7 @@
 
 #include <rte_epoll.h>
 #include <rte_ethdev.h>
+#include <rte_log.h>
 #include <rte_rcu_qsbr.h>
 
 #include "app.h"
@@ -31,10 +32,21 @@ rps_rx_intr_arm(struct rps_app *app, struct rps_rx_lcore *rx)
 {
 	if (app->opt.idle_sleep_us == 0 || app->stop_fd < 0 || rx->nb_queues == 0)
 		return 0;
+	/* ethdev logs an error for a PMD without them ("Rx Intr handle unset"): asking is how
+	 * to know, so its log is quiet meanwhile */
+	const int ethdev_log = rte_log_register("lib.ethdev");
+	const int ethdev_level = ethdev_log >= 0 ? rte_log_get_level((uint32_t)ethdev_log) : -1;
+
 	for (uint16_t k = 0; k < rx->nb_queues; k++) {
 		const uint16_t q = rx->queues[k];
-		int rc = rte_eth_dev_rx_intr_ctl_q(app->rxq_port[q], app->rxq_queue[q],
-						   RTE_EPOLL_PER_THREAD, RTE_INTR_EVENT_ADD, NULL);
+		int rc;
+
+		if (ethdev_level >= 0)
+			(void)rte_log_set_level((uint32_t)ethdev_log, RTE_LOG_EMERG);
+		rc = rte_eth_dev_rx_intr_ctl_q(app->rxq_port[q], app->rxq_queue[q],
+					       RTE_EPOLL_PER_THREAD, RTE_INTR_EVENT_ADD, NULL);
+		if (ethdev_level >= 0)
+			(void)rte_log_set_level((uint32_t)ethdev_log, (uint32_t)ethdev_level);
 
 		if (rc != 0) {
 			/* undo the ones that took: this lcore stays on the backoff */
