@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* hash.c: flow-key extraction for the software hash, outer and (--inner) through one level
- * of encapsulation (bounds-checked, multi-segment safe). */
+ * of encapsulation, and the layer-2 key of a frame without an IP flow (bounds-checked,
+ * multi-segment safe): the slow path of rps_flow_key_get(). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -168,6 +169,24 @@ rps_flow_key_extract(const struct rte_mbuf *m, struct rps_flow_key *k)
 	if (off < 0)
 		return -1;
 	return extract_l3(m, (uint32_t)off, type, k);
+}
+
+int
+rps_flow_key_extract_slow(const struct rte_mbuf *m, const struct rps_inner_cfg *tunnels,
+			  struct rps_flow_key *k)
+{
+	int rc;
+
+	if (tunnels != NULL)
+		rc = rps_flow_key_extract_inner(m, tunnels, k);
+	else
+		rc = rps_flow_key_extract(m, k) < 0 ? RPS_INNER_NOT_IP : RPS_INNER_PLAIN;
+	if (rc == RPS_INNER_NOT_IP) {
+		/* no IP flow: the frame's layer-2 key (rps_flow_key_extract() zeroed k) */
+		k->family = 0;
+		k->has_l2 = rps_hash_l2_key(m, 0, k->l2) == 0;
+	}
+	return rc;
 }
 
 int

@@ -3,12 +3,13 @@
  * rps_steer.h: the RX lcore's steering step, get_rps_cpu() + enqueue_to_backlog() for a
  * burst.
  *
- * For each packet: take the NIC's RSS hash when the mode allows and the mbuf has one,
- * otherwise compute jhash (symmetric with ctx->symmetric) or, in RPS_HASH_TOEPLITZ mode,
- * the Toeplitz hash with ctx->toeplitz, from the headers (prefetching a few packets ahead);
- * with ctx->inner, always computed, from a tunnelled packet's inner header;
- * look the hash up in the queue's map; append the packet to that worker's group. Then one
- * rps_backlog_enqueue() per worker touched, so each ring sees one burst per RX burst.
+ * For each packet (rps_steer_flow_hash()): the NIC's RSS hash when the settings want it and
+ * the mbuf has one; else extract the flow key once (rps_flow_key_get(): inner with
+ * ctx->inner, canonical when symmetric) and hash it with the function the settings chose
+ * before the burst (rps_steer_hasher(): jhash with ctx->seed, or Toeplitz with
+ * ctx->toeplitz), prefetching headers a few packets ahead; look the hash's top bits up in
+ * the queue's map; append the packet to that worker's group. Then one rps_backlog_enqueue()
+ * per worker touched, so each ring sees one burst per RX burst.
  *
  * Concurrency: a context belongs to one RX lcore. The map is read-only here.
  */
@@ -175,71 +176,92 @@ int rps_steer_init(struct rps_steer_ctx *ctx, enum rps_hash_mode mode, uint32_t 
 /** Release the scratch space. */
 void rps_steer_fini(struct rps_steer_ctx *ctx);
 
-/** The software hash of the mode: Toeplitz in toeplitz mode (over the sorted tuple with
- * RPS_SYM_SORT; with RPS_SYM_XOR symmetric through its key), else jhash (over the sorted
- * tuple when ctx->symmetric). */
-static inline uint32_t
-rps_steer_sw_hash(const struct rps_steer_ctx *ctx, const struct rte_mbuf *m)
+/** The function that hashes a flow key. */
+enum rps_steer_hash_fn {
+	RPS_STEER_HASH_JHASH,    /**< rps_hash_key() with ctx->seed */
+	RPS_STEER_HASH_TOEPLITZ, /**< rps_toeplitz_flow_key() with ctx->toeplitz (GFNI or not) */
+};
+
+/** The hash decision a context's settings make: taken once, before a burst's packets. */
+struct rps_steer_hasher {
+	enum rps_steer_hash_fn fn;           /**< what hashes the key */
+	int nic;                             /**< take the NIC's RSS hash when the mbuf has one */
+	int sort;                            /**< keys in canonical order (symmetric) */
+	const struct rps_inner_cfg *tunnels; /**< --inner: the tunnels to look through; NULL */
+};
+
+/**
+ * The hash decision of @p ctx's mode, symmetric and inner settings:
+ * - the function: Toeplitz in toeplitz mode, jhash in the others;
+ * - the NIC's hash in auto and rss modes, unless ctx->symmetric is RPS_SYM_SORT (a NIC's
+ *   hash under a random key is not symmetric) or ctx->inner (the NIC hashed the outer
+ *   header);
+ * - canonical keys: with RPS_SYM_SORT; also with RPS_SYM_XOR for jhash, which has no
+ *   symmetric key (Toeplitz, and the NIC's hash, are symmetric then through their key).
+ */
+static inline struct rps_steer_hasher
+rps_steer_hasher(const struct rps_steer_ctx *ctx)
 {
-	if (ctx->mode == RPS_HASH_TOEPLITZ)
-		return ctx->symmetric == RPS_SYM_SORT ? rps_toeplitz_sw_sym(&ctx->toeplitz, m) :
-		       rps_toeplitz_sw(&ctx->toeplitz, m);
-	return ctx->symmetric ? rps_hash_sw_sym(m, ctx->seed) : rps_hash_sw(m, ctx->seed);
+	struct rps_steer_hasher hs;
+
+	hs.fn = ctx->mode == RPS_HASH_TOEPLITZ ? RPS_STEER_HASH_TOEPLITZ : RPS_STEER_HASH_JHASH;
+	hs.nic = (ctx->mode == RPS_HASH_AUTO || ctx->mode == RPS_HASH_RSS) &&
+		 ctx->symmetric != RPS_SYM_SORT && !ctx->inner;
+	hs.sort = hs.fn == RPS_STEER_HASH_TOEPLITZ ? ctx->symmetric == RPS_SYM_SORT :
+		  ctx->symmetric != RPS_SYM_OFF;
+	hs.tunnels = ctx->inner ? &ctx->tunnels : NULL;
+	return hs;
 }
 
 /**
- * rps_steer_hash() with ctx->inner: always in software (a NIC's RSS hash is the outer
- * header's), Toeplitz in toeplitz mode, jhash in the others. A packet that is certainly not
- * a tunnel takes the fast paths as without --inner; the others go through
- * rps_flow_key_extract_inner(), counted in inner_hashed or inner_fallback.
+ * The hash the RX lcore steers @p m by, as @p hs decided (0 = a runt: the map's first
+ * worker), top to bottom:
+ * 1. the NIC's RSS hash, when it is wanted and the mbuf has one;
+ * 2. else the flow key, extracted once (rps_flow_key_get(): inner with --inner, counted in
+ *    inner_hashed or inner_fallback; canonical when symmetric; layer 2 without an IP flow),
+ * 3. hashed by the function chosen at start. Adds 1 to *computed for a hash computed here.
  */
 static inline uint32_t
-rps_steer_hash_inner(const struct rps_steer_ctx *ctx, const struct rte_mbuf *m)
+rps_steer_flow_hash(const struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
+		    const struct rte_mbuf *m, uint32_t *computed)
 {
 	struct rps_flow_key k;
 	int rc;
 
-	if (likely(rps_inner_is_plain(&ctx->tunnels, m)))
-		return rps_steer_sw_hash(ctx, m);
-	rc = rps_flow_key_extract_inner(m, &ctx->tunnels, &k);
-	if (rc == RPS_INNER_NOT_IP)
-		return ctx->mode == RPS_HASH_TOEPLITZ ?
-		       rps_toeplitz_l2(&ctx->toeplitz, m, ctx->symmetric == RPS_SYM_SORT) :
-		       rps_hash_l2(m, ctx->seed, ctx->symmetric != RPS_SYM_OFF);
-	if (rc == RPS_INNER_HASHED)
+	if (hs->nic && rps_hash_has_rss(m))
+		return rps_hash_rss(m);
+	(*computed)++;
+	rc = rps_flow_key_get(m, hs->sort, hs->tunnels, &k);
+	if (unlikely(rc == RPS_INNER_HASHED))
 		RPS_CTR_ADD(ctx->stats->inner_hashed, 1);
-	else if (rc == RPS_INNER_FALLBACK)
+	else if (unlikely(rc == RPS_INNER_FALLBACK))
 		RPS_CTR_ADD(ctx->stats->inner_fallback, 1);
-	if (ctx->mode == RPS_HASH_TOEPLITZ) {
-		if (ctx->symmetric == RPS_SYM_SORT)
-			rps_flow_key_symmetric(&k);
+	if (hs->fn == RPS_STEER_HASH_TOEPLITZ)
 		return rps_toeplitz_flow_key(&ctx->toeplitz, &k);
-	}
-	if (ctx->symmetric)
-		rps_flow_key_symmetric(&k);
 	return rps_hash_key(&k, ctx->seed);
 }
 
-/**
- * The hash the RX lcore steers @p m by (0 = a runt: the map's first worker): the NIC's
- * in auto and rss modes when the mbuf has one, unless ctx->symmetric is RPS_SYM_SORT (a NIC
- * hash under a random key is not symmetric); otherwise Toeplitz in toeplitz mode (which
- * never takes the NIC's), jhash in the others, symmetric when ctx->symmetric. With
- * ctx->inner, rps_steer_hash_inner(). Adds 1 to *computed when the hash was computed in
- * software.
- */
+/** rps_steer_flow_hash() with the decision of @p ctx's current settings (rps_steer_hasher()),
+ * for one packet. */
 static inline uint32_t
 rps_steer_hash(const struct rps_steer_ctx *ctx, const struct rte_mbuf *m, uint32_t *computed)
 {
-	if (ctx->inner) {
-		(*computed)++;
-		return rps_steer_hash_inner(ctx, m);
-	}
-	if ((ctx->mode == RPS_HASH_AUTO || ctx->mode == RPS_HASH_RSS) &&
-	    ctx->symmetric != RPS_SYM_SORT && rps_hash_has_rss(m))
-		return rps_hash_rss(m);
-	(*computed)++;
-	return rps_steer_sw_hash(ctx, m);
+	const struct rps_steer_hasher hs = rps_steer_hasher(ctx);
+
+	return rps_steer_flow_hash(ctx, &hs, m, computed);
+}
+
+/** The software hash of @p ctx's settings without --inner and never the NIC's: Toeplitz in
+ * toeplitz mode (sorted with RPS_SYM_SORT), else jhash (sorted when ctx->symmetric). */
+static inline uint32_t
+rps_steer_sw_hash(const struct rps_steer_ctx *ctx, const struct rte_mbuf *m)
+{
+	struct rps_steer_hasher hs = rps_steer_hasher(ctx);
+	uint32_t computed = 0;
+
+	hs.nic = 0;
+	hs.tunnels = NULL;
+	return rps_steer_flow_hash(ctx, &hs, m, &computed);
 }
 
 /**

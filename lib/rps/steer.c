@@ -336,13 +336,15 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 	uint32_t *hv = ctx->hashes;
 	uint16_t *tv = ctx->target;
 	const uint32_t bmax = ctx->burst_max;
+	struct rps_steer_hasher hs;
 	uint16_t nb_touched = 0;
 	uint32_t sent = 0, computed = 0, moved = 0, deferred = 0, limited = 0;
 
 	RTE_ASSERT(n <= ctx->burst_max);
 	RTE_ASSERT(buckets == NULL || buckets->mask >= map->mask);
 
-	/* 1. hashes */
+	/* 1. hashes: the NIC's, or the flow key's under the function the settings chose */
+	hs = rps_steer_hasher(ctx);
 	if (ctx->mode == RPS_HASH_JHASH || ctx->prefetch) {
 		const uint16_t ahead = RTE_MIN(n, (uint16_t)RPS_STEER_PREFETCH);
 
@@ -351,11 +353,11 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 		for (uint16_t i = 0; i < n; i++) {
 			if (i + RPS_STEER_PREFETCH < n)
 				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + RPS_STEER_PREFETCH], void *));
-			hv[i] = rps_steer_hash(ctx, pkts[i], &computed);
+			hv[i] = rps_steer_flow_hash(ctx, &hs, pkts[i], &computed);
 		}
 	} else {
 		for (uint16_t i = 0; i < n; i++)
-			hv[i] = rps_steer_hash(ctx, pkts[i], &computed);
+			hv[i] = rps_steer_flow_hash(ctx, &hs, pkts[i], &computed);
 	}
 	if (ctx->order != NULL)
 		for (uint16_t i = 0; i < n; i++)
