@@ -3,13 +3,15 @@
  * rps_steer.h: the RX lcore's steering step, get_rps_cpu() + enqueue_to_backlog() for a
  * burst.
  *
- * For each packet (rps_steer_flow_hash()): the NIC's RSS hash when the settings want it and
- * the mbuf has one; else extract the flow key once (rps_flow_key_get(): inner with
- * ctx->inner, canonical when symmetric) and hash it with the function the settings chose
- * before the burst (rps_steer_hasher(): jhash with ctx->seed, or Toeplitz with
- * ctx->toeplitz), prefetching headers a few packets ahead; look the hash's top bits up in
- * the queue's map; append the packet to that worker's group. Then one rps_backlog_enqueue()
- * per worker touched, so each ring sees one burst per RX burst.
+ * For each packet (rps_steer_flow_hash(), the whole hash decision, top to bottom): the NIC's
+ * RSS hash when the settings want it and the mbuf has one; else extract the flow key once
+ * and hash it with the function the settings chose before the burst (rps_steer_hasher():
+ * jhash with ctx->seed, or Toeplitz with ctx->toeplitz; inner with ctx->inner, canonical
+ * when symmetric). That is the one place a steering hash is computed: the key is extracted
+ * and the function applied in rps_steer_key_then_hash(), compiled once per decision in
+ * steer.c. Headers are prefetched a few packets ahead; the hash's top bits are looked up in
+ * the queue's map; the packet is appended to that worker's group. Then one
+ * rps_backlog_enqueue() per worker touched, so each ring sees one burst per RX burst.
  *
  * Concurrency: a context belongs to one RX lcore. The map is read-only here.
  */
@@ -182,6 +184,21 @@ enum rps_steer_hash_fn {
 	RPS_STEER_HASH_TOEPLITZ, /**< rps_toeplitz_flow_key() with ctx->toeplitz (GFNI or not) */
 };
 
+/** Steps 2 and 3 of rps_steer_flow_hash() (key, then hash) compiled for one decision. */
+typedef uint32_t (*rps_steer_key_hash_t)(const struct rps_steer_ctx *ctx,
+					 const struct rte_mbuf *m);
+
+/** Every decision's rps_steer_key_then_hash() (steer.c), by rps_steer_key_hasher(). */
+extern const rps_steer_key_hash_t rps_steer_key_hashers[8];
+
+/** The compiled key-then-hash of function @p fn, @p sort and @p inner (--inner). */
+static inline rps_steer_key_hash_t
+rps_steer_key_hasher(enum rps_steer_hash_fn fn, int sort, int inner)
+{
+	return rps_steer_key_hashers[(unsigned int)(fn == RPS_STEER_HASH_TOEPLITZ) << 2 |
+				     (unsigned int)(sort != 0) << 1 | (unsigned int)(inner != 0)];
+}
+
 /** The hash decision a context's settings make: taken once, before a burst's packets. */
 struct rps_steer_hasher {
 	enum rps_steer_hash_fn fn;           /**< what hashes the key */
@@ -213,37 +230,83 @@ rps_steer_hasher(const struct rps_steer_ctx *ctx)
 	return hs;
 }
 
+/* The function chosen at start, on a key of @p family (4, 6, or 0: layer 2 or none). */
+static __rte_always_inline uint32_t
+rps_steer_key_hash(const struct rps_steer_ctx *ctx, enum rps_steer_hash_fn fn,
+		   const struct rps_flow_key *k, unsigned int family)
+{
+	if (fn == RPS_STEER_HASH_TOEPLITZ)
+		return rps_toeplitz_flow_key_family(&ctx->toeplitz, k, family);
+	return rps_hash_key_family(k, family, ctx->seed);
+}
+
+/**
+ * rps_steer_key_then_hash() of a packet its fast path does not take (steer.c, out of line):
+ * rps_flow_key_extract_slow() (tunnels with --inner, other layouts, layer 2), counted in
+ * inner_hashed or inner_fallback, then @p fn. The decision comes by value: were its address
+ * taken, the caller would have to store it for every packet.
+ */
+uint32_t rps_steer_flow_hash_slow(const struct rps_steer_ctx *ctx, const struct rte_mbuf *m,
+				  enum rps_steer_hash_fn fn, int sort,
+				  const struct rps_inner_cfg *tunnels);
+
+/**
+ * Steps 2 and 3 of rps_steer_flow_hash(): the flow key, extracted once (from the first
+ * segment in the common layout, rps_flow_key_get_fast(), canonical with @p sort; else
+ * rps_steer_flow_hash_slow()), then hashed by @p fn, compiled for the key's family (the
+ * switch). steer.c compiles it once per decision (rps_steer_key_hashers), @p fn, @p sort and
+ * whether @p tunnels is NULL constants in each, so the key stays in registers and no branch
+ * on the settings is left per packet.
+ */
+static __rte_always_inline uint32_t
+rps_steer_key_then_hash(const struct rps_steer_ctx *ctx, const struct rte_mbuf *m,
+			enum rps_steer_hash_fn fn, int sort, const struct rps_inner_cfg *tunnels)
+{
+	struct rps_flow_key k;
+
+	switch (rps_flow_key_get_fast(m, sort, tunnels, &k)) {
+	case 4:
+		return rps_steer_key_hash(ctx, fn, &k, 4);
+	case 6:
+		return rps_steer_key_hash(ctx, fn, &k, 6);
+	default:
+		return rps_steer_flow_hash_slow(ctx, m, fn, sort, tunnels);
+	}
+}
+
 /**
  * The hash the RX lcore steers @p m by, as @p hs decided (0 = a runt: the map's first
- * worker), top to bottom:
+ * worker), top to bottom, like Linux's get_rps_cpu():
  * 1. the NIC's RSS hash, when it is wanted and the mbuf has one;
- * 2. else the flow key, extracted once (rps_flow_key_get(): inner with --inner, counted in
- *    inner_hashed or inner_fallback; canonical when symmetric; layer 2 without an IP flow),
- * 3. hashed by the function chosen at start. Adds 1 to *computed for a hash computed here.
+ * 2. else the flow key, extracted once (inner with --inner, counted in inner_hashed or
+ *    inner_fallback; canonical when symmetric; layer 2 without an IP flow),
+ * 3. hashed by the function chosen at start. 2 and 3 are rps_steer_key_then_hash() for
+ *    @p hs's function and flags: without --inner (jhash or Toeplitz, sorted or not) inlined
+ *    here, one copy each with its arguments constant (a call cost up to a tenth of the
+ *    cycles); with --inner one call to steer.c's copy (rps_steer_key_hasher()).
+ * Adds 1 to *computed for a hash computed here.
  */
-static inline uint32_t
+static __rte_always_inline uint32_t
 rps_steer_flow_hash(const struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
 		    const struct rte_mbuf *m, uint32_t *computed)
 {
-	struct rps_flow_key k;
-	int rc;
-
 	if (hs->nic && rps_hash_has_rss(m))
 		return rps_hash_rss(m);
 	(*computed)++;
-	rc = rps_flow_key_get(m, hs->sort, hs->tunnels, &k);
-	if (unlikely(rc == RPS_INNER_HASHED))
-		RPS_CTR_ADD(ctx->stats->inner_hashed, 1);
-	else if (unlikely(rc == RPS_INNER_FALLBACK))
-		RPS_CTR_ADD(ctx->stats->inner_fallback, 1);
-	if (hs->fn == RPS_STEER_HASH_TOEPLITZ)
-		return rps_toeplitz_flow_key(&ctx->toeplitz, &k);
-	return rps_hash_key(&k, ctx->seed);
+	if (hs->tunnels == NULL) {
+		if (hs->fn == RPS_STEER_HASH_JHASH)
+			return hs->sort ?
+			       rps_steer_key_then_hash(ctx, m, RPS_STEER_HASH_JHASH, 1, NULL) :
+			       rps_steer_key_then_hash(ctx, m, RPS_STEER_HASH_JHASH, 0, NULL);
+		return hs->sort ? rps_steer_key_then_hash(ctx, m, RPS_STEER_HASH_TOEPLITZ, 1, NULL) :
+		       rps_steer_key_then_hash(ctx, m, RPS_STEER_HASH_TOEPLITZ, 0, NULL);
+	}
+	return rps_steer_key_hasher(hs->fn, hs->sort, hs->tunnels != NULL)(ctx, m);
 }
 
 /** rps_steer_flow_hash() with the decision of @p ctx's current settings (rps_steer_hasher()),
  * for one packet. */
-static inline uint32_t
+static __rte_always_inline uint32_t
 rps_steer_hash(const struct rps_steer_ctx *ctx, const struct rte_mbuf *m, uint32_t *computed)
 {
 	const struct rps_steer_hasher hs = rps_steer_hasher(ctx);
@@ -256,12 +319,9 @@ rps_steer_hash(const struct rps_steer_ctx *ctx, const struct rte_mbuf *m, uint32
 static inline uint32_t
 rps_steer_sw_hash(const struct rps_steer_ctx *ctx, const struct rte_mbuf *m)
 {
-	struct rps_steer_hasher hs = rps_steer_hasher(ctx);
-	uint32_t computed = 0;
+	const struct rps_steer_hasher hs = rps_steer_hasher(ctx);
 
-	hs.nic = 0;
-	hs.tunnels = NULL;
-	return rps_steer_flow_hash(ctx, &hs, m, &computed);
+	return rps_steer_key_hasher(hs.fn, hs.sort, 0)(ctx, m);
 }
 
 /**
