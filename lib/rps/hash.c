@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* hash.c: flow-key extraction for the software hash, outer and (--inner) through one level
- * of encapsulation (bounds-checked, multi-segment safe). */
+ * of encapsulation, and the layer-2 key of a frame without an IP flow (bounds-checked,
+ * multi-segment safe): the slow path of rps_flow_key_get(). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -101,8 +102,7 @@ extract_ipv6(const struct rte_mbuf *m, uint32_t off, struct rps_flow_key *k)
 	if (ip == NULL || (rte_be_to_cpu_32(ip->vtc_flow) >> 28) != 6)
 		return -1;
 	k->family = 6;
-	memcpy(k->src, ip->src_addr, 16);
-	memcpy(k->dst, ip->dst_addr, 16);
+	memcpy(k->w, ip->src_addr, 32); /* src and dst: contiguous in both */
 	nh = ip->proto;
 	for (int i = 0; i < RPS_HASH_MAX_V6EXT; i++) {
 		uint8_t ext_buf[8];
@@ -171,11 +171,36 @@ rps_flow_key_extract(const struct rte_mbuf *m, struct rps_flow_key *k)
 }
 
 int
+rps_flow_key_extract_slow(const struct rte_mbuf *m, int sort,
+			  const struct rps_inner_cfg *tunnels, struct rps_flow_key *k)
+{
+	int rc;
+
+	if (tunnels != NULL)
+		rc = rps_flow_key_extract_inner(m, tunnels, k);
+	else
+		rc = rps_flow_key_extract(m, k) < 0 ? RPS_INNER_NOT_IP : RPS_INNER_PLAIN;
+	if (rc == RPS_INNER_NOT_IP) {
+		/* no IP flow: the frame's layer-2 key (rps_flow_key_extract() zeroed k), its
+		 * MACs sorted here when symmetric */
+		k->family = 0;
+		k->has_l2 = rps_hash_l2_key(m, sort, k->l2) == 0;
+	} else if (sort) {
+		rps_flow_key_symmetric(k);
+	}
+	return rc;
+}
+
+int
 rps_hash_l2_key(const struct rte_mbuf *m, int sym, uint32_t w[RPS_HASH_L2_WORDS])
 {
 	uint8_t eh_buf[RTE_ETHER_HDR_LEN];
 	const uint8_t *eh = rte_pktmbuf_read(m, 0, RTE_ETHER_HDR_LEN, eh_buf);
-	uint8_t *b = (uint8_t *)w;
+	const uint8_t *a, *b;
+	union {
+		uint16_t h[2];
+		uint32_t w;
+	} mid, tail;
 	uint16_t type, vid = 0;
 	uint32_t off = RTE_ETHER_HDR_LEN;
 
@@ -197,14 +222,23 @@ rps_hash_l2_key(const struct rte_mbuf *m, int sym, uint32_t w[RPS_HASH_L2_WORDS]
 		type = vh->eth_proto;
 		off += sizeof(*vh);
 	}
-	if (sym && memcmp(eh, eh + 6, 6) > 0) {
-		memcpy(b, eh + 6, 6);
-		memcpy(b + 6, eh, 6);
-	} else {
-		memcpy(b, eh, 12);
+	/* MAC a, then MAC b (the lower first with sym), the EtherType, the VLAN ID: 16 bytes,
+	 * each 4-byte word written with one store, so that a hash reading a word back gets it
+	 * forwarded from that store (a word straddling two stores would stall) */
+	a = eh;
+	b = eh + 6;
+	if (sym && memcmp(a, b, 6) > 0) {
+		a = eh + 6;
+		b = eh;
 	}
-	memcpy(b + 12, &type, 2);
-	memcpy(b + 14, &vid, 2);
+	memcpy(&mid.h[0], a + 4, 2);
+	memcpy(&mid.h[1], b, 2);
+	tail.h[0] = type;
+	tail.h[1] = vid;
+	memcpy(&w[0], a, 4);
+	w[1] = mid.w;
+	memcpy(&w[2], b + 2, 4);
+	w[3] = tail.w;
 	return 0;
 }
 

@@ -9,24 +9,39 @@
  * 128-bit addresses and walks the extension-header chain (hop-by-hop, routing, destination
  * options, fragment) to find the transport header.
  *
+ * One key, then the hash: a packet's key is extracted once (addresses, ports, protocol; the
+ * inner packet's with --inner; in canonical order when symmetric; the layer-2 key of a frame
+ * without an IP flow), and one function hashes it: rps_hash_key() (jhash with the secret
+ * seed) here, rps_toeplitz_flow_key() in rps_toeplitz.h. The modes differ only in that
+ * function and in the two extraction flags (sort, tunnels). The RX lcore does both in one
+ * place, rps_steer_key_then_hash() in rps_steer.h, with the function and the flags chosen
+ * once from the settings (rps_steer_hasher()); rps_flow_key_get() is the same extraction for
+ * the other callers (rps_hash_sw(), the tests).
+ *
+ * Fast path and slow path: rps_flow_key_get_fast() reads the common layout (untagged
+ * Ethernet, IPv4 without options, IPv6 without extension headers, first segment) straight
+ * from the packet into a key that, inlined, lives in registers; everything else goes out of
+ * line to rps_flow_key_extract_slow() (the bounds-checked, multi-segment reference in
+ * hash.c). Both give the same key, field for field, so the hashes are the same.
+ *
  * Return convention: a flow whose hash computes to 0 gets 1, as in the kernel; 0 is left for
  * a frame too short to hold an Ethernet header (the map sends it to its first worker).
  * A frame that is not IP, or whose IP header is cut short, is hashed on what identifies it
- * at layer 2 (rps_hash_l2(): destination and source MAC, the outer VLAN ID, the EtherType),
+ * at layer 2 (rps_hash_l2_key(): destination and source MAC, the outer VLAN ID, the EtherType),
  * with the same secret seed: one station's frames stay on one worker, and one station
  * cannot aim all non-IP traffic (ARP, LLDP, a flood of junk) at one worker's backlog.
  *
  * Symmetric hashing (--symmetric): rps_flow_key_symmetric() puts a key in a canonical order
- * (the endpoint with the lower address first, then the lower port), so both directions of
- * a connection hash alike; rps_hash_sw_sym() is rps_hash_sw() on such keys. The Toeplitz
- * hash (RPS_HASH_TOEPLITZ) lives in rps_toeplitz.h; enum rps_sym_mode says how Toeplitz
- * and the NIC's hash are made symmetric (docs/steering-keys.md).
+ * (the endpoint with the lower address first, then the lower port; the lower MAC first for a
+ * layer-2 key), so both directions of a connection hash alike. The Toeplitz hash
+ * (RPS_HASH_TOEPLITZ) lives in rps_toeplitz.h; enum rps_sym_mode says how Toeplitz and the
+ * NIC's hash are made symmetric (docs/steering-keys.md).
  *
  * Inner hashing (--inner): rps_flow_key_extract_inner() looks through one level of
  * encapsulation (VXLAN, GENEVE, GTP-U, GRE, NVGRE, IPv4/IPv6-in-IP) and returns the inner
  * packet's key, which hashes exactly as the bare inner packet would; a tunnel it cannot read
- * gives the outer key (RPS_INNER_FALLBACK). rps_inner_is_plain() is the cheap test that
- * lets the fast paths keep the packets that are certainly not tunnels.
+ * gives the outer key (RPS_INNER_FALLBACK). rps_flow_key_get() sends it only the packets
+ * whose outer key may be a tunnel's (rps_flow_key_maybe_tunnel()).
  *
  * Nothing is read past the packet: every access goes through rte_pktmbuf_read(), which also
  * handles headers split across segments. The functions are pure and thread-safe.
@@ -65,17 +80,33 @@ enum rps_sym_mode {
 			   *   sorted (RPS_SYM_SORT) */
 };
 
-/** Flow fields extracted from a packet (host-independent: raw network-order words). */
+#define RPS_HASH_L2_WORDS 4 /**< 32-bit words of an L2 key */
+
+/** A packet's flow key: what its hash reads (host-independent: raw network-order words). */
 struct rps_flow_key {
-	uint8_t family;    /**< 4, 6, or 0 when the packet is not IP */
+	uint8_t family;    /**< 4, 6, or 0 when the packet has no IP flow (non-IP, or an IP
+			    *   header cut short): then l2 holds its layer-2 key, if has_l2 */
 	uint8_t proto;     /**< transport protocol (after IPv6 extension headers) */
 	uint8_t is_frag;   /**< 1 for any IPv4/IPv6 fragment */
 	uint8_t has_ports; /**< 1 when ports holds the 4 bytes after the IP header */
-	uint32_t ports;    /**< first 4 bytes after the IP header, or 0 */
-	uint32_t src[4];   /**< IPv4 uses src[0] */
-	uint32_t dst[4];
+	union {
+		struct {
+			uint32_t src[4]; /**< IPv4 uses src[0] */
+			uint32_t dst[4];
+			uint32_t ports;  /**< first 4 bytes after the IP header, or 0 */
+		};
+		/** src, dst, ports as one array (IPv6's jhash input, rps_hash_sym_v6()) */
+		uint32_t w[9];
+		/** family 0: rps_hash_l2_key() of the frame (rps_flow_key_extract_slow() only) */
+		uint32_t l2[RPS_HASH_L2_WORDS];
+	};
 	uint16_t l2_len;   /**< Ethernet + VLAN tags */
 	uint16_t l3_len;   /**< IP header incl. options / extension headers */
+	uint8_t has_l2;    /**< family 0: l2 is set (0 for a runt shorter than Ethernet) */
+	/** Where the addresses and, for TCP and UDP, the ports lie contiguous in the packet
+	 * exactly as the key holds them (rps_flow_key_extract_fast()), or NULL: a hash may read
+	 * them in place (GFNI's Toeplitz) instead of gathering them from the key. */
+	const uint8_t *tuple;
 };
 
 #define RPS_HASH_MAX_VLAN 4   /* tags skipped before giving up on a frame */
@@ -92,127 +123,139 @@ struct rps_flow_key {
 static inline int
 rps_hash_proto_has_ports(uint8_t proto)
 {
-	switch (proto) {
-	case IPPROTO_TCP: case IPPROTO_UDP: case IPPROTO_DCCP: case IPPROTO_ESP:
-	case IPPROTO_AH: case IPPROTO_SCTP: case IPPROTO_UDPLITE:
-		return 1;
-	default:
-		return 0;
-	}
+#define RPS_HASH_PROTO_BIT(p) (UINT64_C(1) << ((p) & 63))
+	/* a bit per protocol number, 64 to a word: one load and a shift, no branch */
+	static const uint64_t has_ports[4] = {
+		RPS_HASH_PROTO_BIT(IPPROTO_TCP) | RPS_HASH_PROTO_BIT(IPPROTO_UDP) |
+		RPS_HASH_PROTO_BIT(IPPROTO_DCCP) | RPS_HASH_PROTO_BIT(IPPROTO_ESP) |
+		RPS_HASH_PROTO_BIT(IPPROTO_AH),
+		0,
+		RPS_HASH_PROTO_BIT(IPPROTO_SCTP) | RPS_HASH_PROTO_BIT(IPPROTO_UDPLITE),
+		0,
+	};
+#undef RPS_HASH_PROTO_BIT
+
+	return (int)((has_ports[proto >> 6] >> (proto & 63)) & 1);
 }
 
+/* --- extraction --- */
+
 /**
- * Extract the flow key of a packet.
+ * Extract the flow key of a packet (the reference: every layout, VLAN tags, IPv4 options,
+ * IPv6 extension headers, segmented mbufs). The key is zeroed first; tuple stays NULL and
+ * the layer-2 key unset.
  * @return 0 and a filled key for IP packets; -1 for non-IP or truncated IP headers
  *   (key->family is then 0).
  */
 int rps_flow_key_extract(const struct rte_mbuf *m, struct rps_flow_key *key);
 
-/** jhash of an extracted key: rte_jhash_3words for IPv4, rte_jhash_32b for IPv6. Never 0. */
-static inline uint32_t
-rps_hash_key(const struct rps_flow_key *k, uint32_t seed)
+/* An IPv6 address into a key, word by word: every access to the key's addresses on the fast
+ * path is one 32-bit word (the hashes, rps_hash_sym_v6()), so that where the key is a local
+ * the compiler keeps each word in a register instead of the key in memory. */
+static __rte_always_inline void
+rps_flow_key_words(uint32_t w[4], const uint8_t *a)
 {
-	uint32_t h;
-
-	if (k->family == 4) {
-		h = rte_jhash_3words(k->src[0], k->dst[0], k->ports, seed);
-	} else {
-		uint32_t w[9];
-
-		memcpy(w, k->src, 16);
-		memcpy(w + 4, k->dst, 16);
-		w[8] = k->ports;
-		h = rte_jhash_32b(w, 9, seed);
-	}
-	return h ? h : 1;
+	memcpy(&w[0], a, 4);
+	memcpy(&w[1], a + 4, 4);
+	memcpy(&w[2], a + 8, 4);
+	memcpy(&w[3], a + 12, 4);
 }
 
-/** Whether the 4 bytes after the IP header of @p proto are its source and destination ports
- * (ESP and AH carry an SPI there, which differs per direction). */
-static inline int
-rps_hash_proto_has_port_pair(uint8_t proto)
+/* The 9 words of an IPv6 key (src, dst, ports) into @p w, word by word. */
+static __rte_always_inline void
+rps_flow_key_words6(uint32_t w[9], const struct rps_flow_key *k)
 {
-	return proto == IPPROTO_TCP || proto == IPPROTO_UDP || proto == IPPROTO_UDPLITE ||
-	       proto == IPPROTO_DCCP || proto == IPPROTO_SCTP;
+	w[0] = k->w[0];
+	w[1] = k->w[1];
+	w[2] = k->w[2];
+	w[3] = k->w[3];
+	w[4] = k->w[4];
+	w[5] = k->w[5];
+	w[6] = k->w[6];
+	w[7] = k->w[7];
+	w[8] = k->w[8];
 }
 
-/* Swap the two 16-bit halves of raw ports (source <-> destination), whatever the byte order. */
-static inline uint32_t
-rps_hash_ports_swap(uint32_t ports)
+/* The rest of a key rps_flow_key_extract_fast() fills, after an IP header of @p l3_len bytes
+ * (family, proto and is_frag set) with @p l4 right after it, inside the first segment. */
+static __rte_always_inline void
+rps_flow_key_fast_l4(struct rps_flow_key *k, uint16_t l3_len, const uint8_t *l4)
 {
-	return (ports >> 16) | (ports << 16);
-}
+	uint32_t ports;
 
-/* Whether the raw (network order) ports have source > destination. */
-static inline int
-rps_hash_ports_descending(uint32_t ports)
-{
-	uint32_t p = rte_be_to_cpu_32(ports);
-
-	return (p >> 16) > (p & 0xffff);
-}
-
-/* Canonical order of an IPv4 tuple (raw words): lower address first, then lower port. */
-static inline void
-rps_hash_sym_v4(uint32_t *src, uint32_t *dst, uint32_t *ports)
-{
-	uint32_t s = rte_be_to_cpu_32(*src), d = rte_be_to_cpu_32(*dst);
-
-	if (s > d || (s == d && rps_hash_ports_descending(*ports))) {
-		uint32_t t = *src;
-
-		*src = *dst;
-		*dst = t;
-		*ports = rps_hash_ports_swap(*ports);
-	}
-}
-
-/* Canonical order of an IPv6 tuple: w[0..3] source, w[4..7] destination, w[8] ports. */
-static inline void
-rps_hash_sym_v6(uint32_t *w)
-{
-	int c = memcmp(w, w + 4, 16);
-
-	if (c > 0 || (c == 0 && rps_hash_ports_descending(w[8]))) {
-		uint32_t t[4];
-
-		memcpy(t, w, 16);
-		memcpy(w, w + 4, 16);
-		memcpy(w + 4, t, 16);
-		w[8] = rps_hash_ports_swap(w[8]);
-	}
+	k->l2_len = RTE_ETHER_HDR_LEN;
+	k->l3_len = l3_len;
+	k->has_l2 = 0;
+	/* TCP and UDP, the common case, before the table of the others */
+	k->has_ports = !k->is_frag && (k->proto == IPPROTO_TCP || k->proto == IPPROTO_UDP ||
+				       rps_hash_proto_has_ports(k->proto));
+	/* 4 bytes are there (the callers' length checks): read whatever the protocol, then kept */
+	memcpy(&ports, l4, 4);
+	k->ports = k->has_ports ? ports : 0;
 }
 
 /**
- * Make @p k direction-free for a symmetric hash: the endpoint with the lower address (in
- * network order), or with equal addresses the lower port, comes first, so A->B and B->A give
- * the same key. The 4 bytes after the IP header are kept only when they are a port pair
- * (rps_hash_proto_has_port_pair()): ESP and AH hash on addresses alone, so both directions
- * of an IPsec tunnel meet too.
+ * The common case of rps_flow_key_extract(), read straight from the first segment: untagged
+ * Ethernet, then IPv4 without options (any protocol, fragments too) or IPv6 whose next header
+ * is not an extension header. Sets every field as the reference would (has_l2 0), and tuple.
+ * @return the family, 4 or 6, or 0 when the packet needs rps_flow_key_extract() (the key is
+ *   then unspecified). Each family's branch returns a constant, so that a caller switching
+ *   on it gets the hash that follows compiled for that family alone.
  */
-static inline void
-rps_flow_key_symmetric(struct rps_flow_key *k)
+static __rte_always_inline int
+rps_flow_key_extract_fast(const struct rte_mbuf *m, struct rps_flow_key *k)
 {
-	if (k->has_ports && !rps_hash_proto_has_port_pair(k->proto)) {
-		k->has_ports = 0;
-		k->ports = 0;
-	}
-	if (k->family == 4) {
-		rps_hash_sym_v4(&k->src[0], &k->dst[0], &k->ports);
-	} else if (k->family == 6) {
-		uint32_t w[9];
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint8_t *l3 = p + RTE_ETHER_HDR_LEN;
+	const uint16_t dlen = m->data_len;
+	uint16_t type;
 
-		memcpy(w, k->src, 16);
-		memcpy(w + 4, k->dst, 16);
-		w[8] = k->ports;
-		rps_hash_sym_v6(w);
-		memcpy(k->src, w, 16);
-		memcpy(k->dst, w + 4, 16);
-		k->ports = w[8];
+	/* enough for a 20-byte IPv4 header and the 4 bytes after it */
+	if (unlikely(dlen < RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr) + 4))
+		return 0;
+	memcpy(&type, p + 12, 2);
+	/* each family's branch fills the whole key and returns: no join after it */
+	if (type == RTE_BE16(RTE_ETHER_TYPE_IPV4)) {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)l3;
+
+		if (ip->version_ihl != RTE_IPV4_VHL_DEF)
+			return 0;
+		k->family = 4;
+		k->proto = ip->next_proto_id;
+		k->is_frag = (ip->fragment_offset &
+			      RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) != 0;
+		memcpy(&k->src[0], &ip->src_addr, 4);
+		memcpy(&k->dst[0], &ip->dst_addr, 4);
+		/* the words IPv4 does not use are 0, as in the reference's key (dead stores where
+		 * the key is in registers) */
+		k->src[1] = k->src[2] = k->src[3] = 0;
+		k->dst[1] = k->dst[2] = k->dst[3] = 0;
+		k->tuple = (const uint8_t *)&ip->src_addr;
+		rps_flow_key_fast_l4(k, sizeof(*ip), (const uint8_t *)(ip + 1));
+		return 4;
 	}
+	if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)l3;
+
+		if (dlen < RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr) + 4 ||
+		    (ip->vtc_flow & RTE_BE32(0xf0000000)) != RTE_BE32(0x60000000))
+			return 0;
+		/* hop-by-hop, routing, fragment, destination options: the reference walks them
+		 * (TCP and UDP, the common case, tested first) */
+		if (ip->proto != IPPROTO_TCP && ip->proto != IPPROTO_UDP &&
+		    (ip->proto == 0 || ip->proto == 43 || ip->proto == 44 || ip->proto == 60))
+			return 0;
+		k->family = 6;
+		k->proto = ip->proto;
+		k->is_frag = 0;
+		rps_flow_key_words(k->src, ip->src_addr);
+		rps_flow_key_words(k->dst, ip->dst_addr);
+		k->tuple = ip->src_addr;
+		rps_flow_key_fast_l4(k, sizeof(*ip), (const uint8_t *)(ip + 1));
+		return 6;
+	}
+	return 0;
 }
-
-#define RPS_HASH_L2_WORDS 4 /**< 32-bit words of an L2 key */
 
 /**
  * The layer-2 key of a frame without an IP flow: destination MAC, source MAC (in this order,
@@ -222,141 +265,6 @@ rps_flow_key_symmetric(struct rps_flow_key *k)
  * @return 0, or -1 when the frame is shorter than an Ethernet header (w unset).
  */
 int rps_hash_l2_key(const struct rte_mbuf *m, int sym, uint32_t w[RPS_HASH_L2_WORDS]);
-
-/**
- * Hash of a frame that carries no IP flow (non-IP, or an IP header cut short): jhash of
- * rps_hash_l2_key() with @p seed, never 0; 0 only for a frame shorter than an Ethernet
- * header. Out of line: such frames are not the common case, but one station cannot send
- * them all to one worker.
- */
-uint32_t rps_hash_l2(const struct rte_mbuf *m, uint32_t seed, int sym);
-
-/** Reference software flow hash: rps_flow_key_extract() + rps_hash_key(); handles every
- * layout (VLAN tags, IPv4 options, IPv6 extension headers, segmented mbufs). A frame
- * without an IP flow gets rps_hash_l2(). */
-static inline uint32_t
-rps_hash_sw_ref(const struct rte_mbuf *m, uint32_t seed)
-{
-	struct rps_flow_key k;
-
-	if (rps_flow_key_extract(m, &k) < 0)
-		return rps_hash_l2(m, seed, 0);
-	return rps_hash_key(&k, seed);
-}
-
-/** Symmetric reference: rps_flow_key_extract() + rps_flow_key_symmetric() + rps_hash_key();
- * rps_hash_l2() with the MAC addresses sorted for a frame without an IP flow. */
-static inline uint32_t
-rps_hash_sw_sym_ref(const struct rte_mbuf *m, uint32_t seed)
-{
-	struct rps_flow_key k;
-
-	if (rps_flow_key_extract(m, &k) < 0)
-		return rps_hash_l2(m, seed, 1);
-	rps_flow_key_symmetric(&k);
-	return rps_hash_key(&k, seed);
-}
-
-/**
- * The common case of rps_hash_sw(), read straight from the first segment: untagged
- * Ethernet, IPv4 without options and not a fragment, or IPv6 without extension headers,
- * carrying TCP or UDP. @p sym (a constant where inlined) canonicalises the tuple as
- * rps_flow_key_symmetric() does. @return 1 and the hash in *h, or 0 when the packet needs
- * the reference path (which gives the same hash for the packets this one accepts).
- */
-static inline int
-rps_hash_sw_fast_x(const struct rte_mbuf *m, uint32_t seed, int sym, uint32_t *h)
-{
-	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
-	const uint16_t dlen = m->data_len;
-	uint16_t type;
-	uint32_t x;
-
-	if (unlikely(dlen < RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr) + 4))
-		return 0;
-	memcpy(&type, p + 12, 2);
-	if (type == RTE_BE16(RTE_ETHER_TYPE_IPV4)) {
-		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(p + RTE_ETHER_HDR_LEN);
-		uint32_t src, dst, ports;
-
-		if (ip->version_ihl != RTE_IPV4_VHL_DEF ||
-		    (ip->next_proto_id != IPPROTO_TCP && ip->next_proto_id != IPPROTO_UDP) ||
-		    (ip->fragment_offset &
-		     RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) != 0)
-			return 0;
-		memcpy(&src, &ip->src_addr, 4);
-		memcpy(&dst, &ip->dst_addr, 4);
-		memcpy(&ports, ip + 1, 4);
-		if (sym)
-			rps_hash_sym_v4(&src, &dst, &ports);
-		x = rte_jhash_3words(src, dst, ports, seed);
-	} else if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
-		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(p + RTE_ETHER_HDR_LEN);
-		uint32_t w[9];
-
-		if (dlen < RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr) + 4 ||
-		    (ip->proto != IPPROTO_TCP && ip->proto != IPPROTO_UDP) ||
-		    (ip->vtc_flow & RTE_BE32(0xf0000000)) != RTE_BE32(0x60000000))
-			return 0;
-		memcpy(w, ip->src_addr, 16);
-		memcpy(w + 4, ip->dst_addr, 16);
-		memcpy(w + 8, ip + 1, 4);
-		if (sym)
-			rps_hash_sym_v6(w);
-		x = rte_jhash_32b(w, 9, seed);
-	} else {
-		return 0;
-	}
-	*h = x ? x : 1;
-	return 1;
-}
-
-/** rps_hash_sw_fast_x() without symmetry: the plain jhash fast path. */
-static inline int
-rps_hash_sw_fast(const struct rte_mbuf *m, uint32_t seed, uint32_t *h)
-{
-	return rps_hash_sw_fast_x(m, seed, 0, h);
-}
-
-/** Software flow hash of a packet: a non-zero jhash (of the L2 key for non-IP frames;
- * 0 only for a runt shorter than an Ethernet header). */
-static inline uint32_t
-rps_hash_sw(const struct rte_mbuf *m, uint32_t seed)
-{
-	uint32_t h;
-
-	if (likely(rps_hash_sw_fast_x(m, seed, 0, &h)))
-		return h;
-	return rps_hash_sw_ref(m, seed);
-}
-
-/** Symmetric software flow hash (--symmetric with jhash): rps_hash_sw() over the
- * canonical tuple, so both directions of a connection get the same non-zero hash. */
-static inline uint32_t
-rps_hash_sw_sym(const struct rte_mbuf *m, uint32_t seed)
-{
-	uint32_t h;
-
-	if (likely(rps_hash_sw_fast_x(m, seed, 1, &h)))
-		return h;
-	return rps_hash_sw_sym_ref(m, seed);
-}
-
-/** Whether the PMD stored an RSS hash in the mbuf. */
-static inline int
-rps_hash_has_rss(const struct rte_mbuf *m)
-{
-	return (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) != 0;
-}
-
-/** The NIC's hash, with 0 mapped to 1 so it is never confused with "no flow". */
-static inline uint32_t
-rps_hash_rss(const struct rte_mbuf *m)
-{
-	return m->hash.rss ? m->hash.rss : 1;
-}
-
-/* --- inner hashing (--inner) --- */
 
 #define RPS_INNER_VXLAN_PORT 4789   /**< IANA VXLAN port, the default of --vxlan-port */
 #define RPS_INNER_GENEVE_PORT 6081  /**< IANA GENEVE port */
@@ -372,7 +280,7 @@ struct rps_inner_cfg {
 	uint8_t nb_vxlan;  /**< ports in vxlan_port; 0: RPS_INNER_VXLAN_PORT */
 };
 
-/** What rps_flow_key_extract_inner() found. */
+/** What rps_flow_key_extract_inner() (and rps_flow_key_get()) found. */
 enum rps_inner_result {
 	RPS_INNER_NOT_IP = -1,  /**< no flow: non-IP or a truncated outer IP header (family 0) */
 	RPS_INNER_PLAIN = 0,    /**< not a tunnel: the key is the packet's own */
@@ -422,49 +330,303 @@ int rps_flow_key_extract_inner(const struct rte_mbuf *m, const struct rps_inner_
 			       struct rps_flow_key *key);
 
 /**
- * Whether @p m is certainly not a tunnel in a layout the fast paths read (untagged
- * Ethernet, IPv4 without options and not a fragment or IPv6 without extension headers,
- * carrying TCP, or UDP to a port that is not a tunnel's): then --inner hashes it as without
- * --inner. 0 means "let rps_flow_key_extract_inner() decide".
+ * Whether an outer key (rps_flow_key_extract_fast()) may be a tunnel's that @p cfg reads:
+ * UDP to one of its ports, or IP protocol 4, 41 or 47 (their fragments too: they are counted
+ * as fallbacks). 0 means rps_flow_key_extract_inner() would return RPS_INNER_PLAIN.
+ */
+static inline int
+rps_flow_key_maybe_tunnel(const struct rps_inner_cfg *cfg, const struct rps_flow_key *k)
+{
+	switch (k->proto) {
+	case IPPROTO_UDP:
+		if (!k->has_ports)
+			return 0;
+		/* the destination port: the second 16 bits of the raw ports */
+		return rps_inner_udp_port(cfg, rte_cpu_to_be_16((uint16_t)rte_be_to_cpu_32(k->ports)));
+	case 4: case 41: case 47: /* IPv4-in-IP, IPv6-in-IP, GRE */
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/**
+ * Whether @p m is certainly not a tunnel in a layout the fast path reads
+ * (rps_flow_key_extract_fast()): then --inner hashes it as without --inner. 0 means "let
+ * rps_flow_key_extract_inner() decide".
  */
 static inline int
 rps_inner_is_plain(const struct rps_inner_cfg *cfg, const struct rte_mbuf *m)
 {
-	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
-	const uint16_t dlen = m->data_len;
-	const uint8_t *l4;
-	uint16_t type, dport;
-	uint8_t proto;
+	struct rps_flow_key k;
 
-	if (unlikely(dlen < RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr) + 4))
-		return 0;
-	memcpy(&type, p + 12, 2);
-	if (type == RTE_BE16(RTE_ETHER_TYPE_IPV4)) {
-		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(p + RTE_ETHER_HDR_LEN);
+	return rps_flow_key_extract_fast(m, &k) && !rps_flow_key_maybe_tunnel(cfg, &k);
+}
 
-		if (ip->version_ihl != RTE_IPV4_VHL_DEF ||
-		    (ip->fragment_offset &
-		     RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) != 0)
-			return 0;
-		proto = ip->next_proto_id;
-		l4 = (const uint8_t *)(ip + 1);
-	} else if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
-		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(p + RTE_ETHER_HDR_LEN);
+/**
+ * The out-of-line part of rps_flow_key_get(), for what rps_flow_key_get_fast() does not take:
+ * rps_flow_key_extract(), or with @p tunnels rps_flow_key_extract_inner(); for a frame
+ * without an IP flow, its layer-2 key (has_l2, unless a runt); with @p sort in canonical
+ * order (rps_flow_key_symmetric(); a layer-2 key with the lower MAC first, as
+ * rps_hash_l2_key() sorts it). @return an enum rps_inner_result.
+ */
+int rps_flow_key_extract_slow(const struct rte_mbuf *m, int sort,
+			      const struct rps_inner_cfg *tunnels, struct rps_flow_key *k);
 
-		if (dlen < RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr) + 4 ||
-		    (ip->vtc_flow & RTE_BE32(0xf0000000)) != RTE_BE32(0x60000000))
-			return 0;
-		proto = ip->proto;
-		l4 = (const uint8_t *)(ip + 1);
-	} else {
-		return 0;
-	}
-	if (proto == IPPROTO_TCP)
+/* --- canonical order (symmetric) --- */
+
+/** Whether the 4 bytes after the IP header of @p proto are its source and destination ports
+ * (ESP and AH carry an SPI there, which differs per direction). */
+static inline int
+rps_hash_proto_has_port_pair(uint8_t proto)
+{
+	return proto == IPPROTO_TCP || proto == IPPROTO_UDP || proto == IPPROTO_UDPLITE ||
+	       proto == IPPROTO_DCCP || proto == IPPROTO_SCTP;
+}
+
+/* Swap the two 16-bit halves of raw ports (source <-> destination), whatever the byte order. */
+static inline uint32_t
+rps_hash_ports_swap(uint32_t ports)
+{
+	return (ports >> 16) | (ports << 16);
+}
+
+/* Whether the raw (network order) ports have source > destination. */
+static inline int
+rps_hash_ports_descending(uint32_t ports)
+{
+	uint32_t p = rte_be_to_cpu_32(ports);
+
+	return (p >> 16) > (p & 0xffff);
+}
+
+/* Canonical order of an IPv4 tuple (raw words): lower address first, then lower port.
+ * Without a branch (selects, stores either way): random flows would mispredict one half the
+ * time. @return 1 when it swapped. */
+static __rte_always_inline int
+rps_hash_sym_v4(uint32_t *src, uint32_t *dst, uint32_t *ports)
+{
+	const uint32_t s = *src, d = *dst, p = *ports, hp = rte_be_to_cpu_32(p);
+	/* (address, port) of each end, compared as one number: source above destination? */
+	const int swap = ((uint64_t)rte_be_to_cpu_32(s) << 16 | hp >> 16) >
+			 ((uint64_t)rte_be_to_cpu_32(d) << 16 | (hp & 0xffff));
+	const uint32_t mask = 0u - (uint32_t)swap, x = (s ^ d) & mask;
+
+	*src = s ^ x;
+	*dst = d ^ x;
+	*ports = p ^ ((p ^ rps_hash_ports_swap(p)) & mask);
+	return swap;
+}
+
+/* Two raw (network order) 32-bit words as one 64-bit number in host order. */
+static inline uint64_t
+rps_hash_be64_of(uint32_t hi, uint32_t lo)
+{
+	return (uint64_t)rte_be_to_cpu_32(hi) << 32 | rte_be_to_cpu_32(lo);
+}
+
+/* Canonical order of an IPv6 tuple: w[0..3] source, w[4..7] destination, w[8] ports.
+ * Word by word, as the key is filled (rps_flow_key_extract_fast()): no wider access, so the
+ * compiler can keep each word in a register, and no call to memcmp(). @return 1 when it
+ * swapped. */
+static __rte_always_inline int
+rps_hash_sym_v6(uint32_t *w)
+{
+	const uint64_t s0 = rps_hash_be64_of(w[0], w[1]), d0 = rps_hash_be64_of(w[4], w[5]);
+	const uint64_t s1 = rps_hash_be64_of(w[2], w[3]), d1 = rps_hash_be64_of(w[6], w[7]);
+
+	if (s0 > d0 || (s0 == d0 && (s1 > d1 || (s1 == d1 &&
+						rps_hash_ports_descending(w[8]))))) {
+		uint32_t t[4] = { w[0], w[1], w[2], w[3] };
+
+		w[0] = w[4];
+		w[1] = w[5];
+		w[2] = w[6];
+		w[3] = w[7];
+		w[4] = t[0];
+		w[5] = t[1];
+		w[6] = t[2];
+		w[7] = t[3];
+		w[8] = rps_hash_ports_swap(w[8]);
 		return 1;
-	if (proto != IPPROTO_UDP)
+	}
+	return 0;
+}
+
+/**
+ * Make @p k direction-free for a symmetric hash: the endpoint with the lower address (in
+ * network order), or with equal addresses the lower port, comes first, so A->B and B->A give
+ * the same key. The 4 bytes after the IP header are kept only when they are a port pair
+ * (rps_hash_proto_has_port_pair()): ESP and AH hash on addresses alone, so both directions
+ * of an IPsec tunnel meet too. A layer-2 key (family 0) is left as it is: it is sorted where
+ * it is made (rps_hash_l2_key() with sym, from rps_flow_key_extract_slow()).
+ * A key that changes loses its in-place tuple; so does every IPv4 key (its sorted words are
+ * what a hash reads, swapped or not: hashing in place only when in order would add a branch
+ * that random flows mispredict half the time, which costs more than GFNI's stall on the
+ * copy). An IPv6 key in order keeps it (saving the 36-byte copy is worth the branch).
+ */
+static __rte_always_inline void
+rps_flow_key_symmetric(struct rps_flow_key *k)
+{
+	if (k->has_ports && !rps_hash_proto_has_port_pair(k->proto)) {
+		k->has_ports = 0;
+		k->ports = 0;
+		k->tuple = NULL;
+	}
+	if (k->family == 4) {
+		rps_hash_sym_v4(&k->src[0], &k->dst[0], &k->ports);
+		k->tuple = NULL;
+	} else if (k->family == 6) {
+		if (rps_hash_sym_v6(k->w))
+			k->tuple = NULL;
+	}
+}
+
+/* --- the key, once per packet --- */
+
+/**
+ * The inline half of rps_flow_key_get(): the key of a packet in the common layout
+ * (rps_flow_key_extract_fast()) that is not a tunnel's with @p tunnels (--inner; NULL: off),
+ * in canonical order with @p sort (rps_flow_key_symmetric()).
+ * @return the key's family, 4 or 6; 0 when the packet needs rps_flow_key_extract_slow().
+ */
+static __rte_always_inline int
+rps_flow_key_get_fast(const struct rte_mbuf *m, int sort, const struct rps_inner_cfg *tunnels,
+		      struct rps_flow_key *k)
+{
+	const int family = rps_flow_key_extract_fast(m, k);
+
+	if (unlikely(family == 0) ||
+	    unlikely(tunnels != NULL && rps_flow_key_maybe_tunnel(tunnels, k)))
 		return 0;
-	memcpy(&dport, l4 + 2, 2);
-	return !rps_inner_udp_port(cfg, dport);
+	if (sort)
+		rps_flow_key_symmetric(k);
+	return family;
+}
+
+/**
+ * A packet's flow key, extracted once: from the first segment when the headers are there in
+ * the common layout (rps_flow_key_get_fast()), else through rps_flow_key_extract_slow();
+ * with @p tunnels (--inner; NULL: off) the inner packet's when the outer key may be a
+ * tunnel's; with @p sort in canonical order (rps_flow_key_symmetric()). A frame without an
+ * IP flow gets its layer-2 key (family 0; has_l2 0 for a runt).
+ * @return an enum rps_inner_result (RPS_INNER_HASHED and RPS_INNER_FALLBACK only with
+ *   @p tunnels).
+ */
+static inline int
+rps_flow_key_get(const struct rte_mbuf *m, int sort, const struct rps_inner_cfg *tunnels,
+		 struct rps_flow_key *k)
+{
+	if (likely(rps_flow_key_get_fast(m, sort, tunnels, k)))
+		return RPS_INNER_PLAIN;
+	return rps_flow_key_extract_slow(m, sort, tunnels, k);
+}
+
+/* --- jhash of the key --- */
+
+/**
+ * jhash with @p seed of a key of @p family (its own, or a constant where the caller knows it:
+ * then only that family's branch is compiled): rte_jhash_3words for IPv4, rte_jhash_32b of
+ * the 9 words src, dst, ports for IPv6 and of the 4 words of a layer-2 key (family 0).
+ * Never 0, but 0 for a key without even a layer-2 key (a runt).
+ */
+static __rte_always_inline uint32_t
+rps_hash_key_family(const struct rps_flow_key *k, unsigned int family, uint32_t seed)
+{
+	uint32_t h;
+
+	if (family == 4) {
+		h = rte_jhash_3words(k->src[0], k->dst[0], k->ports, seed);
+	} else if (family == 6) {
+		uint32_t w[9];
+
+		/* a copy, word by word: the key's own address is never taken on the fast path,
+		 * so that it stays in registers */
+		rps_flow_key_words6(w, k);
+		h = rte_jhash_32b(w, 9, seed);
+	} else {
+		if (!k->has_l2)
+			return 0;
+		h = rte_jhash_32b(k->l2, RPS_HASH_L2_WORDS, seed);
+	}
+	return h ? h : 1;
+}
+
+/** rps_hash_key_family() of the key's own family. */
+static inline uint32_t
+rps_hash_key(const struct rps_flow_key *k, uint32_t seed)
+{
+	return rps_hash_key_family(k, k->family, seed);
+}
+
+/**
+ * Hash of a frame that carries no IP flow (non-IP, or an IP header cut short): jhash of
+ * rps_hash_l2_key() with @p seed, never 0; 0 only for a frame shorter than an Ethernet
+ * header. Out of line: such frames are not the common case, but one station cannot send
+ * them all to one worker.
+ */
+uint32_t rps_hash_l2(const struct rte_mbuf *m, uint32_t seed, int sym);
+
+/** Reference software flow hash: rps_flow_key_extract() + rps_hash_key(); handles every
+ * layout (VLAN tags, IPv4 options, IPv6 extension headers, segmented mbufs). A frame
+ * without an IP flow gets rps_hash_l2(). */
+static inline uint32_t
+rps_hash_sw_ref(const struct rte_mbuf *m, uint32_t seed)
+{
+	struct rps_flow_key k;
+
+	if (rps_flow_key_extract(m, &k) < 0)
+		return rps_hash_l2(m, seed, 0);
+	return rps_hash_key(&k, seed);
+}
+
+/** Symmetric reference: rps_flow_key_extract() + rps_flow_key_symmetric() + rps_hash_key();
+ * rps_hash_l2() with the MAC addresses sorted for a frame without an IP flow. */
+static inline uint32_t
+rps_hash_sw_sym_ref(const struct rte_mbuf *m, uint32_t seed)
+{
+	struct rps_flow_key k;
+
+	if (rps_flow_key_extract(m, &k) < 0)
+		return rps_hash_l2(m, seed, 1);
+	rps_flow_key_symmetric(&k);
+	return rps_hash_key(&k, seed);
+}
+
+/** Software flow hash of a packet: rps_flow_key_get() + rps_hash_key(), a non-zero jhash
+ * (of the L2 key for non-IP frames; 0 only for a runt shorter than an Ethernet header). */
+static inline uint32_t
+rps_hash_sw(const struct rte_mbuf *m, uint32_t seed)
+{
+	struct rps_flow_key k;
+
+	rps_flow_key_get(m, 0, NULL, &k);
+	return rps_hash_key(&k, seed);
+}
+
+/** Symmetric software flow hash (--symmetric with jhash): rps_hash_sw() over the
+ * canonical key, so both directions of a connection get the same non-zero hash. */
+static inline uint32_t
+rps_hash_sw_sym(const struct rte_mbuf *m, uint32_t seed)
+{
+	struct rps_flow_key k;
+
+	rps_flow_key_get(m, 1, NULL, &k);
+	return rps_hash_key(&k, seed);
+}
+
+/** Whether the PMD stored an RSS hash in the mbuf. */
+static inline int
+rps_hash_has_rss(const struct rte_mbuf *m)
+{
+	return (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) != 0;
+}
+
+/** The NIC's hash, with 0 mapped to 1 so it is never confused with "no flow". */
+static inline uint32_t
+rps_hash_rss(const struct rte_mbuf *m)
+{
+	return m->hash.rss ? m->hash.rss : 1;
 }
 
 /**

@@ -3,11 +3,14 @@
  * rps_steer.h: the RX lcore's steering step, get_rps_cpu() + enqueue_to_backlog() for a
  * burst.
  *
- * For each packet: take the NIC's RSS hash when the mode allows and the mbuf has one,
- * otherwise compute jhash (symmetric with ctx->symmetric) or, in RPS_HASH_TOEPLITZ mode,
- * the Toeplitz hash with ctx->toeplitz, from the headers (prefetching a few packets ahead);
- * with ctx->inner, always computed, from a tunnelled packet's inner header;
- * look the hash up in the queue's map; append the packet to that worker's group. Then one
+ * For each packet (rps_steer_flow_hash(), the whole hash decision, top to bottom): the NIC's
+ * RSS hash when the settings want it and the mbuf has one; else extract the flow key once
+ * and hash it with the function the settings chose before the burst (rps_steer_hasher():
+ * jhash with ctx->seed, or Toeplitz with ctx->toeplitz; inner with ctx->inner, canonical
+ * when symmetric). That is the one place a steering hash is computed: the key is extracted
+ * and the function applied in rps_steer_key_then_hash(), compiled once per decision in
+ * steer.c. Headers are prefetched a few packets ahead; the hash's top bits are looked up in
+ * the queue's map; the packet is appended to that worker's group. Then one
  * rps_backlog_enqueue() per worker touched, so each ring sees one burst per RX burst.
  *
  * Concurrency: a context belongs to one RX lcore. The map is read-only here.
@@ -175,71 +178,150 @@ int rps_steer_init(struct rps_steer_ctx *ctx, enum rps_hash_mode mode, uint32_t 
 /** Release the scratch space. */
 void rps_steer_fini(struct rps_steer_ctx *ctx);
 
-/** The software hash of the mode: Toeplitz in toeplitz mode (over the sorted tuple with
- * RPS_SYM_SORT; with RPS_SYM_XOR symmetric through its key), else jhash (over the sorted
- * tuple when ctx->symmetric). */
+/** The function that hashes a flow key. */
+enum rps_steer_hash_fn {
+	RPS_STEER_HASH_JHASH,    /**< rps_hash_key() with ctx->seed */
+	RPS_STEER_HASH_TOEPLITZ, /**< rps_toeplitz_flow_key() with ctx->toeplitz (GFNI or not) */
+};
+
+/** Steps 2 and 3 of rps_steer_flow_hash() (key, then hash) compiled for one decision. */
+typedef uint32_t (*rps_steer_key_hash_t)(const struct rps_steer_ctx *ctx,
+					 const struct rte_mbuf *m);
+
+/** Every decision's rps_steer_key_then_hash() (steer.c), by rps_steer_key_hasher(). */
+extern const rps_steer_key_hash_t rps_steer_key_hashers[8];
+
+/** The compiled key-then-hash of function @p fn, @p sort and @p inner (--inner). */
+static inline rps_steer_key_hash_t
+rps_steer_key_hasher(enum rps_steer_hash_fn fn, int sort, int inner)
+{
+	return rps_steer_key_hashers[(unsigned int)(fn == RPS_STEER_HASH_TOEPLITZ) << 2 |
+				     (unsigned int)(sort != 0) << 1 | (unsigned int)(inner != 0)];
+}
+
+/** The hash decision a context's settings make: taken once, before a burst's packets. */
+struct rps_steer_hasher {
+	enum rps_steer_hash_fn fn;           /**< what hashes the key */
+	int nic;                             /**< take the NIC's RSS hash when the mbuf has one */
+	int sort;                            /**< keys in canonical order (symmetric) */
+	const struct rps_inner_cfg *tunnels; /**< --inner: the tunnels to look through; NULL */
+};
+
+/**
+ * The hash decision of @p ctx's mode, symmetric and inner settings:
+ * - the function: Toeplitz in toeplitz mode, jhash in the others;
+ * - the NIC's hash in auto and rss modes, unless ctx->symmetric is RPS_SYM_SORT (a NIC's
+ *   hash under a random key is not symmetric) or ctx->inner (the NIC hashed the outer
+ *   header);
+ * - canonical keys: with RPS_SYM_SORT; also with RPS_SYM_XOR for jhash, which has no
+ *   symmetric key (Toeplitz, and the NIC's hash, are symmetric then through their key).
+ */
+static inline struct rps_steer_hasher
+rps_steer_hasher(const struct rps_steer_ctx *ctx)
+{
+	struct rps_steer_hasher hs;
+
+	hs.fn = ctx->mode == RPS_HASH_TOEPLITZ ? RPS_STEER_HASH_TOEPLITZ : RPS_STEER_HASH_JHASH;
+	hs.nic = (ctx->mode == RPS_HASH_AUTO || ctx->mode == RPS_HASH_RSS) &&
+		 ctx->symmetric != RPS_SYM_SORT && !ctx->inner;
+	hs.sort = hs.fn == RPS_STEER_HASH_TOEPLITZ ? ctx->symmetric == RPS_SYM_SORT :
+		  ctx->symmetric != RPS_SYM_OFF;
+	hs.tunnels = ctx->inner ? &ctx->tunnels : NULL;
+	return hs;
+}
+
+/* The function chosen at start, on a key of @p family (4, 6, or 0: layer 2 or none). */
+static __rte_always_inline uint32_t
+rps_steer_key_hash(const struct rps_steer_ctx *ctx, enum rps_steer_hash_fn fn,
+		   const struct rps_flow_key *k, unsigned int family)
+{
+	if (fn == RPS_STEER_HASH_TOEPLITZ)
+		return rps_toeplitz_flow_key_family(&ctx->toeplitz, k, family);
+	return rps_hash_key_family(k, family, ctx->seed);
+}
+
+/**
+ * rps_steer_key_then_hash() of a packet its fast path does not take (steer.c, out of line):
+ * rps_flow_key_extract_slow() (tunnels with --inner, other layouts, layer 2), counted in
+ * inner_hashed or inner_fallback, then @p fn. The decision comes by value: were its address
+ * taken, the caller would have to store it for every packet.
+ */
+uint32_t rps_steer_flow_hash_slow(const struct rps_steer_ctx *ctx, const struct rte_mbuf *m,
+				  enum rps_steer_hash_fn fn, int sort,
+				  const struct rps_inner_cfg *tunnels);
+
+/**
+ * Steps 2 and 3 of rps_steer_flow_hash(): the flow key, extracted once (from the first
+ * segment in the common layout, rps_flow_key_get_fast(), canonical with @p sort; else
+ * rps_steer_flow_hash_slow()), then hashed by @p fn, compiled for the key's family (the
+ * switch). steer.c compiles it once per decision (rps_steer_key_hashers), @p fn, @p sort and
+ * whether @p tunnels is NULL constants in each, so the key stays in registers and no branch
+ * on the settings is left per packet.
+ */
+static __rte_always_inline uint32_t
+rps_steer_key_then_hash(const struct rps_steer_ctx *ctx, const struct rte_mbuf *m,
+			enum rps_steer_hash_fn fn, int sort, const struct rps_inner_cfg *tunnels)
+{
+	struct rps_flow_key k;
+
+	switch (rps_flow_key_get_fast(m, sort, tunnels, &k)) {
+	case 4:
+		return rps_steer_key_hash(ctx, fn, &k, 4);
+	case 6:
+		return rps_steer_key_hash(ctx, fn, &k, 6);
+	default:
+		return rps_steer_flow_hash_slow(ctx, m, fn, sort, tunnels);
+	}
+}
+
+/**
+ * The hash the RX lcore steers @p m by, as @p hs decided (0 = a runt: the map's first
+ * worker), top to bottom, like Linux's get_rps_cpu():
+ * 1. the NIC's RSS hash, when it is wanted and the mbuf has one;
+ * 2. else the flow key, extracted once (inner with --inner, counted in inner_hashed or
+ *    inner_fallback; canonical when symmetric; layer 2 without an IP flow),
+ * 3. hashed by the function chosen at start. 2 and 3 are rps_steer_key_then_hash() for
+ *    @p hs's function and flags: without --inner (jhash or Toeplitz, sorted or not) inlined
+ *    here, one copy each with its arguments constant (a call cost up to a tenth of the
+ *    cycles); with --inner one call to steer.c's copy (rps_steer_key_hasher()).
+ * Adds 1 to *computed for a hash computed here.
+ */
+static __rte_always_inline uint32_t
+rps_steer_flow_hash(const struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
+		    const struct rte_mbuf *m, uint32_t *computed)
+{
+	if (hs->nic && rps_hash_has_rss(m))
+		return rps_hash_rss(m);
+	(*computed)++;
+	if (hs->tunnels == NULL) {
+		if (hs->fn == RPS_STEER_HASH_JHASH)
+			return hs->sort ?
+			       rps_steer_key_then_hash(ctx, m, RPS_STEER_HASH_JHASH, 1, NULL) :
+			       rps_steer_key_then_hash(ctx, m, RPS_STEER_HASH_JHASH, 0, NULL);
+		return hs->sort ? rps_steer_key_then_hash(ctx, m, RPS_STEER_HASH_TOEPLITZ, 1, NULL) :
+		       rps_steer_key_then_hash(ctx, m, RPS_STEER_HASH_TOEPLITZ, 0, NULL);
+	}
+	return rps_steer_key_hasher(hs->fn, hs->sort, hs->tunnels != NULL)(ctx, m);
+}
+
+/** rps_steer_flow_hash() with the decision of @p ctx's current settings (rps_steer_hasher()),
+ * for one packet. */
+static __rte_always_inline uint32_t
+rps_steer_hash(const struct rps_steer_ctx *ctx, const struct rte_mbuf *m, uint32_t *computed)
+{
+	const struct rps_steer_hasher hs = rps_steer_hasher(ctx);
+
+	return rps_steer_flow_hash(ctx, &hs, m, computed);
+}
+
+/** The software hash of @p ctx's settings without --inner and never the NIC's: Toeplitz in
+ * toeplitz mode (sorted with RPS_SYM_SORT), else jhash (sorted when ctx->symmetric). */
 static inline uint32_t
 rps_steer_sw_hash(const struct rps_steer_ctx *ctx, const struct rte_mbuf *m)
 {
-	if (ctx->mode == RPS_HASH_TOEPLITZ)
-		return ctx->symmetric == RPS_SYM_SORT ? rps_toeplitz_sw_sym(&ctx->toeplitz, m) :
-		       rps_toeplitz_sw(&ctx->toeplitz, m);
-	return ctx->symmetric ? rps_hash_sw_sym(m, ctx->seed) : rps_hash_sw(m, ctx->seed);
-}
+	const struct rps_steer_hasher hs = rps_steer_hasher(ctx);
 
-/**
- * rps_steer_hash() with ctx->inner: always in software (a NIC's RSS hash is the outer
- * header's), Toeplitz in toeplitz mode, jhash in the others. A packet that is certainly not
- * a tunnel takes the fast paths as without --inner; the others go through
- * rps_flow_key_extract_inner(), counted in inner_hashed or inner_fallback.
- */
-static inline uint32_t
-rps_steer_hash_inner(const struct rps_steer_ctx *ctx, const struct rte_mbuf *m)
-{
-	struct rps_flow_key k;
-	int rc;
-
-	if (likely(rps_inner_is_plain(&ctx->tunnels, m)))
-		return rps_steer_sw_hash(ctx, m);
-	rc = rps_flow_key_extract_inner(m, &ctx->tunnels, &k);
-	if (rc == RPS_INNER_NOT_IP)
-		return ctx->mode == RPS_HASH_TOEPLITZ ?
-		       rps_toeplitz_l2(&ctx->toeplitz, m, ctx->symmetric == RPS_SYM_SORT) :
-		       rps_hash_l2(m, ctx->seed, ctx->symmetric != RPS_SYM_OFF);
-	if (rc == RPS_INNER_HASHED)
-		RPS_CTR_ADD(ctx->stats->inner_hashed, 1);
-	else if (rc == RPS_INNER_FALLBACK)
-		RPS_CTR_ADD(ctx->stats->inner_fallback, 1);
-	if (ctx->mode == RPS_HASH_TOEPLITZ) {
-		if (ctx->symmetric == RPS_SYM_SORT)
-			rps_flow_key_symmetric(&k);
-		return rps_toeplitz_flow_key(&ctx->toeplitz, &k);
-	}
-	if (ctx->symmetric)
-		rps_flow_key_symmetric(&k);
-	return rps_hash_key(&k, ctx->seed);
-}
-
-/**
- * The hash the RX lcore steers @p m by (0 = a runt: the map's first worker): the NIC's
- * in auto and rss modes when the mbuf has one, unless ctx->symmetric is RPS_SYM_SORT (a NIC
- * hash under a random key is not symmetric); otherwise Toeplitz in toeplitz mode (which
- * never takes the NIC's), jhash in the others, symmetric when ctx->symmetric. With
- * ctx->inner, rps_steer_hash_inner(). Adds 1 to *computed when the hash was computed in
- * software.
- */
-static inline uint32_t
-rps_steer_hash(const struct rps_steer_ctx *ctx, const struct rte_mbuf *m, uint32_t *computed)
-{
-	if (ctx->inner) {
-		(*computed)++;
-		return rps_steer_hash_inner(ctx, m);
-	}
-	if ((ctx->mode == RPS_HASH_AUTO || ctx->mode == RPS_HASH_RSS) &&
-	    ctx->symmetric != RPS_SYM_SORT && rps_hash_has_rss(m))
-		return rps_hash_rss(m);
-	(*computed)++;
-	return rps_steer_sw_hash(ctx, m);
+	return rps_steer_key_hasher(hs.fn, hs.sort, 0)(ctx, m);
 }
 
 /**

@@ -6,9 +6,10 @@
  * IPv4/IPv6 source address, destination address, then source and destination port for
  * TCP and UDP; addresses alone for every other protocol and for every IP fragment; all in
  * network byte order. A frame without an IP flow is hashed on its layer-2 key
- * (rps_hash_l2_key(): MACs, EtherType, VLAN ID) with the same key. The headers are found as by
- * rps_flow_key_extract(): VLAN/QinQ tags skipped, IPv4 options and the IPv6 extension chain
- * walked. A hash that computes to 0 becomes 1 (rps_hash.h's convention, as rps_hash_rss()).
+ * (rps_hash_l2_key(): MACs, EtherType, VLAN ID) with the same key. It hashes the flow key
+ * rps_flow_key_get() extracts (rps_hash.h: VLAN/QinQ tags skipped, IPv4 options and the IPv6
+ * extension chain walked), as jhash does: rps_toeplitz_flow_key(). A hash that computes to 0
+ * becomes 1 (rps_hash.h's convention, as rps_hash_rss()).
  *
  * The key (40 or 52 bytes: only the first 40 reach the hash of a 36-byte IPv6 tuple; 52
  * is what some NICs hold) is turned once into what the fast implementation needs: the
@@ -120,7 +121,7 @@ int rps_toeplitz_key_random(uint8_t *key, size_t len);
 
 /** Toeplitz hash of @p len (a multiple of 4, at most RPS_TOEPLITZ_TUPLE_MAX) bytes in
  * network order. May be 0. */
-static inline uint32_t
+static __rte_always_inline uint32_t
 rps_toeplitz_bytes(const struct rps_toeplitz *t, const uint8_t *tuple, unsigned int len)
 {
 	uint32_t w[RPS_TOEPLITZ_TUPLE_MAX / 4];
@@ -141,25 +142,58 @@ rps_toeplitz_bytes(const struct rps_toeplitz *t, const uint8_t *tuple, unsigned 
 	return rte_softrss_be(w, len / 4, (const uint8_t *)t->key_be);
 }
 
-/** Toeplitz hash of an extracted key (family 4 or 6): addresses, plus the ports for
- * non-fragmented TCP and UDP. Never 0. */
+/* A computed hash of 0 becomes 1 (rps_hash.h's convention). */
+static inline uint32_t
+rps_toeplitz_nz(uint32_t h)
+{
+	return h ? h : 1;
+}
+
+/**
+ * Toeplitz hash of a flow key (rps_flow_key_get()) of @p family (its own, or a constant where
+ * the caller knows it): addresses, plus the ports for non-fragmented TCP and UDP, read in
+ * place where the key has a tuple (GFNI then hashes the packet's header without a copy,
+ * which would stall its load); the 16-byte layer-2 key of a frame without an IP flow. Never
+ * 0, but 0 for a key without even a layer-2 key (a runt).
+ */
+static __rte_always_inline uint32_t
+rps_toeplitz_flow_key_family(const struct rps_toeplitz *t, const struct rps_flow_key *k,
+			     unsigned int family)
+{
+	uint32_t w[RPS_TOEPLITZ_TUPLE_MAX / 4];
+	unsigned int len = family == 4 ? 8 : 32;
+
+	if (unlikely(family == 0)) {
+		if (!k->has_l2)
+			return 0;
+		return rps_toeplitz_nz(rps_toeplitz_bytes(t, (const uint8_t *)k->l2,
+							  sizeof(k->l2)));
+	}
+	if (k->has_ports && !k->is_frag &&
+	    (k->proto == IPPROTO_TCP || k->proto == IPPROTO_UDP))
+		len += 4;
+	if (likely(k->tuple != NULL))
+		return rps_toeplitz_nz(rps_toeplitz_bytes(t, k->tuple, len));
+	/* gathered into a local copy: the key's own address is never taken, so that where
+	 * this is inlined the compiler can keep the key in registers; IPv6 as two 16-byte
+	 * copies, whose few stores stall GFNI's load less than nine 4-byte ones */
+	if (family == 6) {
+		memcpy(w, k->src, 16);
+		memcpy(w + 4, k->dst, 16);
+		w[8] = k->ports;
+	} else {
+		w[0] = k->src[0];
+		w[1] = k->dst[0];
+		w[2] = k->ports;
+	}
+	return rps_toeplitz_nz(rps_toeplitz_bytes(t, (const uint8_t *)w, len));
+}
+
+/** rps_toeplitz_flow_key_family() of the key's own family. */
 static inline uint32_t
 rps_toeplitz_flow_key(const struct rps_toeplitz *t, const struct rps_flow_key *k)
 {
-	uint8_t tuple[RPS_TOEPLITZ_TUPLE_MAX];
-	const unsigned int alen = k->family == 4 ? 4 : 16;
-	unsigned int len = 2 * alen;
-	uint32_t h;
-
-	memcpy(tuple, k->src, alen);
-	memcpy(tuple + alen, k->dst, alen);
-	if (k->has_ports && !k->is_frag &&
-	    (k->proto == IPPROTO_TCP || k->proto == IPPROTO_UDP)) {
-		memcpy(tuple + len, &k->ports, 4);
-		len += 4;
-	}
-	h = rps_toeplitz_bytes(t, tuple, len);
-	return h ? h : 1;
+	return rps_toeplitz_flow_key_family(t, k, k->family);
 }
 
 /** Toeplitz hash of the layer-2 key (rps_hash_l2_key(), MACs sorted with @p sym) of a frame
@@ -174,126 +208,15 @@ uint32_t rps_toeplitz_sw_ref(const struct rps_toeplitz *t, const struct rte_mbuf
  * rps_toeplitz_flow_key(); rps_toeplitz_l2() with sorted MACs for a frame without one. */
 uint32_t rps_toeplitz_sym_ref(const struct rps_toeplitz *t, const struct rte_mbuf *m);
 
-/**
- * The common case, straight from the first segment (the tuple is contiguous in the
- * header, so GFNI hashes it in place): untagged Ethernet, then IPv4 without options (any
- * protocol, fragments included), or IPv6 without extension headers carrying TCP, UDP or
- * ICMPv6. @return 1 and the hash in *h, or 0 when the packet needs rps_toeplitz_sw_ref()
- * (which gives the same hash for the packets this one accepts).
- */
-static inline int
-rps_toeplitz_fast(const struct rps_toeplitz *t, const struct rte_mbuf *m, uint32_t *h)
-{
-	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
-	const uint16_t dlen = m->data_len;
-	uint16_t type;
-	uint32_t x;
-
-	if (unlikely(dlen < RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr) + 4))
-		return 0;
-	memcpy(&type, p + 12, 2);
-	if (type == RTE_BE16(RTE_ETHER_TYPE_IPV4)) {
-		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(p + RTE_ETHER_HDR_LEN);
-		unsigned int len = 8;
-
-		if (ip->version_ihl != RTE_IPV4_VHL_DEF)
-			return 0;
-		/* src, dst and (TCP/UDP) the ports right after a 20-byte header: contiguous */
-		if ((ip->next_proto_id == IPPROTO_TCP || ip->next_proto_id == IPPROTO_UDP) &&
-		    (ip->fragment_offset &
-		     RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) == 0)
-			len = 12;
-		x = rps_toeplitz_bytes(t, (const uint8_t *)&ip->src_addr, len);
-	} else if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
-		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(p + RTE_ETHER_HDR_LEN);
-		unsigned int len;
-
-		if (dlen < RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr) + 4 ||
-		    (ip->vtc_flow & RTE_BE32(0xf0000000)) != RTE_BE32(0x60000000))
-			return 0;
-		if (ip->proto == IPPROTO_TCP || ip->proto == IPPROTO_UDP)
-			len = 36;
-		else if (ip->proto == IPPROTO_ICMPV6)
-			len = 32;
-		else
-			return 0; /* perhaps an extension header: the reference walks it */
-		x = rps_toeplitz_bytes(t, ip->src_addr, len);
-	} else {
-		return 0;
-	}
-	*h = x ? x : 1;
-	return 1;
-}
-
-/** Software Toeplitz hash of a packet: non-zero (0 only for a runt, rps_toeplitz_l2()). */
+/** Software Toeplitz hash of a packet: rps_flow_key_get() + rps_toeplitz_flow_key();
+ * non-zero (0 only for a runt). */
 static inline uint32_t
 rps_toeplitz_sw(const struct rps_toeplitz *t, const struct rte_mbuf *m)
 {
-	uint32_t h;
+	struct rps_flow_key k;
 
-	if (likely(rps_toeplitz_fast(t, m, &h)))
-		return h;
-	return rps_toeplitz_sw_ref(t, m);
-}
-
-/**
- * The common case of rps_toeplitz_sw_sym(): untagged Ethernet, IPv4 without options or IPv6
- * without extension headers, TCP or UDP, not a fragment. The tuple is copied and put in
- * canonical order (rps_hash_sym_v4() / rps_hash_sym_v6()), then hashed. @return 1 and the
- * hash in *h, or 0 when the packet needs rps_toeplitz_sym_ref().
- */
-static inline int
-rps_toeplitz_sym_fast(const struct rps_toeplitz *t, const struct rte_mbuf *m, uint32_t *h)
-{
-	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
-	const uint16_t dlen = m->data_len;
-	uint32_t w[RPS_TOEPLITZ_TUPLE_MAX / 4];
-	unsigned int len;
-	uint16_t type;
-	uint32_t x;
-	int c;
-
-	if (unlikely(dlen < RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr) + 4))
-		return 0;
-	memcpy(&type, p + 12, 2);
-	if (type == RTE_BE16(RTE_ETHER_TYPE_IPV4)) {
-		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(p + RTE_ETHER_HDR_LEN);
-
-		if (ip->version_ihl != RTE_IPV4_VHL_DEF ||
-		    (ip->next_proto_id != IPPROTO_TCP && ip->next_proto_id != IPPROTO_UDP) ||
-		    (ip->fragment_offset &
-		     RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) != 0)
-			return 0;
-		/* src, dst, ports: contiguous. Always copied: hashing in place when already in
-		 * order trades GFNI's store-forwarding stall on the copy for a branch that random
-		 * flows mispredict half the time, which costs as much */
-		memcpy(w, &ip->src_addr, 12);
-		rps_hash_sym_v4(&w[0], &w[1], &w[2]);
-		len = 12;
-	} else if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
-		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(p + RTE_ETHER_HDR_LEN);
-
-		if (dlen < RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr) + 4 ||
-		    (ip->proto != IPPROTO_TCP && ip->proto != IPPROTO_UDP) ||
-		    (ip->vtc_flow & RTE_BE32(0xf0000000)) != RTE_BE32(0x60000000))
-			return 0;
-		c = memcmp(ip->src_addr, ip->dst_addr, 16);
-		len = 36;
-		/* in order: hash in place, saving the 36-byte copy (equal addresses take the
-		 * copy and the port check) */
-		if (c < 0) {
-			x = rps_toeplitz_bytes(t, ip->src_addr, len);
-			*h = x ? x : 1;
-			return 1;
-		}
-		memcpy(w, ip->src_addr, 36);
-		rps_hash_sym_v6(w);
-	} else {
-		return 0;
-	}
-	x = rps_toeplitz_bytes(t, (const uint8_t *)w, len);
-	*h = x ? x : 1;
-	return 1;
+	rps_flow_key_get(m, 0, NULL, &k);
+	return rps_toeplitz_flow_key(t, &k);
 }
 
 /** Sorted symmetric software Toeplitz hash (--symmetric with --hash toeplitz): both
@@ -301,11 +224,10 @@ rps_toeplitz_sym_fast(const struct rps_toeplitz *t, const struct rte_mbuf *m, ui
 static inline uint32_t
 rps_toeplitz_sw_sym(const struct rps_toeplitz *t, const struct rte_mbuf *m)
 {
-	uint32_t h;
+	struct rps_flow_key k;
 
-	if (likely(rps_toeplitz_sym_fast(t, m, &h)))
-		return h;
-	return rps_toeplitz_sym_ref(t, m);
+	rps_flow_key_get(m, 1, NULL, &k);
+	return rps_toeplitz_flow_key(t, &k);
 }
 
 #endif /* RPS_TOEPLITZ_H */

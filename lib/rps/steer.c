@@ -327,6 +327,41 @@ rps_steer_drop_held(struct rps_steer_ctx *ctx)
 }
 
 uint32_t
+rps_steer_flow_hash_slow(const struct rps_steer_ctx *ctx, const struct rte_mbuf *m,
+			 enum rps_steer_hash_fn fn, int sort, const struct rps_inner_cfg *tunnels)
+{
+	struct rps_flow_key k;
+	const int rc = rps_flow_key_extract_slow(m, sort, tunnels, &k);
+
+	if (rc == RPS_INNER_HASHED)
+		RPS_CTR_ADD(ctx->stats->inner_hashed, 1);
+	else if (rc == RPS_INNER_FALLBACK)
+		RPS_CTR_ADD(ctx->stats->inner_fallback, 1);
+	return rps_steer_key_hash(ctx, fn, &k, k.family);
+}
+
+/* rps_steer_key_then_hash() compiled once per decision: FN (0 jhash, 1 Toeplitz), SORT and
+ * INNER constants in each (rps_steer_key_hasher() picks one) */
+#define RPS_STEER_KEY_HASHER(FN, SORT, INNER) \
+static uint32_t \
+key_hash_##FN##SORT##INNER(const struct rps_steer_ctx *ctx, const struct rte_mbuf *m) \
+{ \
+	return rps_steer_key_then_hash(ctx, m, \
+				       (FN) ? RPS_STEER_HASH_TOEPLITZ : RPS_STEER_HASH_JHASH, \
+				       (SORT), (INNER) ? &ctx->tunnels : NULL); \
+}
+RPS_STEER_KEY_HASHER(0, 0, 0) RPS_STEER_KEY_HASHER(0, 0, 1)
+RPS_STEER_KEY_HASHER(0, 1, 0) RPS_STEER_KEY_HASHER(0, 1, 1)
+RPS_STEER_KEY_HASHER(1, 0, 0) RPS_STEER_KEY_HASHER(1, 0, 1)
+RPS_STEER_KEY_HASHER(1, 1, 0) RPS_STEER_KEY_HASHER(1, 1, 1)
+#undef RPS_STEER_KEY_HASHER
+
+const rps_steer_key_hash_t rps_steer_key_hashers[8] = {
+	key_hash_000, key_hash_001, key_hash_010, key_hash_011,
+	key_hash_100, key_hash_101, key_hash_110, key_hash_111,
+};
+
+uint32_t
 rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 		struct rps_buckets *buckets, struct rps_bucket_stats *bstats,
 		struct rte_mbuf **pkts, uint16_t n)
@@ -336,13 +371,15 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 	uint32_t *hv = ctx->hashes;
 	uint16_t *tv = ctx->target;
 	const uint32_t bmax = ctx->burst_max;
+	struct rps_steer_hasher hs;
 	uint16_t nb_touched = 0;
 	uint32_t sent = 0, computed = 0, moved = 0, deferred = 0, limited = 0;
 
 	RTE_ASSERT(n <= ctx->burst_max);
 	RTE_ASSERT(buckets == NULL || buckets->mask >= map->mask);
 
-	/* 1. hashes */
+	/* 1. hashes: the NIC's, or the flow key's under the function the settings chose */
+	hs = rps_steer_hasher(ctx);
 	if (ctx->mode == RPS_HASH_JHASH || ctx->prefetch) {
 		const uint16_t ahead = RTE_MIN(n, (uint16_t)RPS_STEER_PREFETCH);
 
@@ -351,11 +388,11 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 		for (uint16_t i = 0; i < n; i++) {
 			if (i + RPS_STEER_PREFETCH < n)
 				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + RPS_STEER_PREFETCH], void *));
-			hv[i] = rps_steer_hash(ctx, pkts[i], &computed);
+			hv[i] = rps_steer_flow_hash(ctx, &hs, pkts[i], &computed);
 		}
 	} else {
 		for (uint16_t i = 0; i < n; i++)
-			hv[i] = rps_steer_hash(ctx, pkts[i], &computed);
+			hv[i] = rps_steer_flow_hash(ctx, &hs, pkts[i], &computed);
 	}
 	if (ctx->order != NULL)
 		for (uint16_t i = 0; i < n; i++)
