@@ -312,16 +312,24 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 			rte_lcore_count(), o->dispatchers + 1);
 		return -1;
 	}
-	if (o->dispatchers > 1 && (o->modes & (1u << BENCH_DISTRIBUTOR))) {
-		/* rte_distributor has one distributor lcore: nothing to compare with K of them */
-		o->modes &= ~(1u << BENCH_DISTRIBUTOR);
+	if (o->dispatchers > 1 && (o->modes & BENCH_ONE_DISP_MODES)) {
+		/* rte_distributor has one distributor lcore: nothing to compare with K of them;
+		 * the event modes here have one producer port (K of them: not written yet) */
+		const uint32_t skipped = o->modes & BENCH_ONE_DISP_MODES;
+
+		o->modes &= ~BENCH_ONE_DISP_MODES;
 		if (o->modes == 0) {
-			fprintf(stderr, "dpdk-rps-bench: --dispatchers %u: the distributor mode has "
-				"one distributor lcore (--dispatchers 1)\n", o->dispatchers);
+			fprintf(stderr, "dpdk-rps-bench: --dispatchers %u: the distributor and event "
+				"modes have one dispatcher lcore (--dispatchers 1)\n", o->dispatchers);
 			return -1;
 		}
-		printf("# distributor skipped: rte_distributor has one distributor lcore "
-		       "(--dispatchers 1 only)\n");
+		if (skipped & (1u << BENCH_DISTRIBUTOR))
+			printf("# distributor skipped: rte_distributor has one distributor lcore "
+			       "(--dispatchers 1 only)\n");
+		for (int m = BENCH_EVENT_DSW; m <= BENCH_EVENT_SW; m++)
+			if (skipped & (1u << m))
+				printf("# %s skipped: one producer port (--dispatchers 1 only)\n",
+				       bench_mode_name((enum bench_mode)m));
 	}
 	/* each dispatcher's source feeds every worker's backlog; --quick's small pool grows to
 	 * what its workers need */
