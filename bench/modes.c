@@ -470,10 +470,10 @@ handoff_burst(struct bench_disp *d, struct rte_mbuf **pkts, uint16_t n, uint16_t
 	*next = (uint16_t)(*next + 1 == d->owner->nb_workers ? 0 : *next + 1);
 }
 
-/* What keeps an event device moving besides enqueues: event_sw's scheduler is a service
- * that the dispatcher runs on its own lcore, one iteration per loop; event_dsw's producer
- * port buffers events per worker and hands them over on its background task, which
- * rte_event_maintain() runs (and flushes with @p op). */
+/* What keeps an event device moving when the dispatcher has nothing to enqueue (and after
+ * its loop): event_sw's scheduler is a service that the dispatcher runs on its own lcore;
+ * event_dsw's producer port buffers events per worker and hands them over on its
+ * background task, which an enqueue runs, or rte_event_maintain() (flushing with @p op). */
 static inline void
 event_poll(const struct bench_event *e, int op)
 {
@@ -516,7 +516,8 @@ event_enqueue(const struct bench_event *e, const struct bench_traffic *t,
 	}
 	if (done < n)
 		bench_free(t, pkts + done, n - done);
-	event_poll(e, 0);
+	if (e->has_service) /* event_dsw's enqueue ran its port's background task itself */
+		rte_service_run_iter_on_app_lcore(e->service, 0);
 	return (uint16_t)(n - done);
 }
 
@@ -697,8 +698,8 @@ event_setup(struct bench_ctx *c, enum bench_mode mode)
 		return 0;
 	rc = rte_vdev_init(name, NULL);
 	if (rc < 0) {
-		fprintf(stderr, "dpdk-rps-bench: rte_vdev_init(%s): %s (is the %s PMD "
-			"installed?)\n", name, rte_strerror(-rc), name);
+		fprintf(stderr, "dpdk-rps-bench: rte_vdev_init(%s): %s (is DPDK's %s driver "
+			"installed?)\n", name, rte_strerror(-rc), bench_mode_name(mode));
 		return -1;
 	}
 	dev = rte_event_dev_get_dev_id(name);
