@@ -56,6 +56,8 @@
 	X(JHASH, jhash, "dpdk-rps dispatcher, jhash computed from cold headers") \
 	X(TOEPLITZ, toeplitz, "dpdk-rps dispatcher, Toeplitz (RSS) hash computed from cold headers") \
 	X(DISTRIBUTOR, distributor, "rte_distributor burst mode, tag = the mbuf's hash") \
+	X(EVENT_DSW, event_dsw, "eventdev event_dsw, one atomic queue, flow = the mbuf's hash") \
+	X(EVENT_SW, event_sw, "eventdev event_sw (scheduler on the dispatcher), as event_dsw") \
 	X(SINGLE_CORE, single_core, "no steering: the stages run on the dispatcher lcore") \
 	X(E2E, e2e_stages, "dpdk-rps dispatcher (NIC hash) + workers running the stages")
 
@@ -180,6 +182,22 @@ struct bench_run {
 	double pipeline_burst_median;
 };
 
+/* Modes with one dispatcher only (skipped with --dispatchers K > 1). */
+#define BENCH_ONE_DISP_MODES \
+	((1u << BENCH_DISTRIBUTOR) | (1u << BENCH_EVENT_DSW) | (1u << BENCH_EVENT_SW))
+
+/* The event modes' device (modes.c): one per event mode, created on its first run and kept
+ * for the others (nothing is in flight between runs). Ports 0..nb_workers-1 are the
+ * workers', linked to the one atomic queue; port nb_workers is the dispatcher's. */
+struct bench_event {
+	int dev;                 /* event device id; -1: not created */
+	uint8_t disp_port;
+	uint16_t enq_depth;      /* the ports' enqueue depth (bursts are split to it) */
+	uint16_t deq_depth;
+	int has_service;         /* event_sw: its scheduler is a service... */
+	uint32_t service;        /* ...which the dispatcher runs on its own lcore */
+};
+
 /* Per-worker state shared with the dispatcher. */
 struct bench_ctx;
 struct bench_worker {
@@ -223,6 +241,7 @@ struct bench_ctx {
 	struct bench_worker *workers;      /* [nb_workers] */
 	struct rps_backlog *backlogs;      /* [nb_disp * nb_workers]: row d is dispatcher d's */
 	struct rte_distributor *dist;
+	struct bench_event ev[2];          /* [0] event_dsw, [1] event_sw */
 	struct rps_pipeline pipeline;
 	uint32_t *stage_hist;              /* single_core, dispatcher 0: per-burst cycles/pkt
 					    * histograms, (RPS_STAGE_MAX + 1) x BENCH_STAGE_BINS */

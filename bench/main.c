@@ -38,11 +38,17 @@ struct row {
 	enum bench_mode mode;
 	uint32_t flows, frame;
 	unsigned int nb;
+	/* every run, in the order of the cell's runs (seq: its place among all the cell's
+	 * runs, every mode's, as they interleave) */
 	double mpps[BENCH_MAX_RUNS];
-	uint64_t delivered[BENCH_MAX_RUNS];
+	uint64_t delivered[BENCH_MAX_RUNS], rx[BENCH_MAX_RUNS], throttled[BENCH_MAX_RUNS];
+	double run_cyc[BENCH_MAX_RUNS], run_steer[BENCH_MAX_RUNS], seconds[BENCH_MAX_RUNS];
+	unsigned int seq[BENCH_MAX_RUNS];
 	double median, min, max;
 	double cyc, steer_cyc, throttled_pct;
-	double ratio_io, ratio_dist;   /* < 0: n/a */
+	/* this mode's median over io_limit's, distributor's, event_dsw's, event_sw's of the
+	 * same cell (< 0: n/a) */
+	double ratio_io, ratio_dist, ratio_dsw, ratio_sw;
 	unsigned int nb_disp;
 	struct row_disp disp[BENCH_MAX_DISP];
 	/* single_core: median cycles/pkt of each stage, in pipeline order (nb_stages 0: none) */
@@ -102,7 +108,8 @@ usage(FILE *f)
 	fprintf(f,
 		"  --flows LIST       flow counts (default 1,64,1024,65536)\n"
 		"  --frames LIST      frame sizes in bytes with FCS, 64..2048 (default 64,512)\n"
-		"  --runs N           runs per cell, median and spread reported (default 5)\n"
+		"  --runs N           runs per cell, median and spread reported; the modes take\n"
+		"                     turns run by run (default 5)\n"
 		"  --duration S       seconds per run (default 0.5)\n"
 		"  --burst N          RX / enqueue / dequeue burst, 1..%d (default 32)\n"
 		"  --backlog N        packets each worker's backlog holds (default 1024)\n"
@@ -120,7 +127,8 @@ usage(FILE *f)
 		"  --dispatchers K    K dispatcher lcores, 1..%d (default 1): the first K EAL lcores,\n"
 		"                     each one RX queue with its own source, map, reorder-safe table\n"
 		"                     and backlog to every worker; the others are the shared workers.\n"
-		"                     Figures per dispatcher and in total (distributor: K = 1 only).\n"
+		"                     Figures per dispatcher and in total (distributor, event_dsw,\n"
+		"                     event_sw: K = 1 only).\n"
 		"                     With real cores: --lcores 0-9 -- --dispatchers 2\n"
 		"  --handoff on|off   also measure the ring handoff alone: enqueue and dequeue cycles\n"
 		"                     per packet of whole bursts (default on; tools/bench_model.py)\n"
@@ -312,16 +320,24 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 			rte_lcore_count(), o->dispatchers + 1);
 		return -1;
 	}
-	if (o->dispatchers > 1 && (o->modes & (1u << BENCH_DISTRIBUTOR))) {
-		/* rte_distributor has one distributor lcore: nothing to compare with K of them */
-		o->modes &= ~(1u << BENCH_DISTRIBUTOR);
+	if (o->dispatchers > 1 && (o->modes & BENCH_ONE_DISP_MODES)) {
+		/* rte_distributor has one distributor lcore: nothing to compare with K of them;
+		 * the event modes here have one producer port (K of them: not written yet) */
+		const uint32_t skipped = o->modes & BENCH_ONE_DISP_MODES;
+
+		o->modes &= ~BENCH_ONE_DISP_MODES;
 		if (o->modes == 0) {
-			fprintf(stderr, "dpdk-rps-bench: --dispatchers %u: the distributor mode has "
-				"one distributor lcore (--dispatchers 1)\n", o->dispatchers);
+			fprintf(stderr, "dpdk-rps-bench: --dispatchers %u: the distributor and event "
+				"modes have one dispatcher lcore (--dispatchers 1)\n", o->dispatchers);
 			return -1;
 		}
-		printf("# distributor skipped: rte_distributor has one distributor lcore "
-		       "(--dispatchers 1 only)\n");
+		if (skipped & (1u << BENCH_DISTRIBUTOR))
+			printf("# distributor skipped: rte_distributor has one distributor lcore "
+			       "(--dispatchers 1 only)\n");
+		for (int m = BENCH_EVENT_DSW; m <= BENCH_EVENT_SW; m++)
+			if (skipped & (1u << m))
+				printf("# %s skipped: one producer port (--dispatchers 1 only)\n",
+				       bench_mode_name((enum bench_mode)m));
 	}
 	/* each dispatcher's source feeds every worker's backlog; --quick's small pool grows to
 	 * what its workers need */
@@ -380,102 +396,161 @@ per_pkt(uint64_t cycles, uint64_t pkts)
 	return pkts ? (double)cycles / (double)pkts : 0;
 }
 
-static int
-measure_cell(struct bench_ctx *c, const struct bench_opts *o, enum bench_mode mode,
-	     struct bench_traffic *t, struct row *row)
-{
-	double cyc[BENCH_MAX_RUNS], steer[BENCH_MAX_RUNS], thr[BENCH_MAX_RUNS], sorted[BENCH_MAX_RUNS];
+/* A cell's per-run figures until its medians are taken (bench_median() sorts them). */
+struct cell_acc {
+	double cyc[BENCH_MAX_RUNS], steer[BENCH_MAX_RUNS], thr[BENCH_MAX_RUNS];
 	double dcyc[BENCH_MAX_DISP][BENCH_MAX_RUNS], dsteer[BENCH_MAX_DISP][BENCH_MAX_RUNS];
 	double dbusy[BENCH_MAX_DISP][BENCH_MAX_RUNS], dbsteer[BENCH_MAX_DISP][BENCH_MAX_RUNS];
 	double dthr[BENCH_MAX_DISP][BENCH_MAX_RUNS], ddes[BENCH_MAX_DISP][BENCH_MAX_RUNS];
 	double stage[RPS_STAGE_MAX][BENCH_MAX_RUNS], mean[RPS_STAGE_MAX][BENCH_MAX_RUNS];
 	double pipe[BENCH_MAX_RUNS];
+};
 
+static void
+cell_start(const struct bench_ctx *c, enum bench_mode mode, const struct bench_traffic *t,
+	   struct row *row)
+{
 	memset(row, 0, sizeof(*row));
 	row->mode = mode;
 	row->flows = t[0].flows;
 	row->frame = t[0].frame;
-	row->ratio_io = row->ratio_dist = -1;
+	row->ratio_io = row->ratio_dist = row->ratio_dsw = row->ratio_sw = -1;
 	row->nb_disp = c->nb_disp;
-	for (unsigned int i = 0; i < o->runs; i++) {
-		struct bench_run r;
+}
 
-		if (bench_run_mode(c, mode, t, &r) < 0)
-			return -1;
-		row->mpps[i] = (double)r.delivered / r.seconds / 1e6;
-		row->delivered[i] = r.delivered;
-		cyc[i] = per_pkt(r.cycles, r.rx);
-		steer[i] = per_pkt(r.steer_cycles, r.rx);
-		thr[i] = r.rx ? 100.0 * (double)r.throttled / (double)r.rx : 0;
-		for (unsigned int d = 0; d < r.nb_disp; d++) {
-			const struct bench_part *p = &r.disp[d];
+/* Run @p i of the cell, the @p seq-th run of all the cell's modes (they interleave). */
+static void
+cell_add(const struct bench_ctx *c, struct row *row, struct cell_acc *a, unsigned int i,
+	 unsigned int seq, const struct bench_run *r)
+{
+	row->mpps[i] = (double)r->delivered / r->seconds / 1e6;
+	row->delivered[i] = r->delivered;
+	row->rx[i] = r->rx;
+	row->throttled[i] = r->throttled;
+	row->seconds[i] = r->seconds;
+	row->seq[i] = seq;
+	a->cyc[i] = row->run_cyc[i] = per_pkt(r->cycles, r->rx);
+	a->steer[i] = row->run_steer[i] = per_pkt(r->steer_cycles, r->rx);
+	a->thr[i] = r->rx ? 100.0 * (double)r->throttled / (double)r->rx : 0;
+	for (unsigned int d = 0; d < r->nb_disp; d++) {
+		const struct bench_part *p = &r->disp[d];
 
-			row->disp[d].mpps[i] = (double)p->delivered / p->seconds / 1e6;
-			row->disp[d].rx[i] = p->rx;
-			row->disp[d].delivered[i] = p->delivered;
-			row->disp[d].throttled[i] = p->throttled;
-			dcyc[d][i] = per_pkt(p->cycles, p->rx);
-			dsteer[d][i] = per_pkt(p->steer_cycles, p->rx);
-			dbusy[d][i] = per_pkt(p->busy_cycles, p->busy_rx);
-			dbsteer[d][i] = per_pkt(p->busy_steer_cycles, p->busy_rx);
-			dthr[d][i] = p->rx ? 100.0 * (double)p->throttled / (double)p->rx : 0;
-			/* the share of its loop its CPU ran another thread */
-			ddes[d][i] = p->cycles ? 100.0 * (double)p->desched_cycles /
-						 (double)p->cycles : 0;
-		}
-		for (unsigned int s = 0; s < c->pipeline.nb; s++) {
-			stage[s][i] = r.stage_burst_median[s];
-			mean[s][i] = r.rx ? (double)r.stage_cycles[s] / (double)r.rx : 0;
-		}
-		pipe[i] = r.pipeline_burst_median;
+		row->disp[d].mpps[i] = (double)p->delivered / p->seconds / 1e6;
+		row->disp[d].rx[i] = p->rx;
+		row->disp[d].delivered[i] = p->delivered;
+		row->disp[d].throttled[i] = p->throttled;
+		a->dcyc[d][i] = per_pkt(p->cycles, p->rx);
+		a->dsteer[d][i] = per_pkt(p->steer_cycles, p->rx);
+		a->dbusy[d][i] = per_pkt(p->busy_cycles, p->busy_rx);
+		a->dbsteer[d][i] = per_pkt(p->busy_steer_cycles, p->busy_rx);
+		a->dthr[d][i] = p->rx ? 100.0 * (double)p->throttled / (double)p->rx : 0;
+		/* the share of its loop its CPU ran another thread */
+		a->ddes[d][i] = p->cycles ? 100.0 * (double)p->desched_cycles /
+					    (double)p->cycles : 0;
 	}
-	row->nb = o->runs;
-	memcpy(sorted, row->mpps, sizeof(double) * o->runs);
-	row->median = bench_median(sorted, o->runs);
+	for (unsigned int s = 0; s < c->pipeline.nb; s++) {
+		a->stage[s][i] = r->stage_burst_median[s];
+		a->mean[s][i] = r->rx ? (double)r->stage_cycles[s] / (double)r->rx : 0;
+	}
+	a->pipe[i] = r->pipeline_burst_median;
+	row->nb = i + 1;
+}
+
+/* The cell's medians over its @p runs runs. */
+static void
+cell_finish(const struct bench_ctx *c, struct row *row, struct cell_acc *a, unsigned int runs)
+{
+	double sorted[BENCH_MAX_RUNS];
+
+	row->nb = runs;
+	memcpy(sorted, row->mpps, sizeof(double) * runs);
+	row->median = bench_median(sorted, runs);
 	row->min = sorted[0];
-	row->max = sorted[o->runs - 1];
-	row->cyc = bench_median(cyc, o->runs);
-	row->steer_cyc = bench_median(steer, o->runs);
-	row->throttled_pct = bench_median(thr, o->runs);
+	row->max = sorted[runs - 1];
+	row->cyc = bench_median(a->cyc, runs);
+	row->steer_cyc = bench_median(a->steer, runs);
+	row->throttled_pct = bench_median(a->thr, runs);
 	for (unsigned int d = 0; d < row->nb_disp; d++) {
 		struct row_disp *rd = &row->disp[d];
 
 		rd->lcore = c->disp[d].lcore;
-		memcpy(sorted, rd->mpps, sizeof(double) * o->runs);
-		rd->median = bench_median(sorted, o->runs);
-		rd->cyc = bench_median(dcyc[d], o->runs);
-		rd->steer_cyc = bench_median(dsteer[d], o->runs);
-		rd->busy_cyc = bench_median(dbusy[d], o->runs);
-		rd->busy_steer_cyc = bench_median(dbsteer[d], o->runs);
-		rd->throttled_pct = bench_median(dthr[d], o->runs);
-		rd->desched_pct = bench_median(ddes[d], o->runs);
+		memcpy(sorted, rd->mpps, sizeof(double) * runs);
+		rd->median = bench_median(sorted, runs);
+		rd->cyc = bench_median(a->dcyc[d], runs);
+		rd->steer_cyc = bench_median(a->dsteer[d], runs);
+		rd->busy_cyc = bench_median(a->dbusy[d], runs);
+		rd->busy_steer_cyc = bench_median(a->dbsteer[d], runs);
+		rd->throttled_pct = bench_median(a->dthr[d], runs);
+		rd->desched_pct = bench_median(a->ddes[d], runs);
 	}
-	if (mode == BENCH_SINGLE_CORE) {
+	if (row->mode == BENCH_SINGLE_CORE) {
 		row->nb_stages = c->pipeline.nb;
 		for (unsigned int s = 0; s < c->pipeline.nb; s++) {
 			row->stage_ids[s] = c->pipeline.ids[s];
-			row->stage_cyc[s] = bench_median(stage[s], o->runs);
-			row->stage_cyc_min[s] = stage[s][0]; /* bench_median() sorted them */
-			row->stage_cyc_mean[s] = bench_median(mean[s], o->runs);
+			row->stage_cyc[s] = bench_median(a->stage[s], runs);
+			row->stage_cyc_min[s] = a->stage[s][0]; /* bench_median() sorted them */
+			row->stage_cyc_mean[s] = bench_median(a->mean[s], runs);
 		}
-		row->pipe_cyc = bench_median(pipe, o->runs);
-		row->pipe_cyc_min = pipe[0];
+		row->pipe_cyc = bench_median(a->pipe, runs);
+		row->pipe_cyc_min = a->pipe[0];
 	}
-	return 0;
+}
+
+/*
+ * One cell of the matrix (a flow count and frame size), every mode of @p modes: the modes
+ * take turns run by run (run 1 of each, then run 2 of each...), so that a slow spell of a
+ * shared machine falls on every mode rather than on all the runs of one. Fills @p rows,
+ * one per mode in enum order; @return how many, or -1.
+ */
+static int
+measure_cells(struct bench_ctx *c, const struct bench_opts *o, uint32_t modes,
+	      struct bench_traffic *t, struct row *rows)
+{
+	enum bench_mode list[BENCH_MODE_MAX];
+	struct cell_acc *acc;
+	unsigned int nb = 0, seq = 0;
+
+	for (int m = 0; m < BENCH_MODE_MAX; m++)
+		if (modes & (1u << m))
+			list[nb++] = (enum bench_mode)m;
+	acc = calloc(nb ? nb : 1, sizeof(*acc));
+	if (acc == NULL)
+		return -1;
+	for (unsigned int k = 0; k < nb; k++)
+		cell_start(c, list[k], t, &rows[k]);
+	for (unsigned int i = 0; i < o->runs; i++)
+		for (unsigned int k = 0; k < nb; k++) {
+			struct bench_run r;
+
+			if (bench_run_mode(c, list[k], t, &r) < 0) {
+				free(acc);
+				return -1;
+			}
+			cell_add(c, &rows[k], &acc[k], i, seq++, &r);
+		}
+	for (unsigned int k = 0; k < nb; k++)
+		cell_finish(c, &rows[k], &acc[k], o->runs);
+	free(acc);
+	return (int)nb;
 }
 
 static void
 print_row(const struct row *r, int over)
 {
-	char rio[16] = "-", rdist[16] = "-";
+	char rio[16] = "-", rdist[16] = "-", rdsw[16] = "-", rsw[16] = "-";
 
 	if (r->ratio_io >= 0)
 		snprintf(rio, sizeof(rio), "%.2f", r->ratio_io);
 	if (r->ratio_dist >= 0)
 		snprintf(rdist, sizeof(rdist), "%.2f", r->ratio_dist);
-	printf("%-12s %6u %5u %8.2f %8.2f-%-8.2f %7.1f %7.1f %6s %6s %8.3f%s\n",
+	if (r->ratio_dsw >= 0)
+		snprintf(rdsw, sizeof(rdsw), "%.2f", r->ratio_dsw);
+	if (r->ratio_sw >= 0)
+		snprintf(rsw, sizeof(rsw), "%.2f", r->ratio_sw);
+	printf("%-12s %6u %5u %8.2f %8.2f-%-8.2f %7.1f %7.1f %6s %6s %6s %6s %8.3f%s\n",
 	       bench_mode_name(r->mode), r->flows, r->frame, r->median, r->min, r->max, r->cyc,
-	       r->steer_cyc, rio, rdist, r->throttled_pct, over ? "  (oversubscribed)" : "");
+	       r->steer_cyc, rio, rdist, rdsw, rsw, r->throttled_pct,
+	       over ? "  (oversubscribed)" : "");
 	/* with several dispatchers, each one's part (busy: iterations that kept their CPU) */
 	for (unsigned int d = 0; r->nb_disp > 1 && d < r->nb_disp; d++) {
 		const struct row_disp *rd = &r->disp[d];
@@ -563,6 +638,30 @@ write_json_u64s(FILE *f, const char *name, const uint64_t *v, unsigned int n)
 	fprintf(f, "]");
 }
 
+static void
+write_json_ratio(FILE *f, const char *name, double v, const char *sep)
+{
+	if (v >= 0)
+		fprintf(f, "\"%s\": %.3f%s", name, v, sep);
+	else
+		fprintf(f, "\"%s\": null%s", name, sep);
+}
+
+/* Every run of a result, in its order (seq: its place among all the runs of the cell's
+ * modes, which take turns). */
+static void
+write_json_runs(FILE *f, const struct row *r)
+{
+	fprintf(f, ", \"runs\": [");
+	for (unsigned int k = 0; k < r->nb; k++)
+		fprintf(f, "%s{\"run\": %u, \"seq\": %u, \"mpps\": %.3f, \"rx\": %" PRIu64 ", "
+			"\"delivered\": %" PRIu64 ", \"throttled\": %" PRIu64 ", \"seconds\": %.6f, "
+			"\"cycles_per_pkt\": %.2f, \"steer_cycles_per_pkt\": %.2f}", k ? ", " : "",
+			k, r->seq[k], r->mpps[k], r->rx[k], r->delivered[k], r->throttled[k],
+			r->seconds[k], r->run_cyc[k], r->run_steer[k]);
+	fprintf(f, "]");
+}
+
 /* One dispatcher's figures in a result (every result has them, one per dispatcher), and
  * the packet counts of each run: what the totals add up from. */
 static void
@@ -610,7 +709,7 @@ write_json(FILE *f, const char *cmd, const struct bench_opts *o, const struct ro
 	fprintf(f, " \"config\": {\"runs\": %u, \"duration_s\": %g, \"workers\": %u, "
 		"\"oversubscribed\": %s, \"burst\": %u, \"backlog\": %u, \"pool_mbufs\": %u, "
 		"\"cold\": \"%s\", \"reorder_safe\": %s, \"dispatchers\": %u, \"recycle\": %s, "
-		"\"rx_cksum\": \"%s\"},\n",
+		"\"rx_cksum\": \"%s\", \"interleaved\": true},\n",
 		o->runs, o->duration, workers, over ? "true" : "false", o->burst, o->backlog, o->pool,
 		bench_cold_name(o->cold), o->reorder_safe ? "true" : "false", o->dispatchers,
 		o->recycle ? "true" : "false", o->rx_cksum_hw ? "hw" : "sw");
@@ -650,10 +749,10 @@ write_json(FILE *f, const char *cmd, const struct bench_opts *o, const struct ro
 			fprintf(f, "\"ratio_io_limit\": %.3f, ", r->ratio_io);
 		else
 			fprintf(f, "\"ratio_io_limit\": null, ");
-		if (r->ratio_dist >= 0)
-			fprintf(f, "\"ratio_distributor\": %.3f", r->ratio_dist);
-		else
-			fprintf(f, "\"ratio_distributor\": null");
+		write_json_ratio(f, "ratio_distributor", r->ratio_dist, ", ");
+		write_json_ratio(f, "ratio_event_dsw", r->ratio_dsw, ", ");
+		write_json_ratio(f, "ratio_event_sw", r->ratio_sw, "");
+		write_json_runs(f, r);
 		write_json_disp(f, r);
 		fprintf(f, "}");
 		fprintf(f, "%s\n", i + 1 < nb ? "," : "");
@@ -723,6 +822,23 @@ find_row(struct row *rows, unsigned int nb, enum bench_mode m, uint32_t flows, u
 	return NULL;
 }
 
+/* The row of mode @p m among a cell's @p n rows, or NULL. */
+static const struct row *
+cell_mode(const struct row *cell, unsigned int n, enum bench_mode m)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (cell[i].mode == m)
+			return &cell[i];
+	return NULL;
+}
+
+/* @p r's median over @p base's, or -1 where there is no base (or it is @p r). */
+static double
+ratio(const struct row *r, const struct row *base)
+{
+	return base != NULL && base != r && base->median > 0 ? r->median / base->median : -1;
+}
+
 /* One source per dispatcher, alike, each on its dispatcher's socket. @return 0 or -1. */
 static int
 sources_build(const struct bench_ctx *c, struct bench_traffic *t, unsigned int pool,
@@ -785,7 +901,7 @@ run_latency(struct bench_ctx *c, const struct bench_opts *o, struct row *rows,
 		return -1;
 	base = find_row(rows, nb, BENCH_RSS, o->latency_flows, o->latency_frame);
 	if (base == NULL) {
-		if (measure_cell(c, o, BENCH_RSS, t, &tmp) < 0)
+		if (measure_cells(c, o, 1u << BENCH_RSS, t, &tmp) < 0)
 			goto out;
 		base = &tmp;
 	}
@@ -857,8 +973,8 @@ main(int argc, char **argv)
 	       c.nb_workers, over ? " (oversubscribed: lcores share CPUs)" : "", o.runs, o.duration,
 	       o.burst, o.backlog, o.pool, bench_cold_name(o.cold),
 	       o.rx_cksum_hw ? "verified by the NIC" : "left to validate");
-	printf("%-12s %6s %5s %8s %17s %7s %7s %6s %6s %8s\n", "mode", "flows", "frame", "Mpps",
-	       "min-max", "cyc/pkt", "steer", "x_io", "x_dist", "thrtl%");
+	printf("%-12s %6s %5s %8s %17s %7s %7s %6s %6s %6s %6s %8s\n", "mode", "flows", "frame",
+	       "Mpps", "min-max", "cyc/pkt", "steer", "x_io", "x_dist", "x_dsw", "x_sw", "thrtl%");
 	for (unsigned int fi = 0; fi < o.nb_frames; fi++) {
 		for (unsigned int ni = 0; ni < o.nb_flows; ni++) {
 			struct bench_traffic t[BENCH_MAX_DISP];
@@ -869,25 +985,25 @@ main(int argc, char **argv)
 					"(give EAL more memory with -m)\n", c.nb_disp, o.pool);
 				return 1;
 			}
-			for (int m = 0; m < BENCH_MODE_MAX; m++) {
-				if (!(o.modes & (1u << m)))
-					continue;
-				if (measure_cell(&c, &o, (enum bench_mode)m, t, &rows[nb]) < 0)
-					return 1;
-				nb++;
-			}
+			int k = measure_cells(&c, &o, o.modes, t, &rows[nb]);
+
+			if (k < 0)
+				return 1;
+			nb += (unsigned int)k;
 			for (unsigned int i = first; i < nb; i++) {
-				struct row *io = find_row(rows + first, nb - first, BENCH_IO_LIMIT,
-							  t[0].flows, t[0].frame);
-				struct row *d = find_row(rows + first, nb - first,
-							 BENCH_DISTRIBUTOR, t[0].flows, t[0].frame);
+				const struct row *cell = rows + first;
+				const unsigned int n = nb - first;
 				enum bench_mode m = rows[i].mode;
 
-				if (io != NULL && io->median > 0 && m != BENCH_IO_LIMIT)
-					rows[i].ratio_io = rows[i].median / io->median;
-				if (d != NULL && d->median > 0 &&
-				    (m == BENCH_RSS || m == BENCH_JHASH || m == BENCH_TOEPLITZ))
-					rows[i].ratio_dist = rows[i].median / d->median;
+				rows[i].ratio_io = ratio(&rows[i], cell_mode(cell, n, BENCH_IO_LIMIT));
+				if (m == BENCH_RSS || m == BENCH_JHASH || m == BENCH_TOEPLITZ) {
+					rows[i].ratio_dist = ratio(&rows[i],
+								   cell_mode(cell, n, BENCH_DISTRIBUTOR));
+					rows[i].ratio_dsw = ratio(&rows[i],
+								  cell_mode(cell, n, BENCH_EVENT_DSW));
+					rows[i].ratio_sw = ratio(&rows[i],
+								 cell_mode(cell, n, BENCH_EVENT_SW));
+				}
 				print_row(&rows[i], over);
 			}
 			sources_free(&c, t);

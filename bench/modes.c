@@ -9,21 +9,30 @@
  * With K dispatchers (--dispatchers) each has its own source and steering state and its own
  * backlog to each worker; a worker takes its bursts from them in turn (rps_backlog_in, as
  * the binary's workers do) and gives each burst back to the source it came from.
+ *
+ * The peers: rte_distributor, and the event devices (event_dsw, event_sw), "the other way
+ * DPDK does this job": the dispatcher enqueues each packet as a NEW event of one atomic
+ * queue, flow = the same hash the rss mode steers by; worker ports dequeue bursts and run
+ * the same consume() on them.
  */
 #include <cpuid.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <rte_cpuflags.h>
 #include <rte_cycles.h>
+#include <rte_bus_vdev.h>
 #include <rte_distributor.h>
 #include <rte_errno.h>
+#include <rte_eventdev.h>
 #include <rte_malloc.h>
 #include <rte_mbuf_dyn.h>
 #include <rte_memzone.h>
 #include <rte_pause.h>
 #include <rte_prefetch.h>
+#include <rte_service.h>
 
 #include "bench.h"
 #include "rps_flow.h"
@@ -296,6 +305,43 @@ distributor_worker(struct bench_ctx *c, struct bench_worker *w)
 	return 0;
 }
 
+static inline struct bench_event *
+event_of(struct bench_ctx *c, enum bench_mode mode)
+{
+	return &c->ev[mode == BENCH_EVENT_SW];
+}
+
+/* An event mode's worker: its port's bursts, the same consume() as the ring workers; the
+ * events of a burst are released implicitly by the next dequeue (the port's default). Busy
+ * polls as distributor_worker, and leaves once told: bench_run_mode() has seen every event
+ * enqueued processed by then. */
+static int
+event_worker(struct bench_ctx *c, struct bench_worker *w)
+{
+	const struct bench_event *e = event_of(c, c->mode);
+	const uint8_t dev = (uint8_t)e->dev, port = (uint8_t)w->id;
+	const uint16_t burst = (uint16_t)RTE_MIN(c->o->burst, e->deq_depth);
+	struct rte_event ev[BENCH_BURST_MAX];
+	struct rte_mbuf *pkts[BENCH_BURST_MAX];
+
+	__atomic_fetch_add(&c->ready, 1, __ATOMIC_RELEASE);
+	for (;;) {
+		uint16_t n = rte_event_dequeue_burst(dev, port, ev, burst, 0);
+
+		if (n == 0) {
+			if (__atomic_load_n(&c->quit, __ATOMIC_ACQUIRE))
+				break;
+			rte_pause();
+			continue;
+		}
+		for (uint16_t i = 0; i < n; i++)
+			pkts[i] = ev[i].mbuf;
+		RPS_CTR_ADD(w->stats.received_rps, n);
+		consume(c, c->disp[0].t, w, pkts, n);
+	}
+	return 0;
+}
+
 static int
 worker_main(void *arg)
 {
@@ -305,6 +351,9 @@ worker_main(void *arg)
 	switch (c->mode) {
 	case BENCH_DISTRIBUTOR:
 		return distributor_worker(c, w);
+	case BENCH_EVENT_DSW:
+	case BENCH_EVENT_SW:
+		return event_worker(c, w);
 	case BENCH_E2E:
 		return ring_worker(c, w, 1);
 	default:
@@ -421,6 +470,57 @@ handoff_burst(struct bench_disp *d, struct rte_mbuf **pkts, uint16_t n, uint16_t
 	*next = (uint16_t)(*next + 1 == d->owner->nb_workers ? 0 : *next + 1);
 }
 
+/* What keeps an event device moving when the dispatcher has nothing to enqueue (and after
+ * its loop): event_sw's scheduler is a service that the dispatcher runs on its own lcore;
+ * event_dsw's producer port buffers events per worker and hands them over on its
+ * background task, which an enqueue runs, or rte_event_maintain() (flushing with @p op). */
+static inline void
+event_poll(const struct bench_event *e, int op)
+{
+	if (e->has_service)
+		rte_service_run_iter_on_app_lcore(e->service, 0);
+	else
+		rte_event_maintain((uint8_t)e->dev, e->disp_port, op);
+}
+
+/* The event modes' steering: the burst as NEW events of the atomic queue 0, flow = the
+ * mbuf's hash (the NIC's, as rss and distributor steer by), in chunks of the port's
+ * enqueue depth, until the device takes nothing more; what the device refuses (no credits: the workers are behind) goes back to
+ * the source and counts as throttled, as a full backlog ring does. @return the refused. */
+static inline uint16_t
+event_enqueue(const struct bench_event *e, const struct bench_traffic *t,
+	      struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rte_event ev[BENCH_BURST_MAX];
+	uint16_t done = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		ev[i].event = 0;
+		ev[i].flow_id = pkts[i]->hash.rss & 0xfffff;
+		ev[i].op = RTE_EVENT_OP_NEW;
+		ev[i].sched_type = RTE_SCHED_TYPE_ATOMIC;
+		ev[i].event_type = RTE_EVENT_TYPE_ETHDEV;
+		ev[i].priority = RTE_EVENT_DEV_PRIORITY_NORMAL;
+		ev[i].mbuf = pkts[i];
+	}
+	while (done < n) {
+		uint16_t want = (uint16_t)RTE_MIN(n - done, e->enq_depth);
+		uint16_t k = rte_event_enqueue_new_burst((uint8_t)e->dev, e->disp_port, ev + done,
+							 want);
+
+		/* a short count is not a refusal (event_sw takes credits 32 at a time): the
+		 * device refused once it takes nothing */
+		if (k == 0)
+			break;
+		done = (uint16_t)(done + k);
+	}
+	if (done < n)
+		bench_free(t, pkts + done, n - done);
+	if (e->has_service) /* event_dsw's enqueue ran its port's background task itself */
+		rte_service_run_iter_on_app_lcore(e->service, 0);
+	return (uint16_t)(n - done);
+}
+
 /* Where a dispatcher's iterations went: those that took packets and kept their CPU, and
  * those that lost it (longer than BENCH_DESCHED_US). */
 struct iter_acct {
@@ -460,7 +560,9 @@ dispatch(struct bench_disp *d, struct bench_part *p)
 	const enum bench_mode mode = c->mode;
 	const int handoff = c->handoff;
 	const struct bench_traffic *t = d->t;
-	uint64_t rx = 0, steer = 0, start, end, now, last, last_steer = 0;
+	const struct bench_event *ev = mode == BENCH_EVENT_DSW || mode == BENCH_EVENT_SW ?
+				       event_of(c, mode) : NULL;
+	uint64_t rx = 0, steer = 0, refused = 0, start, end, now, last, last_steer = 0;
 	struct iter_acct acct = {0};
 	uint16_t last_n = 0, next = 0;
 
@@ -480,8 +582,11 @@ dispatch(struct bench_disp *d, struct bench_part *p)
 		last_n = n;
 		if (mode == BENCH_SINGLE_CORE)
 			stages_idle(&d->self);
-		if (n == 0)
+		if (n == 0) {
+			if (ev != NULL) /* the scheduler runs on, the pool may wait for it */
+				event_poll(ev, 0);
 			continue;
+		}
 		rx += n;
 		if (c->pace_mpps > 0)
 			stamp(c, pkts, n, now);
@@ -505,6 +610,10 @@ dispatch(struct bench_disp *d, struct bench_part *p)
 			case BENCH_DISTRIBUTOR:
 				rte_distributor_process(c->dist, pkts, n);
 				break;
+			case BENCH_EVENT_DSW:
+			case BENCH_EVENT_SW:
+				refused += event_enqueue(ev, t, pkts, n);
+				break;
 			case BENCH_SINGLE_CORE:
 				stages_run_timed(c, d, p, pkts, n);
 				break;
@@ -519,6 +628,7 @@ dispatch(struct bench_disp *d, struct bench_part *p)
 	iter_end(&acct, now - last, gap, last_n, last_steer);
 	p->seconds = (double)p->cycles / (double)hz;
 	p->rx = rx;
+	p->throttled = refused; /* event modes; the others' is their rings' full_drops */
 	p->steer_cycles = steer;
 	p->busy_cycles = acct.busy;
 	p->busy_steer_cycles = acct.busy_steer;
@@ -559,6 +669,146 @@ steer_setup(struct bench_disp *d, enum bench_mode mode)
 				 RPS_TOEPLITZ_KEY_LEN, RPS_TOEPLITZ_AUTO);
 }
 
+static const char *
+event_vdev_name(enum bench_mode mode)
+{
+	return mode == BENCH_EVENT_SW ? "event_sw0" : "event_dsw0";
+}
+
+/*
+ * The event device of @p mode, on its first run: the vdev, one atomic queue linked to every
+ * worker's port, the dispatcher's port, in-flight events limited to what the workers'
+ * backlogs hold in the other modes (--backlog per worker, within the device's limits), and
+ * for event_sw its scheduler service made runnable from an application lcore (the
+ * dispatcher runs it: no service lcore). @return 0, or -1 with a message.
+ */
+static int
+event_setup(struct bench_ctx *c, enum bench_mode mode)
+{
+	struct bench_event *e = event_of(c, mode);
+	const char *name = event_vdev_name(mode);
+	const uint8_t queue = 0;
+	struct rte_event_dev_info info;
+	struct rte_event_dev_config dc;
+	struct rte_event_queue_conf qc;
+	uint32_t limit;
+	int dev, rc;
+
+	if (e->dev >= 0)
+		return 0;
+	rc = rte_vdev_init(name, NULL);
+	if (rc < 0) {
+		fprintf(stderr, "dpdk-rps-bench: rte_vdev_init(%s): %s (is DPDK's %s driver "
+			"installed?)\n", name, rte_strerror(-rc), bench_mode_name(mode));
+		return -1;
+	}
+	dev = rte_event_dev_get_dev_id(name);
+	if (dev < 0 || rte_event_dev_info_get((uint8_t)dev, &info) < 0)
+		goto fail;
+	e->dev = dev;
+	if (c->nb_workers + 1u > info.max_event_ports) {
+		fprintf(stderr, "dpdk-rps-bench: %s has %u ports, %u needed\n", name,
+			info.max_event_ports, c->nb_workers + 1u);
+		goto fail;
+	}
+	limit = RTE_MAX(c->o->backlog * c->nb_workers, 4u * BENCH_BURST_MAX);
+	limit = RTE_MIN(limit, (uint32_t)info.max_num_events);
+	memset(&dc, 0, sizeof(dc));
+	dc.nb_event_queues = 1;
+	dc.nb_event_ports = (uint8_t)(c->nb_workers + 1);
+	dc.nb_events_limit = (int32_t)limit;
+	dc.nb_event_queue_flows = info.max_event_queue_flows;
+	dc.nb_event_port_dequeue_depth = RTE_MIN(c->o->burst, info.max_event_port_dequeue_depth);
+	dc.nb_event_port_enqueue_depth = RTE_MIN(c->o->burst, info.max_event_port_enqueue_depth);
+	dc.dequeue_timeout_ns = info.min_dequeue_timeout_ns;
+	if ((rc = rte_event_dev_configure((uint8_t)dev, &dc)) < 0)
+		goto fail_rc;
+	if ((rc = rte_event_queue_default_conf_get((uint8_t)dev, queue, &qc)) < 0)
+		goto fail_rc;
+	qc.event_queue_cfg = 0;
+	qc.schedule_type = RTE_SCHED_TYPE_ATOMIC;
+	if ((rc = rte_event_queue_setup((uint8_t)dev, queue, &qc)) < 0)
+		goto fail_rc;
+	for (uint16_t p = 0; p <= c->nb_workers; p++) {
+		struct rte_event_port_conf pc;
+
+		if ((rc = rte_event_port_default_conf_get((uint8_t)dev, (uint8_t)p, &pc)) < 0)
+			goto fail_rc;
+		pc.new_event_threshold = (int32_t)limit;
+		pc.dequeue_depth = (uint16_t)dc.nb_event_port_dequeue_depth;
+		pc.enqueue_depth = (uint16_t)dc.nb_event_port_enqueue_depth;
+		pc.event_port_cfg = 0; /* implicit release */
+		if ((rc = rte_event_port_setup((uint8_t)dev, (uint8_t)p, &pc)) < 0)
+			goto fail_rc;
+		if (p < c->nb_workers &&
+		    rte_event_port_link((uint8_t)dev, (uint8_t)p, &queue, NULL, 1) != 1) {
+			rc = -rte_errno;
+			goto fail_rc;
+		}
+	}
+	e->disp_port = (uint8_t)c->nb_workers;
+	e->enq_depth = (uint16_t)dc.nb_event_port_enqueue_depth;
+	e->deq_depth = (uint16_t)dc.nb_event_port_dequeue_depth;
+	e->has_service = rte_event_dev_service_id_get((uint8_t)dev, &e->service) == 0;
+	if (e->has_service) {
+		rte_service_set_runstate_mapped_check(e->service, 0);
+		rte_service_runstate_set(e->service, 1);
+	}
+	if ((rc = rte_event_dev_start((uint8_t)dev)) < 0)
+		goto fail_rc;
+	return 0;
+fail_rc:
+	fprintf(stderr, "dpdk-rps-bench: %s set-up: %s\n", name, rte_strerror(-rc));
+	goto out;
+fail:
+	fprintf(stderr, "dpdk-rps-bench: %s: no such event device\n", name);
+out:
+	if (e->dev >= 0)
+		rte_event_dev_close((uint8_t)e->dev);
+	rte_vdev_uninit(name);
+	e->dev = -1;
+	return -1;
+}
+
+static void
+event_teardown(struct bench_ctx *c, enum bench_mode mode)
+{
+	struct bench_event *e = event_of(c, mode);
+
+	if (e->dev < 0)
+		return;
+	if (e->has_service)
+		rte_service_runstate_set(e->service, 0);
+	rte_event_dev_stop((uint8_t)e->dev);
+	rte_event_dev_close((uint8_t)e->dev);
+	rte_vdev_uninit(event_vdev_name(mode));
+	e->dev = -1;
+}
+
+/* After the measured loop, as the distributor's flush: flush the dispatcher's port and run
+ * the scheduler until the workers have processed every event enqueued (@p target past
+ * @p processed0), so that the run's accounting is exact; then the workers may leave.
+ * @return 0, or -1 if events went missing for 5 s. */
+static int
+event_drain(struct bench_ctx *c, const struct bench_event *e, uint64_t processed0,
+	    uint64_t target)
+{
+	const uint64_t until = rte_rdtsc() + 5 * rte_get_tsc_hz();
+	uint64_t done = 0;
+
+	while (rte_rdtsc() < until) {
+		done = 0;
+		for (uint16_t i = 0; i < c->nb_workers; i++)
+			done += RPS_CTR_READ(c->workers[i].stats.processed);
+		if (done - processed0 >= target)
+			return 0;
+		event_poll(e, RTE_EVENT_DEV_MAINT_OP_FLUSH);
+	}
+	fprintf(stderr, "dpdk-rps-bench: %s: %" PRIu64 " of %" PRIu64 " events enqueued were "
+		"never dequeued\n", bench_mode_name(c->mode), target - (done - processed0), target);
+	return -1;
+}
+
 /* Counters of dispatcher @p d's row of backlogs, summed over the workers. */
 struct row_sum {
 	uint64_t tail, head, full, processed;
@@ -585,6 +835,8 @@ bench_run_mode(struct bench_ctx *c, enum bench_mode mode, struct bench_traffic *
 	struct row_sum before[BENCH_MAX_DISP], after;
 	uint64_t processed0 = 0, processed = 0;
 	int need_workers = mode != BENCH_IO_LIMIT && mode != BENCH_SINGLE_CORE;
+	const int event = mode == BENCH_EVENT_DSW || mode == BENCH_EVENT_SW;
+	int rc = 0;
 
 	memset(r, 0, sizeof(*r));
 	c->mode = mode;
@@ -610,6 +862,15 @@ bench_run_mode(struct bench_ctx *c, enum bench_mode mode, struct bench_traffic *
 				rte_strerror(rte_errno));
 			return -1;
 		}
+	}
+	if (event) {
+		if (c->nb_disp != 1) {
+			fprintf(stderr, "dpdk-rps-bench: %s: one dispatcher lcore only\n",
+				bench_mode_name(mode));
+			return -1;
+		}
+		if (event_setup(c, mode) < 0)
+			return -1;
 	}
 	for (uint16_t d = 0; d < c->nb_disp; d++) {
 		c->disp[d].t = &t[d];
@@ -654,10 +915,17 @@ bench_run_mode(struct bench_ctx *c, enum bench_mode mode, struct bench_traffic *
 		__atomic_store_n(&c->quit, 1, __ATOMIC_RELEASE);
 		while (__atomic_load_n(&c->ready, __ATOMIC_ACQUIRE) > 0)
 			rte_distributor_process(c->dist, NULL, 0);
+	} else if (event) {
+		const struct bench_part *p = &c->disp[0].part;
+
+		rc = event_drain(c, event_of(c, mode), processed0, p->rx - p->throttled);
+		__atomic_store_n(&c->quit, 1, __ATOMIC_RELEASE);
 	} else {
 		__atomic_store_n(&c->quit, 1, __ATOMIC_RELEASE);
 	}
 	rte_eal_mp_wait_lcore();
+	if (rc < 0)
+		return -1;
 	if (c->o->recycle) { /* what the workers handed back after the dispatchers stopped */
 		struct rte_mbuf *m[BENCH_BURST_MAX];
 
@@ -677,7 +945,8 @@ bench_run_mode(struct bench_ctx *c, enum bench_mode mode, struct bench_traffic *
 
 		*p = c->disp[d].part;
 		row_sum(c, d, &after);
-		p->throttled = after.full - before[d].full;
+		if (!event) /* the event modes counted what their device refused */
+			p->throttled = after.full - before[d].full;
 		processed += after.processed - before[d].processed;
 		switch (mode) {
 		case BENCH_IO_LIMIT:
@@ -709,6 +978,8 @@ bench_run_mode(struct bench_ctx *c, enum bench_mode mode, struct bench_traffic *
 	r->processed = processed - processed0;
 	switch (mode) {
 	case BENCH_DISTRIBUTOR:
+	case BENCH_EVENT_DSW:
+	case BENCH_EVENT_SW:
 	case BENCH_SINGLE_CORE:
 	case BENCH_E2E:
 		r->delivered = r->processed;
@@ -716,7 +987,7 @@ bench_run_mode(struct bench_ctx *c, enum bench_mode mode, struct bench_traffic *
 	default:
 		break;
 	}
-	if (mode == BENCH_DISTRIBUTOR)
+	if (mode == BENCH_DISTRIBUTOR || event)
 		r->disp[0].delivered = r->delivered;
 	return 0;
 }
@@ -743,6 +1014,7 @@ bench_ctx_init(struct bench_ctx *c, const struct bench_opts *o)
 
 	memset(c, 0, sizeof(*c));
 	c->o = o;
+	c->ev[0].dev = c->ev[1].dev = -1;
 	/* the first K lcores dispatch (the main lcore first), the others work */
 	lcores[nb_lcores++] = rte_get_main_lcore();
 	RTE_LCORE_FOREACH_WORKER(lcore)
@@ -834,6 +1106,8 @@ bench_ctx_init(struct bench_ctx *c, const struct bench_opts *o)
 void
 bench_ctx_fini(struct bench_ctx *c)
 {
+	event_teardown(c, BENCH_EVENT_DSW);
+	event_teardown(c, BENCH_EVENT_SW);
 	for (uint16_t i = 0; c->workers != NULL && i < c->nb_workers; i++) {
 		bench_stage_ctx_fini(&c->workers[i].ctx, &c->workers[i].stats);
 		rte_free(c->workers[i].hist);

@@ -36,8 +36,8 @@ import bench_model  # noqa: E402
 BEGIN = '<!-- BEGIN GENERATED -->'
 END = '<!-- END GENERATED -->'
 # Known modes, in the order figures and tables show them; others follow, sorted.
-MODE_ORDER = ['io_limit', 'rss', 'toeplitz', 'jhash', 'distributor', 'single_core',
-              'e2e_stages']
+MODE_ORDER = ['io_limit', 'rss', 'toeplitz', 'jhash', 'distributor', 'event_dsw', 'event_sw',
+              'single_core', 'e2e_stages']
 PALETTE = ['#4c72b0', '#dd8452', '#55a868', '#c44e52', '#8172b3', '#937860', '#da8bc3',
            '#8c8c8c', '#ccb974', '#64b5cd']
 BINARY_ORDER = ['io_ceiling', 'steering_only', 'single_core', 'rps_1worker', 'rps_3workers']

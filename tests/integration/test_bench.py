@@ -1,9 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """test_bench.py BENCH RPS PCAP: smoke run of both benchmark modes (no thresholds).
 
-1. dpdk-rps-bench --quick: every mode runs and reports figures, the JSON is complete and
-   consistent (median within min..max, ratios agree with the medians), the latency run took
-   samples, and the memory figures are there. Bad options exit 2 naming the option.
+1. dpdk-rps-bench --quick: every mode runs and reports figures, the event devices
+   (event_dsw, event_sw) among them, the JSON is complete and consistent (median within
+   min..max, ratios to io_limit, distributor, event_dsw and event_sw agree with the medians,
+   every run listed), every packet is accounted for in every mode (taken = delivered +
+   throttled), the latency run took samples, and the memory figures are there. With two
+   runs the modes take turns (rss run 1, event_dsw run 1, rss run 2...). Bad options exit 2
+   naming the option.
    --dispatchers 2 (three lcores on two CPUs): a row per dispatcher under every mode, printed
    and in the JSON, and the packets add up (each dispatcher's taken = delivered + throttled,
    the dispatchers' delivered = the total); tools/bench_model.py reads both files. A
@@ -25,7 +29,9 @@ from pathlib import Path
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rpstest  # noqa: E402
 
-MODES = ['io_limit', 'rss', 'jhash', 'toeplitz', 'distributor', 'single_core', 'e2e_stages']
+MODES = ['io_limit', 'rss', 'jhash', 'toeplitz', 'distributor', 'event_dsw', 'event_sw',
+         'single_core', 'e2e_stages']
+ONE_DISPATCHER = ('distributor', 'event_dsw', 'event_sw')   # skipped with --dispatchers 2
 
 
 def run_bench(bench, args, timeout=120, lcores='0@0,1@1'):
@@ -66,6 +72,16 @@ def check_bench(bench, tmp):
             if abs(r['ratio_io_limit'] - want) > 0.01:
                 problems.append('%s: ratio_io_limit %r, medians say %.3f'
                                 % (m, r['ratio_io_limit'], want))
+        # every packet taken is delivered or throttled, in the total and in each run
+        x = (r.get('per_dispatcher') or [{}])[0]
+        runs = r.get('runs') or []
+        if len(runs) != 1 or runs[0].get('delivered') != r['runs_delivered'][0]:
+            problems.append('%s: runs %r' % (m, runs))
+        elif not x.get('runs_rx') or x['runs_rx'][0] != runs[0]['rx'] or \
+                runs[0]['rx'] != runs[0]['delivered'] + runs[0]['throttled'] or \
+                x['runs_delivered'][0] != runs[0]['delivered']:
+            problems.append('%s: taken %r != delivered %r + throttled %r' % (
+                m, runs[0]['rx'], runs[0]['delivered'], runs[0]['throttled']))
     # single_core times each stage of the pipeline: a figure per stage, in pipeline order
     sc = rows.get('single_core', {})
     stages = sc.get('stage_cycles') or {}
@@ -76,8 +92,17 @@ def check_bench(bench, tmp):
     if 'cycles/pkt per stage' not in p.stdout:
         problems.append('the per-stage line is not printed')
     for m in ('rss', 'jhash', 'toeplitz'):
-        if m in rows and rows[m]['ratio_distributor'] is None:
-            problems.append('%s has no ratio to distributor' % m)
+        for peer in ONE_DISPATCHER:
+            key = 'ratio_' + peer
+            if m not in rows or peer not in rows:
+                continue
+            if rows[m].get(key) is None:
+                problems.append('%s has no %s' % (m, key))
+            elif abs(rows[m][key] - rows[m]['median_mpps'] / rows[peer]['median_mpps']) > 0.01:
+                problems.append('%s: %s %r, medians say %.3f' % (
+                    m, key, rows[m][key], rows[m]['median_mpps'] / rows[peer]['median_mpps']))
+    if not d.get('config', {}).get('interleaved'):
+        problems.append('config does not say the runs interleave')
     lat = d.get('latency', {})
     if not lat.get('samples', 0) > 0 or not lat['p50_ns'] <= lat['p99_ns'] <= lat['p999_ns']:
         problems.append('latency run: %r' % {k: lat.get(k) for k in
@@ -112,7 +137,31 @@ def check_bench(bench, tmp):
         if q.returncode != 2 or name not in q.stderr:
             problems.append('%s: exit %d, stderr %r' % (' '.join(bad), q.returncode,
                                                          q.stderr[-300:]))
-    return problems + check_dispatchers(bench, tmp, out)
+    return problems + check_interleave(bench, tmp) + check_dispatchers(bench, tmp, out)
+
+
+def check_interleave(bench, tmp):
+    """Two runs of two modes: they take turns, each run is in the JSON, the median is theirs."""
+    out = os.path.join(tmp, 'bench_turns.json')
+    p = run_bench(bench, ['--modes', 'rss,event_dsw', '--runs', '2', '--duration', '0.02',
+                          '--flows', '64', '--frames', '64', '--pool', '8192', '--latency',
+                          'off', '--handoff', 'off', '--json', out])
+    if p.returncode != 0:
+        return ['--runs 2 exited %d: %s' % (p.returncode, p.stderr[-2000:])]
+    rows = {r['mode']: r for r in json.load(open(out)).get('results', [])}
+    problems = []
+    for m, seqs in (('rss', [0, 2]), ('event_dsw', [1, 3])):
+        runs = rows.get(m, {}).get('runs') or []
+        if [x.get('seq') for x in runs] != seqs or [x.get('run') for x in runs] != [0, 1]:
+            problems.append('--runs 2: %s ran at %r, want %r' % (m, [x.get('seq') for x in runs],
+                                                               seqs))
+            continue
+        mpps = [x['mpps'] for x in runs]
+        if mpps != rows[m]['runs_mpps'] or \
+                abs(rows[m]['median_mpps'] - sum(mpps) / 2) > 0.002 or \
+                any(x['rx'] != x['delivered'] + x['throttled'] for x in runs):
+            problems.append('--runs 2: %s runs %r against %r' % (m, runs, rows[m]))
+    return problems
 
 
 def check_dispatchers(bench, tmp, one_json):
@@ -128,11 +177,12 @@ def check_dispatchers(bench, tmp, one_json):
     if cfg.get('dispatchers') != 2 or cfg.get('workers') != 1 or not cfg.get('oversubscribed'):
         problems.append('--dispatchers 2 config: %r' % cfg)
     rows = {r['mode']: r for r in d.get('results', [])}
-    want = [m for m in MODES if m != 'distributor']    # one distributor lcore only
+    want = [m for m in MODES if m not in ONE_DISPATCHER]
     if sorted(rows) != sorted(want):
         problems.append('--dispatchers 2 modes: %s, want %s' % (sorted(rows), sorted(want)))
-    if 'distributor skipped' not in p.stdout:
-        problems.append('--dispatchers 2 does not say the distributor was skipped')
+    for m in ONE_DISPATCHER:
+        if '# %s skipped' % m not in p.stdout:
+            problems.append('--dispatchers 2 does not say %s was skipped' % m)
     for m in want:
         r = rows.get(m)
         if r is None:
