@@ -80,6 +80,9 @@ struct rps_worker {
 	struct rps_stage_ctx ctx;      /* the pipeline's per-lcore state */
 	struct rps_txq out_txq;        /* --tx-port, this lcore's queue */
 	struct rps_txq reply_txq;      /* respond: the RX port, this lcore's queue */
+	struct rps_txq fwd_txq[2 * RPS_FORWARD_MAX]; /* --forward: its queue on pair i's a (2i)
+						      * and b (2i + 1) */
+	struct rps_txq *port_txq[RTE_MAX_ETHPORTS]; /* output's queue by RX port (ctx) */
 	struct rps_flow_snap *flow_snap; /* NULL without the flow stage */
 	uint64_t next_snap_tsc;
 	struct rps_health health;      /* stalled or not (health.c) */
@@ -152,6 +155,8 @@ struct rps_app {
 	struct rte_mempool *indirect;  /* re-fragmented output's data references, or NULL */
 	uint16_t tx_mtu;               /* the output port's MTU (0: no output port) */
 	int tx_multi_seg;              /* ... and whether it takes multi-segment mbufs */
+	uint16_t fwd_mtu[2 * RPS_FORWARD_MAX]; /* --forward: each paired port's (a, b), */
+	int fwd_multi_seg[2 * RPS_FORWARD_MAX]; /* as tx_mtu and tx_multi_seg */
 	uint32_t pool_size;
 	/* each worker's share of the pool (rps_budget.h, rps_setup_pool()) */
 	uint32_t frag_budget;          /* mbufs each worker's reassembly may hold */

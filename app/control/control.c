@@ -127,6 +127,10 @@ rps_control_apply_start_config(struct rps_app *app, char *err, size_t err_len)
 		memcpy(o->rx_ports, c->rx_ports, sizeof(c->rx_ports[0]) * c->nb_rx_ports);
 		o->nb_rx_ports = c->nb_rx_ports;
 	}
+	if (c->has_forward && !rps_options_given(o, "forward")) {
+		o->nb_fwd = c->nb_fwd;
+		memcpy(o->fwd, c->fwd, sizeof(c->fwd));
+	}
 	if (c->has_metrics && !rps_options_given(o, "metrics"))
 		o->metrics = c->metrics;
 	if (c->has_rx_lcores && !rps_options_given(o, "rx-lcores")) {
@@ -202,6 +206,9 @@ restart_keys(const struct rps_app *app, const struct rps_config *c, char *out, s
 	CHANGED(c->has_symmetric && c->symmetric != o->symmetric, "symmetric");
 	CHANGED(c->has_vxlan_port && memcmp(&c->tunnels, &o->tunnels, sizeof(c->tunnels)) != 0,
 		"vxlan_port");
+	CHANGED(c->has_forward && (c->nb_fwd != o->nb_fwd ||
+				   memcmp(c->fwd, o->fwd, sizeof(c->fwd[0]) * c->nb_fwd) != 0),
+		"forward");
 	CHANGED(c->has_rss_key && (c->rss_key_len != o->rss_key_len ||
 				   memcmp(c->rss_key, o->rss_key, c->rss_key_len) != 0), "rss_key");
 	CHANGED(c->has_stages && strcmp(c->stages, o->stages_text) != 0, "stages");

@@ -101,6 +101,12 @@ h_rx_lcores(struct rps_options *o, const char *arg, const char **why)
 }
 
 static int
+h_forward(struct rps_options *o, const char *arg, const char **why)
+{
+	return rps_forward_parse(arg, o->fwd, &o->nb_fwd, why) < 0 ? -1 : 0;
+}
+
+static int
 h_symmetric(struct rps_options *o, const char *arg, const char **why)
 {
 	(void)arg;
@@ -341,6 +347,7 @@ static const struct opt_bind {
 	[RPS_SET_IDLE_SLEEP] = { FIELD(idle_sleep_us), 0, NULL },
 	[RPS_SET_IDLE_SPIN] = { FIELD(idle_spin_us), 0, NULL },
 	[RPS_SET_IDLE_WAIT] = { FIELD(idle_wait), 0, NULL },
+	[RPS_SET_FORWARD] = { 0, 0, 0, h_forward },
 	[RPS_SET_METRICS] = { 0, 0, 0, h_metrics },
 	[RPS_SET_HELP] = { FIELD(help), 0, NULL },
 };

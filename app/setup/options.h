@@ -84,6 +84,8 @@ struct rps_options {
 	uint32_t idle_sleep_us;       /* longest sleep of an idle lcore between polls, 0 = poll */
 	uint32_t idle_spin_us;        /* empty polls before an idle lcore starts sleeping */
 	int idle_wait;                /* --idle-wait: 0 futex, 1 monitor (where WAITPKG) */
+	uint16_t nb_fwd;              /* --forward: inline port pairs */
+	struct rps_fwd_pair fwd[RPS_FORWARD_MAX];
 	uint32_t table_size;          /* --table-size: buckets of each queue's map */
 	int rebalance;                /* --rebalance */
 	uint32_t rebalance_interval_ms;
@@ -127,5 +129,18 @@ int rps_options_parse_rx_lcores(const char *arg, struct rps_lcoreset *set, char 
 
 /** Print --help: every option with its argument and default. */
 void rps_options_usage(const char *prog, FILE *out);
+
+/* The other port of @p port's inline pair (--forward), or -1 when it is in none. */
+static inline int
+rps_fwd_peer(const struct rps_options *o, uint16_t port)
+{
+	for (uint16_t i = 0; i < o->nb_fwd; i++) {
+		if (o->fwd[i].a == port)
+			return o->fwd[i].b;
+		if (o->fwd[i].b == port)
+			return o->fwd[i].a;
+	}
+	return -1;
+}
 
 #endif /* RPS_OPTIONS_H */

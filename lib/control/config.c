@@ -502,6 +502,15 @@ set_value(struct parser *p, int id, const char *name, const char *value)
 		if (!rss_key_value(p, name, value))
 			return 0;
 		break;
+	case RPS_SET_FORWARD: {
+		const char *w = NULL;
+
+		c->nb_fwd = 0;
+		if (rps_forward_parse(value, c->fwd, &c->nb_fwd, &w) < 0)
+			return fail(p, "%s: %s, not '%s'", name, w, value);
+		c->has_forward = 1;
+		break;
+	}
 	case RPS_SET_METRICS:
 		if (rps_listen_parse(value, &c->metrics, why, sizeof(why)) < 0)
 			return fail(p, "%s: %s, not '%s'", name, why, value);

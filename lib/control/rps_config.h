@@ -40,6 +40,7 @@
  *   idle_sleep_us = 50          ; restart (as --idle-sleep, 0..100000)
  *   idle_spin_us = 100          ; restart (as --idle-spin, 0..10000000)
  *   idle_wait = futex           ; restart (as --idle-wait, futex|monitor)
+ *   forward = 0:1               ; restart (as --forward, a list of port pairs)
  *   respond_rate = 1000         ; restart (as --respond-rate: echo replies a second per
  *                               ;   worker, 0..100000000, 0 = no limit)
  *   respond_burst = 50          ; restart (as --respond-burst, 1..1000000)
@@ -111,6 +112,7 @@ struct rps_config {
 	int has_idle_sleep_us; uint32_t idle_sleep_us;
 	int has_idle_spin_us;  uint32_t idle_spin_us;
 	int has_idle_wait;     int idle_wait;      /* 0 futex, 1 monitor */
+	int has_forward;       uint16_t nb_fwd;    struct rps_fwd_pair fwd[RPS_FORWARD_MAX];
 	int has_table_size;    uint32_t table_size;
 	int has_rebalance;     int rebalance;
 	int has_rebalance_interval_ms; uint32_t rebalance_interval_ms;

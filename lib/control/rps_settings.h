@@ -42,7 +42,7 @@ enum rps_setting_id {
 	RPS_SET_CHECK_ORDER, RPS_SET_FLOW_LIMIT, RPS_SET_REBALANCE, RPS_SET_REBALANCE_INTERVAL,
 	RPS_SET_REBALANCE_THRESHOLD, RPS_SET_REBALANCE_MOVES, RPS_SET_REBALANCE_HOLDDOWN,
 	RPS_SET_BACKPRESSURE, RPS_SET_STALL_TIMEOUT, RPS_SET_IDLE_SLEEP, RPS_SET_IDLE_SPIN,
-	RPS_SET_IDLE_WAIT,
+	RPS_SET_IDLE_WAIT, RPS_SET_FORWARD,
 	RPS_SET_METRICS, RPS_SET_HELP,
 	RPS_SET_NB
 };
@@ -123,6 +123,21 @@ int rps_setting_parse(const struct rps_setting *s, const char *text, int file, i
  * fields (offsetof and sizeof), truncating as a C conversion does.
  */
 void rps_setting_store(void *dst, size_t size, int64_t v);
+
+/** Port pairs of --forward / forward: what arrives on a leaves on b and the other way. */
+#define RPS_FORWARD_MAX 4
+struct rps_fwd_pair {
+	uint16_t a, b;
+};
+
+/**
+ * Add the pairs of @p text ("A:B", or a list "A:B,C:D") to @p pairs[*n..]: ports decimal
+ * below RTE_MAX_ETHPORTS, A != B, no port in two pairs (those already in @p pairs included),
+ * at most RPS_FORWARD_MAX pairs in all. On error *n is unchanged and @p why says what.
+ * @return 0 or -EINVAL.
+ */
+int rps_forward_parse(const char *text, struct rps_fwd_pair *pairs, uint16_t *n,
+		      const char **why);
 
 /**
  * What @p s accepts, for messages and docs: "1..16777216 packets", "a power of two 1..4096

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* settings.c: the table of settings (rps_settings.h) and the value checks both parsers use. */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -578,6 +580,22 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 			"enqueue's store with no syscall, but the kernel counts the lcore as busy); "
 			"without WAITPKG `monitor` waits as `futex` does",
 	},
+	[RPS_SET_FORWARD] = {
+		.name = "forward", .flag = "forward", .metavar = "A:B",
+		.key = "forward", .section = DATAPLANE, .syntax = "A:B[,C:D...]",
+		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_RESTART,
+		.def = "none",
+		.help = "ports A and B become an inline pair: what arrives on one leaves on the "
+			"other, unchanged; both are RX ports, every worker has a TX queue on each; "
+			"symmetric steering unless --symmetric-xor or --hash says otherwise; "
+			"repeatable or a list (at most 4 pairs)",
+		.doc = "ports A and B become an inline pair: what arrives on one leaves on the other "
+			"unchanged (L2-transparent: ARP, VLAN tags and non-IP frames pass), both "
+			"are RX ports and every worker has its own TX queue on each; a port is in one "
+			"pair at most; repeat it or give a list (`0:1,2:3`), at most 4 pairs. Pairs "
+			"steer symmetrically (both directions of a connection to one worker) unless "
+			"told otherwise ([Inline pairs](#inline-pairs))",
+	},
 	[RPS_SET_METRICS] = {
 		.name = "metrics", .flag = "metrics", .metavar = "ADDR:PORT",
 		.key = "metrics", .section = DATAPLANE, .syntax = "ADDR:PORT|off",
@@ -690,6 +708,60 @@ rps_setting_range(const struct rps_setting *s, int file, char *buf, size_t len)
 		if (len > 0)
 			buf[0] = '\0';
 	}
+}
+
+int
+rps_forward_parse(const char *text, struct rps_fwd_pair *pairs, uint16_t *n, const char **why)
+{
+	struct rps_fwd_pair add[RPS_FORWARD_MAX];
+	uint16_t nb = *n, k = 0;
+	const char *p = text;
+
+	for (;;) {
+		char *end;
+		unsigned long a, b;
+
+		if (!isdigit((unsigned char)*p))
+			goto syntax;
+		a = strtoul(p, &end, 10);
+		if (*end != ':' || !isdigit((unsigned char)end[1]))
+			goto syntax;
+		b = strtoul(end + 1, &end, 10);
+		if (a >= RTE_MAX_ETHPORTS || b >= RTE_MAX_ETHPORTS) {
+			*why = "a port number above the ports DPDK can have";
+			return -EINVAL;
+		}
+		if (a == b) {
+			*why = "a port paired with itself";
+			return -EINVAL;
+		}
+		if (nb + k == RPS_FORWARD_MAX) {
+			*why = "at most " RTE_STR(RPS_FORWARD_MAX) " pairs";
+			return -EINVAL;
+		}
+		for (uint16_t i = 0; i < nb + k; i++) {
+			const struct rps_fwd_pair *q = i < nb ? &pairs[i] : &add[i - nb];
+
+			if (q->a == a || q->b == a || q->a == b || q->b == b) {
+				*why = "a port in two pairs";
+				return -EINVAL;
+			}
+		}
+		add[k].a = (uint16_t)a;
+		add[k].b = (uint16_t)b;
+		k++;
+		if (*end == '\0')
+			break;
+		if (*end != ',')
+			goto syntax;
+		p = end + 1;
+	}
+	memcpy(&pairs[nb], add, sizeof(add[0]) * k);
+	*n = (uint16_t)(nb + k);
+	return 0;
+syntax:
+	*why = "expected port pairs A:B (a list: 0:1,2:3)";
+	return -EINVAL;
 }
 
 static int

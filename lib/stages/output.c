@@ -204,7 +204,20 @@ uint16_t
 rps_stage_output(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct rps_txq *q = c->out_txq;
+	uint16_t k = 0;
 
+	if (c->port_txq != NULL) {
+		/* inline pairs: each packet leaves by its RX port's peer, unchanged */
+		for (uint16_t i = 0; i < n; i++) {
+			struct rps_txq *t = c->port_txq[pkts[i]->port];
+
+			if (likely(t != NULL))
+				rps_txq_send(t, pkts[i]);
+			else
+				pkts[k++] = pkts[i]; /* a port with nowhere to send: consumed */
+		}
+		return k;
+	}
 	if (q == NULL)
 		return n; /* consumed by the pipeline's end */
 	for (uint16_t i = 0; i < n; i++)

@@ -58,6 +58,10 @@ struct rps_stage_ctx {
 	struct rps_respond_limit respond_limit; /* respond's echo reply rate, this lcore's;
 						 * all zero: no limit */
 	struct rps_txq *out_txq;      /* output's TX queue, NULL: packets are consumed */
+	/** Inline pairs (--forward): output's TX queue by the port a packet came in on (its
+	 * pair's peer; out_txq, or NULL for consumed, for a port in no pair); NULL: no pairs,
+	 * out_txq for every packet. [RTE_MAX_ETHPORTS] */
+	struct rps_txq *const *port_txq;
 	struct rps_backlog *recycle;  /* consumed packets go back to its RX lcore
 				       * (rps_backlog_recycle()), NULL: freed here */
 };
@@ -104,7 +108,8 @@ uint16_t rps_stage_flow(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_
  * refuse reflector requests and echoes over the rate limit (rps_respond.h). */
 uint16_t rps_stage_respond(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n);
 
-/** output: transmit on out_txq, or consume (free) when it is NULL. Returns 0. */
+/** output: transmit on out_txq (with port_txq: on the queue of the packet's RX port), or
+ * consume when there is none: returns those, compacted, for the pipeline's end. */
 uint16_t rps_stage_output(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n);
 
 /* ---- TX queues (output.c) ---- */

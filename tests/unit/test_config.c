@@ -172,6 +172,36 @@ test_flow_limit_idle_keys(void)
 	CU_ASSERT(strncmp(err, "t.conf:2: idle_spin_us:", 23) == 0);
 }
 
+/* forward: port pairs, a list; a port paired with itself or in two pairs refused. */
+static void
+test_forward_key(void)
+{
+	static const struct {
+		const char *text, *err;
+	} bad[] = {
+		{ "0:0", "t.conf:2: forward: a port paired with itself, not '0:0'" },
+		{ "0:1,1:2", "t.conf:2: forward: a port in two pairs, not '0:1,1:2'" },
+		{ "0:1,2", "t.conf:2: forward: expected port pairs A:B (a list: 0:1,2:3), not "
+			   "'0:1,2'" },
+		{ "0-1", "t.conf:2: forward: expected port pairs A:B (a list: 0:1,2:3), not '0-1'" },
+		{ "0:1,2:3,4:5,6:7,8:9", "t.conf:2: forward: at most 4 pairs, not "
+					 "'0:1,2:3,4:5,6:7,8:9'" },
+		{ "0:99999", "t.conf:2: forward: a port number above the ports DPDK can have, "
+			     "not '0:99999'" },
+	};
+	char text[128];
+
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\nforward = 0:1,3:2\n"), 0);
+	CU_ASSERT(cfg.has_forward == 1 && cfg.nb_fwd == 2);
+	CU_ASSERT(cfg.fwd[0].a == 0 && cfg.fwd[0].b == 1 && cfg.fwd[1].a == 3 &&
+		  cfg.fwd[1].b == 2);
+	for (unsigned int i = 0; i < RTE_DIM(bad); i++) {
+		snprintf(text, sizeof(text), "[dataplane]\nforward = %s\n", bad[i].text);
+		CU_ASSERT_EQUAL(parse(text), -EINVAL);
+		CU_ASSERT_STRING_EQUAL(err, bad[i].err);
+	}
+}
+
 /* The respond stage's reply rate limit. */
 static void
 test_respond_keys(void)
@@ -395,7 +425,7 @@ test_tx_port(void)
 	"rss_key, backlog, burst, tx_port, stats_interval, stages, flow_table_size, " \
 	"respond_rate, respond_burst, reorder_safe, flow_limit, rebalance, " \
 	"rebalance_interval_ms, rebalance_threshold, rebalance_moves, rebalance_holddown_ms, " \
-	"idle_sleep_us, idle_spin_us, idle_wait or metrics"
+	"idle_sleep_us, idle_spin_us, idle_wait, forward or metrics"
 
 static void
 test_errors(void)
@@ -1050,6 +1080,7 @@ int
 main(int argc, char **argv)
 {
 	static CU_TestInfo tests[] = {
+		{ "forward_key", test_forward_key },
 		{ "full_file", test_full },
 		{ "toeplitz_keys", test_toeplitz_keys },
 		{ "inner_keys", test_inner_keys },

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""test_forward.py: an inline pair (--forward A:B): what arrives on one port leaves on the
+other, unchanged, both directions of a connection on one worker.
+
+Two net_pcap ports, each with one TX file per worker (its TX queues). Port 0 replays A, a
+generated capture (IPv4/IPv6, TCP/UDP, VLAN and QinQ tags, fragments, ARP and other non-IP
+frames); port 1 replays B, the same frames with every address swapped (MACs, IPs, ports): the
+replies of A's conversations.
+
+1. --forward 0:1, 3 workers: exit 0; rx == processed == tx, nothing dropped; port 1's files
+   hold exactly A and port 0's exactly B, byte for byte (L2-transparent: tags, ARP and
+   non-IP frames pass, fragments are not reassembled); per flow in order in one file; every
+   conversation's two directions went out of the same worker's queue (symmetric steering,
+   the default for pairs, as the log says).
+2. The same from the configuration file (forward = 0:1): the same outputs. The control:
+   with symmetric = off in the file, replies leave from other workers than their
+   conversations' (so check 1 can fail), and the log warns what that breaks.
+3. Refused with exit 2 and the reason: a port paired with itself, a port in two pairs,
+   --tx-port on a paired port, a pair whose port has fewer TX queues than workers (the count
+   it needs is in the message).
+
+usage: test_forward.py PATH/TO/dpdk-rps
+"""
+
+import collections
+import os
+import struct
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rpstest  # noqa: E402
+
+WORKERS = [1, 2, 3]
+LCORES = '0@0,(1-3)@1'
+
+
+def swapped(frame):
+    """The frame with source and destination swapped at every layer it has: MACs, IPv4 or
+    IPv6 addresses, TCP/UDP ports (not in a non-first fragment)."""
+    f = bytearray(frame)
+    if len(f) < 14:
+        return bytes(f)
+    f[0:6], f[6:12] = frame[6:12], frame[0:6]
+    l3 = rpstest.parse_l3(frame)
+    if l3 is None:
+        return bytes(f)
+    o = l3.l2_len
+    if l3.family == 4:
+        f[o + 12:o + 16], f[o + 16:o + 20] = frame[o + 16:o + 20], frame[o + 12:o + 16]
+        first = struct.unpack_from('!H', frame, o + 6)[0] & 0x1FFF == 0
+    else:
+        f[o + 8:o + 24], f[o + 24:o + 40] = frame[o + 24:o + 40], frame[o + 8:o + 24]
+        first = not l3.is_frag
+    p = o + l3.l3_len
+    if first and l3.proto in (6, 17) and p + 4 <= len(frame):
+        f[p:p + 2], f[p + 2:p + 4] = frame[p + 2:p + 4], frame[p:p + 2]
+    return bytes(f)
+
+
+def run(binary, tmp, tag, a_path, b_path, app, ntx=len(WORKERS), extra_vdev_ok=True):
+    prefix = rpstest.unique_prefix()
+    txa = [os.path.join(tmp, '%s_a%d.pcap' % (tag, i)) for i in range(ntx)]
+    txb = [os.path.join(tmp, '%s_b%d.pcap' % (tag, i)) for i in range(ntx)]
+    eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=[
+        rpstest.pcap_vdev(rx=a_path, tx=txa, name='net_pcap0'),
+        rpstest.pcap_vdev(rx=b_path, tx=txb, name='net_pcap1')])
+    res = rpstest.run_rps(binary, eal, app, timeout=60, prefix=prefix,
+                          summary_path=os.path.join(tmp, tag + '.json'))
+    return res, txa, txb
+
+
+def conversation_split(txa, txb):
+    """({flow id: its 0 -> 1 queue}, reply packets that left from another worker's queue)."""
+    worker_of = collections.defaultdict(set)
+    for i, p in enumerate(txb):
+        for fr in rpstest.read_pcap(p).frames:
+            mk = rpstest.marker(fr)
+            if mk is not None:
+                worker_of[mk[0]].add(i)
+    split = 0
+    for i, p in enumerate(txa):
+        for fr in rpstest.read_pcap(p).frames:
+            mk = rpstest.marker(fr)
+            if mk is not None and i not in worker_of[mk[0]]:
+                split += 1
+    return worker_of, split
+
+
+def check_pair(F, ctx, res, a_frames, b_frames, txa, txb):
+    s = rpstest.check_exit(F, res, ctx, strict=True)
+    if s is None:
+        return None
+    n = len(a_frames) + len(b_frames)
+    F.check(s['rx_packets'] == n and s['processed'] == n and s['tx_packets'] == n,
+            '%s: rx %d processed %d tx %d, expected %d each' % (
+                ctx, s['rx_packets'], s['processed'], s['tx_packets'], n), res)
+    out_b = {os.path.basename(p): rpstest.read_pcap(p).frames for p in txb}
+    out_a = {os.path.basename(p): rpstest.read_pcap(p).frames for p in txa}
+    # what came in on port 0 (A) leaves on port 1 and the other way, unchanged, in order
+    F.extend(rpstest.check_outputs(a_frames, out_b, exact=True), ctx + ', 0 -> 1')
+    F.extend(rpstest.check_outputs(b_frames, out_a, exact=True), ctx + ', 1 -> 0')
+    # both directions of a conversation from the same worker's queue
+    worker_of, split = conversation_split(txa, txb)
+    F.check(len(worker_of) > 10 and split == 0, '%s: %d reply packets left from another '
+            'worker than their conversation\'s (flows seen: %d)' % (ctx, split,
+                                                                    len(worker_of)))
+    print('%s: %d frames each way through, %d conversations on one worker each' % (
+        ctx, len(a_frames), len(worker_of)), flush=True)
+    return s
+
+
+def refused(F, binary, tmp, ctx, app, ntx, want):
+    res, _, _ = run(binary, tmp, 'bad', os.path.join(tmp, 'a.pcap'),
+                    os.path.join(tmp, 'b.pcap'), app, ntx=ntx)
+    out = res.stdout + res.stderr
+    F.check(res.rc == 2 and want in out, '%s: exit %s, expected 2 with "%s"; output: %s' % (
+        ctx, res.rc, want, out[-600:]))
+
+
+def main():
+    binary = rpstest.binary_from_argv()
+    F = rpstest.Failures('test_forward')
+    with rpstest.TempDir('forward') as tmp:
+        a_frames = rpstest.gen_traffic.generate_frames(flows=48, packets_per_flow=12, seed=7)
+        b_frames = [swapped(f) for f in a_frames]
+        a_path, b_path = os.path.join(tmp, 'a.pcap'), os.path.join(tmp, 'b.pcap')
+        rpstest.write_pcap(a_path, a_frames)
+        rpstest.write_pcap(b_path, b_frames)
+        app = ['--map', '0xe', '--exit-when-idle', '200', '--backlog', '4096']
+
+        res, txa, txb = run(binary, tmp, 'cli', a_path, b_path, app + ['--forward', '0:1'])
+        check_pair(F, 'cli', res, a_frames, b_frames, txa, txb)
+        F.check('symmetric steering' in res.stdout + res.stderr, 'cli: the log does not say '
+                'the pair steers symmetrically')
+
+        cfg = os.path.join(tmp, 'fwd.conf')
+        with open(cfg, 'w') as f:
+            f.write('[dataplane]\nforward = 0:1\n')
+        res, txa, txb = run(binary, tmp, 'file', a_path, b_path, app + ['--config', cfg])
+        check_pair(F, 'config file', res, a_frames, b_frames, txa, txb)
+
+        # the control: symmetric = off splits conversations, so the check above can fail
+        with open(cfg, 'w') as f:
+            f.write('[dataplane]\nforward = 0:1\nsymmetric = off\n')
+        res, txa, txb = run(binary, tmp, 'asym', a_path, b_path, app + ['--config', cfg])
+        if rpstest.check_exit(F, res, 'asymmetric (control)', strict=True) is not None:
+            flows, split = conversation_split(txa, txb)
+            print('asymmetric (control): %d reply packets on another worker than their '
+                  'conversation' % split, flush=True)
+            F.check(split > 0, 'asymmetric (control): every conversation still on one '
+                    'worker: the symmetric check cannot tell')
+            F.check('symmetric = off' in res.stdout + res.stderr, 'asymmetric: no warning '
+                    'about what an asymmetric hash breaks on a pair')
+
+        refused(F, binary, tmp, 'self', app + ['--forward', '1:1'], 3, 'paired with itself')
+        refused(F, binary, tmp, 'twice', app + ['--forward', '0:1', '--forward', '1:0'], 3,
+                'a port in two pairs')
+        refused(F, binary, tmp, 'tx-port', app + ['--forward', '0:1', '--tx-port', '1'], 3,
+                '--tx-port is for the RX ports in no pair')
+        refused(F, binary, tmp, 'queues', app + ['--forward', '0:1'], 1,
+                'needs one per worker on each of its ports: 3')
+    return F.report()
+
+
+if __name__ == '__main__':
+    sys.exit(main())
