@@ -76,6 +76,14 @@ rps_idle_next(struct rps_idle *s, int busy, uint64_t now)
 	return us;
 }
 
+/** Whether the idle period that @p s is in has lasted RPS_IDLE_DEEP_MS (past the spin):
+ * where an lcore has a deeper way to sleep (RX interrupts), the time to use it. */
+static inline int
+rps_idle_is_deep(const struct rps_idle *s, uint64_t now)
+{
+	return s->max_us != 0 && s->since != 0 && now - s->since >= s->deep;
+}
+
 /** Callback of the monitor: stay asleep while the watched word still holds opaque[0]. */
 static inline int
 rps_idle_monitor_clb(const uint64_t val, const uint64_t opaque[RTE_POWER_MONITOR_OPAQUE_SZ])
