@@ -4,7 +4,7 @@
 set -eu
 PKGS="gcc clang pkg-config meson ninja-build python3 libdpdk-dev dpdk dpdk-dev libnuma-dev
 libcunit1-dev libpcap-dev iproute2 libclang-rt-14-dev libinih-dev iputils-ping libsystemd-dev
-libmicrohttpd-dev python3-prometheus-client curl python3-scapy mandoc tmux"
+libmicrohttpd-dev python3-prometheus-client curl python3-scapy mandoc tmux iperf3 ethtool"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -144,6 +144,9 @@ rps_process_burst(struct rps_worker *w, struct rte_mbuf **pkts, uint16_t n)
 		rps_txq_flush(w->ctx.out_txq);
 	if (w->ctx.reply_txq != NULL && w->ctx.reply_txq != w->ctx.out_txq)
 		rps_txq_flush(w->ctx.reply_txq);
+	if (w->ctx.port_txq != NULL) /* inline pairs: each paired port's queue */
+		for (uint16_t i = 0; i < 2 * w->app->opt.nb_fwd; i++)
+			rps_txq_flush(&w->fwd_txq[i]);
 	/* what /rps/buckets apportions to the buckets this lcore served */
 	RPS_CTR_ADD(w->stats.busy_cycles, rte_rdtsc() - start);
 }

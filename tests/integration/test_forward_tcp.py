@@ -1,0 +1,261 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""test_forward_tcp.py: Linux TCP both ways through an inline pair, and nothing else between.
+
+Two network namespaces, rpsfa-PID (198.18.80.1/24) and rpsfb-PID (198.18.80.2/24), each with
+one end of a veth pair; the other ends stay in the root namespace, where dpdk-rps holds them
+as net_af_packet ports 0 and 1 with --forward 0:1. Nothing else connects the namespaces: ARP
+goes through dpdk-rps too. The veths' checksum and segmentation offloads are off (the
+frames AF_PACKET hands over must be whole and summed), their receive work on one CPU (the
+kernel's own RPS, rps_cpus), so the kernel's side does not reorder by itself.
+
+1. ping from a to b: every echo answered (ARP resolved through the pair).
+2. iperf3 --bidir, 4 streams each way, paced (20 Mbit/s a stream): both directions complete;
+   while it runs, the map is rewritten by SIGHUP every 0.2 s (workers 1,2 / 1 / 2);
+   dpdk-rps dropped nothing; the senders' reorder counters (nstat TcpExtTCPSACKReorder,
+   TcpExtTCPTSReorder) did not rise in either namespace.
+3. The same iperf3 unpaced, through dpdk-rps and then through dpdk-testpmd's io forwarding
+   over the same veths (the path's own ceiling): both figures printed with their ratio, not
+   asserted (speed claims come from benchmarks).
+Then SIGINT: exit 0, rx == processed + dropped.
+
+Needs root, `ip netns`, iperf3 and ethtool; exits 77 (skipped) without them. The namespaces
+and veths are removed in every case.
+
+usage: test_forward_tcp.py PATH/TO/dpdk-rps
+"""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rpstest  # noqa: E402
+
+PID = os.getpid() % 100000
+NS = ('rpsfa%d' % PID, 'rpsfb%d' % PID)
+HOST = ('rfa%d' % PID, 'rfb%d' % PID)        # root-namespace ends: the DPDK ports
+PEER = ('rfan%d' % PID, 'rfbn%d' % PID)      # namespace ends
+ADDR = ('198.18.80.1', '198.18.80.2')
+LCORES = '0@0,(1-2)@1'
+REORDER = ('TcpExtTCPSACKReorder', 'TcpExtTCPTSReorder')
+MAPS = ('0x6', '0x2', '0x4')
+
+
+def sh(*cmd, check=True):
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    if check and r.returncode != 0:
+        raise RuntimeError('%s: %s' % (' '.join(cmd), r.stderr.strip()))
+    return r
+
+
+def in_ns(i, *cmd, check=True):
+    return sh('ip', 'netns', 'exec', NS[i], *cmd, check=check)
+
+
+def setup():
+    for i in range(2):
+        sh('ip', 'netns', 'add', NS[i])
+        sh('ip', 'link', 'add', HOST[i], 'type', 'veth', 'peer', 'name', PEER[i])
+        sh('ip', 'link', 'set', PEER[i], 'netns', NS[i])
+        sh('sysctl', '-q', '-w', 'net.ipv6.conf.%s.disable_ipv6=1' % HOST[i])
+        sh('ethtool', '-K', HOST[i], 'tx', 'off', 'tso', 'off', 'gso', 'off', 'gro', 'off',
+           check=False)
+        sh('ip', 'link', 'set', HOST[i], 'up')
+        in_ns(i, 'sysctl', '-q', '-w', 'net.ipv6.conf.all.disable_ipv6=1')
+        in_ns(i, 'ethtool', '-K', PEER[i], 'tx', 'off', 'tso', 'off', 'gso', 'off', 'gro',
+              'off', check=False)
+        in_ns(i, 'ip', 'addr', 'add', ADDR[i] + '/24', 'dev', PEER[i])
+        in_ns(i, 'ip', 'link', 'set', PEER[i], 'up')
+        in_ns(i, 'ip', 'link', 'set', 'lo', 'up')
+        # the namespace's receive work on CPU 0 (the kernel's RPS): no reordering of its own
+        for q in os.listdir('/sys/class/net/%s/queues' % HOST[i]):
+            if q.startswith('rx-'):
+                in_ns(i, 'sh', '-c', 'echo 1 > /sys/class/net/%s/queues/%s/rps_cpus' % (
+                    PEER[i], q), check=False)
+
+
+def teardown():
+    for i in range(2):
+        sh('ip', 'netns', 'del', NS[i], check=False)
+        sh('ip', 'link', 'del', HOST[i], check=False)
+
+
+def nstat(i):
+    r = in_ns(i, 'nstat', '-az', '--json', check=False)
+    try:
+        d = json.loads(r.stdout)
+    except ValueError:
+        return {}
+    return next(iter(d.values()), {}) if isinstance(d, dict) else {}
+
+
+def iperf(seconds, rate=None, streams=4):
+    """iperf3 --bidir from a to b; (a->b Mbit/s, b->a Mbit/s, error or None)."""
+    srv = subprocess.Popen(['ip', 'netns', 'exec', NS[1], 'iperf3', '-s', '-1', '-p', '5301'],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.3)
+    cmd = ['ip', 'netns', 'exec', NS[0], 'iperf3', '-c', ADDR[1], '-p', '5301', '-t',
+           str(seconds), '--bidir', '-P', str(streams), '-J']
+    if rate:
+        cmd += ['-b', rate]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 30)
+    except subprocess.TimeoutExpired:
+        srv.kill()
+        srv.wait()
+        return 0, 0, 'iperf3 did not finish within %d s' % (seconds + 30)
+    try:
+        srv.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        srv.kill()
+        srv.wait()
+    try:
+        j = json.loads(r.stdout)
+    except ValueError:
+        return 0, 0, 'no JSON from iperf3: %s' % r.stderr[-300:]
+    e = j.get('end', {})
+    ab = e.get('sum_received', {}).get('bits_per_second', 0) / 1e6
+    ba = e.get('sum_received_bidir_reverse', {}).get('bits_per_second', 0) / 1e6
+    return ab, ba, j.get('error')
+
+
+def vdevs(qpairs=2):
+    return ['net_af_packet0,iface=%s,qpairs=%d' % (HOST[0], qpairs),
+            'net_af_packet1,iface=%s,qpairs=%d' % (HOST[1], qpairs)]
+
+
+def testpmd_ceiling(seconds):
+    """The same iperf3 through dpdk-testpmd's io forwarding: its a->b, b->a Mbit/s."""
+    prefix = rpstest.unique_prefix()
+    cmd = ['dpdk-testpmd'] + rpstest.eal_args(prefix, lcores='0@0,1@1', vdevs=vdevs(1),
+                                              no_huge=True) + \
+        ['--', '--forward-mode=io', '--auto-start', '--nb-cores', '1', '--rxq', '1',
+         '--txq', '1', '--total-num-mbufs', '16384']
+    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        time.sleep(2.0)
+        if p.poll() is not None:
+            return None
+        ab, ba, err = iperf(seconds)
+        return None if err else (ab, ba)
+    finally:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        p.wait()
+        rpstest.remove_runtime_dir(prefix)
+
+
+def main():
+    binary = rpstest.binary_from_argv()
+    if os.geteuid() != 0:
+        print('SKIP: not root (namespaces and AF_PACKET need it)')
+        return rpstest.SKIP
+    for tool in ('iperf3', 'ethtool', 'nstat'):
+        if shutil.which(tool) is None:
+            print('SKIP: no %s' % tool)
+            return rpstest.SKIP
+    F = rpstest.Failures('test_forward_tcp')
+    with rpstest.TempDir('forward_tcp') as tmp:
+        try:
+            try:
+                teardown()
+                setup()
+            except (RuntimeError, OSError) as e:
+                print('SKIP: cannot set up the namespaces and veths: %s' % e)
+                return rpstest.SKIP
+            run(F, binary, tmp)
+        finally:
+            teardown()
+    return F.report()
+
+
+def run(F, binary, tmp):
+    cfg = os.path.join(tmp, 'fwd.conf')
+    with open(cfg, 'w') as f:
+        f.write('[map]\ndefault = 0x6\n')
+    prefix = rpstest.unique_prefix()
+    summary = os.path.join(tmp, 'summary.json')
+    cmd = [binary] + rpstest.eal_args(prefix, lcores=LCORES, vdevs=vdevs(), mem_mb=1024) + \
+        ['--', '--forward', '0:1', '--config', cfg, '--summary-json', summary]
+    log = os.path.join(tmp, 'dpdk-rps.log')
+    proc = rpstest.start_logged(cmd, log)
+    try:
+        if not F.check(rpstest.wait_ready_socket(prefix) is not None, 'not ready'):
+            return
+        r = in_ns(0, 'ping', '-c', '10', '-i', '0.1', '-W', '2', ADDR[1], check=False)
+        F.check(' 10 received' in r.stdout, 'ping %s: %s' % (ADDR[1], r.stdout[-200:]))
+        before = [nstat(i) for i in range(2)]
+        # paced, with the map rewritten every 0.2 s meanwhile
+        import threading
+        stop = threading.Event()
+        reloads = [0]
+
+        def remap():
+            k = 0
+            while not stop.wait(0.2):
+                k += 1
+                with open(cfg, 'w') as f:
+                    f.write('[map]\ndefault = %s\n' % MAPS[k % len(MAPS)])
+                os.kill(proc.pid, signal.SIGHUP)
+                reloads[0] += 1
+        t = threading.Thread(target=remap)
+        t.start()
+        ab, ba, err = iperf(4, rate='20M')
+        stop.set()
+        t.join()
+        after = [nstat(i) for i in range(2)]
+        print('paced: a->b %.1f Mbit/s, b->a %.1f Mbit/s, %d map rewrites; error %s' % (
+            ab, ba, reloads[0], err), flush=True)
+        F.check(err is None and ab > 40 and ba > 40, 'paced iperf3 --bidir: a->b %.1f, '
+                'b->a %.1f Mbit/s (4 x 20 expected each way), error %s' % (ab, ba, err))
+        F.check(reloads[0] >= 10, 'only %d map rewrites during the run' % reloads[0])
+        for i in range(2):
+            for k in REORDER:
+                d = after[i].get(k, 0) - before[i].get(k, 0)
+                print('%s: %s +%d' % (NS[i], k, d))
+                F.check(d == 0, '%s: %s rose by %d: a segment overtook another' % (
+                    NS[i], k, d))
+        tel = rpstest.Telemetry(prefix)
+        st, _ = tel.query('/rps/stats')
+        tel.close()
+        F.check(st is not None and st['dropped_total'] == 0, 'paced: dropped %s' % (
+            st and {k: v for k, v in st.items() if k.startswith('dropped') and v}))
+        # unpaced, then the path's ceiling
+        ab, ba, err = iperf(3)
+        print('unpaced through dpdk-rps: a->b %.0f Mbit/s, b->a %.0f Mbit/s' % (ab, ba),
+              flush=True)
+        F.check(err is None and ab > 0 and ba > 0, 'unpaced iperf3: error %s' % err)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        rpstest.remove_runtime_dir(prefix)
+    F.check(proc.returncode == 0, 'exit %s; log: %s' % (proc.returncode,
+                                                         open(log).read()[-1500:]))
+    if os.path.exists(summary):
+        with open(summary) as f:
+            F.extend(rpstest.check_accounting(json.load(f)), 'summary')
+    else:
+        F.fail('no summary')
+    ceil = testpmd_ceiling(3)
+    if ceil is None:
+        print('dpdk-testpmd io forwarding: no figure (it did not run here)')
+    else:
+        print('dpdk-testpmd io forwarding, same veths: a->b %.0f Mbit/s, b->a %.0f Mbit/s; '
+              'dpdk-rps / testpmd: %.2f, %.2f' % (ceil[0], ceil[1], ab / ceil[0] if ceil[0]
+                                                  else 0, ba / ceil[1] if ceil[1] else 0))
+
+
+if __name__ == '__main__':
+    sys.exit(main())
