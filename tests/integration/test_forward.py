@@ -16,7 +16,9 @@ replies of A's conversations.
 2. The same from the configuration file (forward = 0:1): the same outputs. The control:
    with symmetric = off in the file, replies leave from other workers than their
    conversations' (so check 1 can fail), and the log warns what that breaks.
-3. Refused with exit 2 and the reason: a port paired with itself, a port in two pairs,
+3. Timely: with the RX lcore paced (2 ms a packet), each side's packets leave spread over
+   the replay (TX timestamps), not in bunches when a queue's buffer fills or at exit.
+4. Refused with exit 2 and the reason: a port paired with itself, a port in two pairs,
    --tx-port on a paired port, a pair whose port has fewer TX queues than workers (the count
    it needs is in the message).
 
@@ -58,14 +60,14 @@ def swapped(frame):
     return bytes(f)
 
 
-def run(binary, tmp, tag, a_path, b_path, app, ntx=len(WORKERS), extra_vdev_ok=True):
+def run(binary, tmp, tag, a_path, b_path, app, ntx=len(WORKERS), env=None):
     prefix = rpstest.unique_prefix()
     txa = [os.path.join(tmp, '%s_a%d.pcap' % (tag, i)) for i in range(ntx)]
     txb = [os.path.join(tmp, '%s_b%d.pcap' % (tag, i)) for i in range(ntx)]
     eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=[
         rpstest.pcap_vdev(rx=a_path, tx=txa, name='net_pcap0'),
         rpstest.pcap_vdev(rx=b_path, tx=txb, name='net_pcap1')])
-    res = rpstest.run_rps(binary, eal, app, timeout=60, prefix=prefix,
+    res = rpstest.run_rps(binary, eal, app, timeout=60, prefix=prefix, env=env,
                           summary_path=os.path.join(tmp, tag + '.json'))
     return res, txa, txb
 
@@ -152,6 +154,25 @@ def main():
                     'worker: the symmetric check cannot tell')
             F.check('symmetric = off' in res.stdout + res.stderr, 'asymmetric: no warning '
                     'about what an asymmetric hash breaks on a pair')
+
+        # timely: the RX lcore paced to 2 ms a packet (a 0.6 s replay each way): the
+        # packets must leave as they come, not when a queue's buffer fills or at exit
+        small_a, small_b = a_frames[:150], b_frames[:150]
+        sa, sb = os.path.join(tmp, 'sa.pcap'), os.path.join(tmp, 'sb.pcap')
+        rpstest.write_pcap(sa, small_a)
+        rpstest.write_pcap(sb, small_b)
+        res, txa, txb = run(binary, tmp, 'paced', sa, sb, app + ['--forward', '0:1'],
+                            env={'RPS_TEST_RX_DELAY_NS': '2000000'})
+        if rpstest.check_exit(F, res, 'paced', strict=True) is not None:
+            for side, tx in (('0 -> 1', txb), ('1 -> 0', txa)):
+                ts = sorted(t for t, _, _ in rpstest.wire_order(tx))
+                span = (ts[-1] - ts[0]) / 1e9 if len(ts) > 1 else 0.0
+                print('paced %s: %d packets left over %.2f s' % (side, len(ts), span),
+                      flush=True)
+                # 150 packets of each side, interleaved, 2 ms apart: about 0.6 s
+                F.check(len(ts) > 100 and span > 0.3, 'paced %s: %d packets left within '
+                        '%.3f s of each other: held back, not sent as they came' % (
+                            side, len(ts), span))
 
         refused(F, binary, tmp, 'self', app + ['--forward', '1:1'], 3, 'paired with itself')
         refused(F, binary, tmp, 'twice', app + ['--forward', '0:1', '--forward', '1:0'], 3,
