@@ -212,9 +212,8 @@ worker_nothing_to_do(void *arg)
 	return 1;
 }
 
-/* An empty poll: spin for --idle-spin, nap for RPS_WAKE_NAP_MS, then sleep: in the kernel
- * until an RX lcore's kick (rps_wake.h) or RPS_WAKE_IDLE_US, offline for the capture's QSBR
- * meanwhile; with
+/* An empty poll: spin for --idle-spin, then sleep: in the kernel until an RX lcore's kick
+ * (rps_wake.h) or RPS_WAKE_IDLE_US, offline for the capture's QSBR meanwhile; with
  * --idle-wait monitor on a CPU that can wait on a cache line (rps_idle.h) and one backlog, a
  * monitored wait on its tail instead. @return 1 when it slept. */
 static int
@@ -226,10 +225,6 @@ worker_idle(struct rps_worker *w, struct rps_idle *idle, const volatile uint32_t
 	/* --idle-wait monitor on a CPU with WAITPKG: a monitored wait, no syscall */
 	if ((w->app->opt.idle_wait && idle->monitor && watch != NULL) || w->backlog->wake == NULL)
 		return rps_idle_poll(idle, 0, w->ctx.now, watch, hz);
-	/* the first RPS_WAKE_NAP_MS of idle: short naps (a futex wake of a thread on a halted
-	 * CPU took 0.3 ms at times: a ping's p99 382 us against 94 us napping) */
-	if (idle->since != 0 && w->ctx.now - idle->since < RPS_WAKE_NAP_MS * hz / 1000)
-		return rps_idle_poll(idle, 0, w->ctx.now, NULL, hz);
 	if (rps_idle_next(idle, 0, w->ctx.now) == 0) {
 		rte_pause();
 		return 0;
@@ -255,10 +250,7 @@ rps_worker_main(void *arg)
 	struct rps_idle idle;
 	int draining = 0;
 
-	/* its naps up to a fifth of --idle-sleep: a worker's nap is on the packet's path after
-	 * the RX lcore's */
-	rps_idle_init(&idle, w->app->opt.idle_spin_us,
-		      w->app->opt.idle_sleep_us ? RTE_MAX(1u, w->app->opt.idle_sleep_us / 5) : 0, hz);
+	rps_idle_init(&idle, w->app->opt.idle_spin_us, w->app->opt.idle_sleep_us, hz);
 	rps_idle_thread_init();
 	__atomic_store_n(&w->tid, rte_sys_gettid(), __ATOMIC_RELAXED);
 	rte_rcu_qsbr_thread_online(w->app->cap_qsbr, tid);

@@ -36,10 +36,6 @@
 #include <rte_branch_prediction.h>
 #include <rte_common.h>
 
-/** An idle worker naps (rps_idle.h's backoff) for this long before it sleeps in the kernel:
- * traffic with gaps shorter than this never pays a wake-up of a halted CPU. */
-#define RPS_WAKE_NAP_MS 50u
-
 /** Longest sleep of an idle worker: it wakes this often for its idle work (reassembly
  * timers, flow ageing, drain marks, flow snapshots) when no packet comes. */
 #define RPS_WAKE_IDLE_US 10000u
