@@ -118,6 +118,32 @@ def pings(addr, count):
     return t[len(t) // 2] * 1000, t[min(len(t) - 1, (len(t) * 99) // 100)] * 1000, len(t)
 
 
+def tap_into_ns():
+    """net_tap: its interface moved into the namespace once dpdk-rps runs (the PMD keeps its
+    queue fds); the RX lcore sleeps on the tap's RX interrupts."""
+    sh('ip', 'link', 'set', TAP, 'netns', NS)
+    sh('ip', 'netns', 'exec', NS, 'ip', 'addr', 'add', '198.18.72.2/24', 'dev', TAP)
+    sh('ip', 'netns', 'exec', NS, 'ip', 'link', 'set', TAP, 'up')
+
+
+def ping_row(a, name, vdev, extra, sleep_us, addr, prepare):
+    """One row of the ping table: dpdk-rps's respond stage on vdev, pinged at addr."""
+    p, _ = start(a.binary, 'rpsidle_ping', vdev,
+                 ['--map', '0x1e'] + extra + ['--idle-sleep', str(sleep_us), '--stages',
+                                              'parse,validate,flow,respond,output',
+                                              '--respond-ip', addr, '--respond-rate', '0'])
+    try:
+        if prepare is not None:
+            prepare()
+        time.sleep(0.5)
+        r = pings(addr, a.count)
+    finally:
+        stop(p)
+    print('| dpdk-rps respond, %s, --idle-sleep %d | %s |' % (
+        name, sleep_us, '%.0f | %.0f | %d/%d' % (r[0], r[1], r[2], a.count) if r else
+        '- | - | 0'), flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--seconds', type=float, default=5.0)
@@ -141,37 +167,11 @@ def main():
         print('| kernel, veth | %.0f | %.0f | %d/%d |' % (k[0], k[1], k[2], a.count)
               if k else '| kernel, veth | - | - | 0 |', flush=True)
         for s in sleeps:
-            # net_tap: its interface moved into the namespace once dpdk-rps runs (the PMD
-            # keeps its queue fds); the RX lcore sleeps on the tap's RX interrupts
-            p, _ = start(a.binary, 'rpsidle_tap', 'net_tap0,iface=%s' % TAP,
-                         ['--map', '0x1e', '--rx-queues', '4', '--idle-sleep', str(s),
-                          '--stages', 'parse,validate,flow,respond,output', '--respond-ip',
-                          '198.18.72.1', '--respond-rate', '0'])
-            try:
-                sh('ip', 'link', 'set', TAP, 'netns', NS)
-                sh('ip', 'netns', 'exec', NS, 'ip', 'addr', 'add', '198.18.72.2/24', 'dev', TAP)
-                sh('ip', 'netns', 'exec', NS, 'ip', 'link', 'set', TAP, 'up')
-                time.sleep(0.5)
-                r = pings('198.18.72.1', a.count)
-            finally:
-                stop(p)
-            print('| dpdk-rps respond, net_tap, --idle-sleep %d | %s |' % (
-                s, '%.0f | %.0f | %d/%d' % (r[0], r[1], r[2], a.count) if r else '- | - | 0'),
-                flush=True)
+            ping_row(a, 'net_tap', 'net_tap0,iface=%s' % TAP, ['--rx-queues', '4'], s,
+                     '198.18.72.1', tap_into_ns)
         for s in sleeps:
-            p, _ = start(a.binary, 'rpsidle_ping',
-                         'net_af_packet0,iface=%s,qpairs=4' % VA,
-                         ['--map', '0x1e', '--idle-sleep', str(s), '--stages',
-                          'parse,validate,flow,respond,output', '--respond-ip',
-                          '198.18.70.1', '--respond-rate', '0'])
-            try:
-                time.sleep(0.5)
-                r = pings('198.18.70.1', a.count)
-            finally:
-                stop(p)
-            print('| dpdk-rps respond, net_af_packet, --idle-sleep %d | %s |' % (
-                s, '%.0f | %.0f | %d/%d' % (r[0], r[1], r[2], a.count) if r else '- | - | 0'),
-                flush=True)
+            ping_row(a, 'net_af_packet', 'net_af_packet0,iface=%s,qpairs=4' % VA, [], s,
+                     '198.18.70.1', None)
     finally:
         teardown()
     return 0
