@@ -654,7 +654,7 @@ write_json_runs(FILE *f, const struct row *r)
 {
 	fprintf(f, ", \"runs\": [");
 	for (unsigned int k = 0; k < r->nb; k++)
-		fprintf(f, "%s{\"run\": %u, \"seq\": %u, \"mpps\": %.3f, \"rx\": %" PRIu64 ", "
+		fprintf(f, "%s{\"run\": %u, \"seq\": %u, \"mpps\": %.6f, \"rx\": %" PRIu64 ", "
 			"\"delivered\": %" PRIu64 ", \"throttled\": %" PRIu64 ", \"seconds\": %.6f, "
 			"\"cycles_per_pkt\": %.2f, \"steer_cycles_per_pkt\": %.2f}", k ? ", " : "",
 			k, r->seq[k], r->mpps[k], r->rx[k], r->delivered[k], r->throttled[k],
@@ -675,12 +675,12 @@ write_json_disp(FILE *f, const struct row *r)
 		fprintf(f, "%s{\"dispatcher\": %u, \"lcore\": %u, \"runs_mpps\": [", d ? ", " : "",
 			d, rd->lcore);
 		for (unsigned int k = 0; k < r->nb; k++)
-			fprintf(f, "%s%.3f", k ? ", " : "", rd->mpps[k]);
+			fprintf(f, "%s%.6f", k ? ", " : "", rd->mpps[k]);
 		fprintf(f, "]");
 		write_json_u64s(f, "runs_rx", rd->rx, r->nb);
 		write_json_u64s(f, "runs_delivered", rd->delivered, r->nb);
 		write_json_u64s(f, "runs_throttled", rd->throttled, r->nb);
-		fprintf(f, ", \"median_mpps\": %.3f, \"cycles_per_pkt\": %.2f, "
+		fprintf(f, ", \"median_mpps\": %.6f, \"cycles_per_pkt\": %.2f, "
 			"\"steer_cycles_per_pkt\": %.2f, \"busy_cycles_per_pkt\": %.2f, "
 			"\"busy_steer_cycles_per_pkt\": %.2f, \"throttled_pct\": %.4f, "
 			"\"descheduled_pct\": %.2f}", rd->median, rd->cyc, rd->steer_cyc, rd->busy_cyc,
@@ -721,8 +721,8 @@ write_json(FILE *f, const char *cmd, const struct bench_opts *o, const struct ro
 			"\"oversubscribed\": %s, \"runs_mpps\": [", bench_mode_name(r->mode),
 			r->flows, r->frame, workers, over ? "true" : "false");
 		for (unsigned int k = 0; k < r->nb; k++)
-			fprintf(f, "%s%.3f", k ? ", " : "", r->mpps[k]);
-		fprintf(f, "], \"median_mpps\": %.3f, \"min_mpps\": %.3f, \"max_mpps\": %.3f, "
+			fprintf(f, "%s%.6f", k ? ", " : "", r->mpps[k]);
+		fprintf(f, "], \"median_mpps\": %.6f, \"min_mpps\": %.6f, \"max_mpps\": %.6f, "
 			"\"cycles_per_pkt\": %.2f, \"steer_cycles_per_pkt\": %.2f, "
 			"\"throttled_pct\": %.4f, ", r->median, r->min, r->max, r->cyc, r->steer_cyc,
 			r->throttled_pct);

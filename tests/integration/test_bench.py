@@ -36,12 +36,13 @@ ONE_DISPATCHER = ('distributor', 'event_dsw', 'event_sw')   # skipped with --dis
 
 
 def ratio_rounding(num, den):
-    """How far a ratio of two medians the JSON gives to 3 decimals (%.3f, +-0.0005 each) may
-    be from the ratio the bench computed unrounded: tiny in a real run, large when a smoke
-    run's peer delivered almost nothing (0.011 Mpps: +-5%)."""
-    if den <= 0.0005:
-        return float('inf')
-    return (num + 0.0005) / (den - 0.0005) - num / den
+    """How far a ratio of two medians the JSON gives to 6 decimals (%.6f, +-5e-7 each) may
+    be from the ratio the bench computed unrounded: tiny in a real run, larger when a smoke
+    run's peer delivered almost nothing (an ASan smoke run's peer at 0.0004 Mpps: the 3
+    decimals it once had made that 0.000). None where the peer rounds to nothing: no check."""
+    if den <= 5e-7:
+        return None
+    return (num + 5e-7) / (den - 5e-7) - num / den
 
 def run_bench(bench, args, timeout=120, lcores='0@0,1@1'):
     prefix = rpstest.unique_prefix()
@@ -107,6 +108,9 @@ def check_bench(bench, tmp):
                 continue
             if rows[m].get(key) is None:
                 problems.append('%s has no %s' % (m, key))
+            elif ratio_rounding(rows[m]['median_mpps'], rows[peer]['median_mpps']) is None:
+                if not rows[m]['median_mpps'] > 0:
+                    problems.append('%s and its peer %s both delivered nothing' % (m, peer))
             elif abs(rows[m][key] - rows[m]['median_mpps'] / rows[peer]['median_mpps']) > \
                     0.01 + ratio_rounding(rows[m]['median_mpps'], rows[peer]['median_mpps']):
                 problems.append('%s: %s %r, medians say %.3f' % (

@@ -45,6 +45,7 @@ ADDR = ('198.18.80.1', '198.18.80.2')
 LCORES = '0@0,(1-2)@1'
 REORDER = ('TcpExtTCPSACKReorder', 'TcpExtTCPTSReorder')
 MAPS = ('0x6', '0x2', '0x4')
+KERNEL_CPUS = '1'                            # rps_cpus: CPU 0, the RX lcore's
 
 
 def sh(*cmd, check=True):
@@ -73,11 +74,16 @@ def setup():
         in_ns(i, 'ip', 'addr', 'add', ADDR[i] + '/24', 'dev', PEER[i])
         in_ns(i, 'ip', 'link', 'set', PEER[i], 'up')
         in_ns(i, 'ip', 'link', 'set', 'lo', 'up')
-        # the namespace's receive work on CPU 0 (the kernel's RPS): no reordering of its own
+        # every veth end's receive work on one CPU (the kernel's RPS): a veth hands a frame
+        # to the backlog of the CPU its sender runs on, so a sender that moves between CPUs
+        # has two softirqs deliver one flow in parallel, out of order, into AF_PACKET's ring
+        # or the namespace's socket; that is the kernel reordering by itself
         for q in os.listdir('/sys/class/net/%s/queues' % HOST[i]):
             if q.startswith('rx-'):
-                in_ns(i, 'sh', '-c', 'echo 1 > /sys/class/net/%s/queues/%s/rps_cpus' % (
-                    PEER[i], q), check=False)
+                sh('sh', '-c', 'echo %s > /sys/class/net/%s/queues/%s/rps_cpus' % (
+                    KERNEL_CPUS, HOST[i], q))
+                in_ns(i, 'sh', '-c', 'echo %s > /sys/class/net/%s/queues/%s/rps_cpus' % (
+                    KERNEL_CPUS, PEER[i], q))
 
 
 def teardown():
