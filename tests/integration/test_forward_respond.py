@@ -105,7 +105,8 @@ def checksums_ok(fr):
     if et == 0x0800:
         ihl = (fr[14] & 15) * 4
         tot = struct.unpack_from('!H', fr, 16)[0]
-        return G.inet_checksum(fr[14:14 + ihl]) == 0 and G.inet_checksum(fr[14 + ihl:14 + tot]) == 0
+        return (G.inet_checksum(fr[14:14 + ihl]) == 0 and
+                G.inet_checksum(fr[14 + ihl:14 + tot]) == 0)
     if et == 0x86dd:
         plen = struct.unpack_from('!H', fr, 18)[0]
         return G.l4_checksum(True, fr[22:38], fr[38:54], 58, fr[54:54 + plen]) == 0
