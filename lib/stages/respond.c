@@ -452,7 +452,7 @@ answer_arp(struct req *q, struct rte_mbuf *m)
 	memcpy(h + 6, q->mac->addr_bytes, RTE_ETHER_ADDR_LEN);
 	a[7] = ARP_OP_REPLY;
 	memcpy(a + 18, a + 8, 10);                                 /* tha, tpa = sha, spa */
-	memcpy(a + 8, q->mac->addr_bytes, RTE_ETHER_ADDR_LEN);   /* sha = us */
+	memcpy(a + 8, q->mac->addr_bytes, RTE_ETHER_ADDR_LEN);     /* sha = us */
 	memcpy(a + 14, &conf->ipv4, 4);                            /* spa = the address asked */
 	write_back(m, 0, h, off + ARP_LEN);
 	return R_ARP;
