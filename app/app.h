@@ -79,10 +79,12 @@ struct rps_worker {
 	struct rps_backlog_in in;      /* its backlogs, one per RX lcore, polled in turn */
 	struct rps_stage_ctx ctx;      /* the pipeline's per-lcore state */
 	struct rps_txq out_txq;        /* --tx-port, this lcore's queue */
-	struct rps_txq reply_txq;      /* respond: the RX port, this lcore's queue */
+	struct rps_txq reply_txq[RPS_RX_PORTS_MAX]; /* respond: this lcore's queue on --rx-port
+						     * i, where it has no other queue there */
 	struct rps_txq fwd_txq[2 * RPS_FORWARD_MAX]; /* --forward: its queue on pair i's a (2i)
 						      * and b (2i + 1) */
 	struct rps_txq *port_txq[RTE_MAX_ETHPORTS]; /* output's queue by RX port (ctx) */
+	struct rps_txq *reply_port_txq[RTE_MAX_ETHPORTS]; /* respond's queue by RX port (ctx) */
 	struct rps_flow_snap *flow_snap; /* NULL without the flow stage */
 	uint64_t next_snap_tsc;
 	struct rps_health health;      /* stalled or not (health.c) */

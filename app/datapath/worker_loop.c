@@ -62,14 +62,28 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 		c->port_txq = w->port_txq;
 	}
 	if (rps_pipeline_has(&app->pipeline, RPS_STAGE_RESPOND)) {
-		if (c->out_txq != NULL && o->tx_port == (int)o->rx_port) {
-			c->reply_txq = c->out_txq;
-		} else {
-			if (rps_txq_init(&w->reply_txq, o->rx_port, w->txq, o->burst, socket,
-					 &w->stats) < 0)
-				return -ENOMEM;
-			c->reply_txq = &w->reply_txq;
+		/* a request is answered on the port it came in on, by this lcore's queue there:
+		 * the one output sends on where it has one (--tx-port, a pair's port), else its
+		 * own (every RX port has one queue per worker with respond: setup/ports.c) */
+		for (uint16_t p = 0; p < RTE_MAX_ETHPORTS; p++)
+			w->reply_port_txq[p] = NULL;
+		for (uint16_t i = 0; i < o->nb_rx_ports; i++) {
+			const uint16_t port = o->rx_ports[i];
+			struct rps_txq *t = NULL;
+
+			if (c->out_txq != NULL && o->tx_port == (int)port)
+				t = c->out_txq;
+			for (uint16_t k = 0; c->port_txq != NULL && k < o->nb_fwd; k++)
+				if (port == o->fwd[k].a || port == o->fwd[k].b)
+					t = &w->fwd_txq[2 * k + (port == o->fwd[k].b)];
+			if (t == NULL) {
+				t = &w->reply_txq[i];
+				if (rps_txq_init(t, port, w->txq, o->burst, socket, &w->stats) < 0)
+					return -ENOMEM;
+			}
+			w->reply_port_txq[port] = t;
 		}
+		c->reply_txq = w->reply_port_txq;
 		c->respond = &app->respond;
 		rps_respond_limit_init(&c->respond_limit, app->respond.rate, app->respond.burst,
 				       c->hz, rte_rdtsc());
@@ -113,8 +127,9 @@ rps_worker_ctx_fini(struct rps_worker *w, int keep_snap)
 
 	if (w->out_txq.buf != NULL)
 		rps_txq_fini(&w->out_txq);
-	if (w->reply_txq.buf != NULL)
-		rps_txq_fini(&w->reply_txq);
+	for (unsigned int i = 0; i < RTE_DIM(w->reply_txq); i++)
+		if (w->reply_txq[i].buf != NULL)
+			rps_txq_fini(&w->reply_txq[i]);
 	for (unsigned int i = 0; i < RTE_DIM(w->fwd_txq); i++)
 		if (w->fwd_txq[i].buf != NULL)
 			rps_txq_fini(&w->fwd_txq[i]);
@@ -142,8 +157,9 @@ rps_process_burst(struct rps_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	/* One TX burst per processed burst: buffering only coalesces within a burst. */
 	if (w->ctx.out_txq != NULL)
 		rps_txq_flush(w->ctx.out_txq);
-	if (w->ctx.reply_txq != NULL && w->ctx.reply_txq != w->ctx.out_txq)
-		rps_txq_flush(w->ctx.reply_txq);
+	if (w->ctx.reply_txq != NULL) /* respond's own queues (the others are flushed here) */
+		for (uint16_t i = 0; i < w->app->opt.nb_rx_ports; i++)
+			rps_txq_flush(&w->reply_txq[i]);
 	if (w->ctx.port_txq != NULL) /* inline pairs: each paired port's queue */
 		for (uint16_t i = 0; i < 2 * w->app->opt.nb_fwd; i++)
 			rps_txq_flush(&w->fwd_txq[i]);

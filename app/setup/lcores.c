@@ -123,11 +123,6 @@ rps_setup_check_map(struct rps_app *app)
 			"--map 0, where the RX lcore processes)\n", o->rx_lcores_text);
 		return -1;
 	}
-	if (o->nb_rx_ports > 1 && rps_pipeline_has(&app->pipeline, RPS_STAGE_RESPOND)) {
-		fprintf(stderr, "dpdk-rps: --stages %s: the respond stage answers on one RX port; "
-			"not with several --rx-port\n", o->stages_text);
-		return -1;
-	}
 	return 0;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ports.c: dpdk-rps's ports by role (drivers/rps_port.h). The --rx-port list receives (RX;
- * PAIR when the workers send back on it: --tx-port the same port, or the respond stage),
+ * PAIR when the workers send back on it: --tx-port the same port, an inline pair's port, or
+ * every RX port with the respond stage, which answers on the port a request came in on),
  * the --tx-port, when another port, sends (TX). Planned before the pool (its size follows
  * the RX queues), started after it; the messages name the option at fault.
  */
@@ -19,8 +20,9 @@
 
 #define INDIRECT_POOL 8191u /* references of re-fragmented output in flight, all workers */
 
-/* Whether the workers transmit on RX port number @p p (in --rx-port's list): --tx-port,
- * or the respond stage answering on the first port. */
+/* Whether the workers transmit on RX port number @p p (in --rx-port's list): --tx-port, an
+ * inline pair's port, or any RX port with the respond stage (it answers on the port a
+ * request came in on). */
 static int
 workers_send_on(const struct rps_app *app, uint16_t p)
 {
@@ -29,8 +31,8 @@ workers_send_on(const struct rps_app *app, uint16_t p)
 	for (uint16_t i = 0; i < o->nb_fwd; i++) /* an inline pair's port: every worker */
 		if (o->rx_ports[p] == o->fwd[i].a || o->rx_ports[p] == o->fwd[i].b)
 			return 1;
-	return p == 0 && (o->tx_port == (int)o->rx_ports[p] ||
-			  rps_pipeline_has(&app->pipeline, RPS_STAGE_RESPOND));
+	return (p == 0 && o->tx_port == (int)o->rx_ports[p]) ||
+	       rps_pipeline_has(&app->pipeline, RPS_STAGE_RESPOND);
 }
 
 /* Queue counts the PMD of port @p port cannot start (rps_port_check_queues() said @p err),
@@ -117,8 +119,11 @@ plan_port(struct rps_app *app, const char *opt, uint16_t port, enum rps_port_rol
 			" (net_pcap: one tx_pcap= or tx_iface= per queue)" : "");
 	} else if (rc == -ENOSPC) {
 		fprintf(stderr, "dpdk-rps: --rx-port %u: port (%s) has %u TX queues; the respond "
-			"stage needs one per worker (%u)\n", port, pi->driver, pi->max_txq,
-			q->nb_txq);
+			"stage (--stages %s) answers on every RX port from each worker's own TX "
+			"queue there: it needs %u%s; take respond out of --stages, this port out "
+			"of --rx-port, or workers out of --map\n", port, pi->driver, pi->max_txq,
+			o->stages_text, q->nb_txq, strcmp(pi->driver, "net_pcap") == 0 ?
+			" (net_pcap: one tx_pcap= or tx_iface= per queue)" : "");
 	} else if (rc < 0) {
 		/* a PMD's own rules, before anything is configured: net_tap before DPDK
 		 * 24.11 aborts at start past its limit */
@@ -279,7 +284,20 @@ rps_setup_ports_start(struct rps_app *app)
 			app->tx_started = 1;
 		}
 	}
-	(void)rte_eth_macaddr_get(o->rx_port, &app->respond.mac);
+	/* respond answers from the MAC of the port a request came in on: each RX port's own,
+	 * read once here, not per packet */
+	for (uint16_t i = 0; i < app->nb_ports; i++) {
+		const uint16_t port = app->ports[i].port_id;
+		char mac[RTE_ETHER_ADDR_FMT_SIZE];
+
+		if (!rps_port_role_rx(app->ports[i].role))
+			continue;
+		(void)rte_eth_macaddr_get(port, &app->respond.mac[port]);
+		if (rps_pipeline_has(&app->pipeline, RPS_STAGE_RESPOND)) {
+			rte_ether_format_addr(mac, sizeof(mac), &app->respond.mac[port]);
+			RPS_LOG(INFO, "respond: port %u answers from its MAC %s", port, mac);
+		}
+	}
 	snprintf(app->rx_driver, sizeof(app->rx_driver), "%s", app->port_info[0].driver);
 	if (o->nb_fwd > 0 && o->tx_port < 0 && rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT))
 		/* inline pairs only: the pool for re-fragmenting to a paired port's MTU */

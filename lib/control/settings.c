@@ -345,12 +345,13 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 		.name = "respond-ip", .flag = "respond-ip", .metavar = "A[/LEN]",
 		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_START,
 		.def = "none",
-		.help = "respond stage: answer ARP and ICMP echo for this IPv4 address; "
-			"requests from the network or broadcast address of its /LEN "
-			"(default /24) are refused",
-		.doc = "`respond`: answer ARP and ICMP echo for this IPv4 address; `/LEN` (default "
-			"24) is its subnet, whose network and broadcast addresses are refused as "
-			"sources",
+		.help = "respond stage: answer ARP and ICMP echo for this IPv4 address, on the "
+			"RX port a request came in on, from that port's MAC; requests from the "
+			"network or broadcast address of its /LEN (default /24) are refused",
+		.doc = "`respond`: answer ARP and ICMP echo for this IPv4 address, on the RX port "
+			"a request came in on (every `--rx-port`, both ports of a `--forward` "
+			"pair), from that port's MAC; `/LEN` (default 24) is its subnet, whose "
+			"network and broadcast addresses are refused as sources",
 	},
 	[RPS_SET_RESPOND_IP6] = {
 		.name = "respond-ip6", .flag = "respond-ip6", .metavar = "A",

@@ -51,9 +51,11 @@ enum refusal {
 	REF_NONE = REF_MAX
 };
 
-/* One request being considered: what to answer for, and why it was refused. */
+/* One request being considered: what to answer for, from which MAC (its port's), and why
+ * it was refused. */
 struct req {
 	const struct rps_respond_conf *conf;
+	const struct rte_ether_addr *mac;
 	struct rps_respond_limit *limit;
 	uint64_t now;
 	enum refusal why;
@@ -447,10 +449,10 @@ answer_arp(struct req *q, struct rte_mbuf *m)
 		return R_NONE;
 
 	memcpy(h, a + 8, RTE_ETHER_ADDR_LEN);                      /* to the sender */
-	memcpy(h + 6, conf->mac.addr_bytes, RTE_ETHER_ADDR_LEN);
+	memcpy(h + 6, q->mac->addr_bytes, RTE_ETHER_ADDR_LEN);
 	a[7] = ARP_OP_REPLY;
 	memcpy(a + 18, a + 8, 10);                                 /* tha, tpa = sha, spa */
-	memcpy(a + 8, conf->mac.addr_bytes, RTE_ETHER_ADDR_LEN);   /* sha = us */
+	memcpy(a + 8, q->mac->addr_bytes, RTE_ETHER_ADDR_LEN);     /* sha = us */
 	memcpy(a + 14, &conf->ipv4, 4);                            /* spa = the address asked */
 	write_back(m, 0, h, off + ARP_LEN);
 	return R_ARP;
@@ -542,7 +544,7 @@ answer_ipv4(struct req *q, struct rte_mbuf *m)
 	} else {
 		return R_NONE;
 	}
-	eth_swap(h, &conf->mac);
+	eth_swap(h, q->mac);
 	tmp = ip->src_addr;
 	ip->src_addr = ip->dst_addr;
 	ip->dst_addr = tmp;
@@ -633,7 +635,7 @@ answer_ns(struct req *q, struct rte_mbuf **mp, uint8_t *h, uint32_t plen)
 			memcpy(to.addr_bytes, h + RTE_ETHER_ADDR_LEN, RTE_ETHER_ADDR_LEN);
 		memcpy(ip->dst_addr, ip->src_addr, 16);
 	}
-	eth_reply(h, &to, &conf->mac);
+	eth_reply(h, &to, q->mac);
 	ip->vtc_flow = RTE_BE32(UINT32_C(6) << 28);
 	ip->payload_len = RTE_BE16(ND_NA_LEN);
 	ip->proto = IPPROTO_ICMPV6;
@@ -646,7 +648,7 @@ answer_ns(struct req *q, struct rte_mbuf **mp, uint8_t *h, uint32_t plen)
 	memcpy(na + 8, conf->ipv6, 16);
 	na[24] = ND_OPT_TARGET_LL;
 	na[25] = 1;
-	memcpy(na + 26, conf->mac.addr_bytes, RTE_ETHER_ADDR_LEN);
+	memcpy(na + 26, q->mac->addr_bytes, RTE_ETHER_ADDR_LEN);
 	{
 		uint16_t ck = rte_ipv6_udptcp_cksum(ip, na);
 
@@ -733,7 +735,7 @@ answer_ipv6(struct req *q, struct rte_mbuf **mp)
 	} else {
 		return R_NONE;
 	}
-	eth_swap(h, &conf->mac);
+	eth_swap(h, q->mac);
 	memcpy(ip->dst_addr, ip->src_addr, 16);
 	memcpy(ip->src_addr, conf->ipv6, 16);
 	ip->hop_limits = 64;
@@ -789,8 +791,16 @@ rps_stage_respond(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 		return n;
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
+		/* answered on the port it came in on, from that port's MAC */
+		struct rps_txq *t = likely(m->port < RTE_MAX_ETHPORTS) ?
+			c->reply_txq[m->port] : NULL;
 		enum reply_kind k;
 
+		if (unlikely(t == NULL)) {
+			pkts[kept++] = m; /* a port that answers nothing */
+			continue;
+		}
+		q.mac = &q.conf->mac[m->port];
 		q.why = REF_NONE;
 		k = answer(&q, &m);
 		if (k == R_NONE) {
@@ -802,7 +812,7 @@ rps_stage_respond(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 			continue;
 		}
 		cnt[k]++;
-		rps_txq_send(c->reply_txq, m);
+		rps_txq_send(t, m);
 	}
 	if (kept != n) {
 		RPS_CTR_ADD(st->arp_replies, cnt[R_ARP]);

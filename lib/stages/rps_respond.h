@@ -3,10 +3,16 @@
  * rps_respond.h: what the respond stage answers, and how.
  *
  * rps_stage_respond() (declared in rps_stage.h) turns each request it recognises into its
- * answer IN PLACE (same mbuf, headers rewritten, VLAN tags kept) and hands it to
- * c->reply_txq with rps_txq_send(), which counts it as processed + tx_packets (or
- * dropped.tx_failed). An answered request is finished: it is not passed on. It counts one
- * of arp_replies, icmp_echo_replies, icmp6_echo_replies, nd_replies, udp_echo_replies.
+ * answer IN PLACE (same mbuf, headers rewritten, VLAN tags kept) and hands it to the TX queue
+ * of the port it came in on, c->reply_txq[m->port], with rps_txq_send(), which counts it as
+ * processed + tx_packets (or dropped.tx_failed). An answered request is finished: it is not
+ * passed on. It counts one of arp_replies, icmp_echo_replies, icmp6_echo_replies,
+ * nd_replies, udp_echo_replies.
+ *
+ * One set of addresses (@c ipv4, @c ipv6) is answered on every port that has a reply queue;
+ * each port answers with its own MAC, @c mac[m->port] ("@c mac" below). A request from a
+ * port with no reply queue (c->reply_txq[m->port] NULL, or m->port not a port id) is not
+ * looked at: it passes on unchanged and uncounted.
  *
  * Answered (every reply's Ethernet source is @c mac):
  *  - ARP request (Ethernet/IPv4, op 1) whose target is @c ipv4 -> ARP reply to the sender
@@ -60,7 +66,9 @@
  * checksum, lengths that disagree with the frame, mbufs whose data is shared (refcnt > 1,
  * indirect, or a shared external buffer) and mbufs whose VLAN tag the NIC stripped.
  * Every read is bounds-checked (rte_pktmbuf_read); multi-segment packets are answered.
- * Replies are never fragmented: an echo of a reassembled datagram leaves as one frame.
+ * The stage never fragments a reply: an echo of a reassembled datagram is one packet. Its
+ * queue sends it as one frame, unless the queue is also output's (--tx-port, the ports of an
+ * inline pair), whose MTU limit re-fragments what is above it (rps_txq_set_limits()).
  */
 #ifndef RPS_RESPOND_H
 #define RPS_RESPOND_H
@@ -83,7 +91,9 @@ struct rps_respond_conf {
 	uint16_t udp_echo_port;     /**< host order, 0 = off */
 	uint32_t rate;              /**< echo replies a second per lcore, 0 = no limit */
 	uint32_t burst;             /**< the most echo replies one lcore sends back to back */
-	struct rte_ether_addr mac;  /**< the RX port's MAC: source of every reply */
+	/** each RX port's own MAC (rte_eth_macaddr_get() at start), by port id: the Ethernet
+	 * source of a reply to a request that came in on that port */
+	struct rte_ether_addr mac[RTE_MAX_ETHPORTS];
 };
 
 /**

@@ -54,7 +54,10 @@ struct rps_stage_ctx {
 	struct rps_reasm *reasm;      /* NULL unless reassemble runs */
 	struct rps_flow_table *flows; /* NULL unless flow runs */
 	const struct rps_respond_conf *respond; /* NULL unless respond runs */
-	struct rps_txq *reply_txq;    /* respond's TX queue (on the RX port) */
+	/** respond's TX queues by the port a request came in on (m->port): this lcore's queue
+	 * on that port; a NULL entry: requests from that port are not answered. NULL: respond
+	 * answers nothing. [RTE_MAX_ETHPORTS] */
+	struct rps_txq *const *reply_txq;
 	struct rps_respond_limit respond_limit; /* respond's echo reply rate, this lcore's;
 						 * all zero: no limit */
 	struct rps_txq *out_txq;      /* output's TX queue, NULL: packets are consumed */
@@ -104,8 +107,9 @@ uint16_t rps_stage_reassemble(struct rps_stage_ctx *c, struct rte_mbuf **pkts, u
 /** flow: per-worker flow table: counts, TCP state, sequence tracking. Drops flow_table_full. */
 uint16_t rps_stage_flow(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n);
 
-/** respond: answer ARP, ICMP/ICMPv6 echo, neighbour solicitation, UDP echo (reply_txq);
- * refuse reflector requests and echoes over the rate limit (rps_respond.h). */
+/** respond: answer ARP, ICMP/ICMPv6 echo, neighbour solicitation, UDP echo on the port each
+ * request came in on (reply_txq[m->port]); refuse reflector requests and echoes over the
+ * rate limit (rps_respond.h). */
 uint16_t rps_stage_respond(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n);
 
 /** output: transmit on out_txq (with port_txq: on the queue of the packet's RX port), or

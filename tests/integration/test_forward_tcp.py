@@ -9,6 +9,10 @@ goes through dpdk-rps too. The veths' checksum and segmentation offloads are off
 frames AF_PACKET hands over must be whole and summed), their receive work on one CPU (the
 kernel's own RPS, rps_cpus), so the kernel's side does not reorder by itself.
 
+0. The respond stage on the pair (a run of its own, so the figures below are without it):
+   a ping from each namespace to --respond-ip (198.18.80.254) is answered, and the
+   namespace's neighbour entry for it is the MAC of the port on its own side (the root
+   namespace's end of its veth): each side answered by its own port; a to b still crosses.
 1. ping from a to b: every echo answered (ARP resolved through the pair).
 2. iperf3 --bidir, 4 streams each way, paced (20 Mbit/s a stream): both directions complete;
    while it runs, the map is rewritten by SIGHUP every 0.2 s (workers 1,2 / 1 / 2);
@@ -18,7 +22,7 @@ kernel's own RPS, rps_cpus), so the kernel's side does not reorder by itself.
 3. The same iperf3 unpaced, through dpdk-rps and then through dpdk-testpmd's io forwarding
    over the same veths (the path's own ceiling): both figures printed with their ratio, not
    asserted (speed claims come from benchmarks).
-Then SIGINT: exit 0, rx == processed + dropped.
+Then SIGINT (after each run): exit 0, rx == processed + dropped.
 
 Needs root, `ip netns`, iperf3 and ethtool; exits 77 (skipped) without them. The namespaces
 and veths are removed in every case.
@@ -42,6 +46,7 @@ NS = ('rpsfa%d' % PID, 'rpsfb%d' % PID)
 HOST = ('rfa%d' % PID, 'rfb%d' % PID)        # root-namespace ends: the DPDK ports
 PEER = ('rfan%d' % PID, 'rfbn%d' % PID)      # namespace ends
 ADDR = ('198.18.80.1', '198.18.80.2')
+RESPOND_ADDR = '198.18.80.254'
 LCORES = '0@0,(1-2)@1'
 REORDER = ('TcpExtTCPSACKReorder', 'TcpExtTCPTSReorder')
 MAPS = ('0x6', '0x2', '0x4')
@@ -178,10 +183,67 @@ def main():
             except (RuntimeError, OSError) as e:
                 print('SKIP: cannot set up the namespaces and veths: %s' % e)
                 return rpstest.SKIP
+            respond_run(F, binary, tmp)
             run(F, binary, tmp)
         finally:
             teardown()
     return F.report()
+
+
+def stop_rps(F, proc, prefix, log, summary, ctx):
+    """SIGINT: exit 0 and a summary whose accounting holds; the summary, or None."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    rpstest.remove_runtime_dir(prefix)
+    F.check(proc.returncode == 0, '%s: exit %s; log: %s' % (ctx, proc.returncode,
+                                                             open(log).read()[-1500:]))
+    if not os.path.exists(summary):
+        F.fail('%s: no summary' % ctx)
+        return None
+    with open(summary) as f:
+        s = json.load(f)
+    F.extend(rpstest.check_accounting(s), ctx + ': summary')
+    return s
+
+
+def respond_run(F, binary, tmp):
+    """Each namespace pings --respond-ip: answered by the port on its own side."""
+    prefix = rpstest.unique_prefix()
+    summary = os.path.join(tmp, 'respond.json')
+    cmd = [binary] + rpstest.eal_args(prefix, lcores=LCORES, vdevs=vdevs(), mem_mb=1024) + \
+        ['--', '--forward', '0:1', '--map', '0x6', '--stages', 'parse,flow,respond,output',
+         '--respond-ip', RESPOND_ADDR, '--respond-rate', '0', '--summary-json', summary]
+    log = os.path.join(tmp, 'dpdk-rps-respond.log')
+    proc = rpstest.start_logged(cmd, log)
+    try:
+        if not F.check(rpstest.wait_ready_socket(prefix) is not None, 'respond: not ready'):
+            return
+        for i in range(2):
+            r = in_ns(i, 'ping', '-c', '5', '-i', '0.1', '-W', '2', RESPOND_ADDR, check=False)
+            F.check(' 5 received' in r.stdout, 'respond: ping %s from %s: %s' % (
+                RESPOND_ADDR, NS[i], r.stdout[-200:]))
+            neigh = in_ns(i, 'ip', 'neigh', 'show', RESPOND_ADDR, check=False).stdout.split()
+            with open('/sys/class/net/%s/address' % HOST[i]) as f:
+                port_mac = f.read().strip()
+            got = neigh[neigh.index('lladdr') + 1] if 'lladdr' in neigh else None
+            print('respond: %s resolved %s to %s (port %d, %s: %s)' % (
+                NS[i], RESPOND_ADDR, got, i, HOST[i], port_mac), flush=True)
+            F.check(got == port_mac, 'respond: %s has %s at %s, expected port %d\'s MAC %s' % (
+                NS[i], RESPOND_ADDR, got, i, port_mac))
+        r = in_ns(0, 'ping', '-c', '3', '-i', '0.1', '-W', '2', ADDR[1], check=False)
+        F.check(' 3 received' in r.stdout, 'respond: ping %s across: %s' % (
+            ADDR[1], r.stdout[-200:]))
+    finally:
+        s = stop_rps(F, proc, prefix, log, summary, 'respond')
+    if s is not None:
+        echo = sum(w.get('icmp_echo_replies', 0) for w in s['workers'])
+        arp = sum(w.get('arp_replies', 0) for w in s['workers'])
+        F.check(echo == 10 and arp >= 2, 'respond: %d echo replies (10 expected), %d ARP '
+                'replies (2 at least)' % (echo, arp))
 
 
 def run(F, binary, tmp):
@@ -242,20 +304,7 @@ def run(F, binary, tmp):
               flush=True)
         F.check(err is None and ab > 0 and ba > 0, 'unpaced iperf3: error %s' % err)
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        rpstest.remove_runtime_dir(prefix)
-    F.check(proc.returncode == 0, 'exit %s; log: %s' % (proc.returncode,
-                                                         open(log).read()[-1500:]))
-    if os.path.exists(summary):
-        with open(summary) as f:
-            F.extend(rpstest.check_accounting(json.load(f)), 'summary')
-    else:
-        F.fail('no summary')
+        stop_rps(F, proc, prefix, log, summary, 'forward')
     ceil = testpmd_ceiling(3)
     if ceil is None:
         print('dpdk-testpmd io forwarding: no figure (it did not run here)')

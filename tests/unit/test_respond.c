@@ -27,6 +27,9 @@
 static uint16_t ring_port = RTE_MAX_ETHPORTS;
 static struct rps_txq txq;
 static struct rps_lcore_stats st;
+/* The requests come in on port IN_PORT (m->port); its reply queue is txq. */
+#define IN_PORT 0
+static struct rps_txq *replies[RTE_MAX_ETHPORTS] = { [IN_PORT] = &txq };
 
 /* Us: 198.18.0.1, 2001:db8::1, this MAC, UDP echo on 7. The peer: 198.18.0.2, 2001:db8::2,
  * 02:00:00:00:00:01 (ut_put_eth's source). */
@@ -80,7 +83,7 @@ ring_setup(void)
 	conf.has_ipv6 = 1;
 	memcpy(conf.ipv6, self6, 16);
 	conf.udp_echo_port = ECHO_PORT;
-	conf.mac = self_mac;
+	conf.mac[IN_PORT] = self_mac;
 	return 0;
 }
 
@@ -91,13 +94,23 @@ reset(void)
 	memset(&st, 0, sizeof(st));
 }
 
-/* parse + respond over pkts; the TX buffer is flushed; returns what respond passed on. */
+/* The packets came in on port @p port. */
+static void
+arrive(struct rte_mbuf **pkts, uint16_t n, uint16_t port)
+{
+	for (uint16_t i = 0; i < n; i++)
+		pkts[i]->port = port;
+}
+
+/* parse + respond over pkts (from IN_PORT); the TX buffer is flushed; returns what respond
+ * passed on. */
 static uint16_t
 run(struct rte_mbuf **pkts, uint16_t n, const struct rps_respond_conf *cf)
 {
-	struct rps_stage_ctx c = { .st = &st, .respond = cf, .reply_txq = &txq };
+	struct rps_stage_ctx c = { .st = &st, .respond = cf, .reply_txq = replies };
 	uint16_t k;
 
+	arrive(pkts, n, IN_PORT);
 	k = rps_stage_parse(&c, pkts, n);
 	CU_ASSERT_EQUAL(k, n);
 	k = rps_stage_respond(&c, pkts, k);
@@ -859,7 +872,8 @@ test_not_configured(void)
 		}
 		reset();
 		c.respond = round == 1 ? NULL : round == 2 ? &cf : &conf;
-		c.reply_txq = round == 0 ? NULL : &txq;
+		c.reply_txq = round == 0 ? NULL : replies;
+		arrive(pkts, 4, IN_PORT);
 		CU_ASSERT_EQUAL(rps_stage_parse(&c, pkts, 4), 4);
 		CU_ASSERT_EQUAL(rps_stage_respond(&c, pkts, 4), 4);
 		rps_txq_flush(&txq);
@@ -869,6 +883,66 @@ test_not_configured(void)
 		CU_ASSERT_TRUE(counters_are(C_NONE, 0));
 		rte_pktmbuf_free_bulk(pkts, 4);
 	}
+}
+
+/* Several ports: a request is answered on the queue of the port it came in on, from that
+ * port's MAC; one from a port without a reply queue (or no port at all) passes unchanged. */
+static void
+test_ports(void)
+{
+	static const struct rte_ether_addr mac1 = { .addr_bytes = { 0x02, 0, 0, 0, 0, 0xbb } };
+	static const uint16_t from[5] = { IN_PORT, 1, 1, 2, RTE_MBUF_PORT_INVALID };
+	struct rps_txq txq1, *tab[RTE_MAX_ETHPORTS] = { [IN_PORT] = &txq, [1] = &txq1 };
+	struct rps_respond_conf cf = conf;
+	struct rps_stage_ctx c = { .st = &st, .respond = &cf, .reply_txq = tab };
+	struct ut_pkt req[5], want0, want1[2];
+	struct rte_mbuf *pkts[5], *out[BURST];
+	uint16_t k, ns;
+
+	NEED_PORT();
+	/* a second queue of this lcore: another buffer on the same ring, flushed apart */
+	CU_ASSERT_EQUAL_FATAL(rps_txq_init(&txq1, ring_port, 0, BURST, SOCKET_ID_ANY, &st), 0);
+	cf.mac[1] = mac1;
+	icmp4_frame(&req[0], 0, 0, PEER4, SELF4, 8, 17, 56, 0);
+	icmp4_frame(&req[1], 0, 0, PEER4, SELF4, 8, 17, 56, 0);
+	arp_frame(&req[2], 0, 1, &bcast_mac, &peer_mac, &peer_mac, PEER4, &zero_mac, SELF4, 60);
+	icmp4_frame(&req[3], 0, 0, PEER4, SELF4, 8, 17, 56, 0);
+	icmp4_frame(&req[4], 0, 0, PEER4, SELF4, 8, 17, 56, 0);
+	icmp4_reply(&want0, 0, 0, 56);
+	icmp4_reply(&want1[0], 0, 0, 56);
+	set_macs(&want1[0], &peer_mac, &mac1);
+	arp_frame(&want1[1], 0, 2, &peer_mac, &mac1, &mac1, SELF4, &peer_mac, PEER4, 60);
+	for (int i = 0; i < 5; i++) {
+		pkts[i] = ut_mbuf(req[i].b, req[i].len);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(pkts[i]);
+		pkts[i]->port = from[i];
+	}
+	reset();
+	CU_ASSERT_EQUAL_FATAL(rps_stage_parse(&c, pkts, 5), 5);
+	k = rps_stage_respond(&c, pkts, 5);
+	CU_ASSERT_EQUAL_FATAL(k, 2);
+	CU_ASSERT_EQUAL(txq.buf->length, 1);
+	CU_ASSERT_EQUAL(txq1.buf->length, 2);
+	CU_ASSERT_TRUE(pkts[0]->port == 2 && same_bytes(pkts[0], &req[3], "from port 2"));
+	CU_ASSERT_TRUE(pkts[1]->port == RTE_MBUF_PORT_INVALID &&
+		       same_bytes(pkts[1], &req[4], "from no port"));
+	rte_pktmbuf_free_bulk(pkts, k);
+	rps_txq_flush(&txq);
+	ns = sent(out, BURST);
+	CU_ASSERT_EQUAL_FATAL(ns, 1);
+	CU_ASSERT_TRUE(same_bytes(out[0], &want0, "echo reply on port 0"));
+	rte_pktmbuf_free_bulk(out, ns);
+	rps_txq_flush(&txq1);
+	ns = sent(out, BURST);
+	CU_ASSERT_EQUAL_FATAL(ns, 2);
+	CU_ASSERT_TRUE(same_bytes(out[0], &want1[0], "echo reply on port 1"));
+	CU_ASSERT_TRUE(same_bytes(out[1], &want1[1], "ARP reply on port 1"));
+	rte_pktmbuf_free_bulk(out, ns);
+	CU_ASSERT_EQUAL(st.icmp_echo_replies, 2);
+	CU_ASSERT_EQUAL(st.arp_replies, 1);
+	CU_ASSERT_EQUAL(st.processed, 3);
+	CU_ASSERT_EQUAL(st.tx_packets, 3);
+	rps_txq_fini(&txq1);
 }
 
 /* A request whose data another reference shares is not rewritten. */
@@ -1267,7 +1341,7 @@ test_limit_stage(void)
 {
 	enum { N = 12 };
 	static const unsigned int pass[] = { 3, 5, 6, 7, 9, 10, 11 };
-	struct rps_stage_ctx c = { .st = &st, .respond = &conf, .reply_txq = &txq };
+	struct rps_stage_ctx c = { .st = &st, .respond = &conf, .reply_txq = replies };
 	struct ut_pkt req[N];
 	struct rte_mbuf *pkts[N], *orig[N], *out[BURST];
 	uint8_t sn[16];
@@ -1293,6 +1367,7 @@ test_limit_stage(void)
 		orig[i] = pkts[i];
 	}
 	reset();
+	arrive(pkts, N, IN_PORT);
 	CU_ASSERT_EQUAL_FATAL(rps_stage_parse(&c, pkts, N), N);
 	k = rps_stage_respond(&c, pkts, N);
 	rps_txq_flush(&txq);
@@ -1322,6 +1397,7 @@ test_limit_stage(void)
 		CU_ASSERT_PTR_NOT_NULL_FATAL(pkts[i]);
 	}
 	reset();
+	arrive(pkts, 3, IN_PORT);
 	CU_ASSERT_EQUAL_FATAL(rps_stage_parse(&c, pkts, 3), 3);
 	k = rps_stage_respond(&c, pkts, 3);
 	rps_txq_flush(&txq);
@@ -1340,6 +1416,7 @@ test_limit_stage(void)
 	pkts[0] = ut_mbuf(req[0].b, req[0].len);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(pkts[0]);
 	reset();
+	arrive(pkts, 1, IN_PORT);
 	CU_ASSERT_EQUAL_FATAL(rps_stage_parse(&c, pkts, 1), 1);
 	CU_ASSERT_EQUAL(rps_stage_respond(&c, pkts, 1), 0);
 	rps_txq_flush(&txq);
@@ -1362,6 +1439,7 @@ main(int argc, char **argv)
 		{ "vlan_echo", test_vlan_echo },
 		{ "mixed_burst", test_mixed_burst },
 		{ "not_configured", test_not_configured },
+		{ "ports", test_ports },
 		{ "shared_data", test_shared_data },
 		{ "random_replies", test_random_replies },
 		{ "refuse_mac_src", test_refuse_mac_src },
