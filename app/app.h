@@ -241,6 +241,7 @@ struct rps_app {
 					* it was moved off (health.c), or UINT16_MAX; NULL when
 					* --stall-timeout is 0. Control thread only */
 	uint64_t stranded;             /* packets left to stalled workers at exit */
+	uint64_t stranded_port[RPS_PORT_SLOTS]; /* ... by ingress port slot */
 	int workers_stuck;             /* workers given up on at exit (health.c) */
 	int tel_stuck;                 /* a telemetry command still ran at exit: nothing it may
 					* read is freed (rps_telemetry_close()) */
@@ -446,6 +447,11 @@ struct rps_snapshot {
 };
 struct rps_snapshot *rps_snapshot_alloc(void); /* free() it */
 void rps_snapshot_take(const struct rps_app *app, struct rps_snapshot *s);
+
+/* report.c: where port @p port's packets leave: its pair's other port, else --tx-port when
+ * the output stage sends, else -1 (consumed); and whether it is one side of a pair. */
+int rps_port_to(const struct rps_app *app, uint16_t port);
+int rps_port_paired(const struct rps_app *app, uint16_t port);
 
 /* report.c: the live table and the exit summary. */
 int rps_report_start(struct rps_app *app);

@@ -248,6 +248,9 @@ main(int argc, char **argv)
 	if (rps_health_wait_workers(app) < 0) {
 		/* a worker still stalled: its backlog is counted, the process exits without it */
 		RPS_CTR_ADD(RPS_APP_SELF(app)->stats.dropped[RPS_DROP_STRANDED], app->stranded);
+		for (unsigned int p = 0; p < RPS_PORT_SLOTS; p++)
+			RPS_CTR_ADD(RPS_APP_SELF(app)->stats.port[p].dropped[RPS_DROP_STRANDED],
+				    app->stranded_port[p]);
 		ret = RPS_EXIT_RUNTIME;
 	}
 	if (rps_telemetry_close() < 0) {

@@ -299,7 +299,8 @@ rps_health_wait_workers(struct rps_app *app)
 		unsigned int left = 0;
 
 		for (uint16_t r = 0; r < wk->in.nb; r++)
-			left += rte_ring_count(wk->in.b[r]->ring);
+			left += rps_backlog_count_ports(wk->in.b[r], &wk->stats,
+							app->stranded_port);
 		app->stranded += left;
 		if (give_up)
 			RPS_LOG(ERR, "health: worker lcore %u still running %u s after the stop at "

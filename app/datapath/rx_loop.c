@@ -173,13 +173,14 @@ rx_loop(struct rps_app *app, struct rps_rx_lcore *rx)
 				continue;
 			got += n;
 			RPS_CTR_ADD(st->rx_packets, n);
+			RPS_CTR_ADD(rps_stats_port(st, app->rxq_port[q])->received, n);
 #ifdef RPS_TEST_HOOKS
 			if (unlikely(app->test_rx_delay_tsc != 0)) /* a paced source (test_hooks.c) */
 				rps_test_spin(app->test_rx_delay_tsc * n);
 			if (unlikely(app->test_rx_gap_every != 0) && first) /* a source with silences */
 				rps_test_rx_gap(app, n);
 #endif
-			n = rps_steer_sanitize(pkts, n, st);
+			n = rps_steer_sanitize(pkts, n, app->rxq_port[q], st);
 			map = __atomic_load_n(&app->maps[q], __ATOMIC_ACQUIRE);
 			steer->flow_limit = __atomic_load_n(&app->flow_limit, __ATOMIC_RELAXED);
 			if (map->nb_workers == 0) {

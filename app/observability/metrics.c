@@ -245,6 +245,39 @@ port_counters(struct rps_expo *e, const struct rps_app *app)
 	}
 }
 
+/* Every RX port's packets by what became of them (lcores summed): received = processed +
+ * dropped per port once drained; "other" for packets of no RX port, when there were some. */
+static void
+port_flows(struct rps_expo *e, const struct rps_app *app, const struct rps_snapshot *s)
+{
+	const struct rps_port_stats *other = &s->total.port[0];
+	const int nb = app->opt.nb_rx_ports;
+	const int with_other = (other->received | other->processed | other->forwarded |
+				rps_port_dropped_total(other)) != 0;
+	char port[RPS_PORT_SLOTS][8], name[64];
+
+	for (int i = 0; i < nb; i++)
+		snprintf(port[1 + i], sizeof(port[0]), "%u", app->opt.rx_ports[i]);
+	snprintf(port[0], sizeof(port[0]), "other");
+#define RPS_X_PMETRIC(f, desc)                                                               \
+	snprintf(name, sizeof(name), "dpdk_rps_port_%s", #f);                                \
+	rps_expo_family(e, name, RPS_EXPO_COUNTER, desc);                                    \
+	for (int i = with_other ? 0 : 1; i <= nb; i++)                                       \
+		rps_expo_u64(e, &(struct rps_expo_label){ "port", port[i] }, 1, s->total.port[i].f);
+	RPS_PORT_COUNTERS(RPS_X_PMETRIC)
+#undef RPS_X_PMETRIC
+	rps_expo_family(e, "dpdk_rps_port_dropped", RPS_EXPO_COUNTER,
+			"packets of the port dropped, by reason: dpdk_rps_port_received = "
+			"dpdk_rps_port_processed + these, per port, once drained");
+	for (int i = with_other ? 0 : 1; i <= nb; i++)
+		for (unsigned int r = 0; r < RPS_DROP_MAX; r++) {
+			const struct rps_expo_label l[] = {
+				{ "port", port[i] }, { "reason", rps_drop_name(r) } };
+
+			rps_expo_u64(e, l, 2, s->total.port[i].dropped[r]);
+		}
+}
+
 /* The pool's split (rps_budget.h): the RX lcores' reserve and what each worker may hold. */
 static void
 pool_budgets(struct rps_expo *e, const struct rps_app *app)
@@ -367,6 +400,7 @@ render(struct rps_app *app, struct rps_expo *e)
 	if (steering)
 		worker_gauges(e, app, s, rows, &lk);
 	port_counters(e, app);
+	port_flows(e, app, s);
 	pool_budgets(e, app);
 	globals(e, app, &lk);
 	free(lk.owned);

@@ -70,6 +70,57 @@ elapsed_s(const struct rps_app *app)
 	return (double)(end - app->start_tsc) / (double)rte_get_tsc_hz();
 }
 
+int
+rps_port_to(const struct rps_app *app, uint16_t port)
+{
+	for (uint16_t i = 0; i < app->opt.nb_fwd; i++) {
+		if (app->opt.fwd[i].a == port)
+			return app->opt.fwd[i].b;
+		if (app->opt.fwd[i].b == port)
+			return app->opt.fwd[i].a;
+	}
+	return app->opt.tx_port >= 0 && rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT) ?
+	       app->opt.tx_port : -1;
+}
+
+int
+rps_port_paired(const struct rps_app *app, uint16_t port)
+{
+	for (uint16_t i = 0; i < app->opt.nb_fwd; i++)
+		if (app->opt.fwd[i].a == port || app->opt.fwd[i].b == port)
+			return 1;
+	return 0;
+}
+
+/* Whether anything was counted for a port of none of the RX ports (slot 0). */
+static int
+other_port_seen(const struct rps_port_stats *p)
+{
+	return (p->received | p->processed | p->forwarded | rps_port_dropped_total(p)) != 0;
+}
+
+/* Each ingress port, live, when there are several: what it brought and what became of it. */
+static void
+live_port_flows(const struct rps_app *app, const struct rps_snapshot *cur,
+		const struct rps_snapshot *prev, double dt)
+{
+	if (app->opt.nb_rx_ports < 2)
+		return;
+	for (uint16_t i = 0; i < app->opt.nb_rx_ports; i++) {
+		const uint16_t port = app->opt.rx_ports[i];
+		const struct rps_port_stats *c = &cur->total.port[1 + i];
+		const int to = rps_port_to(app, port);
+		char dir[16] = "";
+
+		if (to >= 0 && rps_port_paired(app, port))
+			snprintf(dir, sizeof(dir), " -> %d", to);
+		printf("  port %u%s: received %" PRIu64 " (%.3f Mpps)  processed %" PRIu64
+		       "  forwarded %" PRIu64 "  dropped %" PRIu64 "\n", port, dir, c->received,
+		       (double)(c->received - prev->total.port[1 + i].received) / dt / 1e6,
+		       c->processed, c->forwarded, rps_port_dropped_total(c));
+	}
+}
+
 /* What the RX ports could not receive (rx_nombuf, imissed), summed over them, live: the
  * packets that stand outside rx_packets = processed + dropped. */
 static void
@@ -154,6 +205,7 @@ report_thread(void *arg)
 			       dt / 1e6, cur->rxl[r].st.enqueued,
 			       cur->rxl[r].st.dropped[RPS_DROP_BACKLOG_FULL]);
 		live_port_lines(app);
+		live_port_flows(app, cur, prev, dt);
 		printf("  %5s %14s %10s %8s %8s %12s %12s %6s %s\n", "lcore", "processed", "Mpps",
 		       "backlog", "hwm", "time_squeeze", "dropped", "cpu%", "state");
 		for (uint16_t i = 0; i < cur->nb; i++) {
@@ -204,6 +256,41 @@ rps_report_stop(struct rps_app *app)
 	app->report_running = 0;
 }
 
+/* One line of the per-port table, and its drops by reason below it when it has any. */
+static void
+summary_port_line(FILE *out, const char *name, const char *to, const struct rps_port_stats *p)
+{
+	fprintf(out, "  %6s %14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %12" PRIu64 " %6s\n", name,
+		p->received, p->processed, p->forwarded, rps_port_dropped_total(p), to);
+	for (unsigned int r = 0; r < RPS_DROP_MAX; r++)
+		if (p->dropped[r] != 0)
+			fprintf(out, "           %-16s %" PRIu64 "\n", rps_drop_name(r), p->dropped[r]);
+}
+
+/* Every RX port: received = processed + dropped each, and where its packets went. */
+static void
+summary_ports(const struct rps_app *app, const struct rps_snapshot *s, FILE *out)
+{
+	int bad = 0;
+	char name[16], to[16];
+
+	fprintf(out, "  %6s %14s %14s %14s %12s %6s\n", "port", "received", "processed",
+		"forwarded", "dropped", "to");
+	for (uint16_t i = 0; i < app->opt.nb_rx_ports; i++) {
+		const struct rps_port_stats *p = &s->total.port[1 + i];
+		const int dst = rps_port_to(app, app->opt.rx_ports[i]);
+
+		snprintf(name, sizeof(name), "%u", app->opt.rx_ports[i]);
+		snprintf(to, sizeof(to), dst >= 0 ? "%d" : "-", dst);
+		summary_port_line(out, name, to, p);
+		bad |= p->received != p->processed + rps_port_dropped_total(p);
+	}
+	if (other_port_seen(&s->total.port[0]))
+		summary_port_line(out, "other", "-", &s->total.port[0]);
+	if (bad)
+		fprintf(out, "  WARNING: a port's received != processed + dropped\n");
+}
+
 void
 rps_report_summary(const struct rps_app *app, FILE *out)
 {
@@ -247,6 +334,7 @@ rps_report_summary(const struct rps_app *app, FILE *out)
 				" (see README: port counters)\n", app->opt.rx_ports[p],
 				ps->rx_nombuf, ps->imissed, ps->ierrors);
 	}
+	summary_ports(app, s, out);
 	if (s->rx.rx_packets != s->total.processed + rps_stats_dropped_total(&s->total))
 		fprintf(out, "  WARNING: rx_packets != processed + dropped\n");
 	free(s);
@@ -259,6 +347,45 @@ json_drops(FILE *f, const struct rps_lcore_stats *st)
 	for (unsigned int r = 0; r < RPS_DROP_MAX; r++)
 		fprintf(f, "%s\"%s\": %" PRIu64, r ? ", " : "", rps_drop_name(r), st->dropped[r]);
 	fprintf(f, "}");
+}
+
+/* One port's object of "ports": its counters, drops by reason, where it forwards to. */
+static void
+json_port(FILE *f, const char *name, int to, int paired, const struct rps_port_stats *p)
+{
+	fprintf(f, "\"%s\": {", name);
+#define RPS_X_PJSON(fld, d) fprintf(f, "\"" #fld "\": %" PRIu64 ", ", p->fld);
+	RPS_PORT_COUNTERS(RPS_X_PJSON)
+#undef RPS_X_PJSON
+	fprintf(f, "\"dropped\": {");
+	for (unsigned int r = 0; r < RPS_DROP_MAX; r++)
+		fprintf(f, "%s\"%s\": %" PRIu64, r ? ", " : "", rps_drop_name(r), p->dropped[r]);
+	fprintf(f, "}, \"dropped_total\": %" PRIu64, rps_port_dropped_total(p));
+	if (to >= 0)
+		fprintf(f, ", \"to\": %d, \"pair\": %s", to, paired ? "true" : "false");
+	fprintf(f, "}");
+}
+
+/* "ports": each RX port by id, and "other" when a packet of no RX port was counted. */
+static void
+json_ports(FILE *f, const struct rps_app *app, const struct rps_snapshot *s)
+{
+	char name[16];
+
+	fprintf(f, "\n  \"ports\": {");
+	for (uint16_t i = 0; i < app->opt.nb_rx_ports; i++) {
+		const uint16_t port = app->opt.rx_ports[i];
+
+		snprintf(name, sizeof(name), "%u", port);
+		fprintf(f, "%s\n    ", i ? "," : "");
+		json_port(f, name, rps_port_to(app, port), rps_port_paired(app, port),
+			  &s->total.port[1 + i]);
+	}
+	if (other_port_seen(&s->total.port[0])) {
+		fprintf(f, ",\n    ");
+		json_port(f, "other", -1, 0, &s->total.port[0]);
+	}
+	fprintf(f, "\n  },");
 }
 
 static void
@@ -394,6 +521,7 @@ rps_report_json(const struct rps_app *app, const char *path)
 			app->rx_port_stats[p].imissed, app->rx_port_stats[p].ierrors,
 			app->rx_port_stats[p].rx_nombuf);
 	fprintf(f, "],");
+	json_ports(f, app, s);
 	fprintf(f, "\n  \"mempool\": {\"size\": %u, \"in_use_at_exit\": %" PRId64
 		", \"reserve\": %u, \"worker_share\": %" PRIu64 ", \"backlog_cap\": %u"
 		", \"frag_budget\": %u}\n}\n", app->pool_size, app->pool_in_use_at_exit,

@@ -7,10 +7,29 @@
 #include "app.h"
 #include "setup.h"
 
+/* Every lcore counts by ingress port in the same table: slot 1 + i for the i-th RX port. */
+_Static_assert(RPS_RX_PORTS_MAX <= RPS_PORTS_MAX, "every RX port has its counters");
+
+static void
+port_tables(struct rps_app *app)
+{
+	const struct rps_options *o = &app->opt;
+	int rc = 0;
+
+	for (uint16_t r = 0; r < app->nb_rx; r++)
+		rc |= rps_stats_set_ports(&app->rx[r].self.stats, o->rx_ports, o->nb_rx_ports);
+	for (uint16_t i = 0; i < app->nb_workers; i++)
+		rc |= rps_stats_set_ports(&app->workers[i].stats, o->rx_ports, o->nb_rx_ports);
+	if (rc != 0)
+		RPS_LOG(WARNING, "per-port counters off: the RX ports do not fit the table");
+}
+
 int
 rps_setup_launch(struct rps_app *app)
 {
 	int ret = 0, rc;
+
+	port_tables(app);
 
 	for (uint16_t i = 0; i < app->nb_workers; i++) {
 		rc = rte_eal_remote_launch(rps_worker_main, &app->workers[i], app->workers[i].lcore);

@@ -76,3 +76,21 @@ rps_backlog_flow_limit_init(struct rps_backlog *b, int socket)
 					   socket);
 	return b->fl != NULL ? 0 : -ENOMEM;
 }
+
+uint32_t
+rps_backlog_count_ports(const struct rps_backlog *b, const struct rps_lcore_stats *st,
+			uint64_t *by_slot)
+{
+	const struct rte_ring *r = b->ring;
+	/* an rte_ring of pointers keeps them right after its header */
+	void *const *slots = (void *const *)(uintptr_t)&r[1];
+	const uint32_t first = __atomic_load_n(&r->cons.tail, __ATOMIC_ACQUIRE);
+	const uint32_t n = __atomic_load_n(&r->prod.tail, __ATOMIC_ACQUIRE) - first;
+
+	for (uint32_t i = 0; i < n && i <= r->mask; i++) {
+		const struct rte_mbuf *m = slots[(first + i) & r->mask];
+
+		by_slot[rps_stats_slot(st, m->port)]++;
+	}
+	return RTE_MIN(n, r->mask + 1);
+}

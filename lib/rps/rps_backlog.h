@@ -112,6 +112,16 @@ rps_backlog_full_reason(const struct rps_backlog *b)
 	return b->budget_cut ? RPS_DROP_MBUF_BUDGET : RPS_DROP_BACKLOG_FULL;
 }
 
+/**
+ * Count the packets waiting on @p b's ring by ingress port slot (rps_stats_slot() of @p st),
+ * adding to @p by_slot[RPS_PORT_SLOTS], without taking them: for the exit, from the control
+ * thread, when the ring's worker is stuck and will never take them (should it come back
+ * meanwhile, a packet may be counted here and as processed, as rte_ring_count() would).
+ * @return packets counted.
+ */
+uint32_t rps_backlog_count_ports(const struct rps_backlog *b, const struct rps_lcore_stats *st,
+				 uint64_t *by_slot);
+
 /** Free the ring and any packets still on it. */
 void rps_backlog_fini(struct rps_backlog *b);
 

@@ -10,12 +10,21 @@
  * RPS_CTR_ADD(), which is a relaxed load + relaxed store, not an atomic read-modify-write, so
  * the data path pays nothing for it. Other threads read with RPS_CTR_READ() (relaxed atomic
  * 64-bit loads) and therefore never see a torn value.
+ *
+ * Per ingress port: every lcore also counts by the port a packet came in on (the mbuf's
+ * port), in a small dense table of slots: slot 1 + i for the application's i-th RX port
+ * (rps_stats_set_ports(), before the lcores start), slot 0 for any other port, so an unknown
+ * or out-of-range port id can never index past the table. Each drop is counted twice, in
+ * dropped[reason] and in its port's dropped[reason]; summed over slots, a port's counters
+ * give received = processed + dropped once every lcore has drained.
  */
 #ifndef RPS_COUNTERS_H
 #define RPS_COUNTERS_H
 
 #include <stdint.h>
+#include <rte_branch_prediction.h>
 #include <rte_common.h>
+#include <rte_mbuf_core.h>
 
 /* X(ENUM, name, description). RX-side reasons first, then the stages' in pipeline order. */
 #define RPS_DROP_REASONS(X)                                                              \
@@ -124,6 +133,25 @@ enum rps_stage_id {
 	RPS_STAGE_MAX
 };
 
+/** Ingress ports counted one by one (the application's RX ports, in order). */
+#define RPS_PORTS_MAX 8
+/** Their slots, and slot 0 for a packet of any other port. */
+#define RPS_PORT_SLOTS (RPS_PORTS_MAX + 1)
+
+/* Counters each lcore keeps per ingress port, besides dropped[reason]. X(field, description) */
+#define RPS_PORT_COUNTERS(X)                                                             \
+	X(received, "packets an RX lcore took from the port")                               \
+	X(processed, "packets of the port that completed processing (as processed)")        \
+	X(forwarded, "packets of the port that left by a TX queue, once each however many fragments: by the other port of its pair (--forward), by --tx-port, or as respond's answer")
+
+/** One ingress port's counters on one lcore. */
+struct rps_port_stats {
+#define RPS_X_PFIELD(f, d) uint64_t f;
+	RPS_PORT_COUNTERS(RPS_X_PFIELD)
+#undef RPS_X_PFIELD
+	uint64_t dropped[RPS_DROP_MAX];
+};
+
 /** Per-lcore counters: one writer (the owning lcore), any number of readers. */
 struct rps_lcore_stats {
 #define RPS_X_FIELD(f, d) uint64_t f;
@@ -132,6 +160,10 @@ struct rps_lcore_stats {
 	uint64_t dropped[RPS_DROP_MAX];
 	uint64_t stage_in[RPS_STAGE_MAX];   /* packets each stage was given */
 	uint64_t stage_out[RPS_STAGE_MAX];  /* packets each stage passed on */
+	/** The slot of each port id (0: not counted one by one). Set before the lcores start
+	 * (rps_stats_set_ports()), read-only afterwards; all zero counts every port in slot 0. */
+	uint8_t port_slot[RTE_MAX_ETHPORTS];
+	struct rps_port_stats port[RPS_PORT_SLOTS]; /* by ingress port slot */
 } __rte_cache_aligned;
 
 /** Add to a counter owned by the calling lcore: no lock prefix, no tearing for readers. */
@@ -144,6 +176,50 @@ struct rps_lcore_stats {
 } while (0)
 /** Read a counter owned by another lcore. */
 #define RPS_CTR_READ(c) __atomic_load_n(&(c), __ATOMIC_RELAXED)
+
+/** The slot of port id @p port in @p st's table: 1 + its place among the RX ports, 0 for any
+ * other (an id past RTE_MAX_ETHPORTS included). */
+static inline unsigned int
+rps_stats_slot(const struct rps_lcore_stats *st, uint16_t port)
+{
+	return likely(port < RTE_MAX_ETHPORTS) ? st->port_slot[port] : 0;
+}
+
+/** The counters of ingress port @p port on the calling lcore's @p st. */
+static inline struct rps_port_stats *
+rps_stats_port(struct rps_lcore_stats *st, uint16_t port)
+{
+	return &st->port[rps_stats_slot(st, port)];
+}
+
+/** Count one drop under @p reason for the port @p m came in on (before @p m is freed); the
+ * caller counts it in st->dropped[reason] too, per packet or per burst. */
+static inline void
+rps_stats_port_drop(struct rps_lcore_stats *st, const struct rte_mbuf *m,
+		    enum rps_drop_reason reason)
+{
+	RPS_CTR_ADD(rps_stats_port(st, m->port)->dropped[reason], 1);
+}
+
+/** rps_stats_port_drop() for each of @p n packets (a drop path: not yet freed). */
+static inline void
+rps_stats_port_drop_bulk(struct rps_lcore_stats *st, struct rte_mbuf *const *pkts, uint32_t n,
+			 enum rps_drop_reason reason)
+{
+	for (uint32_t i = 0; i < n; i++)
+		rps_stats_port_drop(st, pkts[i], reason);
+}
+
+/**
+ * Give @p st its port table: @p ports[i] (the application's RX ports, in order) is counted in
+ * slot 1 + i, every other port in slot 0. Before the owning lcore starts; counters are kept.
+ * @return 0; -EINVAL for more than RPS_PORTS_MAX ports, a port id of RTE_MAX_ETHPORTS or
+ * more, or a port listed twice (the table is then all slot 0).
+ */
+int rps_stats_set_ports(struct rps_lcore_stats *st, const uint16_t *ports, uint16_t n);
+
+/** Sum of a port's drops over every reason. */
+uint64_t rps_port_dropped_total(const struct rps_port_stats *p);
 
 /** Name of a drop reason as used in JSON and tables ("backlog_full"), or NULL. */
 const char *rps_drop_name(enum rps_drop_reason r);

@@ -327,11 +327,13 @@ rps_steer_sw_hash(const struct rps_steer_ctx *ctx, const struct rte_mbuf *m)
 /**
  * Drop (free and count as bad_mbuf) packets whose segment chain does not add up to pkt_len,
  * which no later read could trust, and compact the burst. Single-segment packets cost one
- * compare; chains are checked with rte_mbuf_check().
+ * compare; chains are checked with rte_mbuf_check(). Every packet's mbuf port is made
+ * @p port, the port the burst was taken from (a PMD that leaves it stale, as net_ring does,
+ * would count its packets under another port, or index past a table by port id).
  * @return packets kept.
  */
 static inline uint16_t
-rps_steer_sanitize(struct rte_mbuf **pkts, uint16_t n, struct rps_lcore_stats *st)
+rps_steer_sanitize(struct rte_mbuf **pkts, uint16_t n, uint16_t port, struct rps_lcore_stats *st)
 {
 	uint16_t kept = 0;
 
@@ -339,8 +341,11 @@ rps_steer_sanitize(struct rte_mbuf **pkts, uint16_t n, struct rps_lcore_stats *s
 		struct rte_mbuf *m = pkts[i];
 		const char *why;
 
+		if (unlikely(m->port != port))
+			m->port = port;
 		if (unlikely(m->pkt_len != m->data_len) &&
 		    (m->nb_segs == 1 || rte_mbuf_check(m, 1, &why) != 0)) {
+			rps_stats_port_drop(st, m, RPS_DROP_BAD_MBUF);
 			rte_pktmbuf_free(m);
 			RPS_CTR_ADD(st->dropped[RPS_DROP_BAD_MBUF], 1);
 			continue;

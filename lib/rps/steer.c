@@ -231,6 +231,19 @@ settle_scan(const struct rps_steer_ctx *ctx, const struct rps_map *map, struct r
 	}
 }
 
+/* Free the @p n packets of a group that backlog @p b refused (g: the first of them), each
+ * counted under the backlog's full reason, in total and for its ingress port. */
+static void
+drop_refused(struct rps_steer_ctx *ctx, struct rps_backlog *b, struct rte_mbuf **g, uint32_t n)
+{
+	const enum rps_drop_reason r = rps_backlog_full_reason(b);
+
+	RPS_CTR_ADD(b->prod.full_drops, n);
+	RPS_CTR_ADD(ctx->stats->dropped[r], n);
+	rps_stats_port_drop_bulk(ctx->stats, g, n, r);
+	rte_pktmbuf_free_bulk(g, n);
+}
+
 /* Append packet @p m (hash @p h) to worker @p w's group, unless the flow limit refuses it
  * (then it is freed and counted). @return 1 when appended. */
 static inline int
@@ -252,6 +265,7 @@ group_add(struct rps_steer_ctx *ctx, uint16_t w, struct rte_mbuf *m, uint32_t h,
 
 		/* as the kernel: only while the backlog is at least half full */
 		if (qlen >= b->capacity / 2 && rps_backlog_flow_limited(b, h)) {
+			rps_stats_port_drop(ctx->stats, m, RPS_DROP_FLOW_LIMIT);
 			rte_pktmbuf_free(m);
 			RPS_CTR_ADD(b->prod.fl_drops, 1);
 			(*limited)++;
@@ -286,9 +300,7 @@ place_held(struct rps_steer_ctx *ctx)
 			continue;
 		}
 		if (rps_backlog_failed(b)) { /* a stalled worker: do not wait for it */
-			RPS_CTR_ADD(b->prod.full_drops, glen[w] - ok);
-			RPS_CTR_ADD(ctx->stats->dropped[rps_backlog_full_reason(b)], glen[w] - ok);
-			rte_pktmbuf_free_bulk(g + ok, glen[w] - ok);
+			drop_refused(ctx, b, g + ok, glen[w] - ok);
 			glen[w] = 0;
 			continue;
 		}
@@ -316,10 +328,8 @@ rps_steer_drop_held(struct rps_steer_ctx *ctx)
 		uint16_t w = ctx->touched[t];
 		struct rps_backlog *b = &ctx->backlogs[w];
 
-		RPS_CTR_ADD(b->prod.full_drops, ctx->group_len[w]);
-		RPS_CTR_ADD(ctx->stats->dropped[rps_backlog_full_reason(b)], ctx->group_len[w]);
-		rte_pktmbuf_free_bulk(&ctx->groups[(uint32_t)w * ctx->burst_max],
-				      ctx->group_len[w]);
+		drop_refused(ctx, b, &ctx->groups[(uint32_t)w * ctx->burst_max],
+			     ctx->group_len[w]);
 		ctx->group_len[w] = 0;
 	}
 	ctx->nb_held = 0;
@@ -428,9 +438,12 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 		for (uint16_t t = 0; t < nb_touched; t++) {
 			uint16_t w = ctx->touched[t];
 			struct rps_backlog *b = &ctx->backlogs[w];
-			uint32_t ok = rps_backlog_enqueue(b, &groups[(uint32_t)w * bmax], glen[w]);
+			struct rte_mbuf **g = &groups[(uint32_t)w * bmax];
+			/* rps_backlog_enqueue(), with the refused counted by port before freed */
+			uint32_t ok = rps_backlog_enqueue_keep(b, g, glen[w]);
 
-			RPS_CTR_ADD(ctx->stats->dropped[rps_backlog_full_reason(b)], glen[w] - ok);
+			if (unlikely(ok < glen[w]))
+				drop_refused(ctx, b, g + ok, glen[w] - ok);
 			sent += ok;
 			glen[w] = 0;
 		}

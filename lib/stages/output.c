@@ -16,6 +16,7 @@ tx_refused(struct rte_mbuf **pkts, uint16_t unsent, void *userdata)
 {
 	struct rps_txq *q = userdata;
 
+	rps_stats_port_drop_bulk(q->st, pkts, unsent, RPS_DROP_TX_FAILED);
 	rte_pktmbuf_free_bulk(pkts, unsent);
 	RPS_CTR_ADD(q->st->dropped[RPS_DROP_TX_FAILED], unsent);
 }
@@ -32,20 +33,42 @@ rps_txq_init(struct rps_txq *q, uint16_t port, uint16_t queue, uint16_t burst, i
 	q->direct = NULL;
 	q->indirect = NULL;
 	q->buf = rte_zmalloc_socket("rps_txq", RTE_ETH_TX_BUFFER_SIZE(burst), 0, socket);
-	if (q->buf == NULL)
+	q->slot = rte_zmalloc_socket("rps_txq", burst, 0, socket);
+	if (q->buf == NULL || q->slot == NULL) {
+		rte_free(q->buf);
+		rte_free(q->slot);
+		q->buf = NULL;
+		q->slot = NULL;
 		return -ENOMEM;
+	}
 	rte_eth_tx_buffer_init(q->buf, burst);
 	rte_eth_tx_buffer_set_err_callback(q->buf, tx_refused, q);
 	return 0;
 }
 
+/* A flush sent the first @p sent packets of the buffer (the rest went to tx_refused()). */
 static inline void
 count_sent(struct rps_txq *q, uint16_t sent)
 {
 	if (sent != 0) {
 		RPS_CTR_ADD(q->st->processed, sent);
 		RPS_CTR_ADD(q->st->tx_packets, sent);
+		for (uint16_t i = 0; i < sent; i++) {
+			struct rps_port_stats *p = &q->st->port[q->slot[i]];
+
+			RPS_CTR_ADD(p->processed, 1);
+			RPS_CTR_ADD(p->forwarded, 1);
+		}
 	}
+}
+
+/* Buffer @p m (its ingress slot noted where it will sit) and count what a full buffer's
+ * flush sent. */
+static inline void
+buffer_one(struct rps_txq *q, struct rte_mbuf *m)
+{
+	q->slot[q->buf->length] = (uint8_t)rps_stats_slot(q->st, m->port);
+	count_sent(q, rte_eth_tx_buffer(q->port, q->queue, q->buf, m));
 }
 
 void
@@ -105,6 +128,7 @@ send_fragmented(struct rps_txq *q, struct rte_mbuf *m)
 	const uint16_t l2_len = m->l2_len;
 	int32_t n;
 	uint16_t sent, ok = 1;
+	struct rps_port_stats *in = rps_stats_port(q->st, m->port); /* m is freed below */
 
 	if (q->direct == NULL || q->indirect == NULL || l2_len > sizeof(l2) || !is_ip(m) ||
 	    rte_pktmbuf_data_len(m) < l2_len + sizeof(struct rte_ipv4_hdr))
@@ -146,6 +170,7 @@ send_fragmented(struct rps_txq *q, struct rte_mbuf *m)
 	if (!ok) {
 		rte_pktmbuf_free_bulk(frags, (unsigned int)n);
 		RPS_CTR_ADD(q->st->dropped[RPS_DROP_TX_TOO_BIG], 1);
+		RPS_CTR_ADD(in->dropped[RPS_DROP_TX_TOO_BIG], 1);
 		return 0;
 	}
 	rps_txq_flush(q);
@@ -155,9 +180,12 @@ send_fragmented(struct rps_txq *q, struct rte_mbuf *m)
 	if (sent < n) {
 		rte_pktmbuf_free_bulk(frags + sent, (unsigned int)(n - sent));
 		RPS_CTR_ADD(q->st->dropped[RPS_DROP_TX_FAILED], 1);
+		RPS_CTR_ADD(in->dropped[RPS_DROP_TX_FAILED], 1);
 	} else {
 		RPS_CTR_ADD(q->st->processed, 1);
 		RPS_CTR_ADD(q->st->tx_fragmented, 1);
+		RPS_CTR_ADD(in->processed, 1);
+		RPS_CTR_ADD(in->forwarded, 1);
 	}
 	return 0;
 }
@@ -172,9 +200,10 @@ send_big(struct rps_txq *q, struct rte_mbuf *m)
 	} else {
 		one_segment(q, m);
 		RPS_CTR_ADD(q->st->bytes, rte_pktmbuf_pkt_len(m));
-		count_sent(q, rte_eth_tx_buffer(q->port, q->queue, q->buf, m));
+		buffer_one(q, m);
 		return;
 	}
+	rps_stats_port_drop(q->st, m, RPS_DROP_TX_TOO_BIG);
 	rte_pktmbuf_free(m);
 	RPS_CTR_ADD(q->st->dropped[RPS_DROP_TX_TOO_BIG], 1);
 }
@@ -189,7 +218,7 @@ rps_txq_send(struct rps_txq *q, struct rte_mbuf *m)
 		return;
 	}
 	RPS_CTR_ADD(q->st->bytes, rte_pktmbuf_pkt_len(m));
-	count_sent(q, rte_eth_tx_buffer(q->port, q->queue, q->buf, m));
+	buffer_one(q, m);
 }
 
 void
@@ -197,7 +226,9 @@ rps_txq_fini(struct rps_txq *q)
 {
 	rps_txq_flush(q);
 	rte_free(q->buf);
+	rte_free(q->slot);
 	q->buf = NULL;
+	q->slot = NULL;
 }
 
 uint16_t

@@ -130,8 +130,10 @@ pipeline_run(const struct rps_pipeline *p, struct rps_stage_ctx *c, struct rte_m
 		/* No output stage: what is left is consumed here. */
 		uint64_t bytes = 0;
 
-		for (uint16_t i = 0; i < n; i++)
+		for (uint16_t i = 0; i < n; i++) {
 			bytes += rte_pktmbuf_pkt_len(pkts[i]);
+			RPS_CTR_ADD(rps_stats_port(st, pkts[i]->port)->processed, 1);
+		}
 		if (c->recycle != NULL)
 			rps_backlog_recycle(c->recycle, pkts, n);
 		else

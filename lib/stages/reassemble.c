@@ -157,16 +157,18 @@ count_frags(struct rte_mbuf *m, int clear, uint32_t *segs)
 	return n;
 }
 
-/* Count the fragments on the death row, free it, and return the count. */
+/* Count the fragments on the death row, each for its ingress port under @p why in @p st
+ * (the caller adds the total to st->dropped[why]), free it, and return the count. */
 static uint64_t
-dr_flush(struct rps_reasm *r)
+dr_flush(struct rps_reasm *r, struct rps_lcore_stats *st, enum rps_drop_reason why)
 {
 	uint64_t n = 0, segs = 0;
 
 	for (uint32_t i = 0; i < r->dr.cnt; i++) {
-		uint32_t sg;
+		uint32_t sg, k = count_frags(r->dr.row[i], 0, &sg);
 
-		n += count_frags(r->dr.row[i], 0, &sg);
+		RPS_CTR_ADD(rps_stats_port(st, r->dr.row[i]->port)->dropped[why], k);
+		n += k;
 		segs += sg;
 	}
 	rte_ip_frag_free_death_row(&r->dr, REASM_DR_PREFETCH);
@@ -176,9 +178,9 @@ dr_flush(struct rps_reasm *r)
 }
 
 /* Move every entry that is stale at @p tms to the death row (as often as it takes, the row
- * being bounded) and free it. Returns the fragments freed. */
+ * being bounded) and free it, counted by port under @p why. Returns the fragments freed. */
 static uint64_t
-sweep(struct rps_reasm *r, uint64_t tms)
+sweep(struct rps_reasm *r, uint64_t tms, struct rps_lcore_stats *st, enum rps_drop_reason why)
 {
 	uint64_t n = 0;
 
@@ -187,7 +189,7 @@ sweep(struct rps_reasm *r, uint64_t tms)
 		rte_ip_frag_table_del_expired_entries(r->tbl, &r->dr, tms);
 		if (r->dr.cnt == 0)
 			return n;
-		n += dr_flush(r);
+		n += dr_flush(r, st, why);
 	}
 }
 
@@ -201,7 +203,7 @@ over_budget(const struct rps_reasm *r, uint32_t segs)
 /* Evict the oldest datagrams until a fragment of @p segs mbufs fits (see the top of the
  * file). Returns the fragments freed. */
 static uint64_t
-evict(struct rps_reasm *r, uint32_t segs)
+evict(struct rps_reasm *r, uint32_t segs, struct rps_lcore_stats *st)
 {
 	uint64_t n = 0;
 
@@ -210,7 +212,7 @@ evict(struct rps_reasm *r, uint32_t segs)
 
 		if (r->ring_tail != r->ring_head)
 			t = r->ring[r->ring_tail++ & r->ring_mask];
-		n += sweep(r, t + r->max_cycles + 1);
+		n += sweep(r, t + r->max_cycles + 1, st, RPS_DROP_FRAG_EVICTED);
 	}
 	return n;
 }
@@ -422,14 +424,18 @@ fix_ipv6(struct rte_mbuf *m)
 	}
 }
 
-/* Move the drops (and software checksums) counted on scratch counters to @p st. */
+/* Move the drops (and software checksums) counted on scratch counters to @p st; the drops
+ * were of one datagram, which came in on port @p port. */
 static void
-carry_scratch(struct rps_reasm *r, struct rps_lcore_stats *st)
+carry_scratch(struct rps_reasm *r, struct rps_lcore_stats *st, uint16_t port)
 {
 	for (int i = 0; i < RPS_DROP_MAX; i++) {
 		if (r->scratch.dropped[i] != 0) {
 			RPS_CTR_ADD(st->dropped[i], r->scratch.dropped[i]);
+			RPS_CTR_ADD(rps_stats_port(st, port)->dropped[i], r->scratch.dropped[i]);
 			r->scratch.dropped[i] = 0;
+			/* and the scratch's own count by port (its slot 0), never read */
+			r->scratch.port[0].dropped[i] = 0;
 		}
 	}
 	if (r->scratch.cksum_sw != 0) {
@@ -449,6 +455,8 @@ finish(struct rps_stage_ctx *c, struct rps_reasm *r, struct rte_mbuf *m, int v6,
        uint64_t *absorbed, uint64_t *reassembled, uint64_t *errors)
 {
 	struct rps_stage_ctx pc = *c;
+	struct rps_port_stats *in = rps_stats_port(c->st, m->port);
+	const uint16_t port = m->port;
 	uint32_t segs, k = count_frags(m, 1, &segs);
 	uint16_t kept;
 	int too_big;
@@ -462,11 +470,13 @@ finish(struct rps_stage_ctx *c, struct rps_reasm *r, struct rte_mbuf *m, int v6,
 	else
 		too_big = rte_pktmbuf_pkt_len(m) - m->l2_len > REASM_MAX_IP_LEN;
 	if (too_big) {
+		RPS_CTR_ADD(in->dropped[RPS_DROP_FRAG_ERROR], k);
 		rte_pktmbuf_free(m);
 		*errors += k;
 		return 0;
 	}
 	*absorbed += k - 1;
+	RPS_CTR_ADD(in->processed, k - 1);
 	*reassembled += 1;
 	m->ol_flags &= ~(RTE_MBUF_F_RX_L4_CKSUM_MASK | RTE_MBUF_F_TX_IP_CKSUM);
 	if (!v6) {
@@ -485,7 +495,7 @@ finish(struct rps_stage_ctx *c, struct rps_reasm *r, struct rte_mbuf *m, int v6,
 	kept = rps_stage_parse(&pc, &m, 1);
 	if (kept != 0 && r->check_l4)
 		kept = rps_stage_validate(&pc, &m, 1);
-	carry_scratch(r, c->st);
+	carry_scratch(r, c->st, port);
 	return kept;
 }
 
@@ -523,11 +533,11 @@ rps_stage_reassemble(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n
 		if (!swept) {
 			/* this burst's timestamps are tms + 1 .. tms + n (see the top of the file) */
 			tms = RTE_MAX(c->now, r->last_tms + 1) - 1;
-			timeouts += sweep(r, tms + n + 1);
+			timeouts += sweep(r, tms + n + 1, c->st, RPS_DROP_FRAG_TIMEOUT);
 			swept = 1;
 		}
 		if (unlikely(over_budget(r, m->nb_segs)))
-			evicted += evict(r, m->nb_segs);
+			evicted += evict(r, m->nb_segs, c->st);
 		/* mark the fragment (see the top of the file) */
 		m->l3_len = f.l3_len;
 		for (struct rte_mbuf *s = m->next; s != NULL; s = s->next)
@@ -543,7 +553,7 @@ rps_stage_reassemble(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n
 			out = rte_ipv6_frag_reassemble_packet(r->tbl, &r->dr, m, tms, f.ip, f.fh);
 		}
 		if (r->dr.cnt != 0)
-			errors += dr_flush(r);
+			errors += dr_flush(r, c->st, RPS_DROP_FRAG_ERROR);
 		if (out != NULL && finish(c, r, out, f.fh != NULL, &absorbed, &reassembled, &errors))
 			pkts[kept++] = out;
 	}
@@ -613,7 +623,7 @@ rps_reasm_tick(struct rps_stage_ctx *c)
 
 	if (r == NULL || r->held == 0)
 		return;
-	n = sweep(r, c->now);
+	n = sweep(r, c->now, c->st, RPS_DROP_FRAG_TIMEOUT);
 	if (n != 0)
 		RPS_CTR_ADD(c->st->dropped[RPS_DROP_FRAG_TIMEOUT], n);
 }
@@ -625,9 +635,11 @@ rps_reasm_destroy(struct rps_reasm *r, struct rps_lcore_stats *st)
 
 	if (r == NULL)
 		return;
-	n = sweep(r, UINT64_MAX);
+	n = sweep(r, UINT64_MAX, st, RPS_DROP_FRAG_TIMEOUT);
 	/* Everything is stale at UINT64_MAX; should start + timeout ever equal it, the table's
-	 * own destroy frees what is left, and r->held still says how many that were. */
+	 * own destroy frees what is left, and r->held still says how many that were (their
+	 * ports unknown: slot 0). */
+	RPS_CTR_ADD(st->port[0].dropped[RPS_DROP_FRAG_TIMEOUT], r->held);
 	n += r->held;
 	r->held = 0;
 	RPS_CTR_ADD(st->dropped[RPS_DROP_FRAG_TIMEOUT], n);

@@ -37,6 +37,8 @@ struct rps_txq {
 	uint16_t queue;
 	struct rte_eth_dev_tx_buffer *buf;
 	struct rps_lcore_stats *st;   /* where sent / failed packets are counted */
+	uint8_t *slot;                /* the ingress port slot (rps_stats_slot()) of each
+				       * packet in buf, in buf's order: a flush sends a prefix */
 	/* what the port can send (rps_txq_set_limits); mtu 0: no check (replies) */
 	uint16_t mtu;                 /* largest L3 packet the port sends */
 	uint16_t multi_seg;           /* the port takes multi-segment mbufs */
@@ -71,10 +73,11 @@ struct rps_stage_ctx {
 
 typedef uint16_t (*rps_stage_fn)(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n);
 
-/** Free a packet and count it under @p reason. */
+/** Free a packet and count it under @p reason, in total and for its ingress port. */
 static inline void
 rps_stage_drop(struct rps_stage_ctx *c, struct rte_mbuf *m, enum rps_drop_reason reason)
 {
+	rps_stats_port_drop(c->st, m, reason);
 	rte_pktmbuf_free(m);
 	RPS_CTR_ADD(c->st->dropped[reason], 1);
 }
@@ -139,7 +142,8 @@ void rps_txq_set_limits(struct rps_txq *q, uint16_t mtu, int multi_seg,
 #define RPS_TX_MAX_FRAGS 64
 
 /**
- * Queue one packet; sent ones count as processed + tx_packets, refused ones as tx_failed.
+ * Queue one packet; sent ones count as processed + tx_packets, refused ones as tx_failed,
+ * and each also for its ingress port (processed and forwarded, or dropped tx_failed).
  * One packet re-fragmented into k frames counts once in processed (or once in tx_failed when
  * the port refused any of them) and k times in tx_packets.
  */

@@ -16,9 +16,18 @@ replies of A's conversations.
 2. The same from the configuration file (forward = 0:1): the same outputs. The control:
    with symmetric = off in the file, replies leave from other workers than their
    conversations' (so check 1 can fail), and the log warns what that breaks.
-3. Timely: with the RX lcore paced (2 ms a packet), each side's packets leave spread over
+   Per port (the summary's "ports"): each port's received is its capture's frame count,
+   received = processed + dropped (all reasons), and forwarded is what the other port's TX
+   files hold; each names the other as "to".
+3. Live: /rps/ports (telemetry) while the run is up, once both captures went through, says
+   the same per port, and the summary written at the SIGINT that follows agrees with it.
+4. Drops by port: port 1's capture with truncated frames (parse drops them) and a slow worker
+   behind a 16-packet backlog (backlog_full, test hooks): each port's drops are its own
+   (truncated only on port 1), received = processed + dropped, forwarded = the other
+   port's TX files.
+5. Timely: with the RX lcore paced (2 ms a packet), each side's packets leave spread over
    the replay (TX timestamps), not in bunches when a queue's buffer fills or at exit.
-4. Refused with exit 2 and the reason: a port paired with itself, a port in two pairs,
+6. Refused with exit 2 and the reason: a port paired with itself, a port in two pairs,
    --tx-port on a paired port, a pair whose port has fewer TX queues than workers (the count
    it needs is in the message).
 
@@ -26,8 +35,10 @@ usage: test_forward.py PATH/TO/dpdk-rps
 """
 
 import collections
+import json
 import os
 import struct
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -72,6 +83,77 @@ def run(binary, tmp, tag, a_path, b_path, app, ntx=len(WORKERS), env=None):
     return res, txa, txb
 
 
+def frames_in(files):
+    return sum(len(rpstest.read_pcap(p).frames) for p in files)
+
+
+def check_ports(F, ctx, ports, want):
+    """@ports: the summary's "ports" or /rps/ports' (dropped by reason in "dropped" or as
+    dropped_<reason>); @want: {port: (received, forwarded, to)}."""
+    if not isinstance(ports, dict):
+        F.fail('%s: no per-port counters: %r' % (ctx, ports))
+        return
+    for port, (rx, fwd, to) in want.items():
+        p = ports.get(str(port))
+        if not isinstance(p, dict):
+            F.fail('%s: port %d missing from %s' % (ctx, port, sorted(ports)))
+            continue
+        if isinstance(p.get('dropped'), dict):
+            drops = sum(p['dropped'].values())
+        else:
+            drops = sum(v for k, v in p.items()
+                        if k.startswith('dropped_') and k != 'dropped_total')
+        F.check(p.get('received') == rx and p.get('forwarded') == fwd and p.get('to') == to,
+                '%s: port %d received %r forwarded %r to %r, expected %d, %d (the other '
+                'port\'s TX files) and %d' % (ctx, port, p.get('received'), p.get('forwarded'),
+                                              p.get('to'), rx, fwd, to))
+        F.check(p.get('received') == p.get('processed', -1) + drops and
+                drops == p.get('dropped_total'),
+                '%s: port %d received %r != processed %r + dropped %d (dropped_total %r)' % (
+                    ctx, port, p.get('received'), p.get('processed'), drops,
+                    p.get('dropped_total')))
+    F.check('other' not in ports, '%s: packets counted for no RX port: %r' % (
+        ctx, ports.get('other')))
+
+
+def drops_by_port(F, binary, tmp, app, a_frames, b_frames):
+    """Truncated frames on port 1 only (parse drops them), then backlog_full on both (a slow
+    worker behind a 16-packet backlog, test hooks): each port's drops are its own."""
+    cut = [f[:24] for f in b_frames if rpstest.parse_l3(f) is not None][:7]
+    bad_b = cut + b_frames
+    bp = os.path.join(tmp, 'b_cut.pcap')
+    rpstest.write_pcap(bp, bad_b)
+    runs = [('drops truncated', None, '4096')]
+    if rpstest.hooks_built(binary, tmp):
+        runs.append(('drops backlog_full', {'RPS_TEST_WORKER_DELAY_NS': '100000'}, '16'))
+    else:
+        print('drops: %s, the backlog_full run skipped' % rpstest.NO_HOOKS, flush=True)
+    for ctx, env, backlog in runs:
+        res, txa, txb = run(binary, tmp, 'drops', os.path.join(tmp, 'a.pcap'), bp,
+                            app + ['--forward', '0:1', '--stages', 'parse,flow,output',
+                                   '--backlog', backlog, '--backpressure', 'off'], env=env)
+        s = rpstest.check_exit(F, res, ctx, strict=True)
+        if s is None:
+            continue
+        ports = s.get('ports') or {}
+        check_ports(F, ctx, ports, {0: (len(a_frames), frames_in(txb), 1),
+                                    1: (len(bad_b), frames_in(txa), 0)})
+        d0, d1 = (ports.get(p, {}).get('dropped', {}) for p in ('0', '1'))
+        for r in s['dropped']:
+            F.check(d0.get(r, 0) + d1.get(r, 0) == s['dropped'][r], '%s: %s on the ports '
+                    '%r + %r, in total %r' % (ctx, r, d0.get(r), d1.get(r), s['dropped'][r]))
+        if env is None:
+            F.check(d0.get('truncated') == 0 and d1.get('truncated') == len(cut),
+                    '%s: truncated on port 0 %r, port 1 %r; expected 0 and %d' % (
+                        ctx, d0.get('truncated'), d1.get('truncated'), len(cut)))
+        else:
+            F.check(d0.get('backlog_full', 0) > 0 and d1.get('backlog_full', 0) > 0,
+                    '%s: backlog_full %r and %r: expected some on both ports' % (
+                        ctx, d0.get('backlog_full'), d1.get('backlog_full')))
+        print('%s: port 0 %s, port 1 %s' % (ctx, {k: v for k, v in d0.items() if v},
+                                            {k: v for k, v in d1.items() if v}), flush=True)
+
+
 def conversation_split(txa, txb):
     """({flow id: its 0 -> 1 queue}, reply packets that left from another worker's queue)."""
     worker_of = collections.defaultdict(set)
@@ -109,7 +191,61 @@ def check_pair(F, ctx, res, a_frames, b_frames, txa, txb):
                                                                     len(worker_of)))
     print('%s: %d frames each way through, %d conversations on one worker each' % (
         ctx, len(a_frames), len(worker_of)), flush=True)
+    check_ports(F, ctx + ' summary', s.get('ports'),
+                {0: (len(a_frames), frames_in(txb), 1), 1: (len(b_frames), frames_in(txa), 0)})
     return s
+
+
+def live_ports(F, binary, tmp, a_path, b_path, app, a_frames, b_frames):
+    """/rps/ports while the run is up, once both captures went through, then the summary."""
+    prefix = rpstest.unique_prefix()
+    txa = [os.path.join(tmp, 'live_a%d.pcap' % i) for i in range(len(WORKERS))]
+    txb = [os.path.join(tmp, 'live_b%d.pcap' % i) for i in range(len(WORKERS))]
+    summary = os.path.join(tmp, 'live.json')
+    eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=[
+        rpstest.pcap_vdev(rx=a_path, tx=txa, name='net_pcap0'),
+        rpstest.pcap_vdev(rx=b_path, tx=txb, name='net_pcap1')])
+    cmd = [binary] + eal + ['--'] + app + ['--summary-json', summary]
+    proc = rpstest.drain(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                          stdin=subprocess.DEVNULL, start_new_session=True))
+    n = len(a_frames) + len(b_frames)
+
+    def drained():
+        r = rpstest.telemetry_socket(prefix, '/rps/ports')
+        ports = (r[0].get('/rps/ports') or {}).get('ports') if r else None
+        if not isinstance(ports, dict):
+            return None
+        got = [p for p in ports.values() if isinstance(p, dict)]
+        done = sum(p.get('received', 0) for p in got) == n and all(
+            p.get('received') == p.get('processed', 0) + p.get('dropped_total', 0) and
+            p.get('forwarded') == p.get('processed') for p in got)
+        return ports if done else None
+    try:
+        ports = rpstest.wait_for(drained, timeout=30)
+    finally:
+        out, err = rpstest.stop(proc, prefix)
+    if ports is None:
+        F.fail('live: /rps/ports never showed both captures through (%d frames); output: %s'
+               % (n, (out + err).decode(errors='replace')[-800:]))
+        return
+    want = {0: (len(a_frames), frames_in(txb), 1), 1: (len(b_frames), frames_in(txa), 0)}
+    check_ports(F, 'live /rps/ports', ports, want)
+    F.check(proc.returncode == 0, 'live: exit %s after SIGINT' % proc.returncode)
+    try:
+        with open(summary) as f:
+            s = json.load(f)
+    except (OSError, ValueError) as e:
+        F.fail('live: no summary JSON: %s' % e)
+        return
+    check_ports(F, 'live summary', s.get('ports'), want)
+    for port in ('0', '1'):
+        F.check(all(s['ports'][port].get(k) == ports[port].get(k)
+                    for k in ('received', 'processed', 'forwarded', 'dropped_total')),
+                'live: port %s in /rps/ports %r and in the summary %r disagree' % (
+                    port, ports[port], s['ports'].get(port)))
+    print('live: /rps/ports %s' % {k: (v['received'], v['processed'], v['forwarded'],
+                                        v['dropped_total']) for k, v in ports.items()},
+          flush=True)
 
 
 def refused(F, binary, tmp, ctx, app, ntx, want):
@@ -154,6 +290,13 @@ def main():
                     'worker: the symmetric check cannot tell')
             F.check('symmetric = off' in res.stdout + res.stderr, 'asymmetric: no warning '
                     'about what an asymmetric hash breaks on a pair')
+
+        # live: /rps/ports with the run still up, then the summary at SIGINT
+        live_ports(F, binary, tmp, a_path, b_path,
+                   ['--map', '0xe', '--backlog', '4096', '--forward', '0:1'], a_frames,
+                   b_frames)
+
+        drops_by_port(F, binary, tmp, app[:-2], a_frames, b_frames)
 
         # timely: the RX lcore paced to 2 ms a packet (a 0.6 s replay each way): the
         # packets must leave as they come, not when a queue's buffer fills or at exit

@@ -58,6 +58,7 @@ CURL = 'curl'
 def counters_of_header():
     """{counter: help} and [drop reasons] from lib/rps/rps_counters.h."""
     hdr = open(os.path.join(rpstest.SRC_ROOT, 'lib', 'rps', 'rps_counters.h')).read()
+    hdr = hdr[:hdr.index('#define RPS_PORT_COUNTERS')]  # the per-port ones have a port label
     reasons = re.findall(r'^\s*X\(\w+, (\w+), "', hdr, re.M)
     counters = dict(re.findall(r'^\s*X\((\w+), "((?:[^"\\]|\\.)*)"\)', hdr, re.M))
     return counters, reasons

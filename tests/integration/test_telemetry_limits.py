@@ -38,6 +38,7 @@ MAX_OUTPUT = 16384  # DPDK 22.11's MAX_OUTPUT_LEN
 def counter_names():
     """Every per-lcore counter and dropped_<reason> (lib/rps/rps_counters.h)."""
     hdr = open(os.path.join(rpstest.SRC_ROOT, 'lib', 'rps', 'rps_counters.h')).read()
+    hdr = hdr[:hdr.index('#define RPS_PORT_COUNTERS')]  # per port: /rps/ports, not per lcore
     drops = re.findall(r'^\s*X\(\w+, (\w+), "', hdr, re.M)
     ctrs = re.findall(r'^\s*X\((\w+), "', hdr, re.M)
     return ctrs + ['dropped_' + d for d in drops] + ['dropped_total']

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_counters.c: drop-reason names and the per-lcore counter helpers (lib/rps/counters.c). */
+#include <errno.h>
 #include <string.h>
 
 #include "rps_counters.h"
@@ -159,6 +160,87 @@ test_ctr_macros(void)
 	CU_ASSERT_EQUAL(s.bytes, 11);
 }
 
+/* The port table: RX ports in slots 1.., every other id (and one past the table) in 0. */
+static void
+test_port_slots(void)
+{
+	static struct rps_lcore_stats s; /* static: about 2 KiB */
+	const uint16_t ports[] = { 3, 0, RTE_MAX_ETHPORTS - 1 };
+	struct rte_mbuf m;
+
+	memset(&s, 0, sizeof(s));
+	/* all zero: every port counts in slot 0 */
+	CU_ASSERT_EQUAL(rps_stats_slot(&s, 3), 0);
+	CU_ASSERT_EQUAL(rps_stats_set_ports(&s, ports, RTE_DIM(ports)), 0);
+	CU_ASSERT_EQUAL(rps_stats_slot(&s, 3), 1);
+	CU_ASSERT_EQUAL(rps_stats_slot(&s, 0), 2);
+	CU_ASSERT_EQUAL(rps_stats_slot(&s, RTE_MAX_ETHPORTS - 1), 3);
+	CU_ASSERT_EQUAL(rps_stats_slot(&s, 1), 0);
+	CU_ASSERT_EQUAL(rps_stats_slot(&s, RTE_MAX_ETHPORTS), 0);
+	CU_ASSERT_EQUAL(rps_stats_slot(&s, UINT16_MAX), 0); /* RTE_MBUF_PORT_INVALID */
+	CU_ASSERT_PTR_EQUAL(rps_stats_port(&s, 0), &s.port[2]);
+
+	/* a drop counts for the mbuf's port only */
+	memset(&m, 0, sizeof(m));
+	m.port = 0;
+	rps_stats_port_drop(&s, &m, RPS_DROP_TRUNCATED);
+	m.port = UINT16_MAX;
+	rps_stats_port_drop(&s, &m, RPS_DROP_TX_FAILED);
+	CU_ASSERT_EQUAL(s.port[2].dropped[RPS_DROP_TRUNCATED], 1);
+	CU_ASSERT_EQUAL(s.port[0].dropped[RPS_DROP_TX_FAILED], 1);
+	CU_ASSERT_EQUAL(rps_port_dropped_total(&s.port[2]), 1);
+	CU_ASSERT_EQUAL(rps_port_dropped_total(&s.port[1]), 0);
+
+	/* refused: too many, out of range, repeated; the table is then all slot 0 */
+	uint16_t many[RPS_PORTS_MAX + 1];
+
+	for (unsigned int i = 0; i < RTE_DIM(many); i++)
+		many[i] = (uint16_t)i;
+	CU_ASSERT_EQUAL(rps_stats_set_ports(&s, many, RPS_PORTS_MAX + 1), -EINVAL);
+	CU_ASSERT_EQUAL(rps_stats_set_ports(&s, many, RPS_PORTS_MAX), 0);
+	CU_ASSERT_EQUAL(rps_stats_slot(&s, RPS_PORTS_MAX - 1), RPS_PORTS_MAX);
+	const uint16_t bad[] = { 1, RTE_MAX_ETHPORTS };
+	const uint16_t twice[] = { 1, 2, 1 };
+
+	CU_ASSERT_EQUAL(rps_stats_set_ports(&s, bad, RTE_DIM(bad)), -EINVAL);
+	CU_ASSERT_EQUAL(rps_stats_slot(&s, 1), 0);
+	CU_ASSERT_EQUAL(rps_stats_set_ports(&s, twice, RTE_DIM(twice)), -EINVAL);
+	CU_ASSERT_EQUAL(rps_stats_slot(&s, 2), 0);
+	CU_ASSERT_EQUAL(rps_stats_set_ports(&s, NULL, 0), 0);
+	CU_ASSERT_EQUAL(s.port[2].dropped[RPS_DROP_TRUNCATED], 1); /* counters kept */
+}
+
+/* Per-port counters are read and summed slot by slot. */
+static void
+test_port_accumulate(void)
+{
+	static struct rps_lcore_stats a, b, r, sum;
+	const uint16_t ports[] = { 0, 1 };
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	memset(&sum, 0, sizeof(sum));
+	CU_ASSERT_EQUAL(rps_stats_set_ports(&a, ports, 2), 0);
+	RPS_CTR_ADD(a.port[1].received, 10);
+	RPS_CTR_ADD(a.port[1].processed, 7);
+	RPS_CTR_ADD(a.port[1].forwarded, 6);
+	RPS_CTR_ADD(a.port[1].dropped[RPS_DROP_BACKLOG_FULL], 3);
+	RPS_CTR_ADD(b.port[1].processed, 2);
+	RPS_CTR_ADD(b.port[2].dropped[RPS_DROP_TX_FAILED], 4);
+	rps_stats_read(&a, &r);
+	CU_ASSERT_EQUAL(r.port[1].received, 10);
+	CU_ASSERT_EQUAL(r.port[1].dropped[RPS_DROP_BACKLOG_FULL], 3);
+	CU_ASSERT_EQUAL(rps_stats_slot(&r, 1), 2); /* the table comes along */
+	rps_stats_accumulate(&sum, &r);
+	rps_stats_accumulate(&sum, &b);
+	CU_ASSERT_EQUAL(sum.port[1].received, 10);
+	CU_ASSERT_EQUAL(sum.port[1].processed, 9);
+	CU_ASSERT_EQUAL(sum.port[1].forwarded, 6);
+	CU_ASSERT_EQUAL(sum.port[1].dropped[RPS_DROP_BACKLOG_FULL], 3);
+	CU_ASSERT_EQUAL(sum.port[2].dropped[RPS_DROP_TX_FAILED], 4);
+	CU_ASSERT_EQUAL(rps_port_dropped_total(&sum.port[0]), 0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -169,6 +251,8 @@ main(int argc, char **argv)
 		{ "stats_accumulate", test_stats_accumulate },
 		{ "stats_dropped_total", test_stats_dropped_total },
 		{ "ctr_macros", test_ctr_macros },
+		{ "port_slots", test_port_slots },
+		{ "port_accumulate", test_port_accumulate },
 		CU_TEST_INFO_NULL,
 	};
 
