@@ -52,7 +52,7 @@ _Static_assert(sizeof(struct flow_key) == 40, "flow key must have no implicit pa
 #define FIN_SEEN(d) (1u << (2 + (d)))  /* a FIN came from direction d */
 #define DIR_SEEN(d) (1u << (4 + (d)))  /* a packet came from direction d (since a restart) */
 #define IN_TOP (1u << 6)               /* the flow is in the table's top set */
-#define FIRST_DIR1 (1u << 7)           /* the first packet came from direction 1 (orig) */
+#define FIRST_DIR1 (1u << 7)           /* direction 1 sent the first packet: it is orig */
 /* what a new connection on the same tuple keeps of seq_bits */
 #define SEQ_BITS_KEEP (IN_TOP | FIRST_DIR1)
 
