@@ -1214,12 +1214,13 @@ tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 
 /*
  * Flows in a page of /rps/flows. At its widest (IPv6 addresses of 39 characters, every
- * number 20 or 11 digits) a flow is 337 bytes: 32 and the rest make 10,843 bytes of the
- * 16,320; the 64 that /rps/flows,64 used to put in one reply could be 21,600. The "stale"
- * and "unavailable" lists name each worker once at most: 127 lcores of 11 characters add
- * 1,433 bytes (12,276 in all).
+ * number 20 or 11 digits, "SYN,SYN-ACK,FIN,RST" both ways) a flow is 538 bytes: 24 and the
+ * rest make 12,969 bytes of the 16,320 (32 made 10,843 before the orig and reply dicts,
+ * 17,273 with them); the 64 that /rps/flows,64 used to put in one reply could be 34,400. The
+ * "stale" and "unavailable" lists name each worker once at most: 127 lcores of 11 characters
+ * add 1,433 bytes (14,402 in all).
  */
-#define TEL_FLOWS_PAGE 32
+#define TEL_FLOWS_PAGE 24
 #define TEL_FLOWS_MAX 64
 
 /* How long a /rps/flows waits for the workers' snapshots, at most; and how long it retries
@@ -1271,6 +1272,20 @@ struct flows_arg {
 	unsigned int stale[RTE_MAX_LCORE], unavailable[RTE_MAX_LCORE];
 };
 
+/* One direction of a flow: {"packets", "bytes", "flags"}. */
+static void
+tel_flow_dir(struct tel_out *o, const char *name, const struct rps_flow_dir_stats *d)
+{
+	char flags[RPS_FLOW_FLAGS_LEN];
+	struct tel_out c;
+
+	tel_open(o, &c, RTE_TEL_CONTAINER);
+	tel_u64(&c, "packets", d->packets);
+	tel_u64(&c, "bytes", d->bytes);
+	tel_str(&c, "flags", rps_flow_flags_format(d->flags, flags, sizeof(flags)));
+	tel_close(o, name, &c);
+}
+
 static void
 flows_build(struct tel_out *o, const void *arg)
 {
@@ -1303,6 +1318,8 @@ flows_build(struct tel_out *o, const void *arg)
 		tel_int(&c, "proto", f->proto);
 		tel_u64(&c, "packets", f->packets);
 		tel_u64(&c, "bytes", f->bytes);
+		tel_flow_dir(&c, "orig", &f->dir[RPS_FLOW_ORIG]);
+		tel_flow_dir(&c, "reply", &f->dir[RPS_FLOW_REPLY]);
 		tel_str(&c, "state", rps_flow_state_name(f->state));
 		tel_u64(&c, "out_of_order", f->out_of_order);
 		tel_u64(&c, "retransmit", f->retransmit);
@@ -1453,7 +1470,7 @@ static const struct {
 	  "(arrays); generation. Params: [Q]" },
 	{ "/rps/buckets", tel_buckets, "Buckets of RX queue Q: lcore, packets, bytes, pps, "
 	  "cycles, moves. Params: Q (32 hottest) or Q,FIRST (64 from FIRST)" },
-	{ "/rps/flows", tel_flows, "Top N flows by packets across workers, 32 a page from FIRST. "
+	{ "/rps/flows", tel_flows, "Top N flows by packets across workers, 24 a page from FIRST. "
 	  "Params: N (1..64, default 10)[,FIRST]" },
 	{ "/rps/config", tel_config, "Active settings, generation, last reload time and result. "
 	  "No parameters" },

@@ -52,28 +52,43 @@ _Static_assert(sizeof(struct flow_key) == 40, "flow key must have no implicit pa
 #define FIN_SEEN(d) (1u << (2 + (d)))  /* a FIN came from direction d */
 #define DIR_SEEN(d) (1u << (4 + (d)))  /* a packet came from direction d (since a restart) */
 #define IN_TOP (1u << 6)               /* the flow is in the table's top set */
+#define FIRST_DIR1 (1u << 7)           /* direction 1 sent the first packet: it is orig */
+/* what a new connection on the same tuple keeps of seq_bits */
+#define SEQ_BITS_KEEP (IN_TOP | FIRST_DIR1)
 
-/* One flow, one cache line; its index is the rte_hash key position. */
+/* dir_flags: the RPS_FLOW_F_* seen from direction d, four bits each */
+#define DIR_FLAGS_SHIFT(d) (4u * (d))
+
+/*
+ * One flow, one cache line; its index is the rte_hash key position. The per-packet work
+ * touches this line only. Everything is indexed by the key's direction (0: sent by endpoint
+ * 0 of the key); FIRST_DIR1 says which of them is orig. 64 bytes hold exact 64-bit packets
+ * and bytes each way only with the flow's first_seen outside the line (t->first_seen[],
+ * written once, when the flow is created, and read by the dumps) and the first direction and
+ * the flags packed into bits.
+ */
 struct flow {
-	uint64_t packets;
-	uint64_t bytes;
-	uint64_t first_seen;
+	uint64_t packets[2];   /* per direction; the flow's total is their sum */
+	uint64_t bytes[2];
 	uint64_t last_seen;
-	uint32_t next_seq[2];  /* per direction (0: sent by endpoint 0 of the key) */
+	uint32_t next_seq[2];  /* per direction */
 	uint32_t out_of_order;
 	uint32_t retransmit;
+	uint32_t sig;          /* the key's hash, as given to rte_hash */
 	uint8_t in_use;
 	uint8_t state;         /* enum rps_flow_state */
-	uint8_t first_dir;     /* direction of the first packet */
-	uint8_t seq_bits;      /* SEQ_VALID, FIN_SEEN, DIR_SEEN, IN_TOP */
-	uint32_t sig;          /* the key's hash, as given to rte_hash */
+	uint8_t seq_bits;      /* SEQ_VALID, FIN_SEEN, DIR_SEEN, IN_TOP, FIRST_DIR1 */
+	uint8_t dir_flags;     /* RPS_FLOW_F_* per direction, at DIR_FLAGS_SHIFT(d) */
 } __rte_aligned(64);
 
 _Static_assert(sizeof(struct flow) == 64, "a flow is one 64-byte line");
+_Static_assert((RPS_FLOW_F_SYN | RPS_FLOW_F_SYNACK | RPS_FLOW_F_FIN | RPS_FLOW_F_RST) <= 0xf,
+	       "a direction's flags fit in four bits of dir_flags");
 
 struct rps_flow_table {
 	struct rte_hash *h;
 	struct flow *flows;    /* conf.size entries */
+	uint64_t *first_seen;  /* conf.size entries: flows[i]'s first packet (TSC), cold */
 	uint32_t *load;        /* flows per primary bucket (sig & load_mask) */
 	struct rps_flow_conf conf;
 	uint32_t load_mask;
@@ -118,6 +133,36 @@ const char *
 rps_flow_state_name(enum rps_flow_state s)
 {
 	return (unsigned int)s < RPS_FLOW_STATE_MAX ? state_names[s] : NULL;
+}
+
+char *
+rps_flow_flags_format(uint8_t flags, char *buf, size_t len)
+{
+	static const struct {
+		uint8_t bit;
+		const char *name;
+	} names[] = {
+		{ RPS_FLOW_F_SYN, "SYN" }, { RPS_FLOW_F_SYNACK, "SYN-ACK" },
+		{ RPS_FLOW_F_FIN, "FIN" }, { RPS_FLOW_F_RST, "RST" },
+	};
+	size_t used = 0;
+
+	if (buf == NULL || len == 0)
+		return buf;
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < RTE_DIM(names); i++) {
+		int n;
+
+		if (!(flags & names[i].bit))
+			continue;
+		n = snprintf(buf + used, len - used, "%s%s", used ? "," : "", names[i].name);
+		if (n < 0 || (size_t)n >= len - used) {
+			buf[used] = '\0'; /* cut short: the names that fitted, whole */
+			break;
+		}
+		used += (size_t)n;
+	}
+	return buf;
 }
 
 static uint64_t
@@ -456,10 +501,14 @@ rps_flow_table_create(const struct rps_flow_conf *conf, const char *name, int so
 	t->load_mask = buckets - 1;
 	t->flows = rte_zmalloc_socket("rps_flows", (size_t)conf->size * sizeof(struct flow),
 				      RTE_CACHE_LINE_SIZE, socket);
+	t->first_seen = rte_zmalloc_socket("rps_flow_born",
+					   (size_t)conf->size * sizeof(*t->first_seen),
+					   RTE_CACHE_LINE_SIZE, socket);
 	t->load = rte_zmalloc_socket("rps_flow_load", (size_t)buckets * sizeof(*t->load),
 				     RTE_CACHE_LINE_SIZE, socket);
-	if (t->flows == NULL || t->load == NULL) {
+	if (t->flows == NULL || t->first_seen == NULL || t->load == NULL) {
 		rte_free(t->flows);
+		rte_free(t->first_seen);
 		rte_free(t->load);
 		rte_free(t);
 		rte_errno = ENOMEM;
@@ -470,6 +519,7 @@ rps_flow_table_create(const struct rps_flow_conf *conf, const char *name, int so
 		int err = rte_errno;
 
 		rte_free(t->flows);
+		rte_free(t->first_seen);
 		rte_free(t->load);
 		rte_free(t);
 		rte_errno = err;
@@ -486,6 +536,7 @@ rps_flow_table_free(struct rps_flow_table *t)
 		return;
 	rte_hash_free(t->h);
 	rte_free(t->flows);
+	rte_free(t->first_seen);
 	rte_free(t->load);
 	rte_free(t);
 }
@@ -516,11 +567,25 @@ flow_sig(const struct rps_flow_table *t, const struct flow_key *k)
 	return flow_siphash(k);
 }
 
+static inline uint64_t
+flow_packets(const struct flow *f)
+{
+	return f->packets[0] + f->packets[1];
+}
+
+static inline uint64_t
+flow_bytes(const struct flow *f)
+{
+	return f->bytes[0] + f->bytes[1];
+}
+
 /* Whether flow a ranks before flow b. */
 static inline int
 ranks_before(const struct flow *a, const struct flow *b)
 {
-	return a->packets > b->packets || (a->packets == b->packets && a->bytes > b->bytes);
+	const uint64_t pa = flow_packets(a), pb = flow_packets(b);
+
+	return pa > pb || (pa == pb && flow_bytes(a) > flow_bytes(b));
 }
 
 /* The top set's smallest member (index into t->top); the set is not empty. */
@@ -564,7 +629,7 @@ top_join(struct rps_flow_table *t, uint32_t pos)
 	}
 	t->flows[pos].seq_bits |= IN_TOP;
 	if (t->top_n == FLOW_TOP)
-		t->top_min = t->flows[t->top[top_smallest(t)]].packets;
+		t->top_min = flow_packets(&t->flows[t->top[top_smallest(t)]]);
 }
 
 /* Remove the flow at @p pos. */
@@ -780,8 +845,8 @@ flow_add(struct rps_flow_table *t, const struct pkt_info *pi, hash_sig_t sig, ui
 		/* a new flow (otherwise an earlier packet of this chunk added it) */
 		memset(f, 0, sizeof(*f));
 		f->in_use = 1;
-		f->first_dir = pi->dir;
-		f->first_seen = now;
+		f->seq_bits = pi->dir ? FIRST_DIR1 : 0;
+		t->first_seen[pos] = now;
 		f->sig = sig;
 		f->state = pi->key.proto == IPPROTO_TCP ? RPS_FLOW_NEW : RPS_FLOW_NONE;
 		load = &t->load[sig & t->load_mask];
@@ -804,7 +869,7 @@ tcp_state(struct flow *f, uint8_t flags, uint8_t dir)
 		if (!(flags & RTE_TCP_ACK_FLAG)) {
 			if (f->state == RPS_FLOW_CLOSED) {
 				/* a new connection on the same tuple */
-				f->seq_bits &= IN_TOP;
+				f->seq_bits &= SEQ_BITS_KEEP;
 				f->state = RPS_FLOW_NEW;
 			}
 			if (f->state == RPS_FLOW_NEW)
@@ -857,19 +922,36 @@ tcp_seq(struct flow *f, const struct pkt_info *pi, struct burst_ctrs *bc)
 	}
 }
 
+/* The RPS_FLOW_F_* bits of a TCP segment's flags. */
+static inline uint8_t
+dir_flags_of(uint8_t tcp_flags)
+{
+	uint8_t b = 0;
+
+	if (tcp_flags & RTE_TCP_SYN_FLAG)
+		b = (tcp_flags & RTE_TCP_ACK_FLAG) ? RPS_FLOW_F_SYNACK : RPS_FLOW_F_SYN;
+	if (tcp_flags & RTE_TCP_FIN_FLAG)
+		b |= RPS_FLOW_F_FIN;
+	if (tcp_flags & RTE_TCP_RST_FLAG)
+		b |= RPS_FLOW_F_RST;
+	return b;
+}
+
 static inline void
 flow_update(struct rps_flow_table *t, uint32_t pos, const struct pkt_info *pi,
 	    const struct rte_mbuf *m, uint64_t now, struct burst_ctrs *bc)
 {
 	struct flow *f = &t->flows[pos];
+	const uint8_t d = pi->dir;
 
-	f->packets++;
-	if (!(f->seq_bits & IN_TOP) && f->packets > t->top_min)
+	f->packets[d]++;
+	if (!(f->seq_bits & IN_TOP) && flow_packets(f) > t->top_min)
 		top_join(t, pos);
-	f->bytes += rte_pktmbuf_pkt_len(m);
+	f->bytes[d] += rte_pktmbuf_pkt_len(m);
 	f->last_seen = now;
 	if (pi->tcp_ok) {
-		tcp_state(f, pi->tcp_flags, pi->dir); /* a restart clears seq_bits */
+		f->dir_flags |= (uint8_t)(dir_flags_of(pi->tcp_flags) << DIR_FLAGS_SHIFT(d));
+		tcp_state(f, pi->tcp_flags, d); /* a restart clears seq_bits */
 		if (!(pi->tcp_flags & RTE_TCP_RST_FLAG))
 			tcp_seq(f, pi, bc);
 	}
@@ -959,7 +1041,7 @@ static void
 summarize(const struct rps_flow_table *t, uint32_t pos, struct rps_flow_summary *s)
 {
 	const struct flow *f = &t->flows[pos];
-	const uint8_t a = f->first_dir, b = !f->first_dir;
+	const uint8_t a = !!(f->seq_bits & FIRST_DIR1), b = !a;
 	struct flow_key k;
 	void *kp;
 
@@ -973,9 +1055,16 @@ summarize(const struct rps_flow_table *t, uint32_t pos, struct rps_flow_summary 
 	s->dport = rte_be_to_cpu_16(k.port[b]);
 	memcpy(s->src, k.addr[a], sizeof(s->src));
 	memcpy(s->dst, k.addr[b], sizeof(s->dst));
-	s->packets = f->packets;
-	s->bytes = f->bytes;
-	s->first_seen = f->first_seen;
+	s->packets = flow_packets(f);
+	s->bytes = flow_bytes(f);
+	for (unsigned int i = 0; i < RPS_FLOW_DIRS; i++) {
+		const uint8_t d = i == RPS_FLOW_ORIG ? a : b;
+
+		s->dir[i].packets = f->packets[d];
+		s->dir[i].bytes = f->bytes[d];
+		s->dir[i].flags = (uint8_t)((f->dir_flags >> DIR_FLAGS_SHIFT(d)) & 0xf);
+	}
+	s->first_seen = t->first_seen[pos];
 	s->last_seen = f->last_seen;
 	s->state = (enum rps_flow_state)f->state;
 	s->out_of_order = f->out_of_order;
@@ -1038,6 +1127,8 @@ rps_flow_table_dump_json(const struct rps_flow_table *t, FILE *f, unsigned int l
 	for (uint32_t i = 0; i < t->conf.size; i++) {
 		struct rps_flow_summary s;
 		char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+		char of[RPS_FLOW_FLAGS_LEN], rf[RPS_FLOW_FLAGS_LEN];
+
 		if (!t->flows[i].in_use)
 			continue;
 		summarize(t, i, &s);
@@ -1047,11 +1138,19 @@ rps_flow_table_dump_json(const struct rps_flow_table *t, FILE *f, unsigned int l
 			snprintf(dst, sizeof(dst), "?");
 		fprintf(f, "%s{\"lcore\": %u, \"family\": %u, \"proto\": %u, \"src\": \"%s\", "
 			"\"dst\": \"%s\", \"sport\": %u, \"dport\": %u, \"packets\": %" PRIu64
-			", \"bytes\": %" PRIu64 ", \"state\": \"%s\", \"out_of_order\": %" PRIu64
+			", \"bytes\": %" PRIu64 ", \"orig\": {\"packets\": %" PRIu64
+			", \"bytes\": %" PRIu64 ", \"flags\": \"%s\"}, \"reply\": {\"packets\": %" PRIu64
+			", \"bytes\": %" PRIu64 ", \"flags\": \"%s\"}, \"state\": \"%s\""
+			", \"out_of_order\": %" PRIu64
 			", \"retransmit\": %" PRIu64 ", \"first_seen_ms\": %" PRIu64
 			", \"last_seen_ms\": %" PRIu64 "}",
 			(written > 0 || need_comma) ? ",\n" : "", lcore, s.family, s.proto, src, dst,
-			s.sport, s.dport, s.packets, s.bytes, rps_flow_state_name(s.state),
+			s.sport, s.dport, s.packets, s.bytes, s.dir[RPS_FLOW_ORIG].packets,
+			s.dir[RPS_FLOW_ORIG].bytes,
+			rps_flow_flags_format(s.dir[RPS_FLOW_ORIG].flags, of, sizeof(of)),
+			s.dir[RPS_FLOW_REPLY].packets, s.dir[RPS_FLOW_REPLY].bytes,
+			rps_flow_flags_format(s.dir[RPS_FLOW_REPLY].flags, rf, sizeof(rf)),
+			rps_flow_state_name(s.state),
 			s.out_of_order, s.retransmit, tsc_to_ms(s.first_seen, t->hz),
 			tsc_to_ms(s.last_seen, t->hz));
 		written++;

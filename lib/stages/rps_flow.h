@@ -10,9 +10,18 @@
  * are tracked), packets without a recorded layout (l3_len 0), and TCP/UDP packets whose
  * transport header is cut short.
  *
- * Per flow: packets and bytes (whole frames, pkt_len), first/last seen (TSC of the burst,
- * c->now), the endpoint that sent the first packet ("src" in the dump), and for TCP a state
+ * Per flow (one entry per connection, both directions): packets and bytes (whole frames,
+ * pkt_len) each way and in total, first/last seen (TSC of the burst, c->now), the endpoint
+ * that sent the first packet ("src" in the dump), and for TCP the flags seen each way, a state
  * and per-direction sequence tracking:
+ *   - directions: "orig" is the direction of the first packet the table saw of the flow (what
+ *     conntrack calls the original direction), "reply" the other one. For a connection picked
+ *     up mid-stream, or whose first packet was lost, orig is whoever sent first here, not
+ *     necessarily the client. The entry keeps orig for its life (a new connection on the same
+ *     tuple, below, keeps it too). Each way: packets and bytes (64-bit, exact; the totals are
+ *     their sums) and the TCP flags seen (RPS_FLOW_F_*): SYN (without ACK), SYN-ACK, FIN,
+ *     RST, as soon as a segment carrying them was counted, for the entry's life (a restart
+ *     keeps them).
  *   - state: SYN -> syn_sent; SYN-ACK -> syn_recv; an ACK without SYN -> established (also
  *     for a flow picked up mid-stream or whose SYN-ACK was not seen); a FIN from one side
  *     -> fin_wait; FINs from both sides, or any RST -> closed. A SYN without ACK on a closed
@@ -99,6 +108,26 @@ enum rps_flow_state {
 	RPS_FLOW_STATE_MAX
 };
 
+/** TCP flags seen in one direction of a flow (rps_flow_summary.dir[].flags). */
+#define RPS_FLOW_F_SYN    0x1 /**< a SYN without ACK */
+#define RPS_FLOW_F_SYNACK 0x2 /**< a SYN with ACK */
+#define RPS_FLOW_F_FIN    0x4
+#define RPS_FLOW_F_RST    0x8
+
+/** The two directions of a flow, as rps_flow_summary.dir[] indexes them. */
+enum rps_flow_dir {
+	RPS_FLOW_ORIG = 0,  /**< the direction of the flow's first packet: src -> dst */
+	RPS_FLOW_REPLY = 1, /**< dst -> src */
+	RPS_FLOW_DIRS
+};
+
+/** One direction of a flow. */
+struct rps_flow_dir_stats {
+	uint64_t packets;
+	uint64_t bytes;
+	uint8_t flags;         /**< RPS_FLOW_F_* seen in this direction */
+};
+
 /** A copy of one flow, oriented as its first packet: src/sport sent it. */
 struct rps_flow_summary {
 	uint8_t family;        /**< 4 or 6 */
@@ -107,8 +136,9 @@ struct rps_flow_summary {
 	uint16_t dport;        /**< host order */
 	uint8_t src[16];       /**< network order; IPv4 uses the first 4 bytes */
 	uint8_t dst[16];
-	uint64_t packets;
-	uint64_t bytes;
+	uint64_t packets;      /**< both directions: dir[0].packets + dir[1].packets */
+	uint64_t bytes;        /**< both directions */
+	struct rps_flow_dir_stats dir[RPS_FLOW_DIRS]; /**< by enum rps_flow_dir */
 	uint64_t first_seen;   /**< TSC */
 	uint64_t last_seen;    /**< TSC */
 	enum rps_flow_state state;
@@ -150,9 +180,11 @@ void rps_flow_table_age_paced(struct rps_stage_ctx *c, uint32_t max_budget);
 #define RPS_FLOW_AGE_BUDGET 1024
 /**
  * Write the table's flows to @p f as JSON objects ({"lcore": .., "family": .., "proto": ..,
- * "src": .., "dst": .., "sport": .., "dport": .., "packets": .., "bytes": .., "state": ..,
+ * "src": .., "dst": .., "sport": .., "dport": .., "packets": .., "bytes": ..,
+ * "orig": {"packets": .., "bytes": .., "flags": ".."}, "reply": {..}, "state": ..,
  * "out_of_order": .., "retransmit": .., "first_seen_ms": .., "last_seen_ms": ..}) separated
- * by ",\n"; the first is preceded by ",\n" too when @p need_comma. Times are the TSC in ms.
+ * by ",\n"; the first is preceded by ",\n" too when @p need_comma. Times are the TSC in ms;
+ * flags as rps_flow_flags_format() writes them.
  * @return flows written.
  */
 int rps_flow_table_dump_json(const struct rps_flow_table *t, FILE *f, unsigned int lcore,
@@ -181,5 +213,14 @@ int rps_flow_table_lookup(const struct rps_flow_table *t, const struct rte_mbuf 
 			  struct rps_flow_summary *out);
 /** "none", "new", "syn_sent", "syn_recv", "established", "fin_wait", "closed"; NULL if bad. */
 const char *rps_flow_state_name(enum rps_flow_state s);
+/**
+ * Write @p flags (RPS_FLOW_F_*) into @p buf as the names of the bits set, in the order "SYN",
+ * "SYN-ACK", "FIN", "RST", joined by commas ("" for none; bits above 0xf are ignored).
+ * RPS_FLOW_FLAGS_LEN bytes hold any value; a shorter @p len gets the names that fit, whole.
+ * @return @p buf.
+ */
+char *rps_flow_flags_format(uint8_t flags, char *buf, size_t len);
+/** The longest rps_flow_flags_format() output, with its NUL: "SYN,SYN-ACK,FIN,RST". */
+#define RPS_FLOW_FLAGS_LEN 20
 
 #endif

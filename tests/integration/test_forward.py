@@ -5,14 +5,17 @@ other, unchanged, both directions of a connection on one worker.
 
 Two net_pcap ports, each with one TX file per worker (its TX queues). Port 0 replays A, a
 generated capture (IPv4/IPv6, TCP/UDP, VLAN and QinQ tags, fragments, ARP and other non-IP
-frames); port 1 replays B, the same frames with every address swapped (MACs, IPs, ports): the
-replies of A's conversations.
+frames); port 1 replays B, the same frames with every address swapped (MACs, IPs, ports)
+less every third one: the replies of A's conversations, fewer than their requests, so that
+the two directions of a conversation count differently.
 
 1. --forward 0:1, 3 workers: exit 0; rx == processed == tx, nothing dropped; port 1's files
    hold exactly A and port 0's exactly B, byte for byte (L2-transparent: tags, ARP and
    non-IP frames pass, fragments are not reassembled); per flow in order in one file; every
    conversation's two directions went out of the same worker's queue (symmetric steering,
-   the default for pairs, as the log says).
+   the default for pairs, as the log says). The flow table (--flows-json) holds one entry
+   per conversation, its two directions' packets and bytes those of A and of B (orig: the
+   side whose packet the table saw first, either), the totals their sums.
 2. The same from the configuration file (forward = 0:1): the same outputs. The control:
    with symmetric = off in the file, replies leave from other workers than their
    conversations' (so check 1 can fail), and the log warns what that breaks.
@@ -35,6 +38,7 @@ usage: test_forward.py PATH/TO/dpdk-rps
 """
 
 import collections
+import ipaddress
 import json
 import os
 import struct
@@ -189,8 +193,8 @@ def check_pair(F, ctx, res, a_frames, b_frames, txa, txb):
     F.check(len(worker_of) > 10 and split == 0, '%s: %d reply packets left from another '
             'worker than their conversation\'s (flows seen: %d)' % (ctx, split,
                                                                     len(worker_of)))
-    print('%s: %d frames each way through, %d conversations on one worker each' % (
-        ctx, len(a_frames), len(worker_of)), flush=True)
+    print('%s: %d + %d frames through, %d conversations on one worker each' % (
+        ctx, len(a_frames), len(b_frames), len(worker_of)), flush=True)
     check_ports(F, ctx + ' summary', s.get('ports'),
                 {0: (len(a_frames), frames_in(txb), 1), 1: (len(b_frames), frames_in(txa), 0)})
     return s
@@ -248,6 +252,61 @@ def live_ports(F, binary, tmp, a_path, b_path, app, a_frames, b_frames):
           flush=True)
 
 
+def side_counts(frames):
+    """{(family, proto, src, sport, dst, dport): (packets, bytes)} of the generator's TCP
+    and UDP flows in @frames (not fragments: the flow stage does not track them), one
+    direction each as the frames have it."""
+    out = {}
+    for fr in frames:
+        l3 = rpstest.parse_l3(fr)
+        if l3 is None or l3.is_frag or l3.proto not in (6, 17) or rpstest.marker(fr) is None:
+            continue
+        sport, dport = struct.unpack_from('!HH', fr, l3.l2_len + l3.l3_len)
+        k = (l3.family, l3.proto, str(ipaddress.ip_address(l3.src)), sport,
+             str(ipaddress.ip_address(l3.dst)), dport)
+        pk, by = out.get(k, (0, 0))
+        out[k] = (pk + 1, by + len(fr))
+    return out
+
+
+def check_conversations(F, ctx, path, a_frames, b_frames):
+    """--flows-json: one entry per conversation, each direction what its capture held."""
+    a, b = side_counts(a_frames), side_counts(b_frames)
+    try:
+        with open(path) as f:
+            flows = json.load(f)['flows']
+    except (OSError, ValueError, KeyError) as e:
+        F.fail('%s: --flows-json: %s' % (ctx, e))
+        return
+    seen, bad, both = set(), [], 0
+    for fl in flows:
+        k = (fl['family'], fl['proto'], fl['src'], fl['sport'], fl['dst'], fl['dport'])
+        rk = (k[0], k[1], k[4], k[5], k[2], k[3])
+        fwd = k in a or rk in b  # orig is A's side
+        ak, bk = (k, rk) if fwd else (rk, k)
+        if ak not in a:
+            continue  # not one of the generator's conversations
+        if ak in seen:
+            bad.append('%s: two entries' % (ak,))
+            continue
+        seen.add(ak)
+        want_o, want_r = (a[ak], b.get(bk, (0, 0))) if fwd else (b.get(bk, (0, 0)), a[ak])
+        got_o = (fl['orig']['packets'], fl['orig']['bytes'])
+        got_r = (fl['reply']['packets'], fl['reply']['bytes'])
+        if got_o != want_o or got_r != want_r or \
+                (fl['packets'], fl['bytes']) != (got_o[0] + got_r[0], got_o[1] + got_r[1]):
+            bad.append('%s: orig %s reply %s total %s, want orig %s reply %s' % (
+                k, got_o, got_r, (fl['packets'], fl['bytes']), want_o, want_r))
+        both += want_o[0] != want_r[0]
+    F.check(not bad and len(seen) == len(a), '%s: %d of %d conversations in --flows-json, '
+            '%d wrong, e.g. %s' % (ctx, len(seen), len(a), len(bad), bad[:2]))
+    # the check can tell orig from reply only where their counts differ
+    F.check(both > len(a) // 2, '%s: only %d conversations whose directions differ' % (
+        ctx, both))
+    print('%s: %d conversations, one entry each, both directions exact' % (ctx, len(seen)),
+          flush=True)
+
+
 def refused(F, binary, tmp, ctx, app, ntx, want):
     res, _, _ = run(binary, tmp, 'bad', os.path.join(tmp, 'a.pcap'),
                     os.path.join(tmp, 'b.pcap'), app, ntx=ntx)
@@ -261,14 +320,17 @@ def main():
     F = rpstest.Failures('test_forward')
     with rpstest.TempDir('forward') as tmp:
         a_frames = rpstest.gen_traffic.generate_frames(flows=48, packets_per_flow=12, seed=7)
-        b_frames = [swapped(f) for f in a_frames]
+        b_frames = [swapped(f) for i, f in enumerate(a_frames) if i % 3 != 2]
         a_path, b_path = os.path.join(tmp, 'a.pcap'), os.path.join(tmp, 'b.pcap')
         rpstest.write_pcap(a_path, a_frames)
         rpstest.write_pcap(b_path, b_frames)
         app = ['--map', '0xe', '--exit-when-idle', '200', '--backlog', '4096']
 
-        res, txa, txb = run(binary, tmp, 'cli', a_path, b_path, app + ['--forward', '0:1'])
-        check_pair(F, 'cli', res, a_frames, b_frames, txa, txb)
+        fj = os.path.join(tmp, 'flows.json')
+        res, txa, txb = run(binary, tmp, 'cli', a_path, b_path,
+                            app + ['--forward', '0:1', '--flows-json', fj])
+        if check_pair(F, 'cli', res, a_frames, b_frames, txa, txb) is not None:
+            check_conversations(F, 'cli', fj, a_frames, b_frames)
         F.check('symmetric steering' in res.stdout + res.stderr, 'cli: the log does not say '
                 'the pair steers symmetrically')
 

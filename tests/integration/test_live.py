@@ -119,6 +119,14 @@ def main():
                         fl.get('first') == 0 and 'next' not in fl and
                         all('packets' in v and 'src' in v for v in flows.values()),
                         '/rps/flows,5: %s' % fl)
+                # each flow's two directions, nested, summing to its totals
+                F.check(all(isinstance(v.get(d), dict) and
+                            set(v[d]) == {'packets', 'bytes', 'flags'}
+                            for v in flows.values() for d in ('orig', 'reply')) and
+                        all(v['orig']['packets'] + v['reply']['packets'] == v['packets'] and
+                            v['orig']['bytes'] + v['reply']['bytes'] == v['bytes']
+                            for v in flows.values()),
+                        '/rps/flows,5: orig and reply: %s' % fl)
                 F.check(cf['generation'] == 1 and cf['config_file'] == cfg and
                         cf['backlog'] == 4096 and cf['flow_limit'] == 0,
                         '/rps/config: %s' % cf)

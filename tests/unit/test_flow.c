@@ -589,6 +589,193 @@ test_directions(void)
 	fx_fini(&f);
 }
 
+/* A direction of @p s is @p pk packets, @p by bytes, @p flags. */
+static void
+check_dir(const struct rps_flow_summary *s, enum rps_flow_dir d, uint64_t pk, uint64_t by,
+	  uint8_t flags)
+{
+	CU_ASSERT_EQUAL(s->dir[d].packets, pk);
+	CU_ASSERT_EQUAL(s->dir[d].bytes, by);
+	CU_ASSERT_EQUAL(s->dir[d].flags, flags);
+	if (s->dir[d].packets != pk || s->dir[d].bytes != by || s->dir[d].flags != flags)
+		printf("\n  %s: %" PRIu64 " packets, %" PRIu64 " bytes, flags %#x; want %" PRIu64
+		       ", %" PRIu64 ", %#x\n", d == RPS_FLOW_ORIG ? "orig" : "reply",
+		       s->dir[d].packets, s->dir[d].bytes, s->dir[d].flags, pk, by, flags);
+}
+
+/*
+ * A whole TCP conversation through one table: SYN, SYN-ACK, ACK, data both ways, a FIN each
+ * way and the last ACK. One entry: orig is the client (its SYN came first), packets and bytes
+ * each way exact and summing to the totals, flags each way exact; the dump shows both.
+ */
+static void
+test_conversation(void)
+{
+	struct fx f;
+	struct rps_flow_summary s;
+	struct seg cs[] = {
+		c2s(SYN, 1000, 0), c2s(ACK, 1001, 0), c2s(ACK | PSH, 1001, 100),
+		c2s(ACK | PSH, 1101, 200), c2s(ACK, 1301, 0), c2s(FIN | ACK, 1301, 0),
+		c2s(ACK, 1302, 0),
+	};
+	struct seg ss[] = {
+		s2c(SYN | ACK, 5000, 0), s2c(ACK, 5001, 0), s2c(ACK | PSH, 5001, 300),
+		s2c(FIN | ACK, 5301, 0),
+	};
+	/* the order on the wire: index into cs (>= 0) or ss (-1 - i) */
+	const int order[] = { 0, -1, 1, 2, -2, 3, -3, 4, 5, -4, 6 };
+	uint64_t cb = 0, sb = 0;
+	char *buf = NULL, want[256];
+	size_t len = 0;
+	FILE *mf;
+
+	FX_INIT(&f, 64, 1000, 100);
+	for (unsigned int i = 0; i < RTE_DIM(order); i++) {
+		const struct seg *p = order[i] >= 0 ? &cs[order[i]] : &ss[-1 - order[i]];
+
+		CU_ASSERT_EQUAL(send1(&f, p), 1);
+		*(order[i] >= 0 ? &cb : &sb) += frame_len(p);
+	}
+	CU_ASSERT_EQUAL(rps_flow_table_count(f.t), 1);
+	CU_ASSERT_EQUAL(f.st.flows_created, 1);
+	CU_ASSERT_EQUAL_FATAL(get(&f, &ss[0], &s), 0);
+	CU_ASSERT_EQUAL(s.sport, CPORT);
+	CU_ASSERT_EQUAL(s.src[3], 1);
+	CU_ASSERT_EQUAL(s.state, RPS_FLOW_CLOSED);
+	check_dir(&s, RPS_FLOW_ORIG, RTE_DIM(cs), cb, RPS_FLOW_F_SYN | RPS_FLOW_F_FIN);
+	check_dir(&s, RPS_FLOW_REPLY, RTE_DIM(ss), sb, RPS_FLOW_F_SYNACK | RPS_FLOW_F_FIN);
+	CU_ASSERT_EQUAL(s.packets, RTE_DIM(cs) + RTE_DIM(ss));
+	CU_ASSERT_EQUAL(s.bytes, cb + sb);
+	CU_ASSERT_EQUAL(s.out_of_order + s.retransmit, 0);
+	/* a RST from the server is the server's flag only */
+	ss[0] = s2c(RST | ACK, 5302, 0);
+	send1(&f, &ss[0]);
+	sb += frame_len(&ss[0]);
+	CU_ASSERT_EQUAL_FATAL(get(&f, &cs[0], &s), 0);
+	check_dir(&s, RPS_FLOW_ORIG, RTE_DIM(cs), cb, RPS_FLOW_F_SYN | RPS_FLOW_F_FIN);
+	check_dir(&s, RPS_FLOW_REPLY, RTE_DIM(ss) + 1, sb,
+		  RPS_FLOW_F_SYNACK | RPS_FLOW_F_FIN | RPS_FLOW_F_RST);
+
+	mf = open_memstream(&buf, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mf);
+	CU_ASSERT_EQUAL(rps_flow_table_dump_json(f.t, mf, 2, 0), 1);
+	fclose(mf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	snprintf(want, sizeof(want), "\"packets\": %u, \"bytes\": %" PRIu64 ", \"orig\": "
+		 "{\"packets\": %u, \"bytes\": %" PRIu64 ", \"flags\": \"SYN,FIN\"}, \"reply\": "
+		 "{\"packets\": %u, \"bytes\": %" PRIu64 ", \"flags\": \"SYN-ACK,FIN,RST\"}, "
+		 "\"state\": \"closed\"", (unsigned int)(RTE_DIM(cs) + RTE_DIM(ss) + 1), cb + sb,
+		 (unsigned int)RTE_DIM(cs), cb, (unsigned int)RTE_DIM(ss) + 1, sb);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, want));
+	if (strstr(buf, want) == NULL)
+		printf("\n  dump: %s\n  want: %s\n", buf, want);
+	free(buf);
+	fx_fini(&f);
+}
+
+/*
+ * The first packet seen is the server's SYN-ACK (the SYN was lost, or went another way): the
+ * server is orig, for the entry's life. A new connection on the closed tuple, opened from the
+ * other side, keeps orig and the flags and counts of both: they are the entry's.
+ */
+static void
+test_reply_first(void)
+{
+	struct fx f;
+	struct rps_flow_summary s;
+	struct seg p;
+	uint64_t cb = 0, sb = 0;
+
+	FX_INIT(&f, 64, 1000, 100);
+	p = s2c(SYN | ACK, 5000, 0);
+	send1(&f, &p);
+	sb += frame_len(&p);
+	p = c2s(ACK, 1001, 0);
+	send1(&f, &p);
+	cb += frame_len(&p);
+	p = c2s(ACK | PSH, 1001, 40);
+	send1(&f, &p);
+	cb += frame_len(&p);
+	CU_ASSERT_EQUAL_FATAL(get(&f, &p, &s), 0);
+	CU_ASSERT_EQUAL(s.sport, SPORT);
+	CU_ASSERT_EQUAL(s.dport, CPORT);
+	CU_ASSERT_EQUAL(s.src[3], 2);
+	CU_ASSERT_EQUAL(s.state, RPS_FLOW_ESTABLISHED);
+	check_dir(&s, RPS_FLOW_ORIG, 1, sb, RPS_FLOW_F_SYNACK);
+	check_dir(&s, RPS_FLOW_REPLY, 2, cb, 0);
+	/* the client resets; then opens again on the same tuple */
+	p = c2s(RST, 1041, 0);
+	send1(&f, &p);
+	cb += frame_len(&p);
+	CU_ASSERT_EQUAL(state_of(&f), RPS_FLOW_CLOSED);
+	p = c2s(SYN, 900000, 0);
+	send1(&f, &p);
+	cb += frame_len(&p);
+	CU_ASSERT_EQUAL(state_of(&f), RPS_FLOW_SYN_SENT);
+	CU_ASSERT_EQUAL_FATAL(get(&f, &p, &s), 0);
+	CU_ASSERT_EQUAL(s.sport, SPORT);
+	check_dir(&s, RPS_FLOW_ORIG, 1, sb, RPS_FLOW_F_SYNACK);
+	check_dir(&s, RPS_FLOW_REPLY, 4, cb, RPS_FLOW_F_RST | RPS_FLOW_F_SYN);
+	CU_ASSERT_EQUAL(s.packets, 5);
+	CU_ASSERT_EQUAL(s.bytes, cb + sb);
+	CU_ASSERT_EQUAL(f.st.flows_created, 1);
+	fx_fini(&f);
+}
+
+/*
+ * The ends of the representation: every flag at once in one direction (a SYN-FIN-RST
+ * segment; a SYN-ACK sets SYN-ACK, not SYN), the other direction's four bits untouched; the
+ * names in order, and the longest name in RPS_FLOW_FLAGS_LEN exactly; a buffer too short
+ * gets the names that fit, NUL-terminated. The counters are 64-bit: the top set ranks by the
+ * sum of both directions (a flow of 3 + 3 packets before one of 5 one way).
+ */
+static void
+test_dir_limits(void)
+{
+	struct fx f;
+	struct rps_flow_summary s, top[4];
+	struct seg p;
+	struct seg one = { 0, UT_IP4(50), UT_IP4(60), 7000, 7001, IPPROTO_UDP, 0, 0, 10, 0 };
+	char buf[RPS_FLOW_FLAGS_LEN], small[8];
+
+	CU_ASSERT_STRING_EQUAL(rps_flow_flags_format(0, buf, sizeof(buf)), "");
+	CU_ASSERT_STRING_EQUAL(rps_flow_flags_format(0xf, buf, sizeof(buf)), "SYN,SYN-ACK,FIN,RST");
+	CU_ASSERT_EQUAL(strlen(buf) + 1, RPS_FLOW_FLAGS_LEN);
+	CU_ASSERT_STRING_EQUAL(rps_flow_flags_format(RPS_FLOW_F_FIN | RPS_FLOW_F_RST, buf,
+						     sizeof(buf)), "FIN,RST");
+	CU_ASSERT_STRING_EQUAL(rps_flow_flags_format(0xf, small, sizeof(small)), "SYN");
+	CU_ASSERT_STRING_EQUAL(rps_flow_flags_format(0xf0, buf, sizeof(buf)), "");
+
+	FX_INIT(&f, 64, 1000, 100);
+	p = c2s(SYN | FIN | RST, 1, 0);
+	send1(&f, &p);
+	p = s2c(SYN | ACK, 7, 0);
+	send1(&f, &p);
+	p = c2s(ACK, 2, 0);
+	send1(&f, &p);
+	p = s2c(ACK, 8, 0);
+	send1(&f, &p);
+	p = c2s(ACK, 2, 0);
+	send1(&f, &p);
+	p = s2c(ACK, 8, 0);
+	send1(&f, &p);
+	CU_ASSERT_EQUAL_FATAL(get(&f, &p, &s), 0);
+	CU_ASSERT_EQUAL(s.dir[RPS_FLOW_ORIG].flags,
+			RPS_FLOW_F_SYN | RPS_FLOW_F_FIN | RPS_FLOW_F_RST);
+	CU_ASSERT_EQUAL(s.dir[RPS_FLOW_REPLY].flags, RPS_FLOW_F_SYNACK);
+	CU_ASSERT_EQUAL(s.dir[RPS_FLOW_ORIG].packets, 3);
+	CU_ASSERT_EQUAL(s.dir[RPS_FLOW_REPLY].packets, 3);
+	for (int i = 0; i < 5; i++)
+		send1(&f, &one);
+	CU_ASSERT_EQUAL(rps_flow_table_top(f.t, top, 4), 2);
+	CU_ASSERT_EQUAL(top[0].packets, 6);
+	CU_ASSERT_EQUAL(top[0].sport, CPORT);
+	CU_ASSERT_EQUAL(top[1].packets, 5);
+	check_dir(&top[1], RPS_FLOW_ORIG, 5, 5u * frame_len(&one), 0);
+	check_dir(&top[1], RPS_FLOW_REPLY, 0, 0, 0);
+	fx_fini(&f);
+}
+
 static void
 test_udp(void)
 {
@@ -634,6 +821,9 @@ test_udp(void)
 	CU_ASSERT_EQUAL(s.state, RPS_FLOW_NONE);
 	CU_ASSERT_EQUAL(s.sport, 5353);
 	CU_ASSERT_EQUAL(s.dport, 53);
+	/* both ways in one entry: orig is the query side */
+	check_dir(&s, RPS_FLOW_ORIG, 3, 3u * frame_len(&a), 0);
+	check_dir(&s, RPS_FLOW_REPLY, 2, 2u * frame_len(&r), 0);
 	CU_ASSERT_EQUAL_FATAL(get(&f, &o, &s), 0);
 	CU_ASSERT_EQUAL(s.packets, 1);
 	CU_ASSERT_EQUAL(s.bytes, frame_len(&o));
@@ -1381,7 +1571,9 @@ test_dump_json(void)
 					   "\"last_seen_ms\": 10000}"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"src\": \"198.18.3.232\", \"dst\": \"198.18.11.184\", "
 					   "\"sport\": 10003, \"dport\": 53, \"packets\": 1, "
-					   "\"bytes\": 46, \"state\": \"none\""));
+					   "\"bytes\": 46, \"orig\": {\"packets\": 1, \"bytes\": 46, "
+					   "\"flags\": \"\"}, \"reply\": {\"packets\": 0, "
+					   "\"bytes\": 0, \"flags\": \"\"}, \"state\": \"none\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"first_seen_ms\": 10250, \"last_seen_ms\": 10250}"));
 	/* balanced braces outside strings, no stray characters between objects */
 	for (const char *c = buf; *c != '\0'; c++) {
@@ -1391,7 +1583,7 @@ test_dump_json(void)
 			depth++;
 		else if (!in_str && *c == '}')
 			depth--;
-		if (depth < 0 || depth > 1)
+		if (depth < 0 || depth > 2) /* a flow, its orig and reply */
 			bad = 1;
 	}
 	CU_ASSERT_EQUAL(depth, 0);
@@ -1553,6 +1745,9 @@ main(int argc, char **argv)
 		{ "reorder", test_reorder },
 		{ "wraparound", test_wraparound },
 		{ "directions", test_directions },
+		{ "conversation", test_conversation },
+		{ "reply_first", test_reply_first },
+		{ "dir_limits", test_dir_limits },
 		{ "udp", test_udp },
 		{ "ipv6", test_ipv6 },
 		{ "through_parse", test_through_parse },
