@@ -21,7 +21,11 @@
    SIGINT must end it with exit 0 and two pcap files our reader reads: RX frames that are
    frames of the input, TX frames too (every worker forwards what it processed), while
    /rps/stats rx_packets goes on rising.
-2. dpdk-proc-info (a net_null port: DPDK 22.11's dpdk-proc-info crashes attaching to a
+2. dpdk-dumpcap on an inline pair (--forward 0:1, both net_pcap ports looping, port 0 on the
+   bundled capture, port 1 on generated flows): `-i 1` captures port 1's own frames inbound
+   and port 0's, forwarded unchanged, outbound (each captured frame is one of the frames its
+   direction must carry); exit 0 and the accounting.
+3. dpdk-proc-info (a net_null port: DPDK 22.11's dpdk-proc-info crashes attaching to a
    primary that runs net_pcap, testpmd's too): --stats, --xstats and --show-mempool must
    exit 0 and show port 0 receiving and our mbuf pool; dpdk-rps then exits 0, accounting
    intact.
@@ -207,9 +211,11 @@ def is_bpf_udp(frame):
 
 # --------------------------------------------------------------------------- runs
 
-def start(binary, hdir, prefix, vdev, app, summary, tmp):
+def start(binary, hdir, prefix, vdev, app, summary, tmp, extra_vdevs=()):
     eal = ['-m', str(MEM_MB), '--huge-dir', hdir, '--no-pci', '--file-prefix', prefix,
            '--lcores', '0@0,(1-2)@1', '--log-level', 'lib.eal:warning', '--vdev', vdev]
+    for v in extra_vdevs:
+        eal += ['--vdev', v]
     cmd = [binary] + eal + ['--'] + app + ['--summary-json', summary]
     out = open(os.path.join(tmp, prefix + '.out'), 'w+b')
     proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=tmp,
@@ -451,6 +457,72 @@ def run_proc_info(binary, hdir, tmp, errs):
                   % (s['rx_packets'], s['processed'], rpstest.dropped_total(s)))
 
 
+
+def run_dumpcap_pair(binary, pcap, hdir, tmp, errs):
+    """An inline pair (--forward 0:1) of two looping net_pcap ports, port 0 on the bundled
+    capture, port 1 on generated flows: dumpcap -i 1 sees port 1's own frames inbound and
+    port 0's, forwarded unchanged, outbound."""
+    dumpcap = shutil.which('dpdk-dumpcap')
+    a_frames = set(rpstest.read_pcap(pcap).frames)
+    b_list = rpstest.gen_traffic.generate_frames(flows=32, packets_per_flow=8, seed=31,
+                                                 frag_datagrams=0, non_ip=0)
+    b_frames = set(b_list)
+    rpstest.write_pcap(os.path.join(tmp, 'b.pcap'), b_list)
+    if not os.path.exists(os.path.join(tmp, 'in.pcap')):
+        os.symlink(pcap, os.path.join(tmp, 'in.pcap'))
+    for i in range(4):
+        if not os.path.exists(os.path.join(tmp, 'pn%d' % i)):
+            os.symlink('/dev/null', os.path.join(tmp, 'pn%d' % i))
+    vdevs = ['net_pcap0,rx_pcap=in.pcap,infinite_rx=1,tx_pcap=pn0,tx_pcap=pn1',
+             'net_pcap1,rx_pcap=b.pcap,infinite_rx=1,tx_pcap=pn2,tx_pcap=pn3']
+    assert all(len(v.split(',', 1)[1]) <= 63 for v in vdevs)
+    prefix = rpstest.unique_prefix()
+    summary = os.path.join(tmp, 'pair_summary.json')
+    proc, out, cmd = start(binary, hdir, prefix, vdevs[0], ['--map', '1-2', '--forward', '0:1'],
+                           summary, tmp, extra_vdevs=vdevs[1:])
+    try:
+        if rpstest.wait_ready(prefix, READY_TIMEOUT) is None:
+            errs.append('pair: dpdk-rps not ready within %.0f s' % READY_TIMEOUT)
+            return
+        dirs, alien, total = collections.Counter(), 0, 0
+        # both directions, though a short capture on a loaded machine may see one only
+        for i in range(6):
+            capfile = os.path.join(tmp, 'pair.%d.pcapng' % i)
+            q = subprocess.run([dumpcap, '--file-prefix', prefix, '-i', '1', '-c', '64', '-w',
+                                capfile], cwd=tmp, capture_output=True, text=True, timeout=60)
+            if q.returncode != 0 or proc.poll() is not None:
+                errs.append('pair: dumpcap -i 1 exit %d, dpdk-rps %s%s' % (
+                    q.returncode, 'running' if proc.poll() is None else 'exited %s' %
+                    proc.returncode, q.stderr[-1000:]))
+                return
+            try:
+                recs = read_pcapng(capfile)
+            except (OSError, ValueError) as e:
+                errs.append('pair: %s' % e)
+                return
+            for data, d in recs:
+                total += 1
+                dirs[d] += 1
+                # inbound on port 1: its own frames; outbound: port 0's, unchanged
+                alien += data not in (b_frames if d == 1 else a_frames if d == 2 else ())
+            if dirs[1] and dirs[2]:
+                break
+        if dirs[1] == 0 or dirs[2] == 0:
+            errs.append('pair: dumpcap -i 1 directions %s over %d packets: expected port 1\'s '
+                        'own frames inbound (1) and port 0\'s outbound (2)' % (dict(dirs), total))
+        if alien:
+            errs.append('pair: %d of %d captured packets are not the frames expected in their '
+                        'direction (inbound: port 1\'s input; outbound: port 0\'s, unchanged)'
+                        % (alien, total))
+        print('pair: dumpcap -i 1: %d packets, %d inbound (port 1\'s own), %d outbound (port '
+              '0\'s, forwarded unchanged)' % (total, dirs[1], dirs[2]))
+    finally:
+        s = finish(proc, out, prefix, summary, 'pair run', errs)
+        if s is not None:
+            print('pair run: dpdk-rps exit 0, rx_packets %d = processed %d + dropped %d' % (
+                s['rx_packets'], s['processed'], rpstest.dropped_total(s)))
+
+
 def main():
     binary, pcap = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     if shutil.which('dpdk-dumpcap') is None:
@@ -476,6 +548,7 @@ def main():
             print('hugepages: %s, %d free of %d' % (hdir, hp._read('free_hugepages'),
                                                      hp._read('nr_hugepages')))
             run_dumpcap(binary, pcap, hdir, tmp, errs)
+            run_dumpcap_pair(binary, pcap, hdir, tmp, errs)
             run_proc_info(binary, hdir, tmp, errs)
         finally:
             hp.undo()
