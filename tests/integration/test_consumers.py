@@ -11,6 +11,9 @@
   summary (connected, reconnects 0).
 - Consumer 1 absent (one testpmd): consumer 0 gets its worker's flows, consumer 1's packets
   are counted consumer_absent (per worker and per consumer), accounting exact, exit 0.
+- A consumer killed mid-run (SIGKILL) and a new one started at its socket, on an endless
+  replay paced to 5,000 packets/s (test hook RPS_TEST_RX_DELAY_NS): dpdk-rps keeps running, counts the gap consumer_absent and one reconnect, the new
+  one receives, the other consumer is undisturbed; exit 0 after SIGINT, accounting exact.
 - Refusals: --consumers with --forward, with --tx-port, more consumers than workers, a
   template without %u, --consumer-wait without --consumers: exit 2 naming the option.
 
@@ -18,6 +21,7 @@ usage: test_consumers.py PATH/TO/dpdk-rps
 """
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -37,8 +41,9 @@ def testpmd(tmp, tag, sock):
     out = os.path.join(tmp, '%s.pcap' % tag)
     if os.path.exists(out):
         os.unlink(out)
+    prefix = rpstest.unique_prefix()
     cmd = ['dpdk-testpmd', '--no-huge', '-m', '256', '--no-pci', '-l', '0,1',
-           '--file-prefix', rpstest.unique_prefix(), '--log-level', 'lib.eal:warning',
+           '--file-prefix', prefix, '--log-level', 'lib.eal:warning',
            '--vdev', 'net_memif0,role=client,id=0,socket=%s,socket-abstract=no,rsize=11' % sock,
            '--vdev', 'net_pcap0,rx_pcap=%s,tx_pcap=%s' % (os.path.join(tmp, 'empty.pcap'), out),
            '--', '--forward-mode=io', '--rxq=1', '--txq=1', '--total-num-mbufs=8192',
@@ -46,7 +51,7 @@ def testpmd(tmp, tag, sock):
     log = open(os.path.join(tmp, '%s.log' % tag), 'w')
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT,
                          start_new_session=True)
-    p.out, p.log = out, log.name
+    p.out, p.log, p.prefix = out, log.name, prefix
     return p
 
 
@@ -57,6 +62,7 @@ def testpmd_stop(p):
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, 9)
         p.wait()
+    rpstest.remove_runtime_dir(p.prefix)
     return rpstest.read_pcap(p.out).frames if os.path.exists(p.out) else None
 
 
@@ -173,6 +179,69 @@ def check_absent(F, binary, tmp, inp, frames):
         k0['delivered'], k1['dropped']['consumer_absent']))
 
 
+def check_reconnect(F, binary, tmp, inp):
+    """A consumer killed mid-run (SIGKILL, as a crash) and a new one started at its socket:
+    dpdk-rps keeps running, counts consumer 1's packets absent meanwhile and one reconnect,
+    the new consumer receives, consumer 0 is not disturbed."""
+    ctx = 'reconnect'
+    if not rpstest.hooks_built(binary, tmp):
+        print('%s: skipped (%s: the replay is paced by RPS_TEST_RX_DELAY_NS)' % (
+            ctx, rpstest.NO_HOOKS))
+        return
+    sock = os.path.join(tmp, 're-c%u.sock')
+    prefix = rpstest.unique_prefix()
+    eal = rpstest.eal_args(prefix, lcores=LCORES,
+                           vdevs=[rpstest.pcap_vdev(rx=inp, infinite_rx=True)])
+    app = ['--consumers', '2', '--consumer-socket', sock, '--consumer-wait', '20000']
+    clients = {}
+
+    def script():
+        rpstest.wait_for(lambda: all(os.path.exists(sock % c) for c in (0, 1)), timeout=30)
+        clients['c0'] = testpmd(tmp, 're-c0', sock % 0)
+        clients['old'] = testpmd(tmp, 're-c1-old', sock % 1)
+        time.sleep(2.5)
+        os.killpg(clients['old'].pid, 9)
+        clients['old'].wait()
+        rpstest.remove_runtime_dir(clients['old'].prefix)
+        time.sleep(1.0)
+        clients['new'] = testpmd(tmp, 're-c1-new', sock % 1)
+
+    t = threading.Thread(target=script)
+    t.start()
+    r = rpstest.run_rps(binary, eal, app, timeout=90, stop_signal=signal.SIGINT,
+                        signal_after=7.5, prefix=prefix,
+                        env={'RPS_TEST_RX_DELAY_NS': '200000'},
+                        summary_path=os.path.join(tmp, 're_summary.json'))
+    t.join()
+    c0 = testpmd_stop(clients['c0'])
+    new = testpmd_stop(clients['new'])
+    s = rpstest.check_exit(F, r, ctx)
+    if s is None:
+        return
+    cons = s.get('consumers', [])
+    if len(cons) != 2:
+        F.fail('%s: summary consumers %r' % (ctx, cons))
+        return
+    k0, k1 = cons
+    F.check(k0['reconnects'] == 0 and k0['connected'] is True and
+            k0['dropped']['consumer_absent'] == 0 and k0['delivered'] > 0,
+            '%s: consumer 0 disturbed: %r' % (ctx, k0))
+    F.check(k1['reconnects'] == 1 and k1['connected'] is True,
+            '%s: consumer 1 after the restart: %r' % (ctx, k1))
+    F.check(k1['dropped']['consumer_absent'] > 0,
+            '%s: consumer 1 counted nothing absent while it was gone: %r' % (ctx, k1))
+    F.check(new is not None and len(new) > 0,
+            '%s: the new consumer 1 received nothing (%s)' % (ctx, clients['new'].log))
+    F.check(c0 is not None and len(c0) > 0, '%s: consumer 0 captured nothing' % ctx)
+    F.check(s['dropped']['consumer_absent'] == k1['dropped']['consumer_absent'],
+            '%s: consumer_absent %d overall, %d at consumer 1' % (
+                ctx, s['dropped']['consumer_absent'], k1['dropped']['consumer_absent']))
+    print('reconnect: consumer 1 killed and restarted: %d absent meanwhile, 1 reconnect, '
+          'the new one got %d; consumer 0 delivered %d (%d full), exit 0' % (
+              k1['dropped']['consumer_absent'], len(new or []), k0['delivered'],
+              k0['dropped']['consumer_full']))
+
+
 def check_refusals(F, binary, tmp, inp):
     prefix = rpstest.unique_prefix()
     eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=[rpstest.pcap_vdev(rx=inp)])
@@ -206,6 +275,7 @@ def main():
         check_refusals(F, binary, tmp, inp)
         check_both(F, binary, tmp, inp, frames)
         check_absent(F, binary, tmp, inp, frames)
+        check_reconnect(F, binary, tmp, inp)
     return F.report()
 
 
