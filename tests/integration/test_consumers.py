@@ -13,7 +13,7 @@
   are counted consumer_absent (per worker and per consumer), accounting exact, exit 0.
 - A consumer killed mid-run (SIGKILL) and a new one started at its socket, on an endless
   replay paced to 5,000 packets/s (test hook RPS_TEST_RX_DELAY_NS): dpdk-rps keeps running, counts the gap consumer_absent and one reconnect, the new
-  one receives, the other consumer is undisturbed; exit 0 after SIGINT, accounting exact.
+  one receives, the other consumer is undisturbed, /rps/consumers says so live; exit 0 after SIGINT, accounting exact.
 - Refusals: --consumers with --forward, with --tx-port, more consumers than workers, a
   template without %u, --consumer-wait without --consumers: exit 2 naming the option.
 
@@ -193,7 +193,15 @@ def check_reconnect(F, binary, tmp, inp):
     eal = rpstest.eal_args(prefix, lcores=LCORES,
                            vdevs=[rpstest.pcap_vdev(rx=inp, infinite_rx=True)])
     app = ['--consumers', '2', '--consumer-socket', sock, '--consumer-wait', '20000']
-    clients = {}
+    clients, tel = {}, {}
+
+    def consumer1():
+        # /rps/consumers live: consumer 1's entry, or None
+        r = rpstest.telemetry(prefix, '/rps/consumers')
+        try:
+            return r[0]['/rps/consumers']['consumers']['1']
+        except (IndexError, KeyError, TypeError):
+            return None
 
     def script():
         rpstest.wait_for(lambda: all(os.path.exists(sock % c) for c in (0, 1)), timeout=30)
@@ -204,12 +212,15 @@ def check_reconnect(F, binary, tmp, inp):
         clients['old'].wait()
         rpstest.remove_runtime_dir(clients['old'].prefix)
         time.sleep(1.0)
+        tel['gone'] = consumer1()
         clients['new'] = testpmd(tmp, 're-c1-new', sock % 1)
+        time.sleep(1.5)
+        tel['back'] = consumer1()
 
     t = threading.Thread(target=script)
     t.start()
     r = rpstest.run_rps(binary, eal, app, timeout=90, stop_signal=signal.SIGINT,
-                        signal_after=7.5, prefix=prefix,
+                        signal_after=9.0, prefix=prefix,
                         env={'RPS_TEST_RX_DELAY_NS': '200000'},
                         summary_path=os.path.join(tmp, 're_summary.json'))
     t.join()
@@ -218,6 +229,13 @@ def check_reconnect(F, binary, tmp, inp):
     s = rpstest.check_exit(F, r, ctx)
     if s is None:
         return
+    gone, back = tel.get('gone'), tel.get('back')
+    F.check(gone is not None and gone['connected'] == 0 and gone['reconnects'] == 0 and
+            gone['dropped_consumer_absent'] > 0 and gone['nb_queues'] == 1 and
+            gone['socket'] == sock % 1,
+            '%s: /rps/consumers with consumer 1 gone: %r' % (ctx, gone))
+    F.check(back is not None and back['connected'] == 1 and back['reconnects'] == 1,
+            '%s: /rps/consumers with consumer 1 back: %r' % (ctx, back))
     cons = s.get('consumers', [])
     if len(cons) != 2:
         F.fail('%s: summary consumers %r' % (ctx, cons))
