@@ -38,8 +38,8 @@ extern int rps_logtype;
 #define RPS_TOP_FLOWS 32
 /* (port, queue) pairs over every --rx-port: rps_order's bucket holds at most 256 */
 #define RPS_RX_QUEUES_MAX 256
-/* every --rx-port and the --tx-port */
-#define RPS_APP_PORTS_MAX (RPS_RX_PORTS_MAX + 1)
+/* every --rx-port, the --tx-port and the consumers' ports */
+#define RPS_APP_PORTS_MAX (RPS_RX_PORTS_MAX + 1 + RPS_CONSUMERS_MAX)
 
 /** A worker's top flows, republished at most once a second while /rps/flows asks; read by
  * telemetry only through the sequence counter (single writer, no lock), with a bounded
@@ -140,6 +140,17 @@ struct rps_rebalance_conf {
 	uint32_t interval_ms, threshold_pct, moves, holddown_ms;
 };
 
+/** A consumer (--consumers, setup/consumers.c): a net_memif port in server role that the
+ * workers w with w mod K == its index send to, each on its own queue w / K. */
+struct rps_consumer {
+	uint16_t port;                 /* its ethdev port */
+	uint16_t nb_queues;            /* workers feeding it: the RX queues its client opens */
+	int up;                        /* a client is connected (control thread; atomic) */
+	uint64_t connects;             /* times a client connected (control thread; atomic) */
+	char path[RPS_CONSUMER_PATH_MAX]; /* its memif socket */
+	char name[32];                 /* its vdev ("net_memif_rpsc0") */
+} __rte_cache_aligned;
+
 struct rps_app {
 	struct rps_options opt;
 	struct rps_pipeline pipeline;
@@ -184,6 +195,9 @@ struct rps_app {
 					 * for it (pdump.c) */
 	struct rte_eth_stats port_stats; /* RX ports' own counters, summed, read at exit */
 	struct rte_eth_stats rx_port_stats[RPS_RX_PORTS_MAX]; /* ... each of them */
+
+	uint16_t nb_consumers;          /* --consumers (0: off) */
+	struct rps_consumer consumers[RPS_CONSUMERS_MAX];
 
 	uint16_t nb_workers;
 	/* Both arrays are contiguous because others index them (reports and telemetry
@@ -452,6 +466,26 @@ void rps_snapshot_take(const struct rps_app *app, struct rps_snapshot *s);
  * the output stage sends, else -1 (consumed); and whether it is one side of a pair. */
 int rps_port_to(const struct rps_app *app, uint16_t port);
 int rps_port_paired(const struct rps_app *app, uint16_t port);
+
+/* consumers.c (setup/): --consumers. check: the options (before EAL's ports; the default
+ * socket template); create: the memif vdevs, before the ports are planned; wait: hold RX
+ * until every consumer is connected (--consumer-wait); tick: the control thread's look at
+ * each consumer's link (connected, reconnects). */
+int rps_consumers_check(struct rps_app *app);
+int rps_consumers_create(struct rps_app *app);
+void rps_consumers_wait(struct rps_app *app);
+void rps_consumers_tick(struct rps_app *app);
+/* The consumer worker @p w feeds, and its queue there. */
+static inline uint16_t
+rps_consumer_of(const struct rps_app *app, uint16_t w)
+{
+	return (uint16_t)(w % app->nb_consumers);
+}
+/* A consumer's counters: the sums over the workers feeding it (each writes its own). */
+struct rps_consumer_stats {
+	uint64_t delivered, absent, full;
+};
+void rps_consumer_stats(const struct rps_app *app, uint16_t c, struct rps_consumer_stats *s);
 
 /* report.c: the live table and the exit summary. */
 int rps_report_start(struct rps_app *app);

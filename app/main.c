@@ -147,7 +147,7 @@ check_start(struct rps_app *app)
 	if (rps_setup_hash_options(app) < 0 ||
 	    rps_pipeline_parse(app->opt.stages_text, &app->pipeline, NULL, 0) < 0 ||
 	    rps_setup_rx_lcores(app) < 0 || rps_setup_check_map(app) < 0 ||
-	    rps_setup_check_respond(app) < 0)
+	    rps_setup_check_respond(app) < 0 || rps_consumers_check(app) < 0)
 		return -1;
 	if (rps_metrics_open(app, err, sizeof(err)) < 0) {
 		if (rps_options_given(&app->opt, "metrics"))
@@ -237,6 +237,7 @@ main(int argc, char **argv)
 		rps_hash_mode_name(app->opt.hash_mode), app->opt.backlog, app->opt.burst);
 	app->start_tsc = rte_rdtsc();
 	ret = rps_setup_launch(app);
+	rps_consumers_wait(app); /* --consumer-wait: RX starts once they are there */
 	/* A stop asked for during start-up: the RX loop ends at once, the workers drain and the
 	 * summary follows as after any stop. */
 	if (!rps_stop_requested(app, "port and worker set-up")) {

@@ -256,6 +256,10 @@ rps_port_plan(const struct rps_port_use *use, const struct rps_port_info *info,
 	if (rps_port_role_tx(use->role)) {
 		q->workers_tx = 1;
 		q->nb_txq = use->nb_senders ? use->nb_senders : RTE_MAX(conf->nb_workers, 1);
+		/* a memif client opens its rings in pairs; the server disconnects one that adds
+		 * a ring it has no queue for: as many RX queues, never polled */
+		if (use->role == RPS_PORT_CONSUMER)
+			q->nb_rxq = q->nb_txq;
 	} else {
 		/* an idle TX queue: dpdk-dumpcap asks for RX and TX capture together and the
 		 * primary refuses a port without TX queues ("number of tx queues cannot be 0") */
@@ -300,8 +304,9 @@ rps_port_start(const struct rps_port_use *use, const struct rps_port_queues *q,
 		req.want_rss = conf->want_rss;
 		req.rss_key = conf->rss_key;
 		req.rss_key_len = conf->rss_key_len;
-		req.pool = conf->pool;
 	}
+	if (req.nb_rxq > 0)
+		req.pool = conf->pool; /* a consumer's unpolled RX queues need one too */
 	req.tx_mixed = conf->tx_mixed;
 	req.mtu = conf->mtu;
 	req.rx_intr = rps_port_role_rx(use->role) && conf->rx_intr;

@@ -135,11 +135,15 @@ int rps_port_setup(const struct rps_port_req *req, struct rps_port_info *info);
  *   PAIR      as RX                              one per worker sending on it (an inline
  *                                                pair: the workers send back out the port
  *                                                the packet came in on, or its peer)
- *   CONSUMER  none                               one per worker feeding it (a memif server
- *                                                whose client consumes what they send)
+ *   CONSUMER  as many as TX queues, never       one per worker feeding it (a memif server
+ *             polled (a memif client opens its   whose client consumes what they send)
+ *             rings in pairs; the server drops
+ *             a client that adds a ring it has
+ *             no queue for)
  *
  * Receiving roles (RX, PAIR) get the mbuf pool, RSS with the caller's key and the RX
- * offloads; sending roles (TX, PAIR, CONSUMER) the TX offloads and the MTU.
+ * offloads (a CONSUMER's RX queues only the pool); sending roles (TX, PAIR, CONSUMER) the TX
+ * offloads and the MTU.
  * rps_port_plan() is pure (no ethdev call), so the table above is unit-tested without a NIC;
  * rps_port_start() applies a plan.
  */

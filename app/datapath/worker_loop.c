@@ -33,7 +33,22 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 	c->hz = rte_get_tsc_hz();
 	c->lcore = w->lcore;
 	c->worker = w->index;
-	if (o->tx_port >= 0 && rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT)) {
+	if (app->nb_consumers > 0 && rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT)) {
+		/* --consumers (no --tx-port then): its own queue w / K on consumer w mod K */
+		const struct rps_consumer *k = &app->consumers[rps_consumer_of(app, w->index)];
+		const struct rps_port_info *pi = NULL;
+
+		for (uint16_t i = 0; i < app->nb_ports; i++)
+			if (app->ports[i].port_id == k->port)
+				pi = &app->port_info[i];
+		if (rps_txq_init(&w->out_txq, k->port, (uint16_t)(w->index / app->nb_consumers),
+				 o->burst, socket, &w->stats) < 0)
+			return -ENOMEM;
+		rps_txq_set_limits(&w->out_txq, pi != NULL ? pi->mtu : 0,
+				   pi != NULL ? pi->tx_multi_seg : 1, app->pool, app->indirect);
+		w->out_txq.consumer = 1;
+		c->out_txq = &w->out_txq;
+	} else if (o->tx_port >= 0 && rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT)) {
 		if (rps_txq_init(&w->out_txq, (uint16_t)o->tx_port, w->txq, o->burst, socket,
 				 &w->stats) < 0)
 			return -ENOMEM;

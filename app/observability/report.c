@@ -291,6 +291,27 @@ summary_ports(const struct rps_app *app, const struct rps_snapshot *s, FILE *out
 		fprintf(out, "  WARNING: a port's received != processed + dropped\n");
 }
 
+/* --consumers: a line per consumer. */
+static void
+summary_consumers(const struct rps_app *app, FILE *out)
+{
+	if (app->nb_consumers == 0)
+		return;
+	fprintf(out, "  %8s %14s %15s %13s %9s %10s  %s\n", "consumer", "delivered",
+		"consumer_absent", "consumer_full", "connected", "reconnects", "socket");
+	for (uint16_t i = 0; i < app->nb_consumers; i++) {
+		const struct rps_consumer *k = &app->consumers[i];
+		const uint64_t connects = __atomic_load_n(&k->connects, __ATOMIC_RELAXED);
+		struct rps_consumer_stats st;
+
+		rps_consumer_stats(app, i, &st);
+		fprintf(out, "  %8u %14" PRIu64 " %15" PRIu64 " %13" PRIu64 " %9s %10" PRIu64
+			"  %s\n", i, st.delivered, st.absent, st.full,
+			__atomic_load_n(&k->up, __ATOMIC_RELAXED) ? "yes" : "no",
+			connects > 0 ? connects - 1 : 0, k->path);
+	}
+}
+
 void
 rps_report_summary(const struct rps_app *app, FILE *out)
 {
@@ -335,6 +356,7 @@ rps_report_summary(const struct rps_app *app, FILE *out)
 				ps->rx_nombuf, ps->imissed, ps->ierrors);
 	}
 	summary_ports(app, s, out);
+	summary_consumers(app, out);
 	if (s->rx.rx_packets != s->total.processed + rps_stats_dropped_total(&s->total))
 		fprintf(out, "  WARNING: rx_packets != processed + dropped\n");
 	free(s);
@@ -386,6 +408,45 @@ json_ports(FILE *f, const struct rps_app *app, const struct rps_snapshot *s)
 		json_port(f, "other", -1, 0, &s->total.port[0]);
 	}
 	fprintf(f, "\n  },");
+}
+
+/* @p str as a JSON string (a path may hold quotes, backslashes or control characters). */
+static void
+json_str(FILE *f, const char *str)
+{
+	fputc('"', f);
+	for (const unsigned char *c = (const unsigned char *)str; *c != '\0'; c++) {
+		if (*c == '"' || *c == '\\')
+			fprintf(f, "\\%c", *c);
+		else if (*c < 0x20)
+			fprintf(f, "\\u%04x", *c);
+		else
+			fputc(*c, f);
+	}
+	fputc('"', f);
+}
+
+/* "consumers" (--consumers): each one's socket, queues, link and counters; [] when off. */
+static void
+json_consumers(FILE *f, const struct rps_app *app)
+{
+	fprintf(f, "\n  \"consumers\": [");
+	for (uint16_t i = 0; i < app->nb_consumers; i++) {
+		const struct rps_consumer *k = &app->consumers[i];
+		const uint64_t connects = __atomic_load_n(&k->connects, __ATOMIC_RELAXED);
+		struct rps_consumer_stats st;
+
+		rps_consumer_stats(app, i, &st);
+		fprintf(f, "%s\n    {\"consumer\": %u, \"port\": %u, \"socket\": ", i ? "," : "",
+			i, k->port);
+		json_str(f, k->path);
+		fprintf(f, ", \"nb_queues\": %u, \"connected\": %s, \"reconnects\": %" PRIu64
+			", \"delivered\": %" PRIu64 ", \"dropped\": {\"consumer_absent\": %" PRIu64
+			", \"consumer_full\": %" PRIu64 "}}", k->nb_queues,
+			__atomic_load_n(&k->up, __ATOMIC_RELAXED) ? "true" : "false",
+			connects > 0 ? connects - 1 : 0, st.delivered, st.absent, st.full);
+	}
+	fprintf(f, "%s],", app->nb_consumers ? "\n  " : "");
 }
 
 static void
@@ -522,6 +583,7 @@ rps_report_json(const struct rps_app *app, const char *path)
 			app->rx_port_stats[p].rx_nombuf);
 	fprintf(f, "],");
 	json_ports(f, app, s);
+	json_consumers(f, app);
 	fprintf(f, "\n  \"mempool\": {\"size\": %u, \"in_use_at_exit\": %" PRId64
 		", \"reserve\": %u, \"worker_share\": %" PRIu64 ", \"backlog_cap\": %u"
 		", \"frag_budget\": %u}\n}\n", app->pool_size, app->pool_in_use_at_exit,

@@ -594,6 +594,51 @@ tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 	return rc;
 }
 
+/* ---- /rps/consumers ---- */
+
+/* Each consumer (--consumers): its port, socket, queues, connected, reconnects, delivered
+ * and drops by reason, the sums over the workers feeding it. At their widest 16 consumers
+ * are about 16 * 330 bytes. */
+static void
+consumers_build(struct tel_out *o, const void *arg)
+{
+	const struct rps_app *app = arg;
+	struct tel_out cs;
+	char name[16];
+
+	tel_u64(o, "nb_consumers", app->nb_consumers);
+	tel_open(o, &cs, RTE_TEL_CONTAINER);
+	for (uint16_t i = 0; i < app->nb_consumers; i++) {
+		const struct rps_consumer *k = &app->consumers[i];
+		const uint64_t connects = __atomic_load_n(&k->connects, __ATOMIC_RELAXED);
+		struct rps_consumer_stats st;
+		struct tel_out c;
+
+		rps_consumer_stats(app, i, &st);
+		tel_open(&cs, &c, RTE_TEL_CONTAINER);
+		tel_int(&c, "port_id", k->port);
+		tel_str(&c, "socket", k->path);
+		tel_u64(&c, "nb_queues", k->nb_queues);
+		tel_int(&c, "connected", __atomic_load_n(&k->up, __ATOMIC_RELAXED));
+		tel_u64(&c, "reconnects", connects > 0 ? connects - 1 : 0);
+		tel_u64(&c, "delivered", st.delivered);
+		tel_u64(&c, "dropped_consumer_absent", st.absent);
+		tel_u64(&c, "dropped_consumer_full", st.full);
+		snprintf(name, sizeof(name), "%u", i);
+		tel_close(&cs, name, &c);
+	}
+	tel_close(o, "consumers", &cs);
+}
+
+static int
+tel_consumers(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	if (params != NULL && *params != '\0')
+		return -EINVAL;
+	return tel_reply(d, consumers_build, tel_app);
+}
+
 /* ---- /rps/workers and /rps/worker ---- */
 
 /*
@@ -1462,6 +1507,8 @@ static const struct {
 	  "workers' summaries from FIRST. Params: [FIRST]" },
 	{ "/rps/ports", tel_ports, "Each RX port by id: received, processed, forwarded, drops "
 	  "by reason, the port it forwards to. No parameters" },
+	{ "/rps/consumers", tel_consumers, "Each consumer (--consumers) by index: port, socket, "
+	  "queues, connected, reconnects, delivered, drops by reason. No parameters" },
 	{ "/rps/workers", tel_workers, "A page of 16 workers from FIRST: backlog, health, load, "
 	  "buckets, drops. Params: [FIRST]" },
 	{ "/rps/worker", tel_worker, "One worker: every counter and drop reason, backlog, health, "

@@ -106,6 +106,17 @@ h_forward(struct rps_options *o, const char *arg, const char **why)
 	return rps_forward_parse(arg, o->fwd, &o->nb_fwd, why) < 0 ? -1 : 0;
 }
 
+/* The template's own checks; the longest path is checked again against --consumers once
+ * every option is read (rps_setup_check_consumers()). */
+static int
+h_consumer_socket(struct rps_options *o, const char *arg, const char **why)
+{
+	if (rps_consumer_socket_check(arg, 1, why) < 0)
+		return -1;
+	snprintf(o->consumer_socket, sizeof(o->consumer_socket), "%s", arg);
+	return 0;
+}
+
 static int
 h_symmetric(struct rps_options *o, const char *arg, const char **why)
 {
@@ -348,6 +359,9 @@ static const struct opt_bind {
 	[RPS_SET_IDLE_SPIN] = { FIELD(idle_spin_us), 0, NULL },
 	[RPS_SET_IDLE_WAIT] = { FIELD(idle_wait), 0, NULL },
 	[RPS_SET_FORWARD] = { 0, 0, 0, h_forward },
+	[RPS_SET_CONSUMERS] = { FIELD(consumers), 0, NULL },
+	[RPS_SET_CONSUMER_SOCKET] = { 0, 0, 0, h_consumer_socket },
+	[RPS_SET_CONSUMER_WAIT] = { FIELD(consumer_wait_ms), 0, NULL },
 	[RPS_SET_METRICS] = { 0, 0, 0, h_metrics },
 	[RPS_SET_HELP] = { FIELD(help), 0, NULL },
 };

@@ -80,7 +80,8 @@ report_queue_limit(const char *opt, uint16_t port, const struct rps_port_info *p
 /* Add port @p port with @p role to the list and plan its queues; say what is wrong, named
  * by @p opt, when the port cannot have them. */
 static int
-plan_port(struct rps_app *app, const char *opt, uint16_t port, enum rps_port_role role)
+plan_port(struct rps_app *app, const char *opt, uint16_t port, enum rps_port_role role,
+	  uint16_t nb_senders)
 {
 	const struct rps_options *o = &app->opt;
 	const struct rps_port_plan_conf conf = {
@@ -104,9 +105,13 @@ plan_port(struct rps_app *app, const char *opt, uint16_t port, enum rps_port_rol
 	}
 	u->port_id = port;
 	u->role = role;
-	u->nb_senders = 0; /* every worker */
+	u->nb_senders = nb_senders; /* 0: every worker */
 	rc = rps_port_plan(u, pi, &conf, q);
-	if (rc == -ERANGE) {
+	if (rc < 0 && role == RPS_PORT_CONSUMER) {
+		fprintf(stderr, "dpdk-rps: --consumers: port %u (%s) cannot have %u queue pairs "
+			"(at most %u RX and %u TX queues)\n", port, pi->driver, q->nb_txq,
+			pi->max_rxq, pi->max_txq);
+	} else if (rc == -ERANGE) {
 		fprintf(stderr, "dpdk-rps: --rx-queues %u: port %u (%s) has at most %u RX "
 			"queues\n", o->rx_queues, port, pi->driver, pi->max_rxq);
 	} else if (rc == -ENOSPC && o->tx_port == (int)port) {
@@ -153,7 +158,7 @@ rps_setup_ports_plan(struct rps_app *app)
 			return -RPS_EXIT_USAGE;
 		}
 		rc = plan_port(app, "--rx-port", port,
-			       workers_send_on(app, p) ? RPS_PORT_PAIR : RPS_PORT_RX);
+			       workers_send_on(app, p) ? RPS_PORT_PAIR : RPS_PORT_RX, 0);
 		if (rc < 0)
 			return rc;
 		if (app->nb_rxq + q->nb_rxq > RPS_RX_QUEUES_MAX) {
@@ -181,10 +186,17 @@ rps_setup_ports_plan(struct rps_app *app)
 		rx->queues[rx->nb_queues++] = q;
 	}
 	if (o->tx_port >= 0 && o->tx_port != (int)o->rx_port) {
-		rc = plan_port(app, "--tx-port", (uint16_t)o->tx_port, RPS_PORT_TX);
+		rc = plan_port(app, "--tx-port", (uint16_t)o->tx_port, RPS_PORT_TX, 0);
 		if (rc < 0)
 			return rc;
 	}
+	/* --consumers: a memif server each, one queue per worker feeding it */
+	rc = rps_consumers_create(app);
+	for (uint16_t c = 0; rc == 0 && c < app->nb_consumers; c++)
+		rc = plan_port(app, "--consumers", app->consumers[c].port, RPS_PORT_CONSUMER,
+			       app->consumers[c].nb_queues);
+	if (rc < 0)
+		return rc;
 	app->rx_port_socket = app->port_info[0].socket;
 	return 0;
 }
@@ -261,6 +273,9 @@ rps_setup_ports_start(struct rps_app *app)
 				fprintf(stderr, "dpdk-rps: some PMDs want as many RX queues as TX "
 					"queues (%u here): try --rx-queues %u\n", q->nb_txq,
 					q->nb_txq);
+		} else if (rc < 0 && u->role == RPS_PORT_CONSUMER) {
+			fprintf(stderr, "dpdk-rps: --consumers: set-up of port %u (%u queue pairs) "
+				"failed: %s\n", u->port_id, q->nb_txq, rte_strerror(-rc));
 		} else if (rc < 0) {
 			fprintf(stderr, "dpdk-rps: --tx-port %d: set-up of %u TX queues failed: %s\n",
 				o->tx_port, q->nb_txq, rte_strerror(-rc));
@@ -299,8 +314,9 @@ rps_setup_ports_start(struct rps_app *app)
 		}
 	}
 	snprintf(app->rx_driver, sizeof(app->rx_driver), "%s", app->port_info[0].driver);
-	if (o->nb_fwd > 0 && o->tx_port < 0 && rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT))
-		/* inline pairs only: the pool for re-fragmenting to a paired port's MTU */
+	if ((o->nb_fwd > 0 || app->nb_consumers > 0) && o->tx_port < 0 &&
+	    rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT))
+		/* inline pairs or consumers only: the pool for re-fragmenting to their MTU */
 		app->indirect = rte_pktmbuf_pool_create("rps_indirect", INDIRECT_POOL, 32, 0, 0,
 							socket);
 	if (o->tx_port >= 0 && rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT))

@@ -42,7 +42,8 @@ enum rps_setting_id {
 	RPS_SET_CHECK_ORDER, RPS_SET_FLOW_LIMIT, RPS_SET_REBALANCE, RPS_SET_REBALANCE_INTERVAL,
 	RPS_SET_REBALANCE_THRESHOLD, RPS_SET_REBALANCE_MOVES, RPS_SET_REBALANCE_HOLDDOWN,
 	RPS_SET_BACKPRESSURE, RPS_SET_STALL_TIMEOUT, RPS_SET_IDLE_SLEEP, RPS_SET_IDLE_SPIN,
-	RPS_SET_IDLE_WAIT, RPS_SET_FORWARD,
+	RPS_SET_IDLE_WAIT, RPS_SET_FORWARD, RPS_SET_CONSUMERS, RPS_SET_CONSUMER_SOCKET,
+	RPS_SET_CONSUMER_WAIT,
 	RPS_SET_METRICS, RPS_SET_HELP,
 	RPS_SET_NB
 };
@@ -123,6 +124,18 @@ int rps_setting_parse(const struct rps_setting *s, const char *text, int file, i
  * fields (offsetof and sizeof), truncating as a C conversion does.
  */
 void rps_setting_store(void *dst, size_t size, int64_t v);
+
+/** --consumers: at most this many memif consumers. */
+#define RPS_CONSUMERS_MAX 16
+/** Room for one consumer's socket path (struct sockaddr_un's sun_path, with its NUL). */
+#define RPS_CONSUMER_PATH_MAX 108
+
+/**
+ * Check a --consumer-socket template: exactly one "%u" (the consumer index) and no other
+ * '%', and the path of consumer @p nb - 1 (the longest) within RPS_CONSUMER_PATH_MAX - 1
+ * characters. @return 0, or -EINVAL / -ENAMETOOLONG with *@p why.
+ */
+int rps_consumer_socket_check(const char *tmpl, unsigned int nb, const char **why);
 
 /** Port pairs of --forward / forward: what arrives on a leaves on b and the other way. */
 #define RPS_FORWARD_MAX 4

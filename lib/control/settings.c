@@ -597,6 +597,48 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 			"steer symmetrically (both directions of a connection to one worker) unless "
 			"told otherwise ([Inline pairs](#inline-pairs))",
 	},
+	[RPS_SET_CONSUMERS] = {
+		.name = "consumers", .flag = "consumers", .metavar = "K",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_START,
+		.lo = 0, .hi = RPS_CONSUMERS_MAX, .what = "", .unit = " consumers",
+		.def = "0 (off)",
+		.help = "deliver what the workers processed to K memif consumers (net_memif "
+			"servers at --consumer-socket), worker w to consumer w mod K, in place of "
+			"--tx-port; 0 = off (default), at most 16",
+		.doc = "deliver what the workers processed to K consumers: dpdk-rps opens K "
+			"net_memif ports in server role (one per consumer, at `--consumer-socket`), "
+			"and worker `w` sends to consumer `w mod K` on its own queue there, so a "
+			"consumer must open one RX queue per worker that feeds it (one when there "
+			"are no more workers than consumers). In place of `--tx-port`; needs `output` "
+			"in `--stages` and workers; not with `--forward` yet. A consumer that is not "
+			"connected or does not keep up loses its packets, counted per consumer "
+			"(`consumer_absent`, `consumer_full`); the others go on "
+			"([Consumers](#consumers))",
+	},
+	[RPS_SET_CONSUMER_SOCKET] = {
+		.name = "consumer-socket", .flag = "consumer-socket", .metavar = "TEMPLATE",
+		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_START,
+		.def = "<EAL runtime directory>/consumer-%u.sock",
+		.help = "the consumers' memif socket paths, %u the consumer's index (default: "
+			"consumer-%u.sock in EAL's runtime directory)",
+		.doc = "the path of each consumer's memif socket (a file, not an abstract "
+			"socket), `%u` replaced by the consumer's index 0..K-1: exactly one `%u`, no "
+			"other `%`, at most 107 characters once replaced. Default: "
+			"`consumer-%u.sock` in EAL's runtime directory (`/run/dpdk/rte/` as root, "
+			"with `--file-prefix` its name)",
+	},
+	[RPS_SET_CONSUMER_WAIT] = {
+		.name = "consumer-wait", .flag = "consumer-wait", .metavar = "MS",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_START,
+		.lo = 0, .hi = 3600000, .what = "", .unit = " milliseconds",
+		.def = "0",
+		.help = "hold RX at start until every consumer is connected, for at most MS "
+			"milliseconds (a replay then loses nothing to a consumer still starting); "
+			"0 = do not wait (default)",
+		.doc = "hold RX at start until every consumer is connected, for at most this long: "
+			"a replay (net_pcap) then delivers its first packets to consumers that are "
+			"there; the log says which consumers were still missing when it gave up",
+	},
 	[RPS_SET_METRICS] = {
 		.name = "metrics", .flag = "metrics", .metavar = "ADDR:PORT",
 		.key = "metrics", .section = DATAPLANE, .syntax = "ADDR:PORT|off",
@@ -620,6 +662,24 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 		.doc = "every option, then exit 0",
 	},
 };
+
+int
+rps_consumer_socket_check(const char *tmpl, unsigned int nb, const char **why)
+{
+	const char *pct = strchr(tmpl, '%');
+	char last[16];
+
+	if (pct == NULL || pct[1] != 'u' || strchr(pct + 1, '%') != NULL) {
+		*why = "expected a path with exactly one %u (the consumer's index) and no other %";
+		return -EINVAL;
+	}
+	snprintf(last, sizeof(last), "%u", nb > 0 ? nb - 1 : 0);
+	if (strlen(tmpl) - 2 + strlen(last) > RPS_CONSUMER_PATH_MAX - 1) {
+		*why = "the path is too long for a socket (at most 107 characters with the index)";
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
 
 const struct rps_setting *
 rps_setting_by_flag(const char *flag)

@@ -46,6 +46,8 @@
 	X(FLOW_TABLE_FULL, flow_table_full, "the worker's flow table had no room for a new flow") \
 	X(TX_FAILED, tx_failed, "the TX queue did not accept the packet") \
 	X(TX_TOO_BIG, tx_too_big, "above the TX port's MTU and not fragmentable (IPv4 DF, not IP, too many fragments)") \
+	X(CONSUMER_ABSENT, consumer_absent, "--consumers: the worker's consumer was not connected (no memif client at its socket)") \
+	X(CONSUMER_FULL, consumer_full, "--consumers: the worker's consumer was connected but its queue was full (it did not keep up)") \
 	X(STRANDED, stranded, "left in the backlog of a worker still stalled at exit (--stall-timeout)")
 
 enum rps_drop_reason {
@@ -75,6 +77,7 @@ enum rps_drop_reason {
 	X(received_rps, "packets this worker dequeued from its backlog")                     \
 	X(processed, "packets that completed processing (consumed, transmitted, answered or absorbed into a reassembled datagram)") \
 	X(tx_packets, "frames transmitted (output and respond)")                            \
+	X(consumer_delivered, "--consumers: packets this worker handed to its consumer's memif queue") \
 	X(tx_fragmented, "packets above the TX port's MTU re-fragmented and sent whole")     \
 	X(tx_fragments, "frames those re-fragmented packets became on the wire")             \
 	X(time_squeeze, "polls that stopped with packets still waiting in the backlog")      \

@@ -44,6 +44,9 @@ struct rps_txq {
 	uint16_t multi_seg;           /* the port takes multi-segment mbufs */
 	struct rte_mempool *direct;   /* fragments' header mbufs */
 	struct rte_mempool *indirect; /* fragments' data references */
+	int consumer;                 /* a consumer's queue (--consumers): what it refuses is
+				       * consumer_full, or consumer_absent while its port's link
+				       * is down (no client); what it takes consumer_delivered */
 };
 
 /** Everything a stage may use. Filled by the application before the lcore starts. */

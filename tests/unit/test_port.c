@@ -130,10 +130,12 @@ test_roles(void)
 	expect_plan(RPS_PORT_PAIR, 0, &tap, 2, 4, -EINVAL, 2, 4, 1);
 	expect_plan(RPS_PORT_PAIR, 0, &tap, 5, 5, -E2BIG, 5, 5, 1);
 
-	/* CONSUMER: no RX queue, one TX queue per worker feeding it (all by default) */
-	expect_plan(RPS_PORT_CONSUMER, 2, &nul, 4, 7, 0, 0, 2, 1);
-	expect_plan(RPS_PORT_CONSUMER, 0, &nul, 4, 7, 0, 0, 7, 1);
-	expect_plan(RPS_PORT_CONSUMER, 3, &few, 0, 7, -ENOSPC, 0, 3, 1);
+	/* CONSUMER: one TX queue per worker feeding it (all by default), as many RX queues
+	 * (memif queue pairs; never polled), whatever --rx-queues says */
+	expect_plan(RPS_PORT_CONSUMER, 2, &nul, 4, 7, 0, 2, 2, 1);
+	expect_plan(RPS_PORT_CONSUMER, 0, &nul, 4, 7, 0, 7, 7, 1);
+	expect_plan(RPS_PORT_CONSUMER, 3, &few, 0, 7, -ENOSPC, 3, 3, 1);
+	expect_plan(RPS_PORT_CONSUMER, 5, &few, 0, 7, -ERANGE, 5, 5, 1);
 	expect_plan(RPS_PORT_TX, 2, &few, 0, 7, 0, 0, 2, 1); /* senders count for TX too */
 }
 
@@ -149,7 +151,7 @@ test_ports_plan(void)
 	};
 	struct rps_port_info info[RTE_DIM(use)] = {
 		{ .max_rxq = 8, .max_txq = 8 }, { .max_rxq = 16, .max_txq = 16 },
-		{ .max_rxq = 1, .max_txq = 4 }, { .max_rxq = 1, .max_txq = 2 },
+		{ .max_rxq = 1, .max_txq = 4 }, { .max_rxq = 2, .max_txq = 2 },
 	};
 	const struct rps_port_plan_conf conf = { .rx_queues = 1, .nb_workers = 4 };
 	struct rps_port_queues q[RTE_DIM(use)];
@@ -161,7 +163,7 @@ test_ports_plan(void)
 	CU_ASSERT(q[0].nb_rxq == 1 && q[0].nb_txq == 4 && q[0].workers_tx);
 	CU_ASSERT(q[1].nb_rxq == 1 && q[1].nb_txq == 1 && !q[1].workers_tx);
 	CU_ASSERT(q[2].nb_rxq == 0 && q[2].nb_txq == 4 && q[2].workers_tx);
-	CU_ASSERT(q[3].nb_rxq == 0 && q[3].nb_txq == 2 && q[3].workers_tx);
+	CU_ASSERT(q[3].nb_rxq == 2 && q[3].nb_txq == 2 && q[3].workers_tx);
 	/* the first port that cannot have its queues is named */
 	info[2].max_txq = 3;
 	CU_ASSERT_EQUAL(rps_ports_plan(use, RTE_DIM(use), info, &conf, q, &bad), -ENOSPC);

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * consumers.c: --consumers, set up. K net_memif ports in server role, one per consumer, at
+ * the paths of --consumer-socket; worker w feeds consumer w mod K on its own queue w / K of
+ * it (docs/consumers.md). The checks name the option at fault; the control thread's look at
+ * each consumer's client and the per-consumer sums are in control/consumers.c.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_bus_vdev.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+
+#include "app.h"
+#include "setup.h"
+
+#define WAIT_POLL_US 10000u
+/* A memif server has no slot to send into until its client's first receive poll posts
+ * buffers (the client's refill), which comes a moment after the connection: the wait holds
+ * RX this much longer once every consumer is connected. */
+#define WAIT_SETTLE_US 250000u
+
+/* Options that make no sense without --consumers. */
+static int
+check_off(const struct rps_app *app)
+{
+	static const char *const needs[] = { "consumer-socket", "consumer-wait" };
+
+	for (size_t i = 0; i < RTE_DIM(needs); i++)
+		if (rps_options_given(&app->opt, needs[i])) {
+			fprintf(stderr, "dpdk-rps: --%s: only with --consumers K (K > 0)\n",
+				needs[i]);
+			return -1;
+		}
+	return 0;
+}
+
+int
+rps_consumers_check(struct rps_app *app)
+{
+	struct rps_options *o = &app->opt;
+	const unsigned int k = o->consumers;
+	const unsigned int nw = rps_lcoreset_count(&o->map);
+	const char *why;
+
+	if (k == 0)
+		return check_off(app);
+	if (nw == 0) {
+		fprintf(stderr, "dpdk-rps: --consumers %u: the workers feed the consumers and "
+			"--map %s has none\n", k, o->map_text);
+		return -1;
+	}
+	if (k > nw) {
+		fprintf(stderr, "dpdk-rps: --consumers %u: more consumers than workers (%u): "
+			"worker w feeds consumer w mod %u, so consumer %u would receive nothing; "
+			"at most %u\n", k, nw, k, nw, nw);
+		return -1;
+	}
+	if (o->nb_fwd > 0) {
+		fprintf(stderr, "dpdk-rps: --consumers %u: not with --forward yet (a consumer "
+			"would need a copy of each forwarded packet: issue 28)\n", k);
+		return -1;
+	}
+	if (o->tx_port >= 0) {
+		fprintf(stderr, "dpdk-rps: --consumers %u: the consumers take what the workers "
+			"processed in place of --tx-port %d: give one or the other\n", k,
+			o->tx_port);
+		return -1;
+	}
+	if (!rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT)) {
+		fprintf(stderr, "dpdk-rps: --consumers %u: --stages %s has no output stage: "
+			"nothing would reach the consumers\n", k, o->stages_text);
+		return -1;
+	}
+	if (o->consumer_socket[0] == '\0') {
+		snprintf(o->consumer_socket, sizeof(o->consumer_socket), "%s/consumer-%%u.sock",
+			 rte_eal_get_runtime_dir());
+		if (rps_consumer_socket_check(o->consumer_socket, k, &why) < 0) {
+			fprintf(stderr, "dpdk-rps: --consumers %u: the default socket path in EAL's "
+				"runtime directory (%s): %s; give --consumer-socket\n", k,
+				o->consumer_socket, why);
+			return -1;
+		}
+	} else if (rps_consumer_socket_check(o->consumer_socket, k, &why) < 0) {
+		fprintf(stderr, "dpdk-rps: --consumer-socket %s: %s\n", o->consumer_socket, why);
+		return -1;
+	}
+	app->nb_consumers = (uint16_t)k;
+	for (unsigned int c = 0; c < k; c++) {
+		struct rps_consumer *cs = &app->consumers[c];
+
+		/* the template was checked: one %u, no other conversion */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+		snprintf(cs->path, sizeof(cs->path), o->consumer_socket, c);
+#pragma GCC diagnostic pop
+		snprintf(cs->name, sizeof(cs->name), "net_memif_rpsc%u", c);
+		/* workers c, c + K, c + 2K ... */
+		cs->nb_queues = (uint16_t)((nw - c + k - 1) / k);
+	}
+	return 0;
+}
+
+int
+rps_consumers_create(struct rps_app *app)
+{
+	for (uint16_t c = 0; c < app->nb_consumers; c++) {
+		struct rps_consumer *cs = &app->consumers[c];
+		char args[RPS_CONSUMER_PATH_MAX + 96];
+		int rc;
+
+		/* copies, not zero-copy (the client reads our pool otherwise); a socket file,
+		 * not an abstract one (22.11's default), so that it is where the docs say */
+		snprintf(args, sizeof(args), "id=0,role=server,socket=%s,socket-abstract=no,"
+			 "zero-copy=no", cs->path);
+		rc = rte_vdev_init(cs->name, args);
+		if (rc == 0)
+			rc = rte_eth_dev_get_port_by_name(cs->name, &cs->port);
+		if (rc < 0) {
+			fprintf(stderr, "dpdk-rps: --consumers: consumer %u: cannot create its memif "
+				"server at %s (%s): is the directory there and writable, the path "
+				"not in use by another process (a stale socket left by one that "
+				"crashed: remove it)? See memif's messages above\n", c, cs->path,
+				rte_strerror(-rc));
+			return -RPS_EXIT_USAGE;
+		}
+		RPS_LOG(INFO, "consumer %u: memif server at %s (port %u), fed by %u worker(s): "
+			"its client opens %u RX queue(s)", c, cs->path, cs->port, cs->nb_queues,
+			cs->nb_queues);
+	}
+	return 0;
+}
+
+/* Whether consumer @p c has a client now. */
+static int
+consumer_up(const struct rps_consumer *c)
+{
+	struct rte_eth_link link;
+
+	return rte_eth_link_get_nowait(c->port, &link) == 0 &&
+	       link.link_status == RTE_ETH_LINK_UP;
+}
+
+void
+rps_consumers_wait(struct rps_app *app)
+{
+	const uint64_t hz = rte_get_tsc_hz();
+	const uint64_t end = rte_rdtsc() + (uint64_t)app->opt.consumer_wait_ms * hz / 1000;
+	char missing[256];
+
+	if (app->nb_consumers == 0 || app->opt.consumer_wait_ms == 0)
+		return;
+	for (;;) {
+		size_t len = 0;
+		unsigned int nb = 0;
+
+		missing[0] = '\0';
+		for (uint16_t c = 0; c < app->nb_consumers; c++)
+			if (!consumer_up(&app->consumers[c])) {
+				nb++;
+				if (len < sizeof(missing))
+					len += (size_t)snprintf(missing + len, sizeof(missing) - len,
+								"%s%u", len ? "," : "", c);
+			}
+		if (nb == 0) {
+			rte_delay_us_sleep(WAIT_SETTLE_US);
+			RPS_LOG(INFO, "every consumer is connected");
+			return;
+		}
+		if (rte_rdtsc() >= end || __atomic_load_n(&app->quit, __ATOMIC_RELAXED)) {
+			RPS_LOG(WARNING, "--consumer-wait %u: consumer(s) %s still not connected: "
+				"their packets are dropped (consumer_absent) until they are",
+				app->opt.consumer_wait_ms, missing);
+			return;
+		}
+		rte_delay_us_sleep(WAIT_POLL_US);
+	}
+}

@@ -1,0 +1,301 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""test_consumers.py: --consumers over memif, with DPDK's own dpdk-testpmd as the consumers
+(a net_memif client each, io forwarding into a net_pcap capture).
+
+- Both consumers there: dpdk-rps replays a generated capture once both are connected
+  (--consumer-wait); every frame lands in exactly one consumer's capture, byte for byte,
+  every flow in one capture and in order (markers), the flows of worker w in consumer
+  w mod 2's; rx = processed + dropped with nothing dropped, each consumer's delivered equals
+  its capture and its worker's consumer_delivered; /rps/consumers-style fields in the
+  summary (connected, reconnects 0).
+- Consumer 1 absent (one testpmd): consumer 0 gets its worker's flows, consumer 1's packets
+  are counted consumer_absent (per worker and per consumer), accounting exact, exit 0.
+- A consumer killed mid-run (SIGKILL) and a new one started at its socket, on an endless
+  replay paced to 5,000 packets/s (test hook RPS_TEST_RX_DELAY_NS): dpdk-rps keeps running, counts the gap consumer_absent and one reconnect, the new
+  one receives, the other consumer is undisturbed, /rps/consumers says so live; exit 0 after SIGINT, accounting exact.
+- Refusals: --consumers with --forward, with --tx-port, more consumers than workers, a
+  template without %u, --consumer-wait without --consumers: exit 2 naming the option.
+
+usage: test_consumers.py PATH/TO/dpdk-rps
+"""
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rpstest  # noqa: E402
+
+LCORES = '0@0,(1-2)@1'     # RX lcore 0, workers 1 and 2 (worker 0 = lcore 1)
+# few enough that a consumer's whole share fits its memif ring (rsize=11: 2048 slots) even
+# if it polled only once: the counts below are exact, not a race against testpmd
+FLOWS, PER_FLOW = 48, 12
+
+
+def testpmd(tmp, tag, sock):
+    """Start a dpdk-testpmd memif client of socket @p sock forwarding into tmp/TAG.pcap."""
+    out = os.path.join(tmp, '%s.pcap' % tag)
+    if os.path.exists(out):
+        os.unlink(out)
+    prefix = rpstest.unique_prefix()
+    cmd = ['dpdk-testpmd', '--no-huge', '-m', '256', '--no-pci', '-l', '0,1',
+           '--file-prefix', prefix, '--log-level', 'lib.eal:warning',
+           '--vdev', 'net_memif0,role=client,id=0,socket=%s,socket-abstract=no,rsize=11' % sock,
+           '--vdev', 'net_pcap0,rx_pcap=%s,tx_pcap=%s' % (os.path.join(tmp, 'empty.pcap'), out),
+           '--', '--forward-mode=io', '--rxq=1', '--txq=1', '--total-num-mbufs=8192',
+           '--disable-link-check', '--no-flush-rx']
+    log = open(os.path.join(tmp, '%s.log' % tag), 'w')
+    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT,
+                         start_new_session=True)
+    p.out, p.log, p.prefix = out, log.name, prefix
+    return p
+
+
+def testpmd_stop(p):
+    """End testpmd (Enter, as its prompt asks) so that it closes its capture."""
+    try:
+        p.communicate(b'\n', timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, 9)
+        p.wait()
+    rpstest.remove_runtime_dir(p.prefix)
+    return rpstest.read_pcap(p.out).frames if os.path.exists(p.out) else None
+
+
+def run(binary, tmp, inp, tag, present, wait_ms):
+    """dpdk-rps on inp with --consumers 2 and testpmd consumers for the indexes in present.
+    Returns (RunResult-like dict, {index: frames})."""
+    sock = os.path.join(tmp, tag + '-c%u.sock')
+    prefix = rpstest.unique_prefix()
+    summary = os.path.join(tmp, tag + '_summary.json')
+    eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=[rpstest.pcap_vdev(rx=inp)])
+    app = ['--consumers', '2', '--consumer-socket', sock, '--consumer-wait', str(wait_ms),
+           '--exit-when-idle', '1000']
+    clients = {}
+
+    def start_clients():
+        # the servers' sockets exist once dpdk-rps created them
+        rpstest.wait_for(lambda: all(os.path.exists(sock % c) for c in (0, 1)), timeout=30)
+        for c in present:
+            clients[c] = testpmd(tmp, '%s-c%d' % (tag, c), sock % c)
+
+    t = threading.Thread(target=start_clients)
+    t.start()
+    r = rpstest.run_rps(binary, eal, app, timeout=90, summary_path=summary, prefix=prefix)
+    t.join()
+    time.sleep(0.3)
+    caps = {c: testpmd_stop(p) for c, p in clients.items()}
+    return r, caps, clients
+
+
+def check_both(F, binary, tmp, inp, frames):
+    r, caps, clients = run(binary, tmp, inp, 'both', (0, 1), 30000)
+    ctx = 'both consumers'
+    s = rpstest.check_exit(F, r, ctx)
+    if s is None:
+        return
+    F.check(rpstest.dropped_total(s) == 0, '%s: dropped %s' % (ctx, s['dropped']))
+    F.check(s['rx_packets'] == len(frames), '%s: rx_packets %d of %d' % (
+        ctx, s['rx_packets'], len(frames)))
+    for c in (0, 1):
+        F.check(caps[c] is not None, '%s: consumer %d wrote no capture (%s)' % (
+            ctx, c, clients[c].log))
+    if F.items:
+        return
+    # every frame in exactly one capture, byte for byte: the multisets match
+    got = sorted(caps[0] + caps[1])
+    F.check(got == sorted(frames), '%s: the captures hold %d frames, not the %d replayed '
+            '(or not byte for byte)' % (ctx, len(got), len(frames)))
+    where = {}
+    for c in (0, 1):
+        last = {}
+        for fr in caps[c]:
+            m = rpstest.marker(fr)
+            if m is None:
+                F.fail('%s: consumer %d got a frame without a marker' % (ctx, c))
+                continue
+            flow, seq = m
+            if where.setdefault(flow, c) != c:
+                F.fail('%s: flow %d in both consumers' % (ctx, flow))
+            if flow in last and seq <= last[flow]:
+                F.fail('%s: flow %d out of order at consumer %d (%d after %d)' % (
+                    ctx, flow, c, seq, last[flow]))
+            last[flow] = seq
+    F.check(len(where) == FLOWS, '%s: %d flows reached the consumers, not %d' % (
+        ctx, len(where), FLOWS))
+    F.check(len(set(where.values())) == 2, '%s: every flow at one consumer: %s' % (
+        ctx, sorted(set(where.values()))))
+    cons = s.get('consumers', [])
+    F.check(len(cons) == 2, '%s: summary consumers: %r' % (ctx, cons))
+    workers = sorted(s['workers'], key=lambda w: w['lcore'])
+    for c in range(min(2, len(cons))):
+        k = cons[c]
+        F.check(k['delivered'] == len(caps[c]), '%s: consumer %d delivered %d, its capture '
+                'holds %d' % (ctx, c, k['delivered'], len(caps[c])))
+        F.check(k['delivered'] == workers[c]['consumer_delivered'], '%s: consumer %d '
+                'delivered %d, worker %d (lcore %d) consumer_delivered %d' % (
+                    ctx, c, k['delivered'], c, workers[c]['lcore'],
+                    workers[c]['consumer_delivered']))
+        F.check(k['dropped'] == {'consumer_absent': 0, 'consumer_full': 0},
+                '%s: consumer %d dropped %s' % (ctx, c, k['dropped']))
+        F.check(k['connected'] is True and k['reconnects'] == 0 and k['nb_queues'] == 1,
+                '%s: consumer %d: %r' % (ctx, c, k))
+    print('both consumers: %d frames, %d flows: %d and %d, in order, accounting exact' % (
+        len(frames), FLOWS, len(caps[0]), len(caps[1])))
+
+
+def check_absent(F, binary, tmp, inp, frames):
+    r, caps, clients = run(binary, tmp, inp, 'absent', (0,), 3000)
+    ctx = 'consumer 1 absent'
+    s = rpstest.check_exit(F, r, ctx)
+    if s is None:
+        return
+    F.check('--consumer-wait 3000: consumer(s) 1 still not connected' in r.stderr + r.stdout,
+            '%s: no warning naming consumer 1' % ctx)
+    workers = sorted(s['workers'], key=lambda w: w['lcore'])
+    cons = s.get('consumers', [])
+    if caps.get(0) is None or len(cons) != 2 or len(workers) != 2:
+        F.fail('%s: capture %s, consumers %r' % (ctx, caps.get(0) is not None, cons))
+        return
+    k0, k1 = cons
+    F.check(k0['delivered'] == len(caps[0]) == workers[0]['received_rps'],
+            '%s: consumer 0 delivered %d, capture %d, its worker received %d' % (
+                ctx, k0['delivered'], len(caps[0]), workers[0]['received_rps']))
+    F.check(k1['delivered'] == 0 and k1['connected'] is False, '%s: consumer 1 %r' % (ctx, k1))
+    F.check(k1['dropped']['consumer_absent'] == workers[1]['received_rps'] > 0,
+            '%s: consumer 1 consumer_absent %d, its worker received %d' % (
+                ctx, k1['dropped']['consumer_absent'], workers[1]['received_rps']))
+    F.check(s['dropped']['consumer_absent'] == k1['dropped']['consumer_absent'] and
+            rpstest.dropped_total(s) == k1['dropped']['consumer_absent'],
+            '%s: drops %s' % (ctx, s['dropped']))
+    F.check(k0['delivered'] + k1['dropped']['consumer_absent'] == len(frames),
+            '%s: %d delivered + %d absent != %d' % (
+                ctx, k0['delivered'], k1['dropped']['consumer_absent'], len(frames)))
+    print('consumer 1 absent: consumer 0 got %d, %d counted consumer_absent, exit 0' % (
+        k0['delivered'], k1['dropped']['consumer_absent']))
+
+
+def check_reconnect(F, binary, tmp, inp):
+    """A consumer killed mid-run (SIGKILL, as a crash) and a new one started at its socket:
+    dpdk-rps keeps running, counts consumer 1's packets absent meanwhile and one reconnect,
+    the new consumer receives, consumer 0 is not disturbed."""
+    ctx = 'reconnect'
+    if not rpstest.hooks_built(binary, tmp):
+        print('%s: skipped (%s: the replay is paced by RPS_TEST_RX_DELAY_NS)' % (
+            ctx, rpstest.NO_HOOKS))
+        return
+    sock = os.path.join(tmp, 're-c%u.sock')
+    prefix = rpstest.unique_prefix()
+    eal = rpstest.eal_args(prefix, lcores=LCORES,
+                           vdevs=[rpstest.pcap_vdev(rx=inp, infinite_rx=True)])
+    app = ['--consumers', '2', '--consumer-socket', sock, '--consumer-wait', '20000']
+    clients, tel = {}, {}
+
+    def consumer1():
+        # /rps/consumers live: consumer 1's entry, or None
+        r = rpstest.telemetry(prefix, '/rps/consumers')
+        try:
+            return r[0]['/rps/consumers']['consumers']['1']
+        except (IndexError, KeyError, TypeError):
+            return None
+
+    def script():
+        rpstest.wait_for(lambda: all(os.path.exists(sock % c) for c in (0, 1)), timeout=30)
+        clients['c0'] = testpmd(tmp, 're-c0', sock % 0)
+        clients['old'] = testpmd(tmp, 're-c1-old', sock % 1)
+        time.sleep(2.5)
+        os.killpg(clients['old'].pid, 9)
+        clients['old'].wait()
+        rpstest.remove_runtime_dir(clients['old'].prefix)
+        time.sleep(1.0)
+        tel['gone'] = consumer1()
+        clients['new'] = testpmd(tmp, 're-c1-new', sock % 1)
+        time.sleep(1.5)
+        tel['back'] = consumer1()
+
+    t = threading.Thread(target=script)
+    t.start()
+    r = rpstest.run_rps(binary, eal, app, timeout=90, stop_signal=signal.SIGINT,
+                        signal_after=9.0, prefix=prefix,
+                        env={'RPS_TEST_RX_DELAY_NS': '200000'},
+                        summary_path=os.path.join(tmp, 're_summary.json'))
+    t.join()
+    c0 = testpmd_stop(clients['c0'])
+    new = testpmd_stop(clients['new'])
+    s = rpstest.check_exit(F, r, ctx)
+    if s is None:
+        return
+    gone, back = tel.get('gone'), tel.get('back')
+    F.check(gone is not None and gone['connected'] == 0 and gone['reconnects'] == 0 and
+            gone['dropped_consumer_absent'] > 0 and gone['nb_queues'] == 1 and
+            gone['socket'] == sock % 1,
+            '%s: /rps/consumers with consumer 1 gone: %r' % (ctx, gone))
+    F.check(back is not None and back['connected'] == 1 and back['reconnects'] == 1,
+            '%s: /rps/consumers with consumer 1 back: %r' % (ctx, back))
+    cons = s.get('consumers', [])
+    if len(cons) != 2:
+        F.fail('%s: summary consumers %r' % (ctx, cons))
+        return
+    k0, k1 = cons
+    F.check(k0['reconnects'] == 0 and k0['connected'] is True and
+            k0['dropped']['consumer_absent'] == 0 and k0['delivered'] > 0,
+            '%s: consumer 0 disturbed: %r' % (ctx, k0))
+    F.check(k1['reconnects'] == 1 and k1['connected'] is True,
+            '%s: consumer 1 after the restart: %r' % (ctx, k1))
+    F.check(k1['dropped']['consumer_absent'] > 0,
+            '%s: consumer 1 counted nothing absent while it was gone: %r' % (ctx, k1))
+    F.check(new is not None and len(new) > 0,
+            '%s: the new consumer 1 received nothing (%s)' % (ctx, clients['new'].log))
+    F.check(c0 is not None and len(c0) > 0, '%s: consumer 0 captured nothing' % ctx)
+    F.check(s['dropped']['consumer_absent'] == k1['dropped']['consumer_absent'],
+            '%s: consumer_absent %d overall, %d at consumer 1' % (
+                ctx, s['dropped']['consumer_absent'], k1['dropped']['consumer_absent']))
+    print('reconnect: consumer 1 killed and restarted: %d absent meanwhile, 1 reconnect, '
+          'the new one got %d; consumer 0 delivered %d (%d full), exit 0' % (
+              k1['dropped']['consumer_absent'], len(new or []), k0['delivered'],
+              k0['dropped']['consumer_full']))
+
+
+def check_refusals(F, binary, tmp, inp):
+    prefix = rpstest.unique_prefix()
+    eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=[rpstest.pcap_vdev(rx=inp)])
+    cases = [
+        (['--consumers', '3'], '--consumers 3: more consumers than workers'),
+        (['--consumers', '2', '--tx-port', '0'], '--consumers 2: the consumers take'),
+        (['--consumers', '2', '--forward', '0:1'], '--consumers 2: not with --forward'),
+        (['--consumers', '2', '--consumer-socket', '/tmp/x.sock'], '--consumer-socket'),
+        (['--consumer-wait', '100'], '--consumer-wait: only with --consumers'),
+        (['--consumers', '17'], '--consumers'),
+    ]
+    for app, want in cases:
+        r = rpstest.run_rps(binary, eal, app, timeout=30, prefix=prefix)
+        F.check(r.rc == 2 and ('dpdk-rps: ' + want) in r.stderr,
+                'refusal %s: rc %s, stderr %s' % (app, r.rc, r.stderr[-300:]))
+    print('refusals: %d cases exit 2 naming the option' % len(cases))
+
+
+def main():
+    binary = rpstest.binary_from_argv()
+    if shutil.which('dpdk-testpmd') is None:
+        print('SKIP: dpdk-testpmd not installed')
+        return rpstest.SKIP
+    F = rpstest.Failures('test_consumers')
+    with rpstest.TempDir('rps-consumers-') as tmp:
+        frames = rpstest.gen_traffic.generate_frames(flows=FLOWS, packets_per_flow=PER_FLOW,
+                                                     seed=28, frag_datagrams=0, non_ip=0)
+        inp = os.path.join(tmp, 'in.pcap')
+        rpstest.write_pcap(inp, frames)
+        rpstest.write_pcap(os.path.join(tmp, 'empty.pcap'), [])
+        check_refusals(F, binary, tmp, inp)
+        check_both(F, binary, tmp, inp, frames)
+        check_absent(F, binary, tmp, inp, frames)
+        check_reconnect(F, binary, tmp, inp)
+    return F.report()
+
+
+if __name__ == '__main__':
+    sys.exit(main())
