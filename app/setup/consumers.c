@@ -59,6 +59,20 @@ rps_consumers_check(struct rps_app *app)
 			"at most %u\n", k, nw, k, nw, nw);
 		return -1;
 	}
+	/* Fewer consumers than workers would give a consumer one memif queue per worker, and
+	 * DPDK 22.11's memif server cannot see how many queues its client opened: a send on one
+	 * it did not open goes through a queue never set up (region 0, offset 0: the client's
+	 * own ring), memory this process does not own. A single-queue consumer, the common
+	 * case, must not be able to make that happen: one consumer per worker until workers
+	 * can share a queue (issue 28). */
+	if (k < nw) {
+		fprintf(stderr, "dpdk-rps: --consumers %u: fewer consumers than workers (%u): each "
+			"consumer would need one memif queue per worker feeding it, and a consumer "
+			"that opened fewer could not be detected (memif gives the server no way to "
+			"see it); give --consumers %u (one per worker) or a --map of %u workers\n",
+			k, nw, nw, k);
+		return -1;
+	}
 	if (o->nb_fwd > 0) {
 		fprintf(stderr, "dpdk-rps: --consumers %u: not with --forward yet (a consumer "
 			"would need a copy of each forwarded packet: issue 28)\n", k);

@@ -14,7 +14,7 @@
 - A consumer killed mid-run (SIGKILL) and a new one started at its socket, on an endless
   replay paced to 5,000 packets/s (test hook RPS_TEST_RX_DELAY_NS): dpdk-rps keeps running, counts the gap consumer_absent and one reconnect, the new
   one receives, the other consumer is undisturbed, /rps/consumers says so live; exit 0 after SIGINT, accounting exact.
-- Refusals: --consumers with --forward, with --tx-port, more consumers than workers, a
+- Refusals: --consumers with --forward, with --tx-port, more or fewer consumers than workers, a
   template without %u, --consumer-wait without --consumers: exit 2 naming the option.
 
 usage: test_consumers.py PATH/TO/dpdk-rps
@@ -265,6 +265,7 @@ def check_refusals(F, binary, tmp, inp):
     eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=[rpstest.pcap_vdev(rx=inp)])
     cases = [
         (['--consumers', '3'], '--consumers 3: more consumers than workers'),
+        (['--consumers', '1'], '--consumers 1: fewer consumers than workers'),
         (['--consumers', '2', '--tx-port', '0'], '--consumers 2: the consumers take'),
         (['--consumers', '2', '--forward', '0:1'], '--consumers 2: not with --forward'),
         (['--consumers', '2', '--consumer-socket', '/tmp/x.sock'], '--consumer-socket'),
