@@ -133,6 +133,8 @@ rps_control_apply_start_config(struct rps_app *app, char *err, size_t err_len)
 	}
 	if (c->has_metrics && !rps_options_given(o, "metrics"))
 		o->metrics = c->metrics;
+	if (c->has_consumer_socket && !rps_options_given(o, "consumer-socket"))
+		snprintf(o->consumer_socket, sizeof(o->consumer_socket), "%s", c->consumer_socket);
 	if (c->has_rx_lcores && !rps_options_given(o, "rx-lcores")) {
 		o->rx_lcores = c->rx_lcores;
 		o->rx_lcores_given = 1;
@@ -220,6 +222,8 @@ restart_keys(const struct rps_app *app, const struct rps_config *c, char *out, s
 		c->rx_port == o->rx_port /* else the loop above said it */, "rx_port");
 	CHANGED(c->has_metrics && (c->metrics.on != o->metrics.on ||
 				   strcmp(c->metrics.text, o->metrics.text) != 0), "metrics");
+	CHANGED(c->has_consumer_socket && strcmp(c->consumer_socket, o->consumer_socket) != 0,
+		"consumer_socket");
 #undef CHANGED
 }
 

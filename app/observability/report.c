@@ -121,6 +121,29 @@ live_port_flows(const struct rps_app *app, const struct rps_snapshot *cur,
 	}
 }
 
+/* Each consumer (--consumers), live: what it was delivered (totals, and the rate over the
+ * interval), what was lost for it by reason, its link. @p prev: the delivered counts of the
+ * last line, updated. */
+static void
+live_consumer_lines(const struct rps_app *app, uint64_t *prev, double dt)
+{
+	for (uint16_t i = 0; i < app->nb_consumers; i++) {
+		const struct rps_consumer *k = &app->consumers[i];
+		const uint64_t connects = __atomic_load_n(&k->connects, __ATOMIC_RELAXED);
+		struct rps_consumer_stats st;
+
+		rps_consumer_stats(app, i, &st);
+		printf("  consumer %u: delivered %" PRIu64 " (%.3f Mpps)  dropped consumer_absent %"
+		       PRIu64 "  consumer_full %" PRIu64 "  connected %s  reconnects %" PRIu64 "\n",
+		       i, st.delivered,
+		       st.delivered >= prev[i] ? (double)(st.delivered - prev[i]) / dt / 1e6 : 0.0,
+		       st.absent, st.full,
+		       __atomic_load_n(&k->up, __ATOMIC_RELAXED) ? "yes" : "no",
+		       connects > 0 ? connects - 1 : 0);
+		prev[i] = st.delivered;
+	}
+}
+
 /* What the RX ports could not receive (rx_nombuf, imissed), summed over them, live: the
  * packets that stand outside rx_packets = processed + dropped. */
 static void
@@ -166,6 +189,7 @@ report_thread(void *arg)
 	uint64_t last = rte_rdtsc();
 	struct rte_eth_stats lost;
 	uint64_t prev_cpu[RTE_MAX_LCORE] = { 0 };
+	uint64_t prev_delivered[RPS_CONSUMERS_MAX] = { 0 };
 
 	if (prev == NULL || cur == NULL)
 		goto out;
@@ -206,6 +230,7 @@ report_thread(void *arg)
 			       cur->rxl[r].st.dropped[RPS_DROP_BACKLOG_FULL]);
 		live_port_lines(app);
 		live_port_flows(app, cur, prev, dt);
+		live_consumer_lines(app, prev_delivered, dt);
 		printf("  %5s %14s %10s %8s %8s %12s %12s %6s %s\n", "lcore", "processed", "Mpps",
 		       "backlog", "hwm", "time_squeeze", "dropped", "cpu%", "state");
 		for (uint16_t i = 0; i < cur->nb; i++) {

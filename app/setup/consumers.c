@@ -6,6 +6,7 @@
  * each consumer's client and the per-consumer sums are in control/consumers.c.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,22 +18,43 @@
 #include "app.h"
 #include "setup.h"
 
+#define ORIGIN_MAX (PATH_MAX + 64) /* "FILE:LINE: key =" */
 #define WAIT_POLL_US 10000u
 /* A memif server has no slot to send into until its client's first receive poll posts
  * buffers (the client's refill), which comes a moment after the connection: the wait holds
  * RX this much longer once every consumer is connected. */
 #define WAIT_SETTLE_US 250000u
 
+/* Where setting @p id came from, for a message: "--consumers", or "FILE:LINE: consumers ="
+ * (@p eq, else "FILE:LINE: consumers") when the file set it and the command line did not. */
+static const char *
+origin(const struct rps_app *app, enum rps_setting_id id, int eq, char *buf, size_t len)
+{
+	const struct rps_setting *s = &rps_settings[id];
+
+	if (app->start_cfg != NULL && app->start_cfg->line[id] != 0 &&
+	    !rps_options_given(&app->opt, s->flag))
+		snprintf(buf, len, "%s:%d: %s%s", app->opt.config_path,
+			 app->start_cfg->line[id], s->key, eq ? " =" : "");
+	else
+		snprintf(buf, len, "--%s", s->flag);
+	return buf;
+}
+
 /* Options that make no sense without --consumers. */
 static int
 check_off(const struct rps_app *app)
 {
-	static const char *const needs[] = { "consumer-socket", "consumer-wait" };
+	static const enum rps_setting_id needs[] = {
+		RPS_SET_CONSUMER_SOCKET, RPS_SET_CONSUMER_WAIT
+	};
+	char from[ORIGIN_MAX];
 
 	for (size_t i = 0; i < RTE_DIM(needs); i++)
-		if (rps_options_given(&app->opt, needs[i])) {
-			fprintf(stderr, "dpdk-rps: --%s: only with --consumers K (K > 0)\n",
-				needs[i]);
+		if (rps_options_given(&app->opt, rps_settings[needs[i]].flag) ||
+		    (app->start_cfg != NULL && app->start_cfg->line[needs[i]] != 0)) {
+			fprintf(stderr, "dpdk-rps: %s: only with --consumers K or consumers = K "
+				"(K > 0)\n", origin(app, needs[i], 0, from, sizeof(from)));
 			return -1;
 		}
 	return 0;
@@ -45,18 +67,21 @@ rps_consumers_check(struct rps_app *app)
 	const unsigned int k = o->consumers;
 	const unsigned int nw = rps_lcoreset_count(&o->map);
 	const char *why;
+	char from[ORIGIN_MAX], sfrom[ORIGIN_MAX];
 
 	if (k == 0)
 		return check_off(app);
+	origin(app, RPS_SET_CONSUMERS, 1, from, sizeof(from));
+	origin(app, RPS_SET_CONSUMER_SOCKET, 1, sfrom, sizeof(sfrom));
 	if (nw == 0) {
-		fprintf(stderr, "dpdk-rps: --consumers %u: the workers feed the consumers and "
-			"--map %s has none\n", k, o->map_text);
+		fprintf(stderr, "dpdk-rps: %s %u: the workers feed the consumers and "
+			"--map %s has none\n", from, k, o->map_text);
 		return -1;
 	}
 	if (k > nw) {
-		fprintf(stderr, "dpdk-rps: --consumers %u: more consumers than workers (%u): "
+		fprintf(stderr, "dpdk-rps: %s %u: more consumers than workers (%u): "
 			"worker w feeds consumer w mod %u, so consumer %u would receive nothing; "
-			"at most %u\n", k, nw, k, nw, nw);
+			"at most %u\n", from, k, nw, k, nw, nw);
 		return -1;
 	}
 	/* Fewer consumers than workers would give a consumer one memif queue per worker, and
@@ -66,40 +91,40 @@ rps_consumers_check(struct rps_app *app)
 	 * case, must not be able to make that happen: one consumer per worker until workers
 	 * can share a queue (issue 28). */
 	if (k < nw) {
-		fprintf(stderr, "dpdk-rps: --consumers %u: fewer consumers than workers (%u): each "
+		fprintf(stderr, "dpdk-rps: %s %u: fewer consumers than workers (%u): each "
 			"consumer would need one memif queue per worker feeding it, and a consumer "
 			"that opened fewer could not be detected (memif gives the server no way to "
 			"see it); give --consumers %u (one per worker) or a --map of %u workers\n",
-			k, nw, nw, k);
+			from, k, nw, nw, k);
 		return -1;
 	}
 	if (o->nb_fwd > 0) {
-		fprintf(stderr, "dpdk-rps: --consumers %u: not with --forward yet (a consumer "
-			"would need a copy of each forwarded packet: issue 28)\n", k);
+		fprintf(stderr, "dpdk-rps: %s %u: not with --forward yet (a consumer "
+			"would need a copy of each forwarded packet: issue 28)\n", from, k);
 		return -1;
 	}
 	if (o->tx_port >= 0) {
-		fprintf(stderr, "dpdk-rps: --consumers %u: the consumers take what the workers "
-			"processed in place of --tx-port %d: give one or the other\n", k,
+		fprintf(stderr, "dpdk-rps: %s %u: the consumers take what the workers "
+			"processed in place of --tx-port %d: give one or the other\n", from, k,
 			o->tx_port);
 		return -1;
 	}
 	if (!rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT)) {
-		fprintf(stderr, "dpdk-rps: --consumers %u: --stages %s has no output stage: "
-			"nothing would reach the consumers\n", k, o->stages_text);
+		fprintf(stderr, "dpdk-rps: %s %u: --stages %s has no output stage: "
+			"nothing would reach the consumers\n", from, k, o->stages_text);
 		return -1;
 	}
 	if (o->consumer_socket[0] == '\0') {
 		snprintf(o->consumer_socket, sizeof(o->consumer_socket), "%s/consumer-%%u.sock",
 			 rte_eal_get_runtime_dir());
 		if (rps_consumer_socket_check(o->consumer_socket, k, &why) < 0) {
-			fprintf(stderr, "dpdk-rps: --consumers %u: the default socket path in EAL's "
-				"runtime directory (%s): %s; give --consumer-socket\n", k,
+			fprintf(stderr, "dpdk-rps: %s %u: the default socket path in EAL's "
+				"runtime directory (%s): %s; give --consumer-socket\n", from, k,
 				o->consumer_socket, why);
 			return -1;
 		}
 	} else if (rps_consumer_socket_check(o->consumer_socket, k, &why) < 0) {
-		fprintf(stderr, "dpdk-rps: --consumer-socket %s: %s\n", o->consumer_socket, why);
+		fprintf(stderr, "dpdk-rps: %s %s: %s\n", sfrom, o->consumer_socket, why);
 		return -1;
 	}
 	app->nb_consumers = (uint16_t)k;

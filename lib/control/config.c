@@ -298,6 +298,8 @@ static const struct cfg_field {
 	[RPS_SET_REBALANCE_HOLDDOWN] = FIELD(rebalance_holddown_ms, has_rebalance_holddown_ms),
 	[RPS_SET_RESPOND_RATE] = FIELD(respond_rate, has_respond_rate),
 	[RPS_SET_RESPOND_BURST] = FIELD(respond_burst, has_respond_burst),
+	[RPS_SET_CONSUMERS] = FIELD(consumers, has_consumers),
+	[RPS_SET_CONSUMER_WAIT] = FIELD(consumer_wait_ms, has_consumer_wait_ms),
 };
 #undef FIELD
 
@@ -511,6 +513,16 @@ set_value(struct parser *p, int id, const char *name, const char *value)
 		c->has_forward = 1;
 		break;
 	}
+	case RPS_SET_CONSUMER_SOCKET: {
+		const char *w = NULL;
+
+		/* as --consumer-socket; the longest path is checked against consumers at start */
+		if (rps_consumer_socket_check(value, 1, &w) < 0)
+			return fail(p, "%s: %s, not '%s'", name, w, value);
+		snprintf(c->consumer_socket, sizeof(c->consumer_socket), "%s", value);
+		c->has_consumer_socket = 1;
+		break;
+	}
 	case RPS_SET_METRICS:
 		if (rps_listen_parse(value, &c->metrics, why, sizeof(why)) < 0)
 			return fail(p, "%s: %s, not '%s'", name, why, value);
@@ -556,6 +568,8 @@ handler(void *user, const char *section, const char *name, const char *value)
 	if (!set_value(p, id, name, value))
 		return 0;
 	p->first_line[id] = p->line;
+	if (id < RPS_SET_NB)
+		p->cfg->line[id] = p->line;
 	if (id >= K_QUEUE0)
 		p->cfg->queue_map_line[id - K_QUEUE0] = p->line;
 	else if (id == RPS_SET_MAP)

@@ -46,6 +46,9 @@
  *   respond_burst = 50          ; restart (as --respond-burst, 1..1000000)
  *   metrics = 127.0.0.1:9100    ; restart (as --metrics: PORT, IPV4:PORT, [IPV6]:PORT or off;
  *                               ;   default off)
+ *   consumers = 2               ; restart (as --consumers, 0..16, 0 = off)
+ *   consumer_socket = /run/rps/c%u.sock ; restart (as --consumer-socket: one %u)
+ *   consumer_wait_ms = 5000     ; restart (as --consumer-wait, 0..3600000)
  *
  *   [map]
  *   default = 0xfe              ; every RX queue without a line of its own (like --map); live
@@ -122,6 +125,9 @@ struct rps_config {
 	int has_respond_rate;  uint32_t respond_rate;     /* echo replies a second, 0 = no limit */
 	int has_respond_burst; uint32_t respond_burst;
 	int has_metrics;       struct rps_listen metrics;   /* as --metrics */
+	int has_consumers;     uint32_t consumers;          /* as --consumers */
+	int has_consumer_socket; char consumer_socket[RPS_CONSUMER_PATH_MAX]; /* the template */
+	int has_consumer_wait_ms; uint32_t consumer_wait_ms; /* as --consumer-wait */
 	/* [map] */
 	int has_default_map;   struct rps_lcoreset default_map;   char default_map_text[128];
 	int has_queue_map[RPS_CONFIG_MAX_QUEUES];
@@ -130,6 +136,8 @@ struct rps_config {
 	/* the line that set each map (for FILE:LINE in the application's checks), 0 = none */
 	int default_map_line;
 	int queue_map_line[RPS_CONFIG_MAX_QUEUES];
+	/* the line that set each key of the settings table, 0 = not set */
+	int line[RPS_SET_NB];
 };
 
 /**

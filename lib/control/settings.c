@@ -599,7 +599,8 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 	},
 	[RPS_SET_CONSUMERS] = {
 		.name = "consumers", .flag = "consumers", .metavar = "K",
-		.type = RPS_SETTING_U32, .when = RPS_SETTING_START,
+		.key = "consumers", .section = DATAPLANE, .syntax = "K",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_RESTART,
 		.lo = 0, .hi = RPS_CONSUMERS_MAX, .what = "", .unit = " consumers",
 		.def = "0 (off)",
 		.help = "deliver what the workers processed to K memif consumers (net_memif "
@@ -617,7 +618,8 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 	},
 	[RPS_SET_CONSUMER_SOCKET] = {
 		.name = "consumer-socket", .flag = "consumer-socket", .metavar = "TEMPLATE",
-		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_START,
+		.key = "consumer_socket", .section = DATAPLANE, .syntax = "TEMPLATE",
+		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_RESTART,
 		.def = "<EAL runtime directory>/consumer-%u.sock",
 		.help = "the consumers' memif socket paths, %u the consumer's index (default: "
 			"consumer-%u.sock in EAL's runtime directory)",
@@ -629,7 +631,8 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 	},
 	[RPS_SET_CONSUMER_WAIT] = {
 		.name = "consumer-wait", .flag = "consumer-wait", .metavar = "MS",
-		.type = RPS_SETTING_U32, .when = RPS_SETTING_START,
+		.key = "consumer_wait_ms", .section = DATAPLANE, .syntax = "MS",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_RESTART,
 		.lo = 0, .hi = 3600000, .what = "", .unit = " milliseconds",
 		.def = "0",
 		.help = "hold RX at start until every consumer is connected, for at most MS "

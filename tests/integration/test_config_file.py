@@ -459,17 +459,19 @@ def case_settings(F, binary, tmp):
                 c.get('hash_seed_source'))
         print('settings at start: %d values as the file and the command line say' % len(want),
               flush=True)
-        # backlog and idle_sleep_us need a restart; rebalance_moves is live. burst and
+        # backlog, idle_sleep_us and consumers need a restart; rebalance_moves is live. burst and
         # idle_spin_us are named too: the file's value is not the running one (the command
         # line's), as a reload has always reported them
         replace(cfg, text.replace('backlog = 2048', 'backlog = 1024').replace(
             'idle_sleep_us = 20', 'idle_sleep_us = 30').replace('rebalance_moves = 4',
-                                                                 'rebalance_moves = 6'))
+                                                                 'rebalance_moves = 6')
+                + '[dataplane]\nconsumers = 2\n')
         run.proc.send_signal(signal.SIGHUP)
         c = run.wait(lambda c: c['reloads_ok'] >= 1 and c['rebalance_moves'] == 6,
                      'the reload')
         F.check(c is not None and c['last_reload_result'] ==
-                'ok; needs a restart for: backlog, burst, idle_sleep_us, idle_spin_us' and
+                'ok; needs a restart for: backlog, burst, idle_sleep_us, idle_spin_us, '
+                'consumers' and
                 c['backlog'] == 2048 and c['idle_sleep_us'] == 20,
                 'reload: /rps/config %s' % c)
         print('reload: %s' % (c or {}).get('last_reload_result'), flush=True)

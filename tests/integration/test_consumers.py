@@ -20,6 +20,7 @@
 usage: test_consumers.py PATH/TO/dpdk-rps
 """
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -66,7 +67,7 @@ def testpmd_stop(p):
     return rpstest.read_pcap(p.out).frames if os.path.exists(p.out) else None
 
 
-def run(binary, tmp, inp, tag, present, wait_ms):
+def run(binary, tmp, inp, tag, present, wait_ms, extra=()):
     """dpdk-rps on inp with --consumers 2 and testpmd consumers for the indexes in present.
     Returns (RunResult-like dict, {index: frames})."""
     sock = os.path.join(tmp, tag + '-c%u.sock')
@@ -74,7 +75,7 @@ def run(binary, tmp, inp, tag, present, wait_ms):
     summary = os.path.join(tmp, tag + '_summary.json')
     eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=[rpstest.pcap_vdev(rx=inp)])
     app = ['--consumers', '2', '--consumer-socket', sock, '--consumer-wait', str(wait_ms),
-           '--exit-when-idle', '1000']
+           '--exit-when-idle', '1000'] + list(extra)
     clients = {}
 
     def start_clients():
@@ -93,11 +94,25 @@ def run(binary, tmp, inp, tag, present, wait_ms):
 
 
 def check_both(F, binary, tmp, inp, frames):
-    r, caps, clients = run(binary, tmp, inp, 'both', (0, 1), 30000)
+    r, caps, clients = run(binary, tmp, inp, 'both', (0, 1), 30000, ['--stats-interval', '1'])
     ctx = 'both consumers'
     s = rpstest.check_exit(F, r, ctx)
     if s is None:
         return
+    # the live table: a line per consumer, its delivered count never above the final one
+    live = {}
+    for line in r.stdout.splitlines():
+        m = re.match(r'\s+consumer (\d+): delivered (\d+) \([0-9.]+ Mpps\)  dropped '
+                     r'consumer_absent (\d+)  consumer_full (\d+)  connected (yes|no)  '
+                     r'reconnects (\d+)$', line)
+        if m:
+            live.setdefault(int(m.group(1)), []).append(int(m.group(2)))
+    F.check(sorted(live) == [0, 1], '%s: live consumer lines for %s, not 0 and 1:\n%s' % (
+        ctx, sorted(live), r.stdout[-1500:]))
+    for c, seen in live.items():
+        final = s['consumers'][c]['delivered']
+        F.check(seen == sorted(seen) and seen[-1] <= final and max(seen) > 0,
+                '%s: consumer %d live delivered %s, final %d' % (ctx, c, seen, final))
     F.check(rpstest.dropped_total(s) == 0, '%s: dropped %s' % (ctx, s['dropped']))
     F.check(s['rx_packets'] == len(frames), '%s: rx_packets %d of %d' % (
         ctx, s['rx_packets'], len(frames)))
@@ -272,11 +287,22 @@ def check_refusals(F, binary, tmp, inp):
         (['--consumer-wait', '100'], '--consumer-wait: only with --consumers'),
         (['--consumers', '17'], '--consumers'),
     ]
+    # the file's keys as the options, refused naming FILE:LINE
+    for i, (text, want) in enumerate([
+            ('consumers = 3', '%s:3: consumers = 3: more consumers than workers'),
+            ('consumers = 17', '--config: %s:3: consumers: expected 0..16 consumers'),
+            ('consumer_wait_ms = 100', '%s:3: consumer_wait_ms: only with'),
+            ('consumers = 2\nconsumer_socket = /tmp/x.sock',
+             '--config: %s:4: consumer_socket: expected a path with exactly one %%u')]):
+        cfg = os.path.join(tmp, 'refuse%d.conf' % i)
+        with open(cfg, 'w') as f:
+            f.write('; consumers from the file\n[dataplane]\n%s\n' % text)
+        cases.append((['--config', cfg], want % cfg))
     for app, want in cases:
         r = rpstest.run_rps(binary, eal, app, timeout=30, prefix=prefix)
         F.check(r.rc == 2 and ('dpdk-rps: ' + want) in r.stderr,
                 'refusal %s: rc %s, stderr %s' % (app, r.rc, r.stderr[-300:]))
-    print('refusals: %d cases exit 2 naming the option' % len(cases))
+    print('refusals: %d cases exit 2 naming the option or FILE:LINE' % len(cases))
 
 
 def main():

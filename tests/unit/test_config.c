@@ -202,6 +202,32 @@ test_forward_key(void)
 	}
 }
 
+/* consumers, consumer_socket, consumer_wait_ms: as --consumers, --consumer-socket,
+ * --consumer-wait; the line of each key kept for the application's messages. */
+static void
+test_consumer_keys(void)
+{
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\nconsumers = 2\n"
+				    "consumer_socket = /tmp/c%u.sock\nconsumer_wait_ms = 5000\n"), 0);
+	CU_ASSERT(cfg.has_consumers == 1 && cfg.consumers == 2);
+	CU_ASSERT(cfg.has_consumer_socket == 1 &&
+		  strcmp(cfg.consumer_socket, "/tmp/c%u.sock") == 0);
+	CU_ASSERT(cfg.has_consumer_wait_ms == 1 && cfg.consumer_wait_ms == 5000);
+	CU_ASSERT(cfg.line[RPS_SET_CONSUMERS] == 2 && cfg.line[RPS_SET_CONSUMER_SOCKET] == 3 &&
+		  cfg.line[RPS_SET_CONSUMER_WAIT] == 4 && cfg.line[RPS_SET_BACKLOG] == 0);
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\nconsumers = 0\n"), 0);
+	CU_ASSERT(cfg.has_consumers == 1 && cfg.consumers == 0 && cfg.has_consumer_socket == 0);
+	CU_ASSERT_EQUAL(parse("[dataplane]\nconsumers = 17\n"), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "t.conf:2: consumers: expected 0..16 consumers, not '17'");
+	CU_ASSERT_EQUAL(parse("[dataplane]\nconsumer_wait_ms = 3600001\n"), -EINVAL);
+	CU_ASSERT(strncmp(err, "t.conf:2: consumer_wait_ms: expected 0..3600000", 47) == 0);
+	CU_ASSERT_EQUAL(parse("[dataplane]\nconsumer_socket = /tmp/c.sock\n"), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "t.conf:2: consumer_socket: expected a path with exactly one "
+			       "%u (the consumer's index) and no other %, not '/tmp/c.sock'");
+	CU_ASSERT_EQUAL(parse("[dataplane]\nconsumer_socket = /tmp/%u-%u.sock\n"), -EINVAL);
+	CU_ASSERT_EQUAL(cfg.has_consumer_socket, 0);
+}
+
 /* The respond stage's reply rate limit. */
 static void
 test_respond_keys(void)
@@ -425,7 +451,7 @@ test_tx_port(void)
 	"rss_key, backlog, burst, tx_port, stats_interval, stages, flow_table_size, " \
 	"respond_rate, respond_burst, reorder_safe, flow_limit, rebalance, " \
 	"rebalance_interval_ms, rebalance_threshold, rebalance_moves, rebalance_holddown_ms, " \
-	"idle_sleep_us, idle_spin_us, idle_wait, forward or metrics"
+	"idle_sleep_us, idle_spin_us, idle_wait, forward, consumers, consumer_socket, consumer_wait_ms or metrics"
 
 static void
 test_errors(void)
@@ -1081,6 +1107,7 @@ main(int argc, char **argv)
 {
 	static CU_TestInfo tests[] = {
 		{ "forward_key", test_forward_key },
+		{ "consumer_keys", test_consumer_keys },
 		{ "full_file", test_full },
 		{ "toeplitz_keys", test_toeplitz_keys },
 		{ "inner_keys", test_inner_keys },
