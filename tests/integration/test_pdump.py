@@ -21,10 +21,10 @@
    SIGINT must end it with exit 0 and two pcap files our reader reads: RX frames that are
    frames of the input, TX frames too (every worker forwards what it processed), while
    /rps/stats rx_packets goes on rising.
-2. dpdk-dumpcap on an inline pair (--forward 0:1, both net_pcap ports looping, port 0 on the
-   bundled capture, port 1 on generated flows): `-i 1` captures port 1's own frames inbound
-   and port 0's, forwarded unchanged, outbound (each captured frame is one of the frames its
-   direction must carry); exit 0 and the accounting.
+2. dpdk-dumpcap on an inline pair (--forward 0:1; port 0 loops the bundled capture, port 1
+   replays generated flows once): once port 1's replay is through (/rps/ports), `-i 1`
+   captures only port 0's frames, forwarded unchanged, outbound, and `-i 0` only port 0's own
+   frames inbound; exit 0 and the accounting.
 3. dpdk-proc-info (a net_null port: DPDK 22.11's dpdk-proc-info crashes attaching to a
    primary that runs net_pcap, testpmd's too): --stats, --xstats and --show-mempool must
    exit 0 and show port 0 receiving and our mbuf pool; dpdk-rps then exits 0, accounting
@@ -331,6 +331,15 @@ def run_dumpcap(binary, pcap, hdir, tmp, errs):
         else:
             print('dumpcap: %d more captures started and stopped, dpdk-rps still running'
                   % CYCLES)
+        if dirs_all[2] == 0 and proc.poll() is None:
+            # a 32-packet capture fills from one RX burst before a worker's TX burst comes
+            # along more often than not on a busy machine: one long capture sees both
+            q = subprocess.run(dcmd[:5] + ['-c', '4096', '-w', capfile + '.long'], cwd=tmp,
+                               capture_output=True, text=True, timeout=60)
+            try:
+                dirs_all.update(d for _, d in read_pcapng(capfile + '.long'))
+            except (OSError, ValueError) as e:
+                errs.append('the long capture: exit %d: %s' % (q.returncode, e))
         if dirs_all[1] == 0 or dirs_all[2] == 0:
             errs.append('capture directions over %d captures %s: expected both RX (1) and '
                         'TX (2)' % (CYCLES + 1, dict(dirs_all)))
@@ -459,14 +468,15 @@ def run_proc_info(binary, hdir, tmp, errs):
 
 
 def run_dumpcap_pair(binary, pcap, hdir, tmp, errs):
-    """An inline pair (--forward 0:1) of two looping net_pcap ports, port 0 on the bundled
-    capture, port 1 on generated flows: dumpcap -i 1 sees port 1's own frames inbound and
-    port 0's, forwarded unchanged, outbound."""
+    """An inline pair (--forward 0:1): port 0 loops the bundled capture, port 1 replays
+    generated flows once. Once port 1's replay is through, `dumpcap -i 1` sees only port 0's
+    frames, forwarded unchanged, outbound, and `dumpcap -i 0` port 0's own frames inbound.
+    (With both ports looping, a short capture of port 1 was all its own RX bursts on a busy
+    machine: which direction it caught was chance.)"""
     dumpcap = shutil.which('dpdk-dumpcap')
     a_frames = set(rpstest.read_pcap(pcap).frames)
     b_list = rpstest.gen_traffic.generate_frames(flows=32, packets_per_flow=8, seed=31,
                                                  frag_datagrams=0, non_ip=0)
-    b_frames = set(b_list)
     rpstest.write_pcap(os.path.join(tmp, 'b.pcap'), b_list)
     if not os.path.exists(os.path.join(tmp, 'in.pcap')):
         os.symlink(pcap, os.path.join(tmp, 'in.pcap'))
@@ -474,7 +484,7 @@ def run_dumpcap_pair(binary, pcap, hdir, tmp, errs):
         if not os.path.exists(os.path.join(tmp, 'pn%d' % i)):
             os.symlink('/dev/null', os.path.join(tmp, 'pn%d' % i))
     vdevs = ['net_pcap0,rx_pcap=in.pcap,infinite_rx=1,tx_pcap=pn0,tx_pcap=pn1',
-             'net_pcap1,rx_pcap=b.pcap,infinite_rx=1,tx_pcap=pn2,tx_pcap=pn3']
+             'net_pcap1,rx_pcap=b.pcap,tx_pcap=pn2,tx_pcap=pn3']
     assert all(len(v.split(',', 1)[1]) <= 63 for v in vdevs)
     prefix = rpstest.unique_prefix()
     summary = os.path.join(tmp, 'pair_summary.json')
@@ -484,15 +494,25 @@ def run_dumpcap_pair(binary, pcap, hdir, tmp, errs):
         if rpstest.wait_ready(prefix, READY_TIMEOUT) is None:
             errs.append('pair: dpdk-rps not ready within %.0f s' % READY_TIMEOUT)
             return
-        dirs, alien, total = collections.Counter(), 0, 0
-        # both directions, though a short capture on a loaded machine may see one only
-        for i in range(6):
-            capfile = os.path.join(tmp, 'pair.%d.pcapng' % i)
-            q = subprocess.run([dumpcap, '--file-prefix', prefix, '-i', '1', '-c', '64', '-w',
-                                capfile], cwd=tmp, capture_output=True, text=True, timeout=60)
+
+        def port1_through():
+            r = rpstest.telemetry(prefix, '/rps/ports')
+            ports = (r[0].get('/rps/ports') or {}).get('ports') if r else None
+            p1 = ports.get('1') if isinstance(ports, dict) else None
+            return isinstance(p1, dict) and p1.get('received') == len(b_list)
+        if not rpstest.wait_for(port1_through, timeout=30):
+            errs.append('pair: port 1 never received its %d frames (/rps/ports)' % len(b_list))
+            return
+        seen = {}
+        for port, want_dir, want, what in ((1, 2, a_frames, "port 0's, forwarded unchanged"),
+                                           (0, 1, a_frames, "its own")):
+            capfile = os.path.join(tmp, 'pair%d.pcapng' % port)
+            q = subprocess.run([dumpcap, '--file-prefix', prefix, '-i', str(port), '-c', '64',
+                                '-w', capfile], cwd=tmp, capture_output=True, text=True,
+                               timeout=60)
             if q.returncode != 0 or proc.poll() is not None:
-                errs.append('pair: dumpcap -i 1 exit %d, dpdk-rps %s%s' % (
-                    q.returncode, 'running' if proc.poll() is None else 'exited %s' %
+                errs.append('pair: dumpcap -i %d exit %d, dpdk-rps %s%s' % (
+                    port, q.returncode, 'running' if proc.poll() is None else 'exited %s' %
                     proc.returncode, q.stderr[-1000:]))
                 return
             try:
@@ -500,22 +520,17 @@ def run_dumpcap_pair(binary, pcap, hdir, tmp, errs):
             except (OSError, ValueError) as e:
                 errs.append('pair: %s' % e)
                 return
-            for data, d in recs:
-                total += 1
-                dirs[d] += 1
-                # inbound on port 1: its own frames; outbound: port 0's, unchanged
-                alien += data not in (b_frames if d == 1 else a_frames if d == 2 else ())
-            if dirs[1] and dirs[2]:
-                break
-        if dirs[1] == 0 or dirs[2] == 0:
-            errs.append('pair: dumpcap -i 1 directions %s over %d packets: expected port 1\'s '
-                        'own frames inbound (1) and port 0\'s outbound (2)' % (dict(dirs), total))
-        if alien:
-            errs.append('pair: %d of %d captured packets are not the frames expected in their '
-                        'direction (inbound: port 1\'s input; outbound: port 0\'s, unchanged)'
-                        % (alien, total))
-        print('pair: dumpcap -i 1: %d packets, %d inbound (port 1\'s own), %d outbound (port '
-              '0\'s, forwarded unchanged)' % (total, dirs[1], dirs[2]))
+            dirs = collections.Counter(d for _, d in recs)
+            alien = sum(1 for data, _ in recs if data not in want)
+            seen[port] = (len(recs), dict(dirs))
+            if len(recs) < 64 or dirs[want_dir] != len(recs) or alien:
+                errs.append('pair: dumpcap -i %d: %d packets, directions %s, %d not of the '
+                            'input expected; expected only %s frames %s' % (
+                                port, len(recs), dict(dirs), alien, what,
+                                'outbound (2)' if want_dir == 2 else 'inbound (1)'))
+        print('pair: dumpcap -i 1 after port 1\'s replay: %d packets %s, all port 0\'s forwarded '
+              'unchanged; -i 0: %d packets %s, all its own' % (
+                  seen[1][0], seen[1][1], seen[0][0], seen[0][1]))
     finally:
         s = finish(proc, out, prefix, summary, 'pair run', errs)
         if s is not None:
