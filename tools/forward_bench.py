@@ -50,6 +50,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import veth_pair  # noqa: E402  (the namespaces, veths and kernel settings)
+
 EAL = ['--no-huge', '-m', '1024', '--no-pci', '--log-level', 'lib.eal:warning']
 NULL_VDEVS = ['net_null0,size=64', 'net_null1,size=64']
 NS = ('rpsfwba', 'rpsfwbb')
@@ -57,16 +60,6 @@ HOST = ('rfwba', 'rfwbb')          # root-namespace ends: the DPDK ports
 PEER = ('rfwban', 'rfwbbn')        # namespace ends
 ADDR = ('198.18.82.1', '198.18.82.2')
 KERNEL_CPUS = '1'                  # rps_cpus: CPU 0 (as test_forward_tcp.py)
-WMEM = '/proc/sys/net/core/wmem_default'
-WMEM_RING = 2 * 1024 * 1024
-
-
-def sh(*cmd, check=True):
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
-    if check and r.returncode != 0:
-        raise RuntimeError('%s: %s' % (' '.join(cmd), r.stderr.strip()))
-    return r
-
 
 # --- the two programs ---------------------------------------------------------------------
 
@@ -239,76 +232,23 @@ TCP_CONFIGS = [
     ('rps_1w', 'rps', '0@0,1@1', '0x2'),
     ('rps_2w', 'rps', '0@0,(1-2)@1', '0x6'),
 ]
-saved_wmem = []
 
 
-def in_ns(i, *cmd, check=True):
-    return sh('ip', 'netns', 'exec', NS[i], *cmd, check=check)
+PAIR = veth_pair.VethPair(NS, HOST, PEER, ADDR, KERNEL_CPUS)
+in_ns = PAIR.in_ns
 
 
 def veth_setup():
-    veth_teardown()
-    with open(WMEM) as f:
-        saved_wmem.append(f.read().strip())
-    if int(saved_wmem[0]) < WMEM_RING:
-        with open(WMEM, 'w') as f:
-            f.write(str(WMEM_RING))
-    for i in range(2):
-        sh('ip', 'netns', 'add', NS[i])
-        sh('ip', 'link', 'add', HOST[i], 'type', 'veth', 'peer', 'name', PEER[i])
-        sh('ip', 'link', 'set', PEER[i], 'netns', NS[i])
-        sh('sysctl', '-q', '-w', 'net.ipv6.conf.%s.disable_ipv6=1' % HOST[i])
-        sh('ethtool', '-K', HOST[i], 'tx', 'off', 'tso', 'off', 'gso', 'off', 'gro', 'off',
-           check=False)
-        sh('ip', 'link', 'set', HOST[i], 'up')
-        in_ns(i, 'sysctl', '-q', '-w', 'net.ipv6.conf.all.disable_ipv6=1')
-        in_ns(i, 'ethtool', '-K', PEER[i], 'tx', 'off', 'tso', 'off', 'gso', 'off', 'gro',
-              'off', check=False)
-        in_ns(i, 'ip', 'addr', 'add', ADDR[i] + '/24', 'dev', PEER[i])
-        in_ns(i, 'ip', 'link', 'set', PEER[i], 'up')
-        in_ns(i, 'ip', 'link', 'set', 'lo', 'up')
-        for q in os.listdir('/sys/class/net/%s/queues' % HOST[i]):
-            if q.startswith('rx-'):
-                with open('/sys/class/net/%s/queues/%s/rps_cpus' % (HOST[i], q), 'w') as f:
-                    f.write(KERNEL_CPUS)
-                in_ns(i, 'sh', '-c', 'echo %s > /sys/class/net/%s/queues/%s/rps_cpus' % (
-                    KERNEL_CPUS, PEER[i], q))
+    PAIR.teardown()
+    PAIR.setup()
 
 
-def veth_teardown():
-    if saved_wmem:
-        with open(WMEM, 'w') as f:
-            f.write(saved_wmem.pop())
-    for i in range(2):
-        sh('ip', 'netns', 'del', NS[i], check=False)
-        sh('ip', 'link', 'del', HOST[i], check=False)
+veth_teardown = PAIR.teardown
 
 
 def iperf(seconds):
     """iperf3 --bidir -P 4 from a to b: (a->b, b->a Mbit/s as received, error or None)."""
-    srv = subprocess.Popen(['ip', 'netns', 'exec', NS[1], 'iperf3', '-s', '-1', '-p', '5302'],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(0.3)
-    try:
-        r = subprocess.run(['ip', 'netns', 'exec', NS[0], 'iperf3', '-c', ADDR[1], '-p',
-                            '5302', '-t', str(seconds), '--bidir', '-P', '4', '-J'],
-                           capture_output=True, text=True, timeout=seconds + 30)
-        out, why = r.stdout, r.stderr.strip()[-300:]
-    except subprocess.TimeoutExpired:
-        out, why = '', 'iperf3 did not finish within %d s' % (seconds + 30)
-    try:
-        srv.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        srv.kill()
-        srv.wait()
-    try:
-        j = json.loads(out)
-    except ValueError:
-        return 0.0, 0.0, 'no JSON from iperf3: %s' % why
-    e = j.get('end', {})
-    return (e.get('sum_received', {}).get('bits_per_second', 0) / 1e6,
-            e.get('sum_received_bidir_reverse', {}).get('bits_per_second', 0) / 1e6,
-            j.get('error'))
+    return PAIR.iperf(seconds, 5302)
 
 
 def tcp_run(a, cfg):

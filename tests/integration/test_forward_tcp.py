@@ -41,7 +41,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import rpstest  # noqa: E402
+import rpstest  # noqa: E402  (it puts tools/ on the path)
+import veth_pair  # noqa: E402
 
 PID = os.getpid() % 100000
 NS = ('rpsfa%d' % PID, 'rpsfb%d' % PID)
@@ -59,66 +60,12 @@ MAPS = ('0x6', '0x2', '0x4')
 KERNEL_CPUS = '1'                            # rps_cpus: CPU 0, the RX lcore's
 
 
-def sh(*cmd, check=True):
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
-    if check and r.returncode != 0:
-        raise RuntimeError('%s: %s' % (' '.join(cmd), r.stderr.strip()))
-    return r
-
-
-def in_ns(i, *cmd, check=True):
-    return sh('ip', 'netns', 'exec', NS[i], *cmd, check=check)
-
-
-# net_af_packet's TX ring holds 512 frames of 2 KiB, its socket's send buffer (wmem_default,
-# 208 KiB) about 90 of them in flight: beyond that the kernel leaves the rest in the ring
-# (sendto: ENOBUFS) until that socket's next send, while the PMD has reported them sent. A
-# worker's frames could then leave after a newer packet of their flow sent by the worker its
-# bucket moved to (a remap). The buffer is made to hold the ring while the test runs.
-WMEM = '/proc/sys/net/core/wmem_default'
-WMEM_RING = 2 * 1024 * 1024
-saved_wmem = []
-
-
-def setup():
-    with open(WMEM) as f:
-        saved_wmem.append(f.read().strip())
-    if int(saved_wmem[0]) < WMEM_RING:
-        with open(WMEM, 'w') as f:
-            f.write(str(WMEM_RING))
-    for i in range(2):
-        sh('ip', 'netns', 'add', NS[i])
-        sh('ip', 'link', 'add', HOST[i], 'type', 'veth', 'peer', 'name', PEER[i])
-        sh('ip', 'link', 'set', PEER[i], 'netns', NS[i])
-        sh('sysctl', '-q', '-w', 'net.ipv6.conf.%s.disable_ipv6=1' % HOST[i])
-        sh('ethtool', '-K', HOST[i], 'tx', 'off', 'tso', 'off', 'gso', 'off', 'gro', 'off',
-           check=False)
-        sh('ip', 'link', 'set', HOST[i], 'up')
-        in_ns(i, 'sysctl', '-q', '-w', 'net.ipv6.conf.all.disable_ipv6=1')
-        in_ns(i, 'ethtool', '-K', PEER[i], 'tx', 'off', 'tso', 'off', 'gso', 'off', 'gro',
-              'off', check=False)
-        in_ns(i, 'ip', 'addr', 'add', ADDR[i] + '/24', 'dev', PEER[i])
-        in_ns(i, 'ip', 'link', 'set', PEER[i], 'up')
-        in_ns(i, 'ip', 'link', 'set', 'lo', 'up')
-        # every veth end's receive work on one CPU (the kernel's RPS): a veth hands a frame
-        # to the backlog of the CPU its sender runs on, so a sender that moves between CPUs
-        # has two softirqs deliver one flow in parallel, out of order, into AF_PACKET's ring
-        # or the namespace's socket; that is the kernel reordering by itself
-        for q in os.listdir('/sys/class/net/%s/queues' % HOST[i]):
-            if q.startswith('rx-'):
-                sh('sh', '-c', 'echo %s > /sys/class/net/%s/queues/%s/rps_cpus' % (
-                    KERNEL_CPUS, HOST[i], q))
-                in_ns(i, 'sh', '-c', 'echo %s > /sys/class/net/%s/queues/%s/rps_cpus' % (
-                    KERNEL_CPUS, PEER[i], q))
-
-
-def teardown():
-    if saved_wmem:
-        with open(WMEM, 'w') as f:
-            f.write(saved_wmem.pop())
-    for i in range(2):
-        sh('ip', 'netns', 'del', NS[i], check=False)
-        sh('ip', 'link', 'del', HOST[i], check=False)
+# the namespaces, veths and the kernel settings that keep its side from reordering:
+# tools/veth_pair.py (also tools/forward_bench.py's)
+PAIR = veth_pair.VethPair(NS, HOST, PEER, ADDR, KERNEL_CPUS)
+in_ns = PAIR.in_ns
+setup = PAIR.setup
+teardown = PAIR.teardown
 
 
 def nstat(i):
@@ -132,37 +79,11 @@ def nstat(i):
 
 def iperf(seconds, rate=None, streams=4):
     """iperf3 --bidir from a to b; (a->b Mbit/s, b->a Mbit/s, error or None)."""
-    srv = subprocess.Popen(['ip', 'netns', 'exec', NS[1], 'iperf3', '-s', '-1', '-p', '5301'],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(0.3)
-    cmd = ['ip', 'netns', 'exec', NS[0], 'iperf3', '-c', ADDR[1], '-p', '5301', '-t',
-           str(seconds), '--bidir', '-P', str(streams), '-J']
-    if rate:
-        cmd += ['-b', rate]
-    try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 30)
-    except subprocess.TimeoutExpired:
-        srv.kill()
-        srv.wait()
-        return 0, 0, 'iperf3 did not finish within %d s' % (seconds + 30)
-    try:
-        srv.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        srv.kill()
-        srv.wait()
-    try:
-        j = json.loads(r.stdout)
-    except ValueError:
-        return 0, 0, 'no JSON from iperf3: %s' % r.stderr[-300:]
-    e = j.get('end', {})
-    ab = e.get('sum_received', {}).get('bits_per_second', 0) / 1e6
-    ba = e.get('sum_received_bidir_reverse', {}).get('bits_per_second', 0) / 1e6
-    return ab, ba, j.get('error')
+    return PAIR.iperf(seconds, 5301, rate=rate, streams=streams)
 
 
 def vdevs(qpairs=2):
-    return ['net_af_packet0,iface=%s,qpairs=%d' % (HOST[0], qpairs),
-            'net_af_packet1,iface=%s,qpairs=%d' % (HOST[1], qpairs)]
+    return PAIR.vdevs(qpairs)
 
 
 def testpmd_ceiling(seconds):
