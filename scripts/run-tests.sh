@@ -51,6 +51,9 @@ for d in $DIRS; do rm -f "$d/meson-logs/testlog.json"; done
 fail_build=0
 # The test hooks (app/test_hooks.c, inert unless an RPS_TEST_* variable is set) let tests make
 # their conditions (an overloaded worker) instead of depending on the machine's speed.
+# each phase's start time, so that a slow CI run says where its time went
+phase() { echo "== $(date -u +%T) $*"; }
+phase "build (gcc)"
 sh scripts/build.sh build -Dtest_hooks=true || fail_build=$((fail_build + 1))
 if [ "${1:-}" = "--quick" ]; then
 	DIRS="build"
@@ -75,8 +78,9 @@ rm -f build-bg.fail
 	echo "$bgfail" >build-bg.fail
 ) >build-bg.log 2>&1 </dev/null &
 bg=$!
+phase "tests: build (gcc)"
 [ -f build/build.ninja ] && meson test -C build --print-errorlogs --num-processes 2
-echo "waiting for the clang, ASan and fuzz builds (build-bg.log)"
+phase "waiting for the clang, ASan and fuzz builds (build-bg.log)"
 wait "$bg"
 cat build-bg.log
 fail_build=$((fail_build + $(cat build-bg.fail 2>/dev/null || echo 3)))
@@ -85,13 +89,17 @@ fail_build=$((fail_build + $(cat build-bg.fail 2>/dev/null || echo 3)))
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 
+phase "tests: build-clang (unit)"
 [ -f build-clang/build.ninja ] && meson test -C build-clang --suite unit --print-errorlogs
+phase "tests: build-asan"
 [ -f build-asan/build.ninja ] && meson test -C build-asan --print-errorlogs --num-processes 2 \
 	--timeout-multiplier 3
+phase "tests: build-fuzz"
 # each fuzzer is one single-threaded process for a fixed time: two at once on 2 CPUs
 [ -f build-fuzz/build.ninja ] && meson test -C build-fuzz --no-rebuild --suite fuzz \
 	--print-errorlogs --num-processes 2
 fi
+phase "done"
 
 python3 - "$fail_build" $DIRS <<'PY'
 import json, os, sys
