@@ -49,11 +49,11 @@ huge_setup
 DIRS="build build-clang build-asan build-fuzz"
 for d in $DIRS; do rm -f "$d/meson-logs/testlog.json"; done
 fail_build=0
-# The test hooks (app/test_hooks.c, inert unless an RPS_TEST_* variable is set) let tests make
-# their conditions (an overloaded worker) instead of depending on the machine's speed.
 # each phase's start time, so that a slow CI run says where its time went
 phase() { echo "== $(date -u +%T) $*"; }
 phase "build (gcc)"
+# The test hooks (app/test_hooks.c, inert unless an RPS_TEST_* variable is set) let tests make
+# their conditions (an overloaded worker) instead of depending on the machine's speed.
 sh scripts/build.sh build -Dtest_hooks=true || fail_build=$((fail_build + 1))
 if [ "${1:-}" = "--quick" ]; then
 	DIRS="build"
