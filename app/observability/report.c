@@ -474,6 +474,25 @@ json_consumers(FILE *f, const struct rps_app *app)
 	fprintf(f, "%s],", app->nb_consumers ? "\n  " : "");
 }
 
+/* "rules": each steering rule in match order, its action and hits; [] without rules. */
+static void
+json_rules(FILE *f, const struct rps_app *app)
+{
+	const struct rps_rules *rs = app->rules; /* the control thread has stopped */
+	const uint16_t n = rs != NULL ? rs->nb_rules : 0;
+
+	fprintf(f, "\n  \"rules\": [");
+	for (uint16_t i = 0; i < n; i++) {
+		char act[48];
+
+		fprintf(f, "%s\n    {\"rule\": ", i ? "," : "");
+		json_str(f, rs->text[i]);
+		fprintf(f, ", \"action\": \"%s\", \"hits\": %" PRIu64 "}",
+			rps_app_rule_action(rs, i, act, sizeof(act)), rps_app_rule_hits(app, rs, i));
+	}
+	fprintf(f, "%s],", n ? "\n  " : "");
+}
+
 static void
 json_counters(FILE *f, const struct rps_lcore_stats *st, const char *indent)
 {
@@ -609,6 +628,7 @@ rps_report_json(const struct rps_app *app, const char *path)
 	fprintf(f, "],");
 	json_ports(f, app, s);
 	json_consumers(f, app);
+	json_rules(f, app);
 	fprintf(f, "\n  \"mempool\": {\"size\": %u, \"in_use_at_exit\": %" PRId64
 		", \"reserve\": %u, \"worker_share\": %" PRIu64 ", \"backlog_cap\": %u"
 		", \"frag_budget\": %u}\n}\n", app->pool_size, app->pool_in_use_at_exit,
