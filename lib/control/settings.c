@@ -657,7 +657,7 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 			"configuration file's `[rules]` lines, the first that matches wins, at most 256 "
 			"in all. `worker N` is the index `/rps/workers` shows, `consumer N` (with "
 			"`--consumers`) the worker that feeds it, `drop` counts the drop reason `rule`. "
-			"A bad rule exits 2 naming it (see docs/rules.md)",
+			"A bad rule exits 2 naming it ([Steering rules](docs/rules.md))",
 	},
 	[RPS_SET_METRICS] = {
 		.name = "metrics", .flag = "metrics", .metavar = "ADDR:PORT",
