@@ -18,11 +18,13 @@
 usage: test_rules.py PATH/TO/dpdk-rps
 """
 import os
+import re
 import signal
 import struct
 import subprocess
 import sys
 import time
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rpstest  # noqa: E402
@@ -98,7 +100,8 @@ def live(F, binary, tmp, inp):
     eal = rpstest.eal_args(prefix, lcores='(0-3)@1',
                            vdevs=[rpstest.pcap_vdev(rx=inp, infinite_rx=True)])
     cmd = [binary] + eal + ['--', '--config', cfg, '--check-order', '--backlog', '4096',
-                            '--stages', 'parse,output', '--summary-json', summary]
+                            '--stages', 'parse,output', '--summary-json', summary,
+                            '--metrics', '0']
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             stdin=subprocess.DEVNULL, start_new_session=True)
     t = None
@@ -130,6 +133,14 @@ def live(F, binary, tmp, inp):
             lambda: (tel(t, '/rps/rules') or {}).get('rules', {}).get('0', {}).get('hits', 0)
             > h1, timeout=5)
         F.check(grew, 'live: hits of the new rules do not grow (%d)' % h1)
+        # the metrics page: each rule's hits, labelled with its text and action
+        where = (tel(t, '/rps/info') or {}).get('metrics')
+        page = urllib.request.urlopen('http://%s/metrics' % where, timeout=5).read().decode()
+        want_rule = 'udp -> worker %d' % (1 + reloads % 2)
+        m = re.search(r'^dpdk_rps_rule_hits_total\{rule="0",text="%s",action="worker %d"\} '
+                      r'(\d+)$' % (re.escape(want_rule), 1 + reloads % 2), page, re.M)
+        F.check(m is not None and int(m.group(1)) > 0, 'live: metrics rule hits: %s' % (
+            [ln for ln in page.splitlines() if 'rule_hits' in ln][:4]))
         # a bad reload: refused with FILE:LINE, the running rules stay
         with open(cfg, 'w') as f:
             f.write('[rules]\nudp -> worker 1\nudp dport 70000 -> worker 1\n')
