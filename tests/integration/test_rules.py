@@ -9,8 +9,8 @@
    worker 0's, the others spread by the map; the drop rule's frames are counted as the drop
    reason `rule` and nothing else is dropped; the summary's hits are exact; accounting exact.
 2. A live run on a looping capture with --check-order and the rules in the file's [rules]:
-   20 SIGHUP reloads flip UDP between worker 1 and worker 2 (a drain at each swap):
-   /rps/rules shows the new generation and its hits grow, reordered == 0; then a reload
+   21 SIGHUP reloads flip UDP between worker 1 and worker 2 (a drain at each swap):
+   /rps/rules shows the last set and its hits grow, reordered == 0; then a reload
    with a bad rule is refused naming FILE:LINE and the running rules stay.
 3. A bad --rule, a rule naming a worker that does not exist, and a bad [rules] line at start
    each exit 2 naming the argument or FILE:LINE.
@@ -105,6 +105,7 @@ def live(F, binary, tmp, inp):
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             stdin=subprocess.DEVNULL, start_new_session=True)
     t = None
+    gen = -1
     try:
         F.check(rpstest.wait_ready_socket(prefix) is not None, 'live: never ready')
         rpstest.wait_traffic(prefix)
@@ -112,22 +113,25 @@ def live(F, binary, tmp, inp):
         r0 = tel(t, '/rps/rules')
         F.check(r0 is not None and r0['nb_rules'] == 2 and r0['generation'] == 1,
                 'live: /rps/rules at start %s' % r0)
-        reloads = 20
+        reloads = 21        # odd: the last set (UDP to worker 2) is not the first
         for i in range(1, reloads + 1):
             with open(cfg, 'w') as f:
                 f.write(sets[i % 2])
             os.kill(proc.pid, signal.SIGHUP)
             time.sleep(0.03)
-        gen = 1 + reloads
-        ok = rpstest.wait_for(lambda: (tel(t, '/rps/rules') or {}).get('generation') == gen,
-                              timeout=10)
+        # SIGHUPs may coalesce and the file watch reloads too: the generation counts the
+        # reloads that changed the rules, not the signals; the last set must win
+        final = 'udp -> worker %d' % (1 + reloads % 2)
+        ok = rpstest.wait_for(lambda: (tel(t, '/rps/rules') or {}).get('rules', {}).get(
+            '0', {}).get('rule') == final, timeout=10)
+        time.sleep(0.3)     # the file watch's last reload (same rules: no new set)
         r1 = tel(t, '/rps/rules')
-        F.check(ok, 'live: rules generation %s after %d reloads, expected %d' % (
-            r1 and r1.get('generation'), reloads, gen))
+        F.check(ok and r1 is not None and r1['generation'] > 1, 'live: after %d reloads: %s'
+                % (reloads, r1))
         if r1:
-            F.check(r1['rules']['0']['rule'] == 'udp -> worker %d' % (1 + reloads % 2) and
-                    r1['rules']['0']['action'] == 'worker %d' % (1 + reloads % 2),
+            F.check(r1['rules']['0']['action'] == 'worker %d' % (1 + reloads % 2),
                     'live: rule 0 after the reloads %s' % r1['rules'])
+        gen = r1['generation'] if r1 else -1
         h1 = r1['rules']['0']['hits'] if r1 else 0
         grew = rpstest.wait_for(
             lambda: (tel(t, '/rps/rules') or {}).get('rules', {}).get('0', {}).get('hits', 0)
@@ -165,8 +169,8 @@ def live(F, binary, tmp, inp):
     if s is None:
         return
     reordered = sum(w['reordered'] for w in s['workers'])
-    print('live: rx %d processed %d dropped %s reordered %d swap waits %d hits %s' % (
-        s['rx_packets'], s['processed'], s['dropped'], reordered,
+    print('live: rules generation %d; rx %d processed %d dropped %s reordered %d swap waits %d '
+          'hits %s' % (gen, s['rx_packets'], s['processed'], s['dropped'], reordered,
         s['rx_lcore']['rules_swap_waits'], [r['hits'] for r in s['rules']]), flush=True)
     F.check(reordered == 0, 'live: reordered %d across rule swaps, expected 0' % reordered)
     F.check(s['dropped'].get('rule', 0) > 0, 'live: no rule drop counted')
