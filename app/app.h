@@ -117,6 +117,13 @@ struct rps_rx_lcore {
 	uint64_t empty_tsc;            /* last loop that polled its queues and took nothing */
 	int sleeping;                  /* 1 while it waits for an RX interrupt (rx_intr.c) */
 	struct rte_epoll_event stop_ev; /* app->stop_fd in its epoll (rx_intr.c) */
+	/* steering rules (rules.c, rx_loop.c): the generation it steers by, 0 while it zeroes
+	 * rule_hits (a sequence count for readers); the one it waits to take and each of its
+	 * backlogs' tail when it first saw it */
+	uint32_t rules_gen;
+	uint32_t rules_wait_gen;
+	uint64_t rules_swap_tail[RTE_MAX_LCORE];
+	uint64_t rule_hits[RPS_RULES_MAX] __rte_cache_aligned; /* this RX lcore only writes */
 } __rte_cache_aligned;
 
 /** What the control thread knows of one RX queue's buckets (buckets.c): owners of the
@@ -222,6 +229,10 @@ struct rps_app {
 	uint64_t *prev_busy;           /* [nb_workers]: busy_cycles at the last sample */
 	uint64_t buckets_tsc;          /* last sample, 0 = none yet */
 	unsigned int over_count;       /* consecutive intervals over the threshold */
+	struct rps_rules *rules;       /* steering rules (rules.c), NULL: none; RX lcores read
+					* it once per loop (RCU: qsbr), replaced only by
+					* rps_app_rules_publish() */
+	uint32_t rules_gen;            /* generation of the last rules built (ctl_lock) */
 	int reorder_safe;              /* read by the RX lcore once per burst */
 	int flow_limit;                /* --flow-limit, likewise */
 	struct rte_rcu_qsbr *qsbr;     /* every RX lcore (thread = its index) reports once
@@ -306,6 +317,24 @@ int rps_app_map_sockets(const struct rps_app *app, const struct rps_lcoreset *se
  * socket or on another socket than the RX port; @p when names the occasion in the log. */
 void rps_app_maps_check_numa(const struct rps_app *app, const struct rps_lcoreset *sets,
 			     const char *when);
+
+/* rules.c: the steering rules, every --rule then the file's [rules] (@p c, NULL: none),
+ * resolved and built. @return 1 and *out (a new set to publish), 0 (nothing to change:
+ * the same rules, or none), or -errno with @p err naming the rule ("--rule 'TEXT': ..." or
+ * "FILE:LINE: rule: ..."). */
+int rps_app_rules_build(const struct rps_app *app, const struct rps_config *c,
+			struct rps_rules **out, char *err, size_t err_len);
+/* rules.c: the start's rules (before the RX lcores run). @return 0 or -errno with @p err. */
+int rps_app_rules_start(struct rps_app *app, char *err, size_t err_len);
+/* rules.c: publish @p rs and free the set it replaces once no RX lcore can read it (control
+ * thread; blocks until then). The RX lcores take it reorder-safely (rx_loop.c). */
+void rps_app_rules_publish(struct rps_app *app, struct rps_rules *rs);
+void rps_app_rules_fini(struct rps_app *app);
+/* rules.c: hits of rule @p i of @p rs (the current set, read under ctl_lock), summed over the
+ * RX lcores that steer by it. */
+uint64_t rps_app_rule_hits(const struct rps_app *app, const struct rps_rules *rs, uint16_t i);
+/* rules.c: "worker 3", "consumer 1 (worker 1)" or "drop". */
+const char *rps_app_rule_action(const struct rps_rules *rs, uint16_t i, char *buf, size_t len);
 
 /* buckets.c: sample the per-bucket counters (rates, cycle estimates) and, with the
  * rebalancer on, move buckets; called by the control thread every rebalance interval. */

@@ -187,6 +187,12 @@ setup(struct rps_app *app)
 			app->nb_workers, app->opt.backlog, rte_strerror(rte_errno));
 		return -RPS_EXIT_RUNTIME;
 	}
+	/* the steering rules, now that the workers and consumers are known */
+	rc = rps_app_rules_start(app, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "dpdk-rps: %s\n", err);
+		return rc == -ENOMEM ? -RPS_EXIT_RUNTIME : -RPS_EXIT_USAGE;
+	}
 	if (rps_setup_stages(app) < 0) {
 		fprintf(stderr, "dpdk-rps: cannot set up the stages' state (flow tables of %u "
 			"flows, %u fragments): %s\n", app->opt.flow_table_size,

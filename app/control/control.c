@@ -268,6 +268,7 @@ rps_control_reload(struct rps_app *app, const char *why)
 	uint32_t size = app->table_size;
 	struct rps_rebalance_conf rb = app->rebal;
 	int safe = __atomic_load_n(&app->reorder_safe, __ATOMIC_RELAXED);
+	struct rps_rules *rules = NULL;
 	int rc = -EINVAL, fresh;
 
 	if (c == NULL || maps == NULL || sets == NULL) {
@@ -327,6 +328,11 @@ rps_control_reload(struct rps_app *app, const char *why)
 			goto out;
 		}
 	}
+	/* the steering rules: --rule, then the file's [rules] (NULL: unchanged) */
+	rc = rps_app_rules_build(app, c, &rules, err, sizeof(err));
+	if (rc < 0)
+		goto out;
+	rc = -EINVAL;
 	/* Everything checked: apply. */
 	restart_keys(app, c, restart, sizeof(restart));
 	rc = rps_app_maps_publish(app, maps, sets);
@@ -335,6 +341,14 @@ rps_control_reload(struct rps_app *app, const char *why)
 		goto out;
 	}
 	memset(maps, 0, app->nb_rxq * sizeof(*maps)); /* owned by the app now */
+	if (rules != NULL) {
+		/* blocks until no RX lcore reads the old set; they take the new one
+		 * reorder-safely (rx_loop.c) */
+		rps_app_rules_publish(app, rules);
+		RPS_LOG(INFO, "config %s (%s): %u steering rule(s), generation %u", app->opt.config_path,
+			why, rules->nb_rules, rules->generation);
+		rules = NULL;
+	}
 	if (c->has_reorder_safe)
 		__atomic_store_n(&app->reorder_safe, c->reorder_safe, __ATOMIC_RELAXED);
 	if (c->has_flow_limit)
@@ -379,6 +393,7 @@ out:
 			app->generation, err);
 	for (uint16_t q = 0; maps != NULL && q < app->nb_rxq; q++)
 		rps_map_free(maps[q]);
+	rps_rules_free(rules);
 	free(maps);
 	free(sets);
 	free(c);

@@ -105,6 +105,43 @@ wake_workers(struct rps_steer_ctx *steer, struct rps_lcore_stats *st)
 	}
 }
 
+/*
+ * New steering rules (a reload) move the flows whose target they change, all at once: the
+ * remap rule of the buckets (rps_steer.h) for every flow. Nothing is steered by them until
+ * each worker has processed past what this RX lcore had enqueued to it when it first saw
+ * them (rps_backlog_passed(), the moves' test; a worker marked failed is not waited for, as
+ * a failover), so no flow has a new packet processed before its old ones. Meanwhile the RX
+ * lcore takes nothing from its queues (the packets wait in the NIC), a drain of the
+ * backlogs, once per reload. Its hits restart for the new set.
+ * @return 1 when @p rs (NULL: none) is the set to steer by, 0 while the workers drain.
+ */
+static int
+rules_take(struct rps_app *app, struct rps_rx_lcore *rx, const struct rps_rules *rs)
+{
+	const uint32_t gen = rs != NULL ? rs->generation : 0;
+
+	if (likely(gen == rx->rules_gen))
+		return 1;
+	if (rx->rules_wait_gen != gen) { /* first look at it: where the old ones end */
+		for (uint16_t w = 0; w < app->nb_workers; w++)
+			rx->rules_swap_tail[w] = rps_app_backlog(app, rx->index, w)->prod.tail;
+		rx->rules_wait_gen = gen;
+	}
+	for (uint16_t w = 0; w < app->nb_workers; w++) {
+		const struct rps_backlog *b = rps_app_backlog(app, rx->index, w);
+
+		if (!rps_backlog_passed(b, rx->rules_swap_tail[w], 0) && !rps_backlog_failed(b))
+			return 0;
+	}
+	/* hits restart: a sequence count for rps_app_rule_hits() */
+	__atomic_store_n(&rx->rules_gen, 0, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	for (unsigned int i = 0; i < RPS_RULES_MAX; i++)
+		__atomic_store_n(&rx->rule_hits[i], 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&rx->rules_gen, gen, __ATOMIC_RELEASE);
+	return 1;
+}
+
 /* One RX lcore's loop: poll its (port, queue) pairs until a stop. RX lcore 0 also decides
  * when every RX lcore stops (--exit-when-idle, --duration) and tells the others (rx_stop). */
 static void
@@ -135,8 +172,11 @@ rx_loop(struct rps_app *app, struct rps_rx_lcore *rx)
 	__atomic_store_n(&rx->busy_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
 	rte_rcu_qsbr_thread_online(app->qsbr, tid);
 	rte_rcu_qsbr_thread_online(app->cap_qsbr, tid);
+	steer->rule_hits = rx->rule_hits;
 	while (!__atomic_load_n(&app->quit, __ATOMIC_RELAXED) &&
 	       !__atomic_load_n(&app->rx_stop, __ATOMIC_RELAXED)) {
+		/* the rules of this loop (RCU: not held past its quiescent state) */
+		const struct rps_rules *rules = __atomic_load_n(&app->rules, __ATOMIC_ACQUIRE);
 		uint32_t got = 0;
 		uint16_t nb_queues;
 		int paused = 0;
@@ -149,6 +189,10 @@ rx_loop(struct rps_app *app, struct rps_rx_lcore *rx)
 		if (unlikely(rps_steer_held(steer) != 0) && rps_steer_flush(steer) != 0) {
 			RPS_CTR_ADD(st->rx_paused, 1);
 			paused = 1; /* not idle, not busy: waiting on a worker */
+			nb_queues = 0;
+		} else if (unlikely(!rules_take(app, rx, rules))) {
+			RPS_CTR_ADD(st->rules_swap_waits, 1);
+			paused = 1; /* new rules: the workers drain what the old ones steered */
 			nb_queues = 0;
 		} else {
 			nb_queues = rx->nb_queues;
@@ -188,6 +232,7 @@ rx_loop(struct rps_app *app, struct rps_rx_lcore *rx)
 				continue;
 			}
 			steer->queue = q;
+			steer->rules = rules;
 			bk = app->buckets[q];
 			if (!__atomic_load_n(&app->reorder_safe, __ATOMIC_RELAXED)) {
 				/* off: steer without the table, but keep it where packets go */

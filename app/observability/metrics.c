@@ -409,6 +409,30 @@ globals(struct rps_expo *e, const struct rps_app *app, const struct locked *lk)
 	rps_expo_u64(e, NULL, 0, __atomic_load_n(&app->buckets_moved, __ATOMIC_RELAXED));
 }
 
+/* Each steering rule's hits (rules.c), labelled with its index in match order, text and
+ * action; they restart with a reload that changes the rules (a counter reset). */
+static void
+rule_metrics(struct rps_expo *e, struct rps_app *app)
+{
+	const struct rps_rules *rs;
+
+	rps_expo_family(e, "dpdk_rps_rule_hits", RPS_EXPO_COUNTER,
+			"packets each steering rule matched (--rule, [rules]), since its set was "
+			"taken");
+	pthread_mutex_lock(&app->ctl_lock); /* the set stays while it is held */
+	rs = app->rules;
+	for (uint16_t i = 0; rs != NULL && i < rs->nb_rules; i++) {
+		char idx[8], act[48];
+		const struct rps_expo_label l[] = {
+			{ "rule", idx }, { "text", rs->text[i] },
+			{ "action", rps_app_rule_action(rs, i, act, sizeof(act)) } };
+
+		snprintf(idx, sizeof(idx), "%u", i);
+		rps_expo_u64(e, l, 3, rps_app_rule_hits(app, rs, i));
+	}
+	pthread_mutex_unlock(&app->ctl_lock);
+}
+
 /* The whole page into @p e. @return 0 or -ENOMEM. */
 static int
 render(struct rps_app *app, struct rps_expo *e)
@@ -447,6 +471,7 @@ render(struct rps_app *app, struct rps_expo *e)
 	port_counters(e, app);
 	port_flows(e, app, s);
 	consumer_metrics(e, app);
+	rule_metrics(e, app);
 	pool_budgets(e, app);
 	globals(e, app, &lk);
 	free(lk.owned);

@@ -337,6 +337,26 @@ summary_consumers(const struct rps_app *app, FILE *out)
 	}
 }
 
+/* Steering rules: a line per rule, in match order (the control thread has stopped). */
+static void
+summary_rules(const struct rps_app *app, FILE *out)
+{
+	const struct rps_rules *rs = app->rules;
+
+	if (rs == NULL || rs->nb_rules == 0)
+		return;
+	fprintf(out, "  %4s %14s  %-22s %s\n", "rule", "hits", "action", "match");
+	for (uint16_t i = 0; i < rs->nb_rules; i++) {
+		char act[48];
+		const char *arrow = strstr(rs->text[i], " -> ");
+
+		fprintf(out, "  %4u %14" PRIu64 "  %-22s %.*s\n", i, rps_app_rule_hits(app, rs, i),
+			rps_app_rule_action(rs, i, act, sizeof(act)),
+			arrow != NULL ? (int)(arrow - rs->text[i]) : 3,
+			arrow != NULL ? rs->text[i] : "any"); /* "-> drop": every IP packet */
+	}
+}
+
 void
 rps_report_summary(const struct rps_app *app, FILE *out)
 {
@@ -382,6 +402,7 @@ rps_report_summary(const struct rps_app *app, FILE *out)
 	}
 	summary_ports(app, s, out);
 	summary_consumers(app, out);
+	summary_rules(app, out);
 	if (s->rx.rx_packets != s->total.processed + rps_stats_dropped_total(&s->total))
 		fprintf(out, "  WARNING: rx_packets != processed + dropped\n");
 	free(s);
@@ -472,6 +493,25 @@ json_consumers(FILE *f, const struct rps_app *app)
 			connects > 0 ? connects - 1 : 0, st.delivered, st.absent, st.full);
 	}
 	fprintf(f, "%s],", app->nb_consumers ? "\n  " : "");
+}
+
+/* "rules": each steering rule in match order, its action and hits; [] without rules. */
+static void
+json_rules(FILE *f, const struct rps_app *app)
+{
+	const struct rps_rules *rs = app->rules; /* the control thread has stopped */
+	const uint16_t n = rs != NULL ? rs->nb_rules : 0;
+
+	fprintf(f, "\n  \"rules\": [");
+	for (uint16_t i = 0; i < n; i++) {
+		char act[48];
+
+		fprintf(f, "%s\n    {\"rule\": ", i ? "," : "");
+		json_str(f, rs->text[i]);
+		fprintf(f, ", \"action\": \"%s\", \"hits\": %" PRIu64 "}",
+			rps_app_rule_action(rs, i, act, sizeof(act)), rps_app_rule_hits(app, rs, i));
+	}
+	fprintf(f, "%s],", n ? "\n  " : "");
 }
 
 static void
@@ -609,6 +649,7 @@ rps_report_json(const struct rps_app *app, const char *path)
 	fprintf(f, "],");
 	json_ports(f, app, s);
 	json_consumers(f, app);
+	json_rules(f, app);
 	fprintf(f, "\n  \"mempool\": {\"size\": %u, \"in_use_at_exit\": %" PRId64
 		", \"reserve\": %u, \"worker_share\": %" PRIu64 ", \"backlog_cap\": %u"
 		", \"frag_budget\": %u}\n}\n", app->pool_size, app->pool_in_use_at_exit,

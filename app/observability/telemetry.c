@@ -639,6 +639,78 @@ tel_consumers(const char *cmd, const char *params, struct rte_tel_data *d)
 	return tel_reply(d, consumers_build, tel_app);
 }
 
+/* ---- /rps/rules ---- */
+
+/* Rules in a page of /rps/rules: at their widest (a 159-character text, "consumer 15 (worker
+ * 15)", 20-digit hits) about 260 bytes each, 32 of them 8,400 bytes of the 16,320. */
+#define TEL_RULES_PAGE 32
+
+struct rules_arg {
+	uint32_t generation, nb, first, count;
+	char text[TEL_RULES_PAGE][RPS_RULE_TEXT_MAX];
+	char action[TEL_RULES_PAGE][48];
+	uint64_t hits[TEL_RULES_PAGE];
+};
+
+static void
+rules_build(struct tel_out *o, const void *arg)
+{
+	const struct rules_arg *a = arg;
+	struct tel_out rs;
+	char name[16];
+
+	tel_u64(o, "nb_rules", a->nb);
+	tel_u64(o, "max_rules", RPS_RULES_MAX);
+	tel_u64(o, "generation", a->generation);
+	tel_u64(o, "first", a->first);
+	tel_open(o, &rs, RTE_TEL_CONTAINER);
+	for (uint32_t i = 0; i < a->count; i++) {
+		struct tel_out c;
+
+		tel_open(&rs, &c, RTE_TEL_CONTAINER);
+		tel_str(&c, "rule", a->text[i]);
+		tel_str(&c, "action", a->action[i]);
+		tel_u64(&c, "hits", a->hits[i]);
+		snprintf(name, sizeof(name), "%u", a->first + i);
+		tel_close(&rs, name, &c);
+	}
+	tel_close(o, "rules", &rs);
+}
+
+/* Each steering rule from FIRST (a page of 32): its text, action and hits, in match order. */
+static int
+tel_rules(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct rps_app *app = (struct rps_app *)(uintptr_t)tel_app;
+	struct rules_arg *a = calloc(1, sizeof(*a));
+	const struct rps_rules *rs;
+	int rc;
+
+	(void)cmd;
+	if (a == NULL)
+		return -ENOMEM;
+	pthread_mutex_lock(&app->ctl_lock); /* the set stays while it is held (rules.c) */
+	rs = app->rules;
+	a->nb = rs != NULL ? rs->nb_rules : 0;
+	a->generation = rs != NULL ? rs->generation : 0;
+	rc = page_first(params, a->nb ? a->nb : 1, &a->first);
+	if (rc == 0 && rs != NULL) {
+		a->count = RTE_MIN((uint32_t)TEL_RULES_PAGE, a->nb - a->first);
+		for (uint32_t i = 0; i < a->count; i++) {
+			uint16_t k = (uint16_t)(a->first + i);
+
+			memcpy(a->text[i], rs->text[k], sizeof(a->text[i]));
+			rps_app_rule_action(rs, k, a->action[i], sizeof(a->action[i]));
+			a->hits[i] = rps_app_rule_hits(app, rs, k);
+		}
+	}
+	pthread_mutex_unlock(&app->ctl_lock);
+	if (rc == 0)
+		rc = tel_reply(d, rules_build, a);
+	free(a);
+	return rc;
+}
+
 /* ---- /rps/workers and /rps/worker ---- */
 
 /*
@@ -1519,6 +1591,8 @@ static const struct {
 	  "cycles, moves. Params: Q (32 hottest) or Q,FIRST (64 from FIRST)" },
 	{ "/rps/flows", tel_flows, "Top N flows by packets across workers, 24 a page from FIRST. "
 	  "Params: N (1..64, default 10)[,FIRST]" },
+	{ "/rps/rules", tel_rules, "Steering rules from FIRST (32 a page), in match order: text, "
+	  "action, hits. Params: [FIRST]" },
 	{ "/rps/config", tel_config, "Active settings, generation, last reload time and result. "
 	  "No parameters" },
 };

@@ -117,6 +117,28 @@ h_consumer_socket(struct rps_options *o, const char *arg, const char **why)
 	return 0;
 }
 
+/* --rule: parsed here (the grammar); its worker or consumer is checked once the workers
+ * are known (rps_app_rules_start()). */
+static int
+h_rule(struct rps_options *o, const char *arg, const char **why)
+{
+	static char msg[256];
+
+	if (o->nb_rules >= RPS_RULES_MAX) {
+		snprintf(msg, sizeof(msg), "more than %u rules (the most --rule and [rules] may "
+			 "hold together)", RPS_RULES_MAX);
+		*why = msg;
+		return -1;
+	}
+	if (rps_rule_parse(arg, &o->rules[o->nb_rules], msg, sizeof(msg)) < 0) {
+		*why = msg;
+		return -1;
+	}
+	snprintf(o->rule_text[o->nb_rules], sizeof(o->rule_text[0]), "%s", arg);
+	o->nb_rules++;
+	return 0;
+}
+
 static int
 h_symmetric(struct rps_options *o, const char *arg, const char **why)
 {
@@ -362,6 +384,7 @@ static const struct opt_bind {
 	[RPS_SET_CONSUMERS] = { FIELD(consumers), 0, NULL },
 	[RPS_SET_CONSUMER_SOCKET] = { 0, 0, 0, h_consumer_socket },
 	[RPS_SET_CONSUMER_WAIT] = { FIELD(consumer_wait_ms), 0, NULL },
+	[RPS_SET_RULE] = { 0, 0, 0, h_rule },
 	[RPS_SET_METRICS] = { 0, 0, 0, h_metrics },
 	[RPS_SET_HELP] = { FIELD(help), 0, NULL },
 };

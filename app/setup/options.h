@@ -13,6 +13,7 @@
 #include "rps_listen.h"
 #include "rps_toeplitz.h"
 #include "rps_map.h"
+#include "rps_rules.h"
 #include "rps_settings.h"
 #include "rps_stage.h"
 
@@ -95,6 +96,9 @@ struct rps_options {
 	uint32_t stall_timeout_ms;    /* --stall-timeout: 0 = no stall detection */
 	int backpressure;             /* --backpressure: 1 on, 0 off, -1 auto (by RX driver) */
 	uint32_t consumers;           /* --consumers: memif consumers, 0 = off */
+	struct rps_rule rules[RPS_RULES_MAX]; /* every --rule, in order */
+	char rule_text[RPS_RULES_MAX][128];  /* each as given (its messages quote it) */
+	uint16_t nb_rules;
 	char consumer_socket[RPS_CONSUMER_PATH_MAX]; /* --consumer-socket: the template ("" =
 				       * the default, set once EAL's runtime directory is known) */
 	uint32_t consumer_wait_ms;    /* --consumer-wait: hold RX until they are connected */

@@ -93,6 +93,7 @@ rps_release(struct rps_app *app)
 	for (uint16_t i = 0; app->workers != NULL && i < app->nb_workers; i++)
 		rte_free(app->workers[i].in.b);
 	rps_app_maps_fini(app);
+	rps_app_rules_fini(app);
 	rps_order_fini(&app->order);
 	free(app->start_cfg);
 	free(app->pps);

@@ -41,7 +41,10 @@ struct parser {
 	int err_line;            /* line of the first error found here, 0 = none */
 	char msg[512];           /* that error, without "FILE:LINE: " */
 	int first_line[K_NB];    /* line that set each key, 0 = not set */
+	int in_rules;            /* the last section header was [rules] */
 };
+
+
 
 /* Record the first error (at the current line); returns 0, which is inih's "failed". */
 static int __attribute__((format(printf, 2, 3)))
@@ -55,6 +58,28 @@ fail(struct parser *p, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(p->msg, sizeof(p->msg), fmt, ap);
 	va_end(ap);
+	return 0;
+}
+
+/* A line of [rules]: one steering rule (rps_rules.h), kept with its line; inih gets an empty
+ * line for it (it is not "key = value"). @return 0, or -1 after recording the error. */
+static int
+rule_line(struct parser *p, const char *s, size_t n)
+{
+	struct rps_config *c = p->cfg;
+	char text[256], why[200];
+
+	if (c->nb_rules >= RPS_RULES_MAX) {
+		fail(p, "[rules]: more than %u rules (the most --rule and [rules] may hold "
+		     "together)", RPS_RULES_MAX);
+		return -1;
+	}
+	snprintf(text, sizeof(text), "%.*s", (int)n, s);
+	if (rps_rule_parse(text, &c->rules[c->nb_rules], why, sizeof(why)) < 0) {
+		fail(p, "rule '%s': %s", text, why);
+		return -1;
+	}
+	c->rule_line[c->nb_rules++] = p->line;
 	return 0;
 }
 
@@ -148,11 +173,19 @@ reader(char *str, int num, void *stream)
 			     s + 1);
 			return NULL;
 		}
-		if (!((len == 9 && memcmp(s + 1, "dataplane", 9) == 0) ||
+		p->in_rules = len == 5 && memcmp(s + 1, "rules", 5) == 0;
+		if (p->in_rules) {
+			p->cfg->has_rules = 1;
+			n = 0; /* inih needs no section of ours to know */
+		} else if (!((len == 9 && memcmp(s + 1, "dataplane", 9) == 0) ||
 		      (len == 3 && memcmp(s + 1, "map", 3) == 0))) {
-			fail(p, "unknown section [%.*s] (expected [dataplane] or [map])", len, s + 1);
+			fail(p, "unknown section [%.*s] (expected [dataplane], [map] or [rules])", len, s + 1);
 			return NULL;
 		}
+	} else if (n > 0 && p->in_rules) {
+		if (rule_line(p, s, n) < 0)
+			return NULL;
+		n = 0;
 	} else if (n > 0) {
 		/* inih takes the first '=' or ':' as the separator; only '=' is ours. */
 		const char *sep = s;
@@ -387,7 +420,7 @@ key_lookup(struct parser *p, const char *section, const char *name)
 		fail(p, "key '%s' outside any section (put it under [dataplane] or [map])",
 		     key_shown(name, shown, sizeof(shown)));
 	else /* the reader refuses unknown sections first */
-		fail(p, "unknown section [%s] (expected [dataplane] or [map])", section);
+		fail(p, "unknown section [%s] (expected [dataplane], [map] or [rules])", section);
 	return -1;
 }
 

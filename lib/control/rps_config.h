@@ -55,8 +55,12 @@
  *   queue0 = 0x6                ; RX queue 0 (rps_cpus syntax or a list); live
  *   queue1 = 1-3
  *
+ *   [rules]                     ; live: steering rules, one a line, first match wins
+ *   tcp dport 443 -> worker 3   ;   (rps_rules.h's grammar; at most RPS_RULES_MAX with
+ *   src 198.18.0.0/16 -> drop   ;   every --rule, which come first)
+ *
  * Syntax (stricter than libinih alone; the parser feeds inih cleaned lines):
- * - Sections [dataplane] and [map] only, in any order, each may appear more than once; a
+ * - Sections [dataplane], [map] and [rules] only, in any order, each may appear more than once; a
  *   key outside any section, an unknown section, an unknown key are errors. Section and
  *   key names are case-sensitive (lowercase). Nothing but a comment may follow "[name]".
  * - Each key at most once in the whole file ("KEY: set twice (first on line N)"); an empty
@@ -87,6 +91,7 @@
 #include "rps_hash.h"
 #include "rps_listen.h"
 #include "rps_map.h"
+#include "rps_rules.h"
 #include "rps_settings.h"
 #include "rps_toeplitz.h"
 
@@ -136,6 +141,10 @@ struct rps_config {
 	/* the line that set each map (for FILE:LINE in the application's checks), 0 = none */
 	int default_map_line;
 	int queue_map_line[RPS_CONFIG_MAX_QUEUES];
+	/* [rules]: one steering rule a line (rps_rules.h), in order, after every --rule */
+	int has_rules;         uint16_t nb_rules;
+	struct rps_rule rules[RPS_RULES_MAX];
+	int rule_line[RPS_RULES_MAX];
 	/* the line that set each key of the settings table, 0 = not set */
 	int line[RPS_SET_NB];
 };
@@ -145,7 +154,7 @@ struct rps_config {
  * @param err receives "FILE:LINE: message" on failure, only the first error of the file
  *   (e.g. "rps.conf:7: backlog: expected 1..16777216 packets, not '0'",
  *   "rps.conf:3: unknown key 'bakclog' in [dataplane] (expected ...)",
- *   "rps.conf:9: unknown section [mapp] (expected [dataplane] or [map])",
+ *   "rps.conf:9: unknown section [mapp] (expected [dataplane], [map] or [rules])",
  *   "rps.conf: cannot open: No such file or directory"); may be NULL; truncated to
  *   @p err_len.
  * The file is opened with O_NONBLOCK (a FIFO at the path cannot block the caller) and must

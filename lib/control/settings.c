@@ -642,6 +642,23 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 			"a replay (net_pcap) then delivers its first packets to consumers that are "
 			"there; the log says which consumers were still missing when it gave up",
 	},
+	[RPS_SET_RULE] = {
+		.name = "rule", .flag = "rule", .metavar = "RULE",
+		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_START,
+		.def = "none",
+		.help = "a steering rule checked before the map, as ethtool -N: '[tcp|udp|icmp] "
+			"[src PREFIX] [dst PREFIX] [sport P[-Q]] [dport P[-Q]] -> worker N|consumer "
+			"N|drop'; repeatable, the first match wins, at most 256 with the file's "
+			"[rules]",
+		.doc = "a steering rule, matched before the map on the RX lcore: `[tcp|udp|icmp|any] "
+			"[src PREFIX] [dst PREFIX] [sport PORT|LO-HI] [dport PORT|LO-HI] -> worker "
+			"N|consumer N|drop` (`tcp dport 443 -> worker 3`, `src 198.18.0.0/16 -> "
+			"drop`), IPv4 or IPv6 prefixes. Repeat it for several; they come before the "
+			"configuration file's `[rules]` lines, the first that matches wins, at most 256 "
+			"in all. `worker N` is the index `/rps/workers` shows, `consumer N` (with "
+			"`--consumers`) the worker that feeds it, `drop` counts the drop reason `rule`. "
+			"A bad rule exits 2 naming it ([Steering rules](docs/rules.md))",
+	},
 	[RPS_SET_METRICS] = {
 		.name = "metrics", .flag = "metrics", .metavar = "ADDR:PORT",
 		.key = "metrics", .section = DATAPLANE, .syntax = "ADDR:PORT|off",

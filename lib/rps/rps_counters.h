@@ -32,6 +32,7 @@
 	X(BACKLOG_FULL, backlog_full, "the target worker's backlog ring held --backlog packets") \
 	X(MBUF_BUDGET, mbuf_budget, "the target worker's backlog held its share of the mbuf pool: --mbufs (or the memory EAL had) too small for --backlog, its ring was cut to fit") \
 	X(FLOW_LIMIT, flow_limit, "--flow-limit: the worker's backlog was over half full and the packet's flow held more than half of its last 256 packets") \
+	X(RULE, rule, "a steering rule's drop action (--rule, [rules] in the file)")         \
 	X(TRUNCATED, truncated, "a header is cut short by the end of the packet")             \
 	X(BAD_VERSION, bad_version, "IP version field does not match the ethertype")          \
 	X(BAD_IHL, bad_ihl, "IPv4 header length below 20 bytes")                              \
@@ -95,6 +96,8 @@ enum rps_drop_reason {
 	X(flows_migrated, "hash buckets moved to their new worker after a remap (RX lcore)")  \
 	X(failover_moves, "buckets moved off a stalled worker before it had processed their packets: the one move that may reorder a flow (RX lcore)") \
 	X(migrations_deferred, "packets kept on a bucket's old worker until it drained it (RX lcore)") \
+	X(rule_steered, "packets a steering rule sent to its worker, past the map (RX lcore)") \
+	X(rules_swap_waits, "RX loop iterations that took nothing from the port while the workers drained what was steered before new rules (RX lcore)") \
 	X(pkts_ipv4, "IPv4 packets seen by the parse stage")                                 \
 	X(pkts_ipv6, "IPv6 packets seen by the parse stage")                                 \
 	X(pkts_tcp, "TCP packets seen by the parse stage")                                   \

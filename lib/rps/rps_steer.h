@@ -26,6 +26,7 @@
 #include "rps_hash.h"
 #include "rps_map.h"
 #include "rps_order.h"
+#include "rps_rules.h"
 #include "rps_toeplitz.h"
 
 /** Headers prefetched ahead of the one being hashed in software (cold headers come from
@@ -56,6 +57,11 @@ struct rps_steer_ctx {
 	int backpressure;            /**< lossless: a group a full backlog refuses stays held
 				      * in the context (rps_steer_held()) instead of being
 				      * dropped; zeroed by rps_steer_init(), set by the caller */
+	const struct rps_rules *rules; /**< steering rules checked before the map, or NULL: the
+				      * caller sets it before each burst (read under RCU); every
+				      * target must be below nb_workers */
+	uint64_t *rule_hits;         /**< [RPS_RULES_MAX] hits of each rule of ctx->rules, this
+				      * RX lcore the only writer; needed with rules */
 	uint32_t held;               /**< packets held for full backlogs (backpressure) */
 	uint16_t nb_held;            /**< workers with held packets: touched[0..nb_held) */
 	struct rps_backlog *backlogs; /**< [nb_workers] */
@@ -67,6 +73,7 @@ struct rps_steer_ctx {
 	uint32_t *hashes;
 	uint16_t *target;
 	uint64_t *head_snap;         /**< [nb_workers]: worker's head when first touched */
+	uint16_t *rule_target;       /**< [burst_max]: a rule's worker, or RPS_RULE_NONE */
 	/** The key of RPS_HASH_TOEPLITZ: zeroed by rps_steer_init(); the caller prepares it
 	 * with rps_toeplitz_init() before the first burst. Last: it is large and read only
 	 * in that mode. */
@@ -364,6 +371,11 @@ rps_steer_sanitize(struct rte_mbuf **pkts, uint16_t n, uint16_t port, struct rps
  * a queue must carry a new generation (the settled check compares pointer and generation,
  * so a new map that reuses a freed one's address is still seen as new). With @p bstats
  * (NULL: none) every packet is counted in its map bucket.
+ *
+ * With ctx->rules, the rules come first (rps_rules_classify() over the burst, hits counted in
+ * ctx->rule_hits): a packet a drop rule matches is freed and counted as `rule`; one a worker
+ * rule matches goes to that worker, past the map and the reorder-safe table (a rule change's
+ * reorder safety is the caller's: app/datapath/rx_loop.c); the others go through the map.
  *
  * The burst goes in three passes: hashes (headers prefetched RPS_STEER_PREFETCH ahead when
  * they are hashed in software), targets (one comparison per burst when the map is settled),

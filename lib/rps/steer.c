@@ -34,7 +34,9 @@ rps_steer_init(struct rps_steer_ctx *ctx, enum rps_hash_mode mode, uint32_t seed
 					 RTE_CACHE_LINE_SIZE, socket);
 	ctx->head_snap = rte_zmalloc_socket("rps_steer", sizeof(uint64_t) * nb_workers,
 					    RTE_CACHE_LINE_SIZE, socket);
-	if (ctx->groups == NULL || ctx->group_len == NULL || ctx->touched == NULL ||
+	ctx->rule_target = rte_zmalloc_socket("rps_steer", sizeof(uint16_t) * burst_max,
+					      RTE_CACHE_LINE_SIZE, socket);
+	if (ctx->rule_target == NULL ||ctx->groups == NULL || ctx->group_len == NULL || ctx->touched == NULL ||
 	    ctx->hashes == NULL || ctx->target == NULL || ctx->head_snap == NULL) {
 		rps_steer_fini(ctx);
 		return -ENOMEM;
@@ -51,7 +53,9 @@ rps_steer_fini(struct rps_steer_ctx *ctx)
 	rte_free(ctx->hashes);
 	rte_free(ctx->target);
 	rte_free(ctx->head_snap);
+	rte_free(ctx->rule_target);
 	ctx->head_snap = NULL;
+	ctx->rule_target = NULL;
 	ctx->groups = NULL;
 	ctx->group_len = NULL;
 	ctx->touched = NULL;
@@ -371,6 +375,41 @@ const rps_steer_key_hash_t rps_steer_key_hashers[8] = {
 	key_hash_100, key_hash_101, key_hash_110, key_hash_111,
 };
 
+/* The rules' pass: classify the burst, count each rule's hits, free what a drop rule matched
+ * (counted as `rule`), and compact the rest with their rule's worker in ctx->rule_target
+ * (RPS_RULE_NONE: the map decides). @return packets kept. */
+static uint16_t
+rules_pass(struct rps_steer_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
+{
+	const struct rps_rules *rs = ctx->rules;
+	uint16_t *rt = ctx->rule_target;
+	uint16_t kept = 0, dropped = 0, steered = 0;
+
+	if (rps_rules_classify(rs, pkts, n, rt) == 0)
+		return n;
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint16_t r = rt[i], t = RPS_RULE_NONE;
+
+		if (r != RPS_RULE_NONE) {
+			ctx->rule_hits[r]++;
+			t = rs->target[r];
+			if (t == RPS_RULE_DROP) {
+				rps_stats_port_drop(ctx->stats, m, RPS_DROP_RULE);
+				rte_pktmbuf_free(m);
+				dropped++;
+				continue;
+			}
+			steered++;
+		}
+		rt[kept] = t;
+		pkts[kept++] = m;
+	}
+	RPS_CTR_ADD(ctx->stats->dropped[RPS_DROP_RULE], dropped);
+	RPS_CTR_ADD(ctx->stats->rule_steered, steered);
+	return kept;
+}
+
 uint32_t
 rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 		struct rps_buckets *buckets, struct rps_bucket_stats *bstats,
@@ -381,12 +420,21 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 	uint32_t *hv = ctx->hashes;
 	uint16_t *tv = ctx->target;
 	const uint32_t bmax = ctx->burst_max;
+	const uint16_t *rt = NULL; /* each packet's rule worker, when a rule matched any */
 	struct rps_steer_hasher hs;
 	uint16_t nb_touched = 0;
 	uint32_t sent = 0, computed = 0, moved = 0, deferred = 0, limited = 0;
 
 	RTE_ASSERT(n <= ctx->burst_max);
 	RTE_ASSERT(buckets == NULL || buckets->mask >= map->mask);
+
+	/* 0. the rules, before the map: drops leave the burst, matches get their worker */
+	if (ctx->rules != NULL && ctx->rules->nb_rules != 0) {
+		n = rules_pass(ctx, pkts, n);
+		for (uint16_t i = 0; i < n && rt == NULL; i++)
+			if (ctx->rule_target[i] != RPS_RULE_NONE)
+				rt = ctx->rule_target;
+	}
 
 	/* 1. hashes: the NIC's, or the flow key's under the function the settings chose */
 	hs = rps_steer_hasher(ctx);
@@ -412,8 +460,12 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 
 	/* 2. targets, and 3. groups */
 	if (buckets == NULL || rps_buckets_settled(buckets, map)) {
-		for (uint16_t i = 0; i < n; i++)
-			tv[i] = rps_map_worker(map, hv[i]);
+		if (likely(rt == NULL))
+			for (uint16_t i = 0; i < n; i++)
+				tv[i] = rps_map_worker(map, hv[i]);
+		else
+			for (uint16_t i = 0; i < n; i++)
+				tv[i] = rt[i] != RPS_RULE_NONE ? rt[i] : rps_map_worker(map, hv[i]);
 		for (uint16_t i = 0; i < n; i++)
 			group_add(ctx, tv[i], pkts[i], hv[i], &nb_touched, &limited);
 	} else {
@@ -422,7 +474,8 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 		if (buckets->tails_stale)
 			refresh_tails(ctx, buckets);
 		for (uint16_t i = 0; i < n; i++) {
-			uint16_t w = bucket_worker(ctx, map, buckets, hv[i], &moved, &deferred);
+			uint16_t w = rt != NULL && rt[i] != RPS_RULE_NONE ? rt[i] :
+				     bucket_worker(ctx, map, buckets, hv[i], &moved, &deferred);
 
 			/* a refused packet leaves its bucket's last_tail one ahead: harmless,
 			 * the next packet of that worker takes the position */

@@ -228,6 +228,49 @@ test_consumer_keys(void)
 	CU_ASSERT_EQUAL(cfg.has_consumer_socket, 0);
 }
 
+/* [rules]: one steering rule a line, with its line; comments and blanks as elsewhere; a bad
+ * rule names FILE:LINE and the rule; more than RPS_RULES_MAX is refused. */
+static void
+test_rules_section(void)
+{
+	static char big[RPS_RULES_MAX * 32 + 64];
+	size_t n;
+
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\nbacklog = 64\n[rules]\n"
+				    "tcp dport 443 -> worker 3   ; https\n\n"
+				    "  # a comment\nsrc 198.18.0.0/16 -> drop\n[map]\ndefault = 0x6\n"
+				    "[rules]\nudp dport 53 -> consumer 1\n"), 0);
+	CU_ASSERT(cfg.has_rules == 1 && cfg.nb_rules == 3);
+	CU_ASSERT(cfg.rule_line[0] == 4 && cfg.rule_line[1] == 7 && cfg.rule_line[2] == 11);
+	CU_ASSERT(cfg.rules[0].dport_lo == 443 && cfg.rules[0].target == 3);
+	CU_ASSERT(cfg.rules[1].action == RPS_RULE_ACT_DROP && cfg.rules[1].src_len == 16);
+	CU_ASSERT(cfg.rules[2].action == RPS_RULE_ACT_CONSUMER);
+	CU_ASSERT(cfg.has_backlog && cfg.backlog == 64 && cfg.has_default_map);
+	/* an empty section: the file has rules, none of them */
+	CU_ASSERT_EQUAL_FATAL(parse("[rules]\n"), 0);
+	CU_ASSERT(cfg.has_rules == 1 && cfg.nb_rules == 0);
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\nbacklog = 64\n"), 0);
+	CU_ASSERT(cfg.has_rules == 0 && cfg.nb_rules == 0);
+	CU_ASSERT_EQUAL(parse("[rules]\nudp -> worker 1\nudp dport 70000 -> worker 1\n"), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "t.conf:3: rule 'udp dport 70000 -> worker 1': dport: "
+			       "expected a port 0..65535 or a range LO-HI, not '70000'");
+	CU_ASSERT(cfg_is_zero(&cfg));
+	/* a key = value line is no rule */
+	CU_ASSERT_EQUAL(parse("[rules]\nbacklog = 5\n"), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "t.conf:2: rule 'backlog = 5': unknown word 'backlog' "
+			       "(expected tcp, udp, icmp, any, src, dst, sport, dport or '->')");
+	/* the maximum, then one more */
+	n = (size_t)snprintf(big, sizeof(big), "[rules]\n");
+	for (unsigned int i = 0; i < RPS_RULES_MAX; i++)
+		n += (size_t)snprintf(big + n, sizeof(big) - n, "udp dport %u -> drop\n", i);
+	CU_ASSERT_EQUAL_FATAL(parse(big), 0);
+	CU_ASSERT(cfg.nb_rules == RPS_RULES_MAX);
+	snprintf(big + n, sizeof(big) - n, "tcp -> drop\n");
+	CU_ASSERT_EQUAL(parse(big), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "t.conf:258: [rules]: more than 256 rules (the most --rule "
+			       "and [rules] may hold together)");
+}
+
 /* The respond stage's reply rate limit. */
 static void
 test_respond_keys(void)
@@ -470,11 +513,11 @@ test_errors(void)
 		{ "[dataplane]\ndefault = 5\n",
 		  "t.conf:2: unknown key 'default' in [dataplane] (expected " DATAPLANE_KEYS ")" },
 		{ "[dataplane]\nburst = 1\n[mapp]\nqueue0 = 1\n",
-		  "t.conf:3: unknown section [mapp] (expected [dataplane] or [map])" },
+		  "t.conf:3: unknown section [mapp] (expected [dataplane], [map] or [rules])" },
 		{ "[dataplane]\nburst = 1\n[Map]\n",
-		  "t.conf:3: unknown section [Map] (expected [dataplane] or [map])" },
-		{ "[ map ]\n", "t.conf:1: unknown section [ map ] (expected [dataplane] or [map])" },
-		{ "[]\n", "t.conf:1: unknown section [] (expected [dataplane] or [map])" },
+		  "t.conf:3: unknown section [Map] (expected [dataplane], [map] or [rules])" },
+		{ "[ map ]\n", "t.conf:1: unknown section [ map ] (expected [dataplane], [map] or [rules])" },
+		{ "[]\n", "t.conf:1: unknown section [] (expected [dataplane], [map] or [rules])" },
 		{ "[map\n", "t.conf:1: '[map': section header without ']'" },
 		{ "[map] x\n", "t.conf:1: unexpected ' x' after [map]" },
 		/* numbers */
@@ -1108,6 +1151,7 @@ main(int argc, char **argv)
 	static CU_TestInfo tests[] = {
 		{ "forward_key", test_forward_key },
 		{ "consumer_keys", test_consumer_keys },
+		{ "rules_section", test_rules_section },
 		{ "full_file", test_full },
 		{ "toeplitz_keys", test_toeplitz_keys },
 		{ "inner_keys", test_inner_keys },
