@@ -36,8 +36,9 @@ rps_steer_init(struct rps_steer_ctx *ctx, enum rps_hash_mode mode, uint32_t seed
 					    RTE_CACHE_LINE_SIZE, socket);
 	ctx->rule_target = rte_zmalloc_socket("rps_steer", sizeof(uint16_t) * burst_max,
 					      RTE_CACHE_LINE_SIZE, socket);
-	if (ctx->rule_target == NULL ||ctx->groups == NULL || ctx->group_len == NULL || ctx->touched == NULL ||
-	    ctx->hashes == NULL || ctx->target == NULL || ctx->head_snap == NULL) {
+	if (ctx->rule_target == NULL || ctx->groups == NULL || ctx->group_len == NULL ||
+	    ctx->touched == NULL || ctx->hashes == NULL || ctx->target == NULL ||
+	    ctx->head_snap == NULL) {
 		rps_steer_fini(ctx);
 		return -ENOMEM;
 	}
