@@ -33,6 +33,8 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "intr_park.h"
+
 #define PROG "dpdk-rps-example-consumer"
 #define VDEV_NAME "net_memif0"
 #define BURST 32
@@ -42,7 +44,10 @@
 #define MAX_V6EXT 8         /* IPv6 extension headers walked (as dpdk-rps) */
 #define DEFAULT_MAX_FLOWS 65536
 #define LIMIT_MAX_FLOWS (1u << 22)
-#define LINK_CHECK_MS 100
+#define SLICE_MS 10          /* polled with the interrupt thread parked, then released */
+#define CONNECT_CHECK_MS 10  /* link looked at this often while not connected */
+#define CONNECT_TIMEOUT_MS 500 /* a start not connected by then is stopped and retried */
+#define PARK_TIMEOUT_MS 1000
 
 /* A flow's identity: the 5-tuple and the address family, zero-padded (it is hashed whole). */
 struct flow_key {
@@ -84,9 +89,12 @@ struct consumer {
 	uint64_t packets, bytes;
 	uint64_t untracked_packets, untracked_bytes; /* flows beyond max_flows */
 	uint64_t other_packets, other_bytes;         /* not IPv4/IPv6, or cut short */
-	bool started;           /* the port started: a client that has connected once */
-	bool link_up;
+	struct intr_park park;  /* EAL's interrupt thread, held while polling */
+	bool started;           /* rte_eth_dev_start() done: connecting or connected */
+	bool link_up;           /* connected, as last seen (polled only after a parked re-check) */
+	uint64_t started_at;    /* TSC of the last start */
 	unsigned int connects;
+	unsigned int retries;   /* starts that had not connected within CONNECT_TIMEOUT_MS */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -366,73 +374,122 @@ static void count_burst(struct consumer *cs, struct rte_mbuf **pkts, uint16_t n)
 	}
 }
 
+/* ---- the connection: started, connected, polled only with the interrupt thread parked ---- */
+
 /*
  * Start the port once the server's socket is there: a 22.11 memif client connects in
- * rte_eth_dev_start() and fails it when nobody listens, without retrying later.
+ * rte_eth_dev_start() and fails it when nobody listens, without retrying later. Parked: a
+ * start or stop must not run beside memif's own handler of the same port.
  */
 static void try_start(struct consumer *cs, const char *sock)
 {
-	if (access(sock, F_OK) != 0)
+	int rc;
+
+	if (access(sock, F_OK) != 0 || intr_park_hold(&cs->park, PARK_TIMEOUT_MS) != 0)
 		return;
-	if (rte_eth_dev_start(cs->port) == 0)
+	rc = rte_eth_dev_start(cs->port);
+	intr_park_release(&cs->park);
+	if (rc == 0) {
 		cs->started = true;
+		cs->started_at = rte_get_timer_cycles();
+	}
+}
+
+/* Stop the port (parked), so that the next try_start() connects afresh. */
+static void restart(struct consumer *cs)
+{
+	bool held = cs->park.held;
+
+	if (!held && intr_park_hold(&cs->park, PARK_TIMEOUT_MS) != 0)
+		return;
+	rte_eth_dev_stop(cs->port);
+	if (!held)
+		intr_park_release(&cs->park);
+	cs->started = false;
 }
 
 /*
- * Say when the memif connection comes and goes (dpdk-rps started, stopped, restarted). A
- * client the server dropped does not reconnect by itself: stop the port, start it again.
+ * Not connected: start the port when the socket is there, and see whether the handshake
+ * (run by memif on the interrupt thread, not parked now) brought the link up. A socket can
+ * be there before its server takes clients: dpdk-rps creates it when its memif port is
+ * probed and starts the port later, and a client that says hello in between is told "ID
+ * not found" and disconnected, link down for good. So a start that has not connected within
+ * CONNECT_TIMEOUT_MS is stopped and tried again.
  */
-static void check_link(struct consumer *cs, const char *sock)
+static void connect_step(struct consumer *cs, const char *sock)
 {
 	struct rte_eth_link link;
+	const uint64_t hz = rte_get_timer_hz();
 
 	if (!cs->started) {
 		try_start(cs, sock);
-		if (!cs->started)
-			return;
-	}
-	if (rte_eth_link_get_nowait(cs->port, &link) != 0)
 		return;
-	if (link.link_status == RTE_ETH_LINK_UP && !cs->link_up) {
+	}
+	if (rte_eth_link_get_nowait(cs->port, &link) == 0 &&
+	    link.link_status == RTE_ETH_LINK_UP) {
 		cs->link_up = true;
 		cs->connects++;
 		printf(PROG ": connected to %s\n", sock);
-	} else if (link.link_status == RTE_ETH_LINK_DOWN && cs->link_up) {
+	} else if (rte_get_timer_cycles() - cs->started_at > hz * CONNECT_TIMEOUT_MS / 1000) {
+		cs->retries++;
+		restart(cs);
+	}
+}
+
+/*
+ * Connected as last seen: park the interrupt thread, read the link again (up, parked: the
+ * regions are mapped and stay so), poll for a slice, let it go. Down: the server went away;
+ * memif has unmapped everything already, nothing was polled since.
+ */
+static void poll_slice(struct consumer *cs, const char *sock, uint64_t until)
+{
+	struct rte_mbuf *pkts[BURST];
+	struct rte_eth_link link;
+
+	if (intr_park_hold(&cs->park, PARK_TIMEOUT_MS) != 0)
+		return;
+	if (rte_eth_link_get_nowait(cs->port, &link) != 0 ||
+	    link.link_status != RTE_ETH_LINK_UP) {
 		cs->link_up = false;
 		printf(PROG ": disconnected from %s (waiting for the server)\n", sock);
-		rte_eth_dev_stop(cs->port);
-		cs->started = false;
+		restart(cs);
+		intr_park_release(&cs->park);
+		return;
 	}
+	while (!stop_requested) {
+		uint16_t n = rte_eth_rx_burst(cs->port, 0, pkts, BURST);
+
+		if (n > 0) {
+			count_burst(cs, pkts, n);
+			rte_pktmbuf_free_bulk(pkts, n);
+		} else if (rte_get_timer_cycles() >= until) {
+			break;
+		} else {
+			rte_pause();
+		}
+	}
+	intr_park_release(&cs->park);
 }
 
 static void poll_loop(struct consumer *cs, const struct options *o)
 {
 	const uint64_t hz = rte_get_timer_hz();
-	const uint64_t link_every = hz * LINK_CHECK_MS / 1000;
-	uint64_t now = rte_get_timer_cycles();
-	const uint64_t deadline = o->seconds ? now + hz * o->seconds : UINT64_MAX;
-	uint64_t next_link = now;
-	struct rte_mbuf *pkts[BURST];
+	const uint64_t slice = hz * SLICE_MS / 1000;
+	const uint64_t deadline = o->seconds ? rte_get_timer_cycles() + hz * o->seconds
+					     : UINT64_MAX;
 
 	while (!stop_requested) {
-		uint16_t n = cs->started ? rte_eth_rx_burst(cs->port, 0, pkts, BURST) : 0;
+		uint64_t now = rte_get_timer_cycles();
 
-		if (n > 0) {
-			count_burst(cs, pkts, n);
-			rte_pktmbuf_free_bulk(pkts, n);
-			continue;
-		}
-		now = rte_get_timer_cycles();
-		if (now >= next_link) {
-			check_link(cs, o->socket);
-			next_link = now + link_every;
-		}
 		if (now >= deadline)
 			break;
-		if (cs->started)
-			rte_pause();
-		else
-			rte_delay_us_sleep(10000);      /* no server yet: nothing to poll */
+		if (cs->link_up) {
+			poll_slice(cs, o->socket, RTE_MIN(now + slice, deadline));
+		} else {
+			connect_step(cs, o->socket);
+			if (!cs->link_up)
+				rte_delay_us_sleep(CONNECT_CHECK_MS * 1000);
+		}
 	}
 }
 
@@ -516,9 +573,10 @@ static int write_json(const char *path, const struct consumer *cs, const struct 
 	fprintf(f, "{\"packets\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"flows\": %u, "
 		"\"max_flows\": %u, \"untracked_packets\": %" PRIu64 ", \"untracked_bytes\": %"
 		PRIu64 ", \"other_packets\": %" PRIu64 ", \"other_bytes\": %" PRIu64
-		", \"connects\": %u, \"flow_list\": [",
+		", \"connects\": %u, \"connect_retries\": %u, \"flow_list\": [",
 		cs->packets, cs->bytes, cs->nb_flows, cs->max_flows, cs->untracked_packets,
-		cs->untracked_bytes, cs->other_packets, cs->other_bytes, cs->connects);
+		cs->untracked_bytes, cs->other_packets, cs->other_bytes, cs->connects,
+		cs->retries);
 	for (unsigned int i = 0; i < n; i++) {
 		char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
 
@@ -635,11 +693,18 @@ int main(int argc, char **argv)
 		rte_eal_cleanup();
 		return 1;
 	}
+	rc = intr_park_init(&cs.park);
+	if (rc < 0) {
+		fprintf(stderr, PROG ": interrupt thread park: %s\n", rte_strerror(-rc));
+		rte_eal_cleanup();
+		return 1;
+	}
 	printf(PROG ": waiting for the server at %s\n", o.socket);
 	poll_loop(&cs, &o);
 
 	if (cs.started)
-		rte_eth_dev_stop(cs.port);
+		restart(&cs);   /* the stop, parked */
+	intr_park_fini(&cs.park);
 	v = collect_flows(&cs, &n);
 	print_summary(&cs, v, n, o.top);
 	rc = 0;

@@ -3,11 +3,14 @@
 """test_example_consumer.py: examples/consumer (dpdk-rps-example-consumer) as dpdk-rps's two
 consumers (--consumers 2, 2 workers), started before dpdk-rps (they wait for its sockets).
 
-- dpdk-rps replays a generated capture once both are connected (--consumer-wait); each
-  consumer says it connected, exits 0 at SIGINT and writes --json: the two consumers' flows
-  are disjoint, their union is every flow of the capture with exact packet and byte counts
-  (the 5-tuples computed here from the frames), each consumer's total equals dpdk-rps's
-  delivered count for it (--summary-json consumers), nothing dropped, nothing untracked.
+- dpdk-rps runs twice, one run after the other, under the same two consumers: each run
+  replays a generated capture once both are connected (--consumer-wait) and exits, so the
+  server goes away under consumers that were receiving, and they re-attach to the next run.
+  Each consumer says connected and disconnected once per run, is still running after each,
+  exits 0 at SIGINT and writes --json: the two consumers' flows are disjoint, their union
+  is every flow of the capture with exact packet and byte counts (twice: the 5-tuples
+  computed here from the frames), each consumer's total equals what dpdk-rps delivered to
+  it over both runs (--summary-json consumers), nothing dropped, nothing untracked.
 - Bad arguments: exit 2 naming the option.
 
 usage: test_example_consumer.py PATH/TO/dpdk-rps PATH/TO/dpdk-rps-example-consumer
@@ -27,6 +30,7 @@ LCORES = '0@0,(1-2)@1'     # RX lcore 0, workers 1 and 2
 # each consumer's share (about half) fits its memif ring (1024 slots) even if it polled
 # only once: the counts are exact, not a race against the consumer
 FLOWS, PER_FLOW = 48, 12
+RUNS = 2                   # dpdk-rps runs, one after the other, under the same consumers
 
 
 def flow_of(frame):
@@ -55,6 +59,11 @@ def start_consumer(binary, tmp, c, sock):
     return p
 
 
+def log_count(p, what):
+    with open(p.logpath) as f:
+        return f.read().count('dpdk-rps-example-consumer: ' + what)
+
+
 def stop_consumer(p):
     """SIGINT (as a user would), the exit code; SIGKILL after 30 s."""
     if p.poll() is None:
@@ -71,30 +80,46 @@ def stop_consumer(p):
 
 
 def check_run(F, rps, consumer, tmp, inp, frames):
+    """Two dpdk-rps runs, one after the other, the same two consumers up all along: each run
+    replays the capture once both are connected and exits (the server going away under
+    consumers that are receiving), the consumers re-attach to the second."""
     ctx = 'two example consumers'
     sock = os.path.join(tmp, 'c%u.sock')
     cons = [start_consumer(consumer, tmp, c, sock % c) for c in (0, 1)]
-    prefix = rpstest.unique_prefix()
-    eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=[rpstest.pcap_vdev(rx=inp)])
-    app = ['--consumers', '2', '--consumer-socket', sock, '--consumer-wait', '30000',
-           '--exit-when-idle', '1000']
-    r = rpstest.run_rps(rps, eal, app, timeout=90, prefix=prefix,
-                        summary_path=os.path.join(tmp, 'summary.json'))
+    runs = []
+    for run in range(RUNS):
+        prefix = rpstest.unique_prefix()
+        eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=[rpstest.pcap_vdev(rx=inp)])
+        # one seed for both runs: each flow goes to the same worker, so the same consumer
+        app = ['--consumers', '2', '--consumer-socket', sock, '--consumer-wait', '30000',
+               '--exit-when-idle', '500', '--hash', 'jhash', '--hash-seed', '28']
+        r = rpstest.run_rps(rps, eal, app, timeout=60, prefix=prefix,
+                            summary_path=os.path.join(tmp, 'summary%d.json' % run))
+        runs.append(rpstest.check_exit(F, r, '%s, run %d' % (ctx, run)))
+        # each consumer notices the server gone (its next 10 ms poll slice) and lives on
+        F.check(rpstest.wait_for(lambda: all(log_count(p, 'disconnected from') > run
+                                             for p in cons), timeout=10),
+                '%s: after run %d, disconnections logged %s' % (
+                    ctx, run, [log_count(p, 'disconnected from') for p in cons]))
+        F.check(all(p.poll() is None for p in cons), '%s: after run %d, consumer exits %s' % (
+            ctx, run, [p.poll() for p in cons]))
     rcs = [stop_consumer(p) for p in cons]
-    s = rpstest.check_exit(F, r, ctx)
     got = []
     for c, p in enumerate(cons):
         F.check(rcs[c] == 0, '%s: consumer %d exit %s: %s' % (ctx, c, rcs[c], p.log[-2000:]))
-        F.check(('dpdk-rps-example-consumer: connected to %s' % (sock % c)) in p.log,
-                '%s: consumer %d never said it connected: %s' % (ctx, c, p.log[-2000:]))
+        said = p.log.count('dpdk-rps-example-consumer: connected to %s\n' % (sock % c))
+        gone = p.log.count('dpdk-rps-example-consumer: disconnected from %s' % (sock % c))
+        F.check(said == RUNS and gone == RUNS, '%s: consumer %d said connected %d times, '
+                'disconnected %d, not %d: %s' % (ctx, c, said, gone, RUNS, p.log[-2000:]))
         try:
             with open(p.out) as f:
                 got.append(json.load(f))
         except (OSError, ValueError) as e:
             F.fail('%s: consumer %d --json: %s (%s)' % (ctx, c, e, p.log[-2000:]))
-    if s is None or len(got) != 2:
+    if any(s is None for s in runs) or len(got) != 2:
         return
-    F.check(rpstest.dropped_total(s) == 0, '%s: dropped %s' % (ctx, s['dropped']))
+    for s in runs:
+        F.check(rpstest.dropped_total(s) == 0, '%s: dropped %s' % (ctx, s['dropped']))
 
     want = {}
     for fr in frames:
@@ -102,8 +127,8 @@ def check_run(F, rps, consumer, tmp, inp, frames):
         if k is None:
             continue
         e = want.setdefault(k, [0, 0])
-        e[0] += 1
-        e[1] += len(fr)
+        e[0] += RUNS
+        e[1] += RUNS * len(fr)
     seen = {}
     for c, j in enumerate(got):
         F.check(j['untracked_packets'] == 0 and j['other_packets'] == 0,
@@ -114,8 +139,8 @@ def check_run(F, rps, consumer, tmp, inp, frames):
         F.check(sum(f['packets'] for f in j['flow_list']) == j['packets'] and
                 sum(f['bytes'] for f in j['flow_list']) == j['bytes'],
                 '%s: consumer %d: flows do not add up to its totals' % (ctx, c))
-        F.check(j['connects'] == 1, '%s: consumer %d connected %d times' % (
-            ctx, c, j['connects']))
+        F.check(j['connects'] == RUNS, '%s: consumer %d connected %d times, not %d' % (
+            ctx, c, j['connects'], RUNS))
         for f in j['flow_list']:
             k = (f['family'], f['src'], f['dst'], f['proto'], f['sport'], f['dport'])
             if k in seen:
@@ -131,15 +156,21 @@ def check_run(F, rps, consumer, tmp, inp, frames):
             '%s: missing %s, extra %s, miscounted %s' % (ctx, missing[:3], extra[:3], wrong[:3]))
     F.check(all(j['flows'] > 0 for j in got), '%s: a consumer got no flow: %s' % (
         ctx, [j['flows'] for j in got]))
-    k = s.get('consumers', [])
-    F.check(len(k) == 2, '%s: summary consumers %r' % (ctx, k))
-    for c in range(min(2, len(k))):
-        F.check(k[c]['delivered'] == got[c]['packets'],
-                '%s: dpdk-rps delivered %d to consumer %d, it counted %d' % (
-                    ctx, k[c]['delivered'], c, got[c]['packets']))
-    print('%s: %d frames, %d flows: %d + %d flows, %d + %d packets, counts exact' % (
-        ctx, len(frames), len(want), got[0]['flows'], got[1]['flows'], got[0]['packets'],
-        got[1]['packets']))
+    delivered = [0, 0]
+    for s in runs:
+        k = s.get('consumers', [])
+        F.check(len(k) == 2, '%s: summary consumers %r' % (ctx, k))
+        for c in range(min(2, len(k))):
+            delivered[c] += k[c]['delivered']
+    for c in range(2):
+        F.check(delivered[c] == got[c]['packets'],
+                '%s: dpdk-rps delivered %d to consumer %d over %d runs, it counted %d' % (
+                    ctx, delivered[c], c, RUNS, got[c]['packets']))
+    print('%s: %d runs of %d frames, %d flows: %d + %d flows, %d + %d packets, counts exact, '
+          'each consumer re-attached (connect retries %d, %d)' % (
+              ctx, RUNS, len(frames), len(want), got[0]['flows'], got[1]['flows'],
+              got[0]['packets'], got[1]['packets'], got[0]['connect_retries'],
+              got[1]['connect_retries']))
 
 
 def check_refusals(F, consumer, tmp):
