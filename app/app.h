@@ -140,11 +140,14 @@ struct rps_rebalance_conf {
 	uint32_t interval_ms, threshold_pct, moves, holddown_ms;
 };
 
-/** A consumer (--consumers, setup/consumers.c): a net_memif port in server role that the
- * workers w with w mod K == its index send to, each on its own queue w / K. */
+/** A consumer (--consumers, setup/consumers.c): a net_memif port in server role with one
+ * queue pair that the workers w with w mod K == its index send to: the only one on it
+ * directly, several through its share (rps_stage.h). */
 struct rps_consumer {
 	uint16_t port;                 /* its ethdev port */
-	uint16_t nb_queues;            /* workers feeding it: the RX queues its client opens */
+	uint16_t nb_queues;            /* the queue pairs its client opens: 1 */
+	uint16_t feeders;              /* workers feeding it */
+	struct rps_share share;        /* feeders > 1: their ring and lock (ring NULL else) */
 	int up;                        /* a client is connected (control thread; atomic) */
 	uint64_t connects;             /* times a client connected (control thread; atomic) */
 	char path[RPS_CONSUMER_PATH_MAX]; /* its memif socket */
@@ -475,7 +478,7 @@ int rps_consumers_check(struct rps_app *app);
 int rps_consumers_create(struct rps_app *app);
 void rps_consumers_wait(struct rps_app *app);
 void rps_consumers_tick(struct rps_app *app);
-/* The consumer worker @p w feeds, and its queue there. */
+/* The consumer worker @p w feeds. */
 static inline uint16_t
 rps_consumer_of(const struct rps_app *app, uint16_t w)
 {

@@ -34,19 +34,14 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 	c->lcore = w->lcore;
 	c->worker = w->index;
 	if (app->nb_consumers > 0 && rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT)) {
-		/* --consumers (no --tx-port then): its own queue w / K on consumer w mod K */
-		const struct rps_consumer *k = &app->consumers[rps_consumer_of(app, w->index)];
-		const struct rps_port_info *pi = NULL;
+		/* --consumers (no --tx-port then): consumer w mod K's one queue, its own when it
+		 * is the only worker feeding it, else through the consumer's share */
+		struct rps_consumer *k = &app->consumers[rps_consumer_of(app, w->index)];
 
-		for (uint16_t i = 0; i < app->nb_ports; i++)
-			if (app->ports[i].port_id == k->port)
-				pi = &app->port_info[i];
-		if (rps_txq_init(&w->out_txq, k->port, (uint16_t)(w->index / app->nb_consumers),
-				 o->burst, socket, &w->stats) < 0)
+		if (rps_txq_init(&w->out_txq, k->port, 0, o->burst, socket, &w->stats) < 0)
 			return -ENOMEM;
-		rps_txq_set_limits(&w->out_txq, pi != NULL ? pi->mtu : 0,
-				   pi != NULL ? pi->tx_multi_seg : 1, app->pool, app->indirect);
-		w->out_txq.consumer = 1;
+		rps_txq_set_consumer(&w->out_txq, k->feeders > 1 ? &k->share : NULL,
+				     app->rx[0].steer.backpressure, &app->quit);
 		c->out_txq = &w->out_txq;
 	} else if (o->tx_port >= 0 && rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT)) {
 		if (rps_txq_init(&w->out_txq, (uint16_t)o->tx_port, w->txq, o->burst, socket,
@@ -140,8 +135,12 @@ rps_worker_ctx_fini(struct rps_worker *w, int keep_snap)
 {
 	struct rps_stage_ctx *c = &w->ctx;
 
-	if (w->out_txq.buf != NULL)
+	if (w->out_txq.buf != NULL) {
+		rps_txq_flush(&w->out_txq);
+		if (w->out_txq.share != NULL) /* what the others left too: they have stopped */
+			rps_txq_share_drain(&w->out_txq, 0);
 		rps_txq_fini(&w->out_txq);
+	}
 	for (unsigned int i = 0; i < RTE_DIM(w->reply_txq); i++)
 		if (w->reply_txq[i].buf != NULL)
 			rps_txq_fini(&w->reply_txq[i]);
@@ -213,6 +212,9 @@ rps_process_idle(struct rps_worker *w)
 	struct rps_stage_ctx *c = &w->ctx;
 
 	c->now = rte_rdtsc();
+	/* a consumer this worker shares: what the others enqueued while one held its lock */
+	if (unlikely(rps_txq_share_pending(&w->out_txq)))
+		rps_txq_share_drain(&w->out_txq, RPS_SHARE_ROUNDS);
 	if (c->reasm != NULL)
 		rps_reasm_tick(c);
 	if (c->flows != NULL) {
@@ -235,7 +237,8 @@ worker_nothing_to_do(void *arg)
 {
 	const struct rps_worker *w = arg;
 
-	if (__atomic_load_n(&w->app->rx_done, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&w->app->rx_done, __ATOMIC_ACQUIRE) ||
+	    rps_txq_share_pending(&w->out_txq))
 		return 0;
 	for (uint16_t r = 0; r < w->in.nb; r++)
 		if (!rte_ring_empty(w->in.b[r]->ring))
@@ -334,6 +337,9 @@ rps_worker_main(void *arg)
 #endif
 		rps_backlog_complete(from, n);
 	}
+	/* a shared consumer's ring empty, or left to the lcore that holds its lock */
+	if (w->out_txq.share != NULL)
+		rps_txq_share_drain(&w->out_txq, 0);
 	rte_rcu_qsbr_thread_offline(w->app->cap_qsbr, tid);
 	return 0;
 }

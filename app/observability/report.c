@@ -465,9 +465,10 @@ json_consumers(FILE *f, const struct rps_app *app)
 		fprintf(f, "%s\n    {\"consumer\": %u, \"port\": %u, \"socket\": ", i ? "," : "",
 			i, k->port);
 		json_str(f, k->path);
-		fprintf(f, ", \"nb_queues\": %u, \"connected\": %s, \"reconnects\": %" PRIu64
-			", \"delivered\": %" PRIu64 ", \"dropped\": {\"consumer_absent\": %" PRIu64
-			", \"consumer_full\": %" PRIu64 "}}", k->nb_queues,
+		fprintf(f, ", \"nb_queues\": %u, \"workers\": %u, \"connected\": %s, "
+			"\"reconnects\": %" PRIu64 ", \"delivered\": %" PRIu64 ", \"dropped\": "
+			"{\"consumer_absent\": %" PRIu64 ", \"consumer_full\": %" PRIu64 "}}",
+			k->nb_queues, k->feeders,
 			__atomic_load_n(&k->up, __ATOMIC_RELAXED) ? "true" : "false",
 			connects > 0 ? connects - 1 : 0, st.delivered, st.absent, st.full);
 	}

@@ -596,9 +596,9 @@ tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 
 /* ---- /rps/consumers ---- */
 
-/* Each consumer (--consumers): its port, socket, queues, connected, reconnects, delivered
- * and drops by reason, the sums over the workers feeding it. At their widest 16 consumers
- * are about 16 * 330 bytes. */
+/* Each consumer (--consumers): its port, socket, queues, workers feeding it, connected,
+ * reconnects, delivered and drops by reason (the sums over the workers feeding it). At their
+ * widest 16 consumers are about 16 * 345 bytes. */
 static void
 consumers_build(struct tel_out *o, const void *arg)
 {
@@ -619,6 +619,7 @@ consumers_build(struct tel_out *o, const void *arg)
 		tel_int(&c, "port_id", k->port);
 		tel_str(&c, "socket", k->path);
 		tel_u64(&c, "nb_queues", k->nb_queues);
+		tel_u64(&c, "workers", k->feeders);
 		tel_int(&c, "connected", __atomic_load_n(&k->up, __ATOMIC_RELAXED));
 		tel_u64(&c, "reconnects", connects > 0 ? connects - 1 : 0);
 		tel_u64(&c, "delivered", st.delivered);

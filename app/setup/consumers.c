@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * consumers.c: --consumers, set up. K net_memif ports in server role, one per consumer, at
- * the paths of --consumer-socket; worker w feeds consumer w mod K on its own queue w / K of
- * it (docs/consumers.md). The checks name the option at fault; the control thread's look at
+ * the paths of --consumer-socket, each with one queue pair; worker w feeds consumer w mod K,
+ * on that queue when it is the only one, through the consumer's share (a multi-producer ring
+ * in front of the queue, rps_stage.h) when several workers feed it (docs/consumers.md). The checks name the option at fault; the control thread's look at
  * each consumer's client and the per-consumer sums are in control/consumers.c.
  */
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
+#include <rte_ring.h>
 
 #include "app.h"
 #include "setup.h"
@@ -84,20 +86,6 @@ rps_consumers_check(struct rps_app *app)
 			"at most %u\n", from, k, nw, k, nw, nw);
 		return -1;
 	}
-	/* Fewer consumers than workers would give a consumer one memif queue per worker, and
-	 * DPDK 22.11's memif server cannot see how many queues its client opened: a send on one
-	 * it did not open goes through a queue never set up (region 0, offset 0: the client's
-	 * own ring), memory this process does not own. A single-queue consumer, the common
-	 * case, must not be able to make that happen: one consumer per worker until workers
-	 * can share a queue (issue 28). */
-	if (k < nw) {
-		fprintf(stderr, "dpdk-rps: %s %u: fewer consumers than workers (%u): each "
-			"consumer would need one memif queue per worker feeding it, and a consumer "
-			"that opened fewer could not be detected (memif gives the server no way to "
-			"see it); give --consumers %u (one per worker) or a --map of %u workers\n",
-			from, k, nw, nw, k);
-		return -1;
-	}
 	if (o->nb_fwd > 0) {
 		fprintf(stderr, "dpdk-rps: %s %u: not with --forward yet (a consumer "
 			"would need a copy of each forwarded packet: issue 28)\n", from, k);
@@ -137,8 +125,14 @@ rps_consumers_check(struct rps_app *app)
 		snprintf(cs->path, sizeof(cs->path), o->consumer_socket, c);
 #pragma GCC diagnostic pop
 		snprintf(cs->name, sizeof(cs->name), "net_memif_rpsc%u", c);
-		/* workers c, c + K, c + 2K ... */
-		cs->nb_queues = (uint16_t)((nw - c + k - 1) / k);
+		/* Workers c, c + K, c + 2K ... over ONE queue pair, shared when there are
+		 * several: DPDK 22.11's memif server cannot see how many queues its client
+		 * opened (a send on one it did not open goes through a queue never set up:
+		 * region 0, offset 0, the client's own ring), while a client that opens more
+		 * than the server has is disconnected ("Invalid ring index"). With one, a
+		 * client opens exactly it or is refused. */
+		cs->feeders = (uint16_t)((nw - c + k - 1) / k);
+		cs->nb_queues = 1;
 	}
 	return 0;
 }
@@ -166,9 +160,21 @@ rps_consumers_create(struct rps_app *app)
 				rte_strerror(-rc));
 			return -RPS_EXIT_USAGE;
 		}
-		RPS_LOG(INFO, "consumer %u: memif server at %s (port %u), fed by %u worker(s): "
-			"its client opens %u RX queue(s)", c, cs->path, cs->port, cs->nb_queues,
-			cs->nb_queues);
+		if (cs->feeders > 1) {
+			char ring[RTE_RING_NAMESIZE];
+
+			snprintf(ring, sizeof(ring), "rps_share_%u", c);
+			rc = rps_share_init(&cs->share, ring, cs->port, 0, cs->feeders,
+					    app->opt.burst, (int)rte_socket_id());
+			if (rc < 0) {
+				fprintf(stderr, "dpdk-rps: --consumers: consumer %u: cannot create "
+					"its ring: %s\n", c, rte_strerror(-rc));
+				return -RPS_EXIT_RUNTIME;
+			}
+		}
+		RPS_LOG(INFO, "consumer %u: memif server at %s (port %u), fed by %u worker(s)%s: "
+			"its client opens 1 RX queue", c, cs->path, cs->port, cs->feeders,
+			cs->feeders > 1 ? " through one shared queue" : "");
 	}
 	return 0;
 }

@@ -49,6 +49,9 @@ rps_txq_init(struct rps_txq *q, uint16_t port, uint16_t queue, uint16_t burst, i
 	q->direct = NULL;
 	q->indirect = NULL;
 	q->consumer = 0;
+	q->share = NULL;
+	q->wait = 0;
+	q->stop = NULL;
 	q->buf = rte_zmalloc_socket("rps_txq", RTE_ETH_TX_BUFFER_SIZE(burst), 0, socket);
 	q->slot = rte_zmalloc_socket("rps_txq", burst, 0, socket);
 	if (q->buf == NULL || q->slot == NULL) {
@@ -86,6 +89,13 @@ count_sent(struct rps_txq *q, uint16_t sent)
 static inline void
 buffer_one(struct rps_txq *q, struct rte_mbuf *m)
 {
+	if (q->consumer) {
+		/* its own send (consumer.c): a shared queue, backpressure */
+		q->buf->pkts[q->buf->length++] = m;
+		if (q->buf->length == q->buf->size)
+			rps_consumer_flush(q);
+		return;
+	}
 	q->slot[q->buf->length] = (uint8_t)rps_stats_slot(q->st, m->port);
 	count_sent(q, rte_eth_tx_buffer(q->port, q->queue, q->buf, m));
 }
@@ -93,7 +103,9 @@ buffer_one(struct rps_txq *q, struct rte_mbuf *m)
 void
 rps_txq_flush(struct rps_txq *q)
 {
-	if (q->buf != NULL && q->buf->length != 0)
+	if (q->consumer && q->buf != NULL)
+		rps_consumer_flush(q);
+	else if (q->buf != NULL && q->buf->length != 0)
 		count_sent(q, rte_eth_tx_buffer_flush(q->port, q->queue, q->buf));
 }
 

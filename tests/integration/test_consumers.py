@@ -3,7 +3,7 @@
 """test_consumers.py: --consumers over memif, with DPDK's own dpdk-testpmd as the consumers
 (a net_memif client each, io forwarding into a net_pcap capture).
 
-- Both consumers there: dpdk-rps replays a generated capture once both are connected
+- Both consumers there, 4 workers (two share each consumer's one memif queue): dpdk-rps replays a generated capture once both are connected
   (--consumer-wait); every frame lands in exactly one consumer's capture, byte for byte,
   every flow in one capture and in order (markers), the flows of worker w in consumer
   w mod 2's; rx = processed + dropped with nothing dropped, each consumer's delivered equals
@@ -14,7 +14,7 @@
 - A consumer killed mid-run (SIGKILL) and a new one started at its socket, on an endless
   replay paced to 5,000 packets/s (test hook RPS_TEST_RX_DELAY_NS): dpdk-rps keeps running, counts the gap consumer_absent and one reconnect, the new
   one receives, the other consumer is undisturbed, /rps/consumers says so live; exit 0 after SIGINT, accounting exact.
-- Refusals: --consumers with --forward, with --tx-port, more or fewer consumers than workers, a
+- Refusals: --consumers with --forward, with --tx-port, more consumers than workers, a
   template without %u, --consumer-wait without --consumers: exit 2 naming the option.
 
 usage: test_consumers.py PATH/TO/dpdk-rps
@@ -32,6 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rpstest  # noqa: E402
 
 LCORES = '0@0,(1-2)@1'     # RX lcore 0, workers 1 and 2 (worker 0 = lcore 1)
+LCORES4 = '0@0,(1-4)@1'    # RX lcore 0, workers 1-4: two per consumer, sharing its queue
 # few enough that a consumer's whole share fits its memif ring (rsize=11: 2048 slots) even
 # if it polled only once: the counts below are exact, not a race against testpmd
 FLOWS, PER_FLOW = 48, 12
@@ -67,13 +68,13 @@ def testpmd_stop(p):
     return rpstest.read_pcap(p.out).frames if os.path.exists(p.out) else None
 
 
-def run(binary, tmp, inp, tag, present, wait_ms, extra=()):
+def run(binary, tmp, inp, tag, present, wait_ms, extra=(), lcores=LCORES):
     """dpdk-rps on inp with --consumers 2 and testpmd consumers for the indexes in present.
     Returns (RunResult-like dict, {index: frames})."""
     sock = os.path.join(tmp, tag + '-c%u.sock')
     prefix = rpstest.unique_prefix()
     summary = os.path.join(tmp, tag + '_summary.json')
-    eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=[rpstest.pcap_vdev(rx=inp)])
+    eal = rpstest.eal_args(prefix, lcores=lcores, vdevs=[rpstest.pcap_vdev(rx=inp)])
     app = ['--consumers', '2', '--consumer-socket', sock, '--consumer-wait', str(wait_ms),
            '--exit-when-idle', '1000'] + list(extra)
     clients = {}
@@ -94,8 +95,11 @@ def run(binary, tmp, inp, tag, present, wait_ms, extra=()):
 
 
 def check_both(F, binary, tmp, inp, frames):
-    r, caps, clients = run(binary, tmp, inp, 'both', (0, 1), 30000, ['--stats-interval', '1'])
-    ctx = 'both consumers'
+    """4 workers, 2 consumers: workers 0 and 2 share consumer 0's one queue, 1 and 3
+    consumer 1's."""
+    r, caps, clients = run(binary, tmp, inp, 'both', (0, 1), 30000, ['--stats-interval', '1'],
+                           lcores=LCORES4)
+    ctx = 'both consumers, 4 workers sharing'
     s = rpstest.check_exit(F, r, ctx)
     if s is None:
         return
@@ -149,17 +153,23 @@ def check_both(F, binary, tmp, inp, frames):
     workers = sorted(s['workers'], key=lambda w: w['lcore'])
     for c in range(min(2, len(cons))):
         k = cons[c]
+        # workers c and c + 2 feed it; either may have sent the other's packets (whichever
+        # held the lock): their sum, and their received, are its delivered
+        mine = [workers[c], workers[c + 2]] if len(workers) == 4 else []
         F.check(k['delivered'] == len(caps[c]), '%s: consumer %d delivered %d, its capture '
                 'holds %d' % (ctx, c, k['delivered'], len(caps[c])))
-        F.check(k['delivered'] == workers[c]['consumer_delivered'], '%s: consumer %d '
-                'delivered %d, worker %d (lcore %d) consumer_delivered %d' % (
-                    ctx, c, k['delivered'], c, workers[c]['lcore'],
-                    workers[c]['consumer_delivered']))
+        F.check(k['delivered'] == sum(w['consumer_delivered'] for w in mine) ==
+                sum(w['received_rps'] for w in mine) > 0, '%s: consumer %d delivered %d, '
+                'its workers consumer_delivered %s, received %s' % (
+                    ctx, c, k['delivered'], [w['consumer_delivered'] for w in mine],
+                    [w['received_rps'] for w in mine]))
+        F.check(k.get('workers') == 2, '%s: consumer %d fed by %r workers, not 2' % (
+            ctx, c, k.get('workers')))
         F.check(k['dropped'] == {'consumer_absent': 0, 'consumer_full': 0},
                 '%s: consumer %d dropped %s' % (ctx, c, k['dropped']))
         F.check(k['connected'] is True and k['reconnects'] == 0 and k['nb_queues'] == 1,
                 '%s: consumer %d: %r' % (ctx, c, k))
-    print('both consumers: %d frames, %d flows: %d and %d, in order, accounting exact' % (
+    print('both consumers, 4 workers sharing their queues: %d frames, %d flows: %d and %d, in order, accounting exact' % (
         len(frames), FLOWS, len(caps[0]), len(caps[1])))
 
 
@@ -280,7 +290,6 @@ def check_refusals(F, binary, tmp, inp):
     eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=[rpstest.pcap_vdev(rx=inp)])
     cases = [
         (['--consumers', '3'], '--consumers 3: more consumers than workers'),
-        (['--consumers', '1'], '--consumers 1: fewer consumers than workers'),
         (['--consumers', '2', '--tx-port', '0'], '--consumers 2: the consumers take'),
         (['--consumers', '2', '--forward', '0:1'], '--consumers 2: not with --forward'),
         (['--consumers', '2', '--consumer-socket', '/tmp/x.sock'], '--consumer-socket'),
