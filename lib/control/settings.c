@@ -520,7 +520,11 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 			"the overflow (`rx_paused`); packets for a stalled worker are still dropped. "
 			"`auto`: on for replayed and relayed inputs (`net_pcap`, `net_ring`, "
 			"`net_memif`), off for NICs, where a paused RX lcore would let the NIC drop "
-			"everything (`imissed`) instead of one worker's share",
+			"everything (`imissed`) instead of one worker's share. With `--consumers`, "
+			"on also makes a worker wait for a connected consumer whose queue is full "
+			"instead of dropping (`consumer_full`), until it takes the packets, "
+			"disconnects (`consumer_absent`) or a signal stops dpdk-rps "
+			"([Consumers](#consumers))",
 	},
 	[RPS_SET_STALL_TIMEOUT] = {
 		.name = "stall-timeout", .flag = "stall-timeout", .metavar = "MS",
@@ -604,17 +608,18 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 		.lo = 0, .hi = RPS_CONSUMERS_MAX, .what = "", .unit = " consumers",
 		.def = "0 (off)",
 		.help = "deliver what the workers processed to K memif consumers (net_memif "
-			"servers at --consumer-socket), worker w to consumer w mod K, in place of "
-			"--tx-port; 0 = off (default), at most 16",
-		.doc = "deliver what the workers processed to K consumers: dpdk-rps opens K "
-			"net_memif ports in server role (one per consumer, at `--consumer-socket`), "
-			"and worker `w` sends to consumer `w mod K` on its own queue there, so a "
-			"consumer must open one RX queue per worker that feeds it (one when there "
-			"are no more workers than consumers). In place of `--tx-port`; needs `output` "
-			"in `--stages` and workers; not with `--forward` yet. A consumer that is not "
-			"connected or does not keep up loses its packets, counted per consumer "
-			"(`consumer_absent`, `consumer_full`); the others go on "
-			"([Consumers](#consumers))",
+			"servers at --consumer-socket, one queue each), worker w to consumer w mod K, "
+			"in place of --tx-port; 0 = off (default), at most 16 and the workers",
+		.doc = "deliver what the workers processed to K consumers (at most as many as "
+			"workers): dpdk-rps opens K net_memif ports in server role (one per consumer, "
+			"at `--consumer-socket`), each with one queue pair, and worker `w` sends to "
+			"consumer `w mod K`: on that queue when it is the consumer's only worker, "
+			"else through a ring the consumer's workers share, so a consumer opens one RX "
+			"queue, always. In place of `--tx-port`; needs `output` in `--stages` and "
+			"workers; not with `--forward` yet. A consumer that is not connected or does "
+			"not keep up loses its packets, counted per consumer (`consumer_absent`, "
+			"`consumer_full`), and the others go on; with `--backpressure on` the workers "
+			"wait for a full one instead ([Consumers](#consumers))",
 	},
 	[RPS_SET_CONSUMER_SOCKET] = {
 		.name = "consumer-socket", .flag = "consumer-socket", .metavar = "TEMPLATE",
