@@ -10,27 +10,13 @@
 
 #include "rps_stage.h"
 
-/* Why queue @p q refused packets: tx_failed, or for a consumer's queue whether its client
- * is there (the link is up while a memif client is connected; memif's link query reads a
- * flag, no syscall, and this runs once per refused burst, not per packet). */
-static enum rps_drop_reason
-refused_reason(const struct rps_txq *q)
-{
-	struct rte_eth_link link;
-
-	if (!q->consumer)
-		return RPS_DROP_TX_FAILED;
-	if (rte_eth_link_get_nowait(q->port, &link) == 0 && link.link_status == RTE_ETH_LINK_UP)
-		return RPS_DROP_CONSUMER_FULL;
-	return RPS_DROP_CONSUMER_ABSENT;
-}
-
-/* Called by rte_eth_tx_buffer_flush for packets the queue refused: free and count. */
+/* Called by rte_eth_tx_buffer_flush for packets the queue refused: free and count. (A
+ * consumer's queue sends itself, share.c, and counts its own refusals.) */
 static void
 tx_refused(struct rte_mbuf **pkts, uint16_t unsent, void *userdata)
 {
 	struct rps_txq *q = userdata;
-	const enum rps_drop_reason why = refused_reason(q);
+	const enum rps_drop_reason why = RPS_DROP_TX_FAILED;
 
 	rps_stats_port_drop_bulk(q->st, pkts, unsent, why);
 	rte_pktmbuf_free_bulk(pkts, unsent);
@@ -73,8 +59,6 @@ count_sent(struct rps_txq *q, uint16_t sent)
 	if (sent != 0) {
 		RPS_CTR_ADD(q->st->processed, sent);
 		RPS_CTR_ADD(q->st->tx_packets, sent);
-		if (q->consumer)
-			RPS_CTR_ADD(q->st->consumer_delivered, sent);
 		for (uint16_t i = 0; i < sent; i++) {
 			struct rps_port_stats *p = &q->st->port[q->slot[i]];
 
@@ -209,14 +193,12 @@ send_fragmented(struct rps_txq *q, struct rte_mbuf *m)
 	RPS_CTR_ADD(q->st->tx_packets, sent);
 	RPS_CTR_ADD(q->st->tx_fragments, sent);
 	if (sent < n) {
-		const enum rps_drop_reason why = refused_reason(q);
+		const enum rps_drop_reason why = RPS_DROP_TX_FAILED;
 
 		rte_pktmbuf_free_bulk(frags + sent, (unsigned int)(n - sent));
 		RPS_CTR_ADD(q->st->dropped[why], 1);
 		RPS_CTR_ADD(in->dropped[why], 1);
 	} else {
-		if (q->consumer)
-			RPS_CTR_ADD(q->st->consumer_delivered, 1);
 		RPS_CTR_ADD(q->st->processed, 1);
 		RPS_CTR_ADD(q->st->tx_fragmented, 1);
 		RPS_CTR_ADD(in->processed, 1);

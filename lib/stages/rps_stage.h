@@ -47,9 +47,10 @@ struct rps_txq {
 	uint16_t multi_seg;           /* the port takes multi-segment mbufs */
 	struct rte_mempool *direct;   /* fragments' header mbufs */
 	struct rte_mempool *indirect; /* fragments' data references */
-	int consumer;                 /* a consumer's queue (--consumers): what it refuses is
-				       * consumer_full, or consumer_absent while its port's link
-				       * is down (no client); what it takes consumer_delivered */
+	int consumer;                 /* a consumer's queue (--consumers): it sends itself
+				       * (share.c), what it refuses is consumer_full, or
+				       * consumer_absent while its port's link is down (no client);
+				       * what it takes consumer_delivered */
 	/* consumers only (rps_txq_set_consumer()) */
 	struct rps_share *share;      /* the consumer's shared queue, NULL: this lcore's own */
 	int wait;                     /* backpressure: a full consumer queue is waited for... */

@@ -151,6 +151,9 @@ def check_both(F, binary, tmp, inp, frames):
     cons = s.get('consumers', [])
     F.check(len(cons) == 2, '%s: summary consumers: %r' % (ctx, cons))
     workers = sorted(s['workers'], key=lambda w: w['lcore'])
+    F.check(len(workers) == 4 and all(w['received_rps'] > 0 for w in workers),
+            '%s: every one of the 4 workers had flows: %s' % (
+                ctx, [w['received_rps'] for w in workers]))
     for c in range(min(2, len(cons))):
         k = cons[c]
         # workers c and c + 2 feed it; either may have sent the other's packets (whichever
