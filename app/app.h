@@ -79,6 +79,9 @@ struct rps_worker {
 	struct rps_backlog_in in;      /* its backlogs, one per RX lcore, polled in turn */
 	struct rps_stage_ctx ctx;      /* the pipeline's per-lcore state */
 	struct rps_txq out_txq;        /* --tx-port, this lcore's queue */
+	struct rps_txq cons_txq[RPS_CONSUMER_GROUPS_MAX]; /* --consumers: its queue to its
+							   * consumer of each group */
+	struct rps_txq *group_txq[RPS_CONSUMER_GROUPS_MAX]; /* ... pointers, for the ctx */
 	struct rps_txq reply_txq[RPS_RX_PORTS_MAX]; /* respond: this lcore's queue on --rx-port
 						     * i, where it has no other queue there */
 	struct rps_txq fwd_txq[2 * RPS_FORWARD_MAX]; /* --forward: its queue on pair i's a (2i)
@@ -147,6 +150,7 @@ struct rps_consumer {
 	uint16_t port;                 /* its ethdev port */
 	uint16_t nb_queues;            /* the queue pairs its client opens: 1 */
 	uint16_t feeders;              /* workers feeding it */
+	uint16_t group, member;        /* its group, and its index in the group */
 	struct rps_share share;        /* feeders > 1: their ring and lock (ring NULL else) */
 	int up;                        /* a client is connected (control thread; atomic) */
 	uint64_t connects;             /* times a client connected (control thread; atomic) */
@@ -199,7 +203,10 @@ struct rps_app {
 	struct rte_eth_stats port_stats; /* RX ports' own counters, summed, read at exit */
 	struct rte_eth_stats rx_port_stats[RPS_RX_PORTS_MAX]; /* ... each of them */
 
-	uint16_t nb_consumers;          /* --consumers (0: off) */
+	uint16_t nb_consumers;          /* --consumers (0: off), in all groups */
+	uint16_t nb_groups;             /* consumer groups (--consumers K,K...) */
+	uint16_t group_base[RPS_CONSUMER_GROUPS_MAX]; /* group g's first consumer index */
+	uint16_t group_size[RPS_CONSUMER_GROUPS_MAX]; /* ... and how many it has */
 	struct rps_consumer consumers[RPS_CONSUMERS_MAX];
 
 	uint16_t nb_workers;
@@ -478,11 +485,12 @@ int rps_consumers_check(struct rps_app *app);
 int rps_consumers_create(struct rps_app *app);
 void rps_consumers_wait(struct rps_app *app);
 void rps_consumers_tick(struct rps_app *app);
-/* The consumer worker @p w feeds. */
+/* The consumer worker @p w feeds in group @p g (consumers are numbered across the groups,
+ * group 0's first). */
 static inline uint16_t
-rps_consumer_of(const struct rps_app *app, uint16_t w)
+rps_consumer_of(const struct rps_app *app, uint16_t g, uint16_t w)
 {
-	return (uint16_t)(w % app->nb_consumers);
+	return (uint16_t)(app->group_base[g] + w % app->group_size[g]);
 }
 /* A consumer's counters: the sums over the workers feeding it (each writes its own). */
 struct rps_consumer_stats {

@@ -596,9 +596,9 @@ tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 
 /* ---- /rps/consumers ---- */
 
-/* Each consumer (--consumers): its port, socket, queues, workers feeding it, connected,
+/* Each consumer (--consumers): its port, group, socket, queues, workers feeding it, connected,
  * reconnects, delivered and drops by reason (the sums over the workers feeding it). At their
- * widest 16 consumers are about 16 * 345 bytes. */
+ * widest 16 consumers are about 16 * 360 bytes. */
 static void
 consumers_build(struct tel_out *o, const void *arg)
 {
@@ -617,6 +617,7 @@ consumers_build(struct tel_out *o, const void *arg)
 		rps_consumer_stats(app, i, &st);
 		tel_open(&cs, &c, RTE_TEL_CONTAINER);
 		tel_int(&c, "port_id", k->port);
+		tel_u64(&c, "group", k->group);
 		tel_str(&c, "socket", k->path);
 		tel_u64(&c, "nb_queues", k->nb_queues);
 		tel_u64(&c, "workers", k->feeders);
@@ -1508,8 +1509,8 @@ static const struct {
 	  "workers' summaries from FIRST. Params: [FIRST]" },
 	{ "/rps/ports", tel_ports, "Each RX port by id: received, processed, forwarded, drops "
 	  "by reason, the port it forwards to. No parameters" },
-	{ "/rps/consumers", tel_consumers, "Each consumer (--consumers) by index: port, socket, "
-	  "queues, connected, reconnects, delivered, drops by reason. No parameters" },
+	{ "/rps/consumers", tel_consumers, "Each consumer (--consumers) by index: port, group, "
+	  "socket, queues, link, delivered, drops by reason. No parameters" },
 	{ "/rps/workers", tel_workers, "A page of 16 workers from FIRST: backlog, health, load, "
 	  "buckets, drops. Params: [FIRST]" },
 	{ "/rps/worker", tel_worker, "One worker: every counter and drop reason, backlog, health, "

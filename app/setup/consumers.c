@@ -68,46 +68,57 @@ rps_consumers_check(struct rps_app *app)
 	struct rps_options *o = &app->opt;
 	const unsigned int k = o->consumers;
 	const unsigned int nw = rps_lcoreset_count(&o->map);
-	const char *why;
+	const char *why, *kt = o->consumers_text;
 	char from[ORIGIN_MAX], sfrom[ORIGIN_MAX];
+	uint16_t base = 0;
 
 	if (k == 0)
 		return check_off(app);
 	origin(app, RPS_SET_CONSUMERS, 1, from, sizeof(from));
 	origin(app, RPS_SET_CONSUMER_SOCKET, 1, sfrom, sizeof(sfrom));
 	if (nw == 0) {
-		fprintf(stderr, "dpdk-rps: %s %u: the workers feed the consumers and "
-			"--map %s has none\n", from, k, o->map_text);
+		fprintf(stderr, "dpdk-rps: %s %s: the workers feed the consumers and "
+			"--map %s has none\n", from, kt, o->map_text);
 		return -1;
 	}
-	if (k > nw) {
-		fprintf(stderr, "dpdk-rps: %s %u: more consumers than workers (%u): "
-			"worker w feeds consumer w mod %u, so consumer %u would receive nothing; "
-			"at most %u\n", from, k, nw, k, nw, nw);
+	for (uint16_t g = 0; g < o->consumer_groups; g++) {
+		const unsigned int kg = o->group_size[g];
+
+		if (kg <= nw)
+			continue;
+		if (o->consumer_groups == 1)
+			fprintf(stderr, "dpdk-rps: %s %s: more consumers than workers (%u): "
+				"worker w feeds consumer w mod %u, so consumer %u would receive "
+				"nothing; at most %u\n", from, kt, nw, kg, nw, nw);
+		else
+			fprintf(stderr, "dpdk-rps: %s %s: group %u has more consumers (%u) than "
+				"workers (%u): worker w feeds consumer w mod %u of each group, so "
+				"some would receive nothing; at most %u a group\n", from, kt, g, kg,
+				nw, kg, nw);
 		return -1;
 	}
 	if (o->nb_fwd > 0) {
-		fprintf(stderr, "dpdk-rps: %s %u: not with --forward yet (a consumer "
-			"would need a copy of each forwarded packet: issue 28)\n", from, k);
+		fprintf(stderr, "dpdk-rps: %s %s: not with --forward yet (a consumer "
+			"would need a copy of each forwarded packet: issue 28)\n", from, kt);
 		return -1;
 	}
 	if (o->tx_port >= 0) {
-		fprintf(stderr, "dpdk-rps: %s %u: the consumers take what the workers "
-			"processed in place of --tx-port %d: give one or the other\n", from, k,
+		fprintf(stderr, "dpdk-rps: %s %s: the consumers take what the workers "
+			"processed in place of --tx-port %d: give one or the other\n", from, kt,
 			o->tx_port);
 		return -1;
 	}
 	if (!rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT)) {
-		fprintf(stderr, "dpdk-rps: %s %u: --stages %s has no output stage: "
-			"nothing would reach the consumers\n", from, k, o->stages_text);
+		fprintf(stderr, "dpdk-rps: %s %s: --stages %s has no output stage: "
+			"nothing would reach the consumers\n", from, kt, o->stages_text);
 		return -1;
 	}
 	if (o->consumer_socket[0] == '\0') {
 		snprintf(o->consumer_socket, sizeof(o->consumer_socket), "%s/consumer-%%u.sock",
 			 rte_eal_get_runtime_dir());
 		if (rps_consumer_socket_check(o->consumer_socket, k, &why) < 0) {
-			fprintf(stderr, "dpdk-rps: %s %u: the default socket path in EAL's "
-				"runtime directory (%s): %s; give --consumer-socket\n", from, k,
+			fprintf(stderr, "dpdk-rps: %s %s: the default socket path in EAL's "
+				"runtime directory (%s): %s; give --consumer-socket\n", from, kt,
 				o->consumer_socket, why);
 			return -1;
 		}
@@ -116,8 +127,19 @@ rps_consumers_check(struct rps_app *app)
 		return -1;
 	}
 	app->nb_consumers = (uint16_t)k;
+	app->nb_groups = o->consumer_groups;
+	for (uint16_t g = 0; g < o->consumer_groups; g++) {
+		app->group_base[g] = base;
+		app->group_size[g] = o->group_size[g];
+		for (uint16_t j = 0; j < o->group_size[g]; j++) {
+			app->consumers[base + j].group = g;
+			app->consumers[base + j].member = j;
+		}
+		base = (uint16_t)(base + o->group_size[g]);
+	}
 	for (unsigned int c = 0; c < k; c++) {
 		struct rps_consumer *cs = &app->consumers[c];
+		const unsigned int kg = app->group_size[cs->group], j = cs->member;
 
 		/* the template was checked: one %u, no other conversion */
 #pragma GCC diagnostic push
@@ -131,7 +153,7 @@ rps_consumers_check(struct rps_app *app)
 		 * region 0, offset 0, the client's own ring), while a client that opens more
 		 * than the server has is disconnected ("Invalid ring index"). With one, a
 		 * client opens exactly it or is refused. */
-		cs->feeders = (uint16_t)((nw - c + k - 1) / k);
+		cs->feeders = (uint16_t)((nw - j + kg - 1) / kg);
 		cs->nb_queues = 1;
 	}
 	return 0;

@@ -49,6 +49,17 @@ report_budgets(const struct rps_app *app, const struct rps_pool_budget *b, uint6
 			o->mbufs ? "" : " or give EAL more memory (-m)");
 }
 
+/* Consumer groups with fewer consumers than workers: each worker has a part of a ring there. */
+static unsigned int
+shared_groups(const struct rps_app *app)
+{
+	unsigned int n = 0;
+
+	for (uint16_t g = 0; g < app->nb_groups; g++)
+		n += app->group_size[g] < app->nb_workers;
+	return n;
+}
+
 int
 rps_setup_pool(struct rps_app *app)
 {
@@ -86,9 +97,8 @@ rps_setup_pool(struct rps_app *app)
 		      384u * rte_lcore_count();
 	bud.fixed = RPS_TX_DESC + (app->nb_workers ? 2u * RPS_BURST_MAX +
 			       (o->recycle ? app->nb_rx * RPS_RECYCLE_SIZE : 0) : 0) +
-		    /* its part of a shared consumer's ring */
-		    (app->nb_consumers != 0 && app->nb_consumers < app->nb_workers ?
-		     RPS_SHARE_PER_FEEDER(o->burst) : 0);
+		    /* its part of a shared consumer's ring, in each group that shares */
+		    shared_groups(app) * RPS_SHARE_PER_FEEDER(o->burst);
 	want = bud.reserve + (uint64_t)bud.workers * (bud.fixed +
 		(uint64_t)bud.backlogs * bud.backlog + bud.frag_mbufs);
 	if (app->pool_size == 0)

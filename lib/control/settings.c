@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -602,10 +603,9 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 			"told otherwise ([Inline pairs](#inline-pairs))",
 	},
 	[RPS_SET_CONSUMERS] = {
-		.name = "consumers", .flag = "consumers", .metavar = "K",
-		.key = "consumers", .section = DATAPLANE, .syntax = "K",
-		.type = RPS_SETTING_U32, .when = RPS_SETTING_RESTART,
-		.lo = 0, .hi = RPS_CONSUMERS_MAX, .what = "", .unit = " consumers",
+		.name = "consumers", .flag = "consumers", .metavar = "K[,K...]",
+		.key = "consumers", .section = DATAPLANE, .syntax = "K[,K...]",
+		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_RESTART,
 		.def = "0 (off)",
 		.help = "deliver what the workers processed to K memif consumers (net_memif "
 			"servers at --consumer-socket, one queue each), worker w to consumer w mod K, "
@@ -777,6 +777,57 @@ rps_setting_range(const struct rps_setting *s, int file, char *buf, size_t len)
 		if (len > 0)
 			buf[0] = '\0';
 	}
+}
+
+int
+rps_consumers_parse(const char *text, uint16_t *sizes, uint16_t *nb_groups, uint32_t *total,
+		    const char **why)
+{
+	uint16_t k[RPS_CONSUMER_GROUPS_MAX], nb = 0;
+	uint32_t sum = 0;
+	const char *p = text;
+
+	for (;;) {
+		char *end;
+		unsigned long v;
+
+		if (!isdigit((unsigned char)*p))
+			goto syntax;
+		v = strtoul(p, &end, 10);
+		if (end - p > 3)
+			v = ULONG_MAX; /* no wrap-around on long digit strings */
+		if (v == 0 && nb == 0 && *end == '\0') {
+			*nb_groups = 0; /* off */
+			*total = 0;
+			return 0;
+		}
+		if (v == 0 || v > RPS_CONSUMERS_MAX) {
+			*why = "expected 1..16 consumers in each group (0 alone: off)";
+			return -EINVAL;
+		}
+		if (nb == RPS_CONSUMER_GROUPS_MAX) {
+			*why = "at most " RTE_STR(RPS_CONSUMER_GROUPS_MAX) " groups";
+			return -EINVAL;
+		}
+		k[nb++] = (uint16_t)v;
+		sum += (uint32_t)v;
+		if (sum > RPS_CONSUMERS_MAX) {
+			*why = "at most " RTE_STR(RPS_CONSUMERS_MAX) " consumers in all groups";
+			return -EINVAL;
+		}
+		if (*end == '\0')
+			break;
+		if (*end != ',')
+			goto syntax;
+		p = end + 1;
+	}
+	memcpy(sizes, k, sizeof(k[0]) * nb);
+	*nb_groups = nb;
+	*total = sum;
+	return 0;
+syntax:
+	*why = "expected K or a list of groups K,K... (0 alone: off)";
+	return -EINVAL;
 }
 
 int

@@ -38,6 +38,8 @@ rps_txq_init(struct rps_txq *q, uint16_t port, uint16_t queue, uint16_t burst, i
 	q->share = NULL;
 	q->wait = 0;
 	q->stop = NULL;
+	q->secondary = 0;
+	q->delivered = q->absent = q->full = 0;
 	q->buf = rte_zmalloc_socket("rps_txq", RTE_ETH_TX_BUFFER_SIZE(burst), 0, socket);
 	q->slot = rte_zmalloc_socket("rps_txq", burst, 0, socket);
 	if (q->buf == NULL || q->slot == NULL) {
@@ -234,7 +236,8 @@ rps_txq_send(struct rps_txq *q, struct rte_mbuf *m)
 		send_big(q, m);
 		return;
 	}
-	RPS_CTR_ADD(q->st->bytes, rte_pktmbuf_pkt_len(m));
+	if (likely(!q->secondary)) /* a packet's bytes once, whatever the consumer groups */
+		RPS_CTR_ADD(q->st->bytes, rte_pktmbuf_pkt_len(m));
 	buffer_one(q, m);
 }
 
@@ -265,6 +268,20 @@ rps_stage_output(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 				pkts[k++] = pkts[i]; /* a port with nowhere to send: consumed */
 		}
 		return k;
+	}
+	if (c->nb_groups > 1) {
+		/* consumer groups: the same mbuf to each group's consumer, one reference each.
+		 * This lcore holds the only reference to every segment, so a plain store sets
+		 * them (no atomic add); each memif send copies the packet and drops one. */
+		const uint16_t g = c->nb_groups;
+
+		for (uint16_t i = 0; i < n; i++) {
+			for (struct rte_mbuf *s = pkts[i]; s != NULL; s = s->next)
+				rte_mbuf_refcnt_set(s, g);
+			for (uint16_t k = 0; k < g; k++)
+				rps_txq_send(c->group_txq[k], pkts[i]);
+		}
+		return 0;
 	}
 	if (q == NULL)
 		return n; /* consumed by the pipeline's end */

@@ -55,6 +55,12 @@ struct rps_txq {
 	struct rps_share *share;      /* the consumer's shared queue, NULL: this lcore's own */
 	int wait;                     /* backpressure: a full consumer queue is waited for... */
 	const int *stop;              /* ...until *stop is set (the application's quit) */
+	int secondary;                /* a consumer of a group after the first: what it sends
+				       * or drops counts for the consumer (below) and in
+				       * consumer_delivered, not in the packet's own accounting
+				       * (processed, dropped, bytes), which group 0's does */
+	/* what this lcore sent to / dropped for the consumer (written by it alone) */
+	uint64_t delivered, absent, full;
 };
 
 /**
@@ -102,6 +108,11 @@ struct rps_stage_ctx {
 	 * pair's peer; out_txq, or NULL for consumed, for a port in no pair); NULL: no pairs,
 	 * out_txq for every packet. [RTE_MAX_ETHPORTS] */
 	struct rps_txq *const *port_txq;
+	/** Consumer groups (--consumers K,K...): output's queue to this lcore's consumer of
+	 * each group, nb_groups of them (out_txq is group 0's); each packet goes to all, its
+	 * refcnt set to nb_groups. nb_groups 0 or 1: out_txq alone. */
+	struct rps_txq *const *group_txq;
+	uint16_t nb_groups;
 	struct rps_backlog *recycle;  /* consumed packets go back to its RX lcore
 				       * (rps_backlog_recycle()), NULL: freed here */
 };
@@ -150,8 +161,9 @@ uint16_t rps_stage_flow(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_
  * rate limit (rps_respond.h). */
 uint16_t rps_stage_respond(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n);
 
-/** output: transmit on out_txq (with port_txq: on the queue of the packet's RX port), or
- * consume when there is none: returns those, compacted, for the pipeline's end. */
+/** output: transmit on out_txq (with port_txq: on the queue of the packet's RX port; with
+ * consumer groups: on each group's queue, one mbuf with a reference each), or consume when
+ * there is none: returns those, compacted, for the pipeline's end. */
 uint16_t rps_stage_output(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n);
 
 /* ---- TX queues (output.c) ---- */
@@ -199,6 +211,12 @@ void rps_txq_fini(struct rps_txq *q);
  */
 void rps_txq_set_consumer(struct rps_txq *q, struct rps_share *share, int wait,
 			  const int *stop);
+/** Make consumer queue @p q one of a group after the first (rps_txq.secondary). */
+static inline void
+rps_txq_set_secondary(struct rps_txq *q)
+{
+	q->secondary = 1;
+}
 
 /**
  * Send what @p q (a consumer's queue) has buffered: on its own TX queue, or into its share's

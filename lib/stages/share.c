@@ -78,15 +78,22 @@ keep_waiting(const struct rps_txq *q, enum rps_drop_reason why)
 	       !__atomic_load_n(q->stop, __ATOMIC_RELAXED);
 }
 
-/* Free @p n refused packets, counted under @p why as @p q's lcore's drops. */
+/* Free @p n refused packets, counted under @p why for the consumer and (group 0's, or with
+ * no groups) as @p q's lcore's drops. */
 static void
 drop(struct rps_txq *q, struct rte_mbuf **pkts, unsigned int n, enum rps_drop_reason why)
 {
 	if (n == 0)
 		return;
-	rps_stats_port_drop_bulk(q->st, pkts, n, why);
+	if (why == RPS_DROP_CONSUMER_ABSENT)
+		RPS_CTR_ADD(q->absent, n);
+	else
+		RPS_CTR_ADD(q->full, n);
+	if (!q->secondary) {
+		rps_stats_port_drop_bulk(q->st, pkts, n, why);
+		RPS_CTR_ADD(q->st->dropped[why], n);
+	}
 	rte_pktmbuf_free_bulk(pkts, n);
-	RPS_CTR_ADD(q->st->dropped[why], n);
 }
 
 /* Transmit @p n packets (at most SHARE_BURST) on q's port and queue, counting what went as
@@ -106,14 +113,17 @@ consumer_tx(struct rps_txq *q, struct rte_mbuf **pkts, uint16_t n)
 						       (uint16_t)(n - done));
 
 		if (sent != 0) {
-			RPS_CTR_ADD(q->st->processed, sent);
-			RPS_CTR_ADD(q->st->tx_packets, sent);
 			RPS_CTR_ADD(q->st->consumer_delivered, sent);
-			for (uint16_t i = done; i < done + sent; i++) {
+			RPS_CTR_ADD(q->delivered, sent);
+			for (uint16_t i = done; !q->secondary && i < done + sent; i++) {
 				struct rps_port_stats *p = &q->st->port[slot[i]];
 
 				RPS_CTR_ADD(p->processed, 1);
 				RPS_CTR_ADD(p->forwarded, 1);
+			}
+			if (!q->secondary) {
+				RPS_CTR_ADD(q->st->processed, sent);
+				RPS_CTR_ADD(q->st->tx_packets, sent);
 			}
 			done = (uint16_t)(done + sent);
 		}

@@ -68,20 +68,22 @@ def testpmd_stop(p):
     return rpstest.read_pcap(p.out).frames if os.path.exists(p.out) else None
 
 
-def run(binary, tmp, inp, tag, present, wait_ms, extra=(), lcores=LCORES):
-    """dpdk-rps on inp with --consumers 2 and testpmd consumers for the indexes in present.
-    Returns (RunResult-like dict, {index: frames})."""
+def run(binary, tmp, inp, tag, present, wait_ms, extra=(), lcores=LCORES, consumers='2'):
+    """dpdk-rps on inp with --consumers CONSUMERS and testpmd consumers for the indexes in
+    present. Returns (RunResult-like dict, {index: frames})."""
+    total = sum(int(k) for k in consumers.split(','))
     sock = os.path.join(tmp, tag + '-c%u.sock')
     prefix = rpstest.unique_prefix()
     summary = os.path.join(tmp, tag + '_summary.json')
     eal = rpstest.eal_args(prefix, lcores=lcores, vdevs=[rpstest.pcap_vdev(rx=inp)])
-    app = ['--consumers', '2', '--consumer-socket', sock, '--consumer-wait', str(wait_ms),
-           '--exit-when-idle', '1000'] + list(extra)
+    app = ['--consumers', consumers, '--consumer-socket', sock, '--consumer-wait',
+           str(wait_ms), '--exit-when-idle', '1000'] + list(extra)
     clients = {}
 
     def start_clients():
         # the servers' sockets exist once dpdk-rps created them
-        rpstest.wait_for(lambda: all(os.path.exists(sock % c) for c in (0, 1)), timeout=30)
+        rpstest.wait_for(lambda: all(os.path.exists(sock % c) for c in range(total)),
+                         timeout=30)
         for c in present:
             clients[c] = testpmd(tmp, '%s-c%d' % (tag, c), sock % c)
 
@@ -106,9 +108,9 @@ def check_both(F, binary, tmp, inp, frames):
     # the live table: a line per consumer, its delivered count never above the final one
     live = {}
     for line in r.stdout.splitlines():
-        m = re.match(r'\s+consumer (\d+): delivered (\d+) \([0-9.]+ Mpps\)  dropped '
-                     r'consumer_absent (\d+)  consumer_full (\d+)  connected (yes|no)  '
-                     r'reconnects (\d+)$', line)
+        m = re.match(r'\s+consumer (\d+) \(group 0\): delivered (\d+) \([0-9.]+ Mpps\)  '
+                     r'dropped consumer_absent (\d+)  consumer_full (\d+)  connected '
+                     r'(yes|no)  reconnects (\d+)$', line)
         if m:
             live.setdefault(int(m.group(1)), []).append(int(m.group(2)))
     F.check(sorted(live) == [0, 1], '%s: live consumer lines for %s, not 0 and 1:\n%s' % (
@@ -174,6 +176,67 @@ def check_both(F, binary, tmp, inp, frames):
                 '%s: consumer %d: %r' % (ctx, c, k))
     print('both consumers, 4 workers sharing their queues: %d frames, %d flows: %d and %d, in order, accounting exact' % (
         len(frames), FLOWS, len(caps[0]), len(caps[1])))
+
+
+def in_order(F, ctx, frames, where_name):
+    """Every frame has a marker, each flow's in order. @return {flow: count}."""
+    last, count = {}, {}
+    for fr in frames:
+        m = rpstest.marker(fr)
+        if m is None:
+            F.fail('%s: %s got a frame without a marker' % (ctx, where_name))
+            continue
+        flow, seq = m
+        if flow in last and seq <= last[flow]:
+            F.fail('%s: flow %d out of order at %s (%d after %d)' % (
+                ctx, flow, where_name, seq, last[flow]))
+        last[flow] = seq
+        count[flow] = count.get(flow, 0) + 1
+    return count
+
+
+def check_groups(F, binary, tmp, inp, frames):
+    """--consumers 2,1 on 2 workers: group 0 is consumers 0 and 1 (a worker each), group 1
+    consumer 2 (both workers, sharing its queue). Every frame reaches one consumer of group 0
+    and group 1's, each flow in order in each; one mbuf, two references."""
+    ctx = 'groups 2,1'
+    r, caps, clients = run(binary, tmp, inp, 'groups', (0, 1, 2), 30000, consumers='2,1')
+    s = rpstest.check_exit(F, r, ctx)
+    if s is None:
+        return
+    if any(caps.get(c) is None for c in (0, 1, 2)):
+        F.fail('%s: a consumer wrote no capture: %s' % (ctx, {c: caps.get(c) is not None
+                                                              for c in (0, 1, 2)}))
+        return
+    F.check(sorted(caps[0] + caps[1]) == sorted(frames), '%s: group 0 (consumers 0 and 1) '
+            'holds %d frames, not the %d replayed byte for byte' % (
+                ctx, len(caps[0]) + len(caps[1]), len(frames)))
+    F.check(sorted(caps[2]) == sorted(frames), '%s: group 1 (consumer 2) holds %d frames, '
+            'not the %d replayed byte for byte' % (ctx, len(caps[2]), len(frames)))
+    c0 = in_order(F, ctx, caps[0], 'consumer 0')
+    c1 = in_order(F, ctx, caps[1], 'consumer 1')
+    in_order(F, ctx, caps[2], 'consumer 2')
+    F.check(not set(c0) & set(c1) and len(c0) + len(c1) == FLOWS and c0 and c1,
+            '%s: group 0 split the flows %d/%d, %d in both' % (
+                ctx, len(c0), len(c1), len(set(c0) & set(c1))))
+    cons = s.get('consumers', [])
+    F.check([(k['consumer'], k['group'], k['workers']) for k in cons] ==
+            [(0, 0, 1), (1, 0, 1), (2, 1, 2)], '%s: consumers %r' % (ctx, cons))
+    if len(cons) == 3:
+        for c in (0, 1, 2):
+            F.check(cons[c]['delivered'] == len(caps[c]) and
+                    cons[c]['dropped'] == {'consumer_absent': 0, 'consumer_full': 0},
+                    '%s: consumer %d: %r, capture %d' % (ctx, c, cons[c], len(caps[c])))
+    # the packet's own accounting is group 0's: processed once per packet
+    F.check(s['rx_packets'] == len(frames) and s['processed'] == len(frames) and
+            rpstest.dropped_total(s) == 0, '%s: rx %d processed %d dropped %s' % (
+                ctx, s['rx_packets'], s['processed'], s['dropped']))
+    workers = s['workers']
+    F.check(sum(w['consumer_delivered'] for w in workers) == 2 * len(frames),
+            '%s: consumer_delivered %s, not a copy per group' % (
+                ctx, [w['consumer_delivered'] for w in workers]))
+    print('groups 2,1: %d frames to consumers 0+1 (%d, %d) and all of them to consumer 2, '
+          'in order, accounting exact' % (len(frames), len(caps[0]), len(caps[1])))
 
 
 def check_absent(F, binary, tmp, inp, frames):
@@ -298,11 +361,16 @@ def check_refusals(F, binary, tmp, inp):
         (['--consumers', '2', '--consumer-socket', '/tmp/x.sock'], '--consumer-socket'),
         (['--consumer-wait', '100'], '--consumer-wait: only with --consumers'),
         (['--consumers', '17'], '--consumers'),
+        (['--consumers', '1,3'], '--consumers 1,3: group 1 has more consumers (3) than '
+         'workers (2)'),
+        (['--consumers', '1,1,1,1,1'], '--consumers 1,1,1,1,1: at most 4 groups'),
     ]
     # the file's keys as the options, refused naming FILE:LINE
     for i, (text, want) in enumerate([
             ('consumers = 3', '%s:3: consumers = 3: more consumers than workers'),
-            ('consumers = 17', '--config: %s:3: consumers: expected 0..16 consumers'),
+            ('consumers = 17', '--config: %s:3: consumers: expected 1..16 consumers in each '
+             'group'),
+            ('consumers = 2,3', '%s:3: consumers = 2,3: group 1 has more consumers'),
             ('consumer_wait_ms = 100', '%s:3: consumer_wait_ms: only with'),
             ('consumers = 2\nconsumer_socket = /tmp/x.sock',
              '--config: %s:4: consumer_socket: expected a path with exactly one %%u')]):
@@ -331,6 +399,7 @@ def main():
         rpstest.write_pcap(os.path.join(tmp, 'empty.pcap'), [])
         check_refusals(F, binary, tmp, inp)
         check_both(F, binary, tmp, inp, frames)
+        check_groups(F, binary, tmp, inp, frames)
         check_absent(F, binary, tmp, inp, frames)
         check_reconnect(F, binary, tmp, inp)
     return F.report()
