@@ -609,7 +609,8 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 		.def = "0 (off)",
 		.help = "deliver what the workers processed to K memif consumers (net_memif "
 			"servers at --consumer-socket, one queue each), worker w to consumer w mod K, "
-			"in place of --tx-port; 0 = off (default), at most 16 and the workers",
+			"in place of --tx-port; K,K...: groups, every packet to one consumer of each; "
+			"0 = off (default), at most 16 in all, K at most the workers",
 		.doc = "deliver what the workers processed to K consumers (at most as many as "
 			"workers): dpdk-rps opens K net_memif ports in server role (one per consumer, "
 			"at `--consumer-socket`), each with one queue pair, and worker `w` sends to "
@@ -619,7 +620,11 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 			"workers; not with `--forward` yet. A consumer that is not connected or does "
 			"not keep up loses its packets, counted per consumer (`consumer_absent`, "
 			"`consumer_full`), and the others go on; with `--backpressure on` the workers "
-			"wait for a full one instead ([Consumers](#consumers))",
+			"wait for a full one instead. A list `K,K...` (at most 4 groups, 16 "
+			"consumers in all) makes consumer groups, as PF_RING zbalance_ipc's `-n 4,1`: "
+			"every packet reaches one consumer of each group (worker `w` feeds consumer "
+			"`w mod K` of each), numbered across the groups for `%u`, group 0's first "
+			"([Consumers](#consumers))",
 	},
 	[RPS_SET_CONSUMER_SOCKET] = {
 		.name = "consumer-socket", .flag = "consumer-socket", .metavar = "TEMPLATE",
