@@ -36,7 +36,9 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 	if (app->nb_consumers > 0 && rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT)) {
 		/* --consumers (no --tx-port then): in each group, consumer w mod K's one queue,
 		 * its own when it is the only worker feeding it, else through the consumer's
-		 * share; group 0's is out_txq, the others' secondary */
+		 * share; group 0's is out_txq, the others' secondary. With --forward every
+		 * group's is secondary (the forward is the packet's own fate) and output sends
+		 * the consumers their reference beside the forward (rps_stage_output()). */
 		for (uint16_t g = 0; g < app->nb_groups; g++) {
 			struct rps_consumer *k = &app->consumers[rps_consumer_of(app, g, w->index)];
 			struct rps_txq *q = &w->cons_txq[g];
@@ -45,11 +47,12 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 				return -ENOMEM;
 			rps_txq_set_consumer(q, k->feeders > 1 ? &k->share : NULL,
 					     app->rx[0].steer.backpressure, &app->quit);
-			if (g > 0)
+			if (g > 0 || o->nb_fwd > 0)
 				rps_txq_set_secondary(q);
 			w->group_txq[g] = q;
 		}
-		c->out_txq = &w->cons_txq[0];
+		/* with pairs, a port in none consumes (its packets still reach the consumers) */
+		c->out_txq = o->nb_fwd > 0 ? NULL : &w->cons_txq[0];
 		c->group_txq = w->group_txq;
 		c->nb_groups = app->nb_groups;
 	} else if (o->tx_port >= 0 && rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT)) {
@@ -186,8 +189,9 @@ rps_process_burst(struct rps_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	/* One TX burst per processed burst: buffering only coalesces within a burst. */
 	if (w->ctx.out_txq != NULL)
 		rps_txq_flush(w->ctx.out_txq);
-	for (uint16_t g = 1; g < w->ctx.nb_groups; g++) /* consumer groups after the first */
-		rps_txq_flush(w->ctx.group_txq[g]);
+	for (uint16_t g = 0; g < w->ctx.nb_groups; g++) /* consumers but out_txq */
+		if (w->ctx.group_txq[g] != w->ctx.out_txq)
+			rps_txq_flush(w->ctx.group_txq[g]);
 	if (w->ctx.reply_txq != NULL) /* respond's own queues (the others are flushed here) */
 		for (uint16_t i = 0; i < w->app->opt.nb_rx_ports; i++)
 			rps_txq_flush(&w->reply_txq[i]);

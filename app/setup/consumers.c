@@ -97,11 +97,6 @@ rps_consumers_check(struct rps_app *app)
 				nw, kg, nw);
 		return -1;
 	}
-	if (o->nb_fwd > 0) {
-		fprintf(stderr, "dpdk-rps: %s %s: not with --forward yet (a consumer "
-			"would need a copy of each forwarded packet: issue 28)\n", from, kt);
-		return -1;
-	}
 	if (o->tx_port >= 0) {
 		fprintf(stderr, "dpdk-rps: %s %s: the consumers take what the workers "
 			"processed in place of --tx-port %d: give one or the other\n", from, kt,

@@ -227,12 +227,20 @@ send_big(struct rps_txq *q, struct rte_mbuf *m)
 	RPS_CTR_ADD(q->st->dropped[RPS_DROP_TX_TOO_BIG], 1);
 }
 
+/* Whether sending @p m on @p q takes the slow path, which may rewrite it (re-fragmented,
+ * linearized): the common case in one compare, a frame within MTU + the shortest L2
+ * header. */
+static inline int
+needs_big(const struct rps_txq *q, const struct rte_mbuf *m)
+{
+	return (q->mtu != 0 && m->pkt_len > (uint32_t)q->mtu + RTE_ETHER_HDR_LEN) ||
+	       (m->nb_segs > 1 && !q->multi_seg);
+}
+
 void
 rps_txq_send(struct rps_txq *q, struct rte_mbuf *m)
 {
-	/* the common case in one compare: a frame within MTU + the shortest L2 header */
-	if (unlikely((q->mtu != 0 && m->pkt_len > (uint32_t)q->mtu + RTE_ETHER_HDR_LEN) ||
-		     (m->nb_segs > 1 && !q->multi_seg))) {
+	if (unlikely(needs_big(q, m))) {
 		send_big(q, m);
 		return;
 	}
@@ -251,6 +259,42 @@ rps_txq_fini(struct rps_txq *q)
 	q->slot = NULL;
 }
 
+/* Set every segment of @p m to @p refs references: the caller holds the only one of each. */
+static inline void
+refs_set(struct rte_mbuf *m, uint16_t refs)
+{
+	for (; m != NULL; m = m->next)
+		rte_mbuf_refcnt_set(m, refs);
+}
+
+/*
+ * Inline pairs with consumers: hand @p m to each group's consumer beside its forward on
+ * @p t (NULL: consumed here). The consumers share the mbuf (a reference each, as groups do)
+ * unless the forward may rewrite it (re-fragmented or linearized for @p t's port): they
+ * get a copy of their own then, while a shared consumer's drain on another lcore could be
+ * reading it. No mbuf for the copy: each consumer counts it consumer_full.
+ */
+static void
+mirror(struct rps_stage_ctx *c, struct rte_mbuf *m, const struct rps_txq *t)
+{
+	const uint16_t g = c->nb_groups;
+	struct rte_mbuf *d = m;
+
+	if (unlikely(t != NULL && needs_big(t, m))) {
+		d = rte_pktmbuf_copy(m, m->pool, 0, UINT32_MAX);
+		if (d == NULL) {
+			for (uint16_t k = 0; k < g; k++)
+				RPS_CTR_ADD(c->group_txq[k]->full, 1);
+			return;
+		}
+		refs_set(d, g);
+	} else {
+		refs_set(m, (uint16_t)(g + 1));
+	}
+	for (uint16_t k = 0; k < g; k++)
+		rps_txq_send(c->group_txq[k], d);
+}
+
 uint16_t
 rps_stage_output(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -258,10 +302,14 @@ rps_stage_output(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 	uint16_t k = 0;
 
 	if (c->port_txq != NULL) {
-		/* inline pairs: each packet leaves by its RX port's peer, unchanged */
+		/* inline pairs: each packet leaves by its RX port's peer, unchanged, and with
+		 * consumers reaches them too (both directions of a connection are on one
+		 * worker, so at one consumer of each group) */
 		for (uint16_t i = 0; i < n; i++) {
 			struct rps_txq *t = c->port_txq[pkts[i]->port];
 
+			if (c->nb_groups != 0)
+				mirror(c, pkts[i], t);
 			if (likely(t != NULL))
 				rps_txq_send(t, pkts[i]);
 			else
@@ -276,8 +324,7 @@ rps_stage_output(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 		const uint16_t g = c->nb_groups;
 
 		for (uint16_t i = 0; i < n; i++) {
-			for (struct rte_mbuf *s = pkts[i]; s != NULL; s = s->next)
-				rte_mbuf_refcnt_set(s, g);
+			refs_set(pkts[i], g);
 			for (uint16_t k = 0; k < g; k++)
 				rps_txq_send(c->group_txq[k], pkts[i]);
 		}

@@ -110,7 +110,8 @@ struct rps_stage_ctx {
 	struct rps_txq *const *port_txq;
 	/** Consumer groups (--consumers K,K...): output's queue to this lcore's consumer of
 	 * each group, nb_groups of them (out_txq is group 0's); each packet goes to all, its
-	 * refcnt set to nb_groups. nb_groups 0 or 1: out_txq alone. */
+	 * refcnt set to nb_groups. nb_groups 0 or 1: out_txq alone. With port_txq (inline
+	 * pairs) and nb_groups > 0: each packet goes to every group beside its forward. */
 	struct rps_txq *const *group_txq;
 	uint16_t nb_groups;
 	struct rps_backlog *recycle;  /* consumed packets go back to its RX lcore

@@ -30,6 +30,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rpstest  # noqa: E402
+import test_forward  # noqa: E402  (swapped(): a frame's other direction)
 
 LCORES = '0@0,(1-2)@1'     # RX lcore 0, workers 1 and 2 (worker 0 = lcore 1)
 LCORES4 = '0@0,(1-4)@1'    # RX lcore 0, workers 1-4: two per consumer, sharing its queue
@@ -68,14 +69,16 @@ def testpmd_stop(p):
     return rpstest.read_pcap(p.out).frames if os.path.exists(p.out) else None
 
 
-def run(binary, tmp, inp, tag, present, wait_ms, extra=(), lcores=LCORES, consumers='2'):
-    """dpdk-rps on inp with --consumers CONSUMERS and testpmd consumers for the indexes in
-    present. Returns (RunResult-like dict, {index: frames})."""
+def run(binary, tmp, inp, tag, present, wait_ms, extra=(), lcores=LCORES, consumers='2',
+        vdevs=None):
+    """dpdk-rps on inp (or the ports of vdevs) with --consumers CONSUMERS and testpmd
+    consumers for the indexes in present. Returns (RunResult-like dict, {index: frames})."""
     total = sum(int(k) for k in consumers.split(','))
     sock = os.path.join(tmp, tag + '-c%u.sock')
     prefix = rpstest.unique_prefix()
     summary = os.path.join(tmp, tag + '_summary.json')
-    eal = rpstest.eal_args(prefix, lcores=lcores, vdevs=[rpstest.pcap_vdev(rx=inp)])
+    eal = rpstest.eal_args(prefix, lcores=lcores,
+                           vdevs=vdevs or [rpstest.pcap_vdev(rx=inp)])
     app = ['--consumers', consumers, '--consumer-socket', sock, '--consumer-wait',
            str(wait_ms), '--exit-when-idle', '1000'] + list(extra)
     clients = {}
@@ -239,6 +242,60 @@ def check_groups(F, binary, tmp, inp, frames):
           'in order, accounting exact' % (len(frames), len(caps[0]), len(caps[1])))
 
 
+def check_forward(F, binary, tmp, frames):
+    """--forward 0:1 with --consumers 2 on 4 workers (two share each consumer): port 0
+    replays A, port 1 B (A's frames with every address and port swapped: the other
+    direction). Each side leaves by the other port, unchanged; the consumers see both
+    directions, each conversation's two at one consumer (symmetric steering), each
+    direction's flow in order; the forward is the packets' own accounting."""
+    ctx = 'forward + consumers'
+    a = frames
+    b = [test_forward.swapped(f) for f in frames]
+    pa, pb = os.path.join(tmp, 'fwd_a.pcap'), os.path.join(tmp, 'fwd_b.pcap')
+    rpstest.write_pcap(pa, a)
+    rpstest.write_pcap(pb, b)
+    txa = [os.path.join(tmp, 'fwd_txa%d.pcap' % i) for i in range(4)]
+    txb = [os.path.join(tmp, 'fwd_txb%d.pcap' % i) for i in range(4)]
+    vdevs = [rpstest.pcap_vdev(rx=pa, tx=txa, name='net_pcap0'),
+             rpstest.pcap_vdev(rx=pb, tx=txb, name='net_pcap1')]
+    r, caps, clients = run(binary, tmp, None, 'fwd', (0, 1), 30000,
+                           ['--forward', '0:1'], lcores=LCORES4, vdevs=vdevs)
+    s = rpstest.check_exit(F, r, ctx)
+    if s is None:
+        return
+    if any(caps.get(c) is None for c in (0, 1)):
+        F.fail('%s: a consumer wrote no capture' % ctx)
+        return
+    out_a = [f for p in txb for f in rpstest.read_pcap(p).frames]  # A leaves by port 1
+    out_b = [f for p in txa for f in rpstest.read_pcap(p).frames]
+    F.check(sorted(out_a) == sorted(a) and sorted(out_b) == sorted(b),
+            '%s: forwarded %d of A by port 1 and %d of B by port 0, not %d each' % (
+                ctx, len(out_a), len(out_b), len(a)))
+    F.check(sorted(caps[0] + caps[1]) == sorted(a + b), '%s: the consumers hold %d frames, '
+            'not the %d of both directions byte for byte' % (
+                ctx, len(caps[0]) + len(caps[1]), 2 * len(a)))
+    set_a = set(a)
+    where = {}
+    for c in (0, 1):
+        for side, name in ((set_a, 'A'), (None, 'B')):
+            part = [f for f in caps[c] if (f in set_a) == (side is not None)]
+            for flow in in_order(F, ctx, part, 'consumer %d, direction %s' % (c, name)):
+                where.setdefault(flow, set()).add((c, name))
+    split = [fl for fl, at in where.items() if len({c for c, _ in at}) != 1 or len(at) != 2]
+    F.check(len(where) == FLOWS and not split, '%s: %d conversations, %d not both '
+            'directions at one consumer' % (ctx, len(where), len(split)))
+    F.check(s['rx_packets'] == s['processed'] == 2 * len(a) and
+            rpstest.dropped_total(s) == 0, '%s: rx %d processed %d dropped %s' % (
+                ctx, s['rx_packets'], s['processed'], s['dropped']))
+    cons = s.get('consumers', [])
+    F.check(len(cons) == 2 and all(cons[c]['delivered'] == len(caps[c]) and
+                                   cons[c]['workers'] == 2 for c in range(len(cons))),
+            '%s: consumers %r, captures %s' % (ctx, cons, [len(caps[c]) for c in (0, 1)]))
+    print('forward + consumers: %d frames each way forwarded; consumers got %d and %d, '
+          'every conversation both ways at one, in order' % (
+              len(a), len(caps[0]), len(caps[1])))
+
+
 def check_absent(F, binary, tmp, inp, frames):
     r, caps, clients = run(binary, tmp, inp, 'absent', (0,), 3000)
     ctx = 'consumer 1 absent'
@@ -357,7 +414,6 @@ def check_refusals(F, binary, tmp, inp):
     cases = [
         (['--consumers', '3'], '--consumers 3: more consumers than workers'),
         (['--consumers', '2', '--tx-port', '0'], '--consumers 2: the consumers take'),
-        (['--consumers', '2', '--forward', '0:1'], '--consumers 2: not with --forward'),
         (['--consumers', '2', '--consumer-socket', '/tmp/x.sock'], '--consumer-socket'),
         (['--consumer-wait', '100'], '--consumer-wait: only with --consumers'),
         (['--consumers', '17'], '--consumers'),
@@ -400,6 +456,7 @@ def main():
         check_refusals(F, binary, tmp, inp)
         check_both(F, binary, tmp, inp, frames)
         check_groups(F, binary, tmp, inp, frames)
+        check_forward(F, binary, tmp, frames)
         check_absent(F, binary, tmp, inp, frames)
         check_reconnect(F, binary, tmp, inp)
     return F.report()
