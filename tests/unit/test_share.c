@@ -433,6 +433,78 @@ test_groups_output(void)
 	rps_txq_fini(&q[1]);
 }
 
+static struct rps_txq *fwd_by_port[RTE_MAX_ETHPORTS];
+
+/* Inline pairs with a consumer: a packet is forwarded and handed to the consumer, the same
+ * mbuf with two references; one the forward will rewrite (a chain for a port that takes
+ * one segment: linearized) reaches the consumer as a copy, the forward keeps the original.
+ * The forward counts the packet, the consumer only for itself. */
+static void
+test_forward_mirror(void)
+{
+	struct rps_lcore_stats st;
+	struct rps_txq fwd, cq;
+	struct rps_txq *groups[1] = { &cq };
+	struct rps_stage_ctx c;
+	struct rte_mbuf *pkts[2], *back[8];
+	uint8_t data[100];
+	uint16_t n;
+
+	CU_ASSERT_EQUAL_FATAL(ring_setup(), 0);
+	memset(&st, 0, sizeof(st));
+	memset(&c, 0, sizeof(c));
+	memset(data, 0xa5, sizeof(data));
+	CU_ASSERT_EQUAL_FATAL(rps_txq_init(&fwd, ring_port, 0, BURST, SOCKET_ID_ANY, &st), 0);
+	CU_ASSERT_EQUAL_FATAL(rps_txq_init(&cq, ring_port, 0, BURST, SOCKET_ID_ANY, &st), 0);
+	rps_txq_set_consumer(&cq, NULL, 0, NULL);
+	rps_txq_set_secondary(&cq);
+	fwd_by_port[0] = &fwd;
+	c.st = &st;
+	c.port_txq = fwd_by_port;
+	c.group_txq = groups;
+	c.nb_groups = 1;
+
+	/* a plain packet: shared */
+	pkts[0] = tagged(0, 0);
+	pkts[0]->port = 0;
+	CU_ASSERT_EQUAL(rps_stage_output(&c, pkts, 1), 0);
+	rps_txq_flush(&fwd);
+	rps_txq_flush(&cq);
+	n = rte_eth_rx_burst(ring_port, 0, back, RTE_DIM(back));
+	CU_ASSERT(n == 2 && back[0] == pkts[0] && back[1] == pkts[0]);
+	CU_ASSERT_EQUAL(rte_mbuf_refcnt_read(pkts[0]), 2);
+	rte_pktmbuf_free_bulk(back, n);
+
+	/* a chain the forward linearizes: the consumer gets its own copy */
+	rps_txq_set_limits(&fwd, 0, 0, NULL, NULL);
+	pkts[1] = ut_mbuf_split(data, sizeof(data), 40);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pkts[1]);
+	pkts[1]->port = 0;
+	CU_ASSERT_EQUAL(rps_stage_output(&c, pkts + 1, 1), 0);
+	rps_txq_flush(&fwd);
+	rps_txq_flush(&cq);
+	n = rte_eth_rx_burst(ring_port, 0, back, RTE_DIM(back));
+	CU_ASSERT_EQUAL_FATAL(n, 2);
+	CU_ASSERT(back[0] != back[1]);
+	for (uint16_t i = 0; i < n; i++) {
+		CU_ASSERT_EQUAL(rte_mbuf_refcnt_read(back[i]), 1);
+		CU_ASSERT_EQUAL(rte_pktmbuf_pkt_len(back[i]), sizeof(data));
+		CU_ASSERT(rte_pktmbuf_read(back[i], 60, 1, data) != NULL &&
+			  *rte_pktmbuf_mtod_offset(rte_pktmbuf_lastseg(back[i]), uint8_t *,
+						   rte_pktmbuf_lastseg(back[i])->data_len - 1) ==
+			  0xa5);
+	}
+	rte_pktmbuf_free_bulk(back, n);
+	/* the forward counted both packets, the consumer both copies for itself */
+	CU_ASSERT_EQUAL(st.processed, 2);
+	CU_ASSERT_EQUAL(st.tx_packets, 2);
+	CU_ASSERT_EQUAL(cq.delivered, 2);
+	CU_ASSERT_EQUAL(st.consumer_delivered, 2);
+	rps_txq_fini(&fwd);
+	rps_txq_fini(&cq);
+	fwd_by_port[0] = NULL;
+}
+
 /* The direct path (one worker, no share) with backpressure waits the same way. */
 static void
 test_direct_backpressure_waits(void)
@@ -479,6 +551,7 @@ main(int argc, char **argv)
 		{ "share_backpressure_waits", test_share_backpressure_waits },
 		{ "share_recheck", test_share_recheck },
 		{ "groups_output", test_groups_output },
+		{ "forward_mirror", test_forward_mirror },
 		{ "direct_backpressure_waits", test_direct_backpressure_waits },
 		CU_TEST_INFO_NULL,
 	};
