@@ -1208,6 +1208,8 @@ config_settings(struct tel_out *o, const struct rps_app *app)
 			tel_text(o, s->key, opt->metrics.on ? opt->metrics.text : "off");
 		else if (i == RPS_SET_HASH)
 			tel_str(o, s->key, rps_hash_mode_name(opt->hash_mode));
+		else if (i == RPS_SET_CONSUMERS) /* K, or the groups K,K... */
+			tel_text(o, s->key, opt->consumers ? opt->consumers_text : "0");
 		else if (setting_value(app, (enum rps_setting_id)i, &v) == 0) {
 			if (v < 0 || s->type == RPS_SETTING_BOOL || v <= INT32_MAX)
 				tel_int(o, s->key, (int)v);
