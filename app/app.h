@@ -144,8 +144,8 @@ struct rps_rebalance_conf {
 };
 
 /** A consumer (--consumers, setup/consumers.c): a net_memif port in server role with one
- * queue pair that the workers w with w mod K == its index send to: the only one on it
- * directly, several through its share (rps_stage.h). */
+ * queue pair that the workers w with w mod K == member send to (K: its group's size): the
+ * only one on it directly, several through its share (rps_stage.h). */
 struct rps_consumer {
 	uint16_t port;                 /* its ethdev port */
 	uint16_t nb_queues;            /* the queue pairs its client opens: 1 */
