@@ -345,6 +345,12 @@ test_share_recheck(void)
 		m = tagged(1, 1000 + i);
 		CU_ASSERT_EQUAL_FATAL(rte_eth_tx_burst(ring_port, 0, &m, 1), 1);
 	}
+	/* full: else the holder would not block and the wait below would never end */
+	m = tagged(1, 0);
+	if (rte_eth_tx_burst(ring_port, 0, &m, 1) != 0) {
+		CU_FAIL_FATAL("the net_ring port holds more than PORT_DEPTH packets");
+	}
+	rte_pktmbuf_free(m);
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&holder, NULL, holder_main, NULL), 0);
 	/* locked with the ring empty: it has dequeued its burst and waits on the port */
 	while (!rte_spinlock_is_locked(&share.lock) || rte_ring_count(share.ring) != 0)
