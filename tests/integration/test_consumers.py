@@ -3,19 +3,24 @@
 """test_consumers.py: --consumers over memif, with DPDK's own dpdk-testpmd as the consumers
 (a net_memif client each, io forwarding into a net_pcap capture).
 
-- Both consumers there, 4 workers (two share each consumer's one memif queue): dpdk-rps replays a generated capture once both are connected
-  (--consumer-wait); every frame lands in exactly one consumer's capture, byte for byte,
-  every flow in one capture and in order (markers), the flows of worker w in consumer
-  w mod 2's; rx = processed + dropped with nothing dropped, each consumer's delivered equals
-  its capture and its worker's consumer_delivered; /rps/consumers-style fields in the
-  summary (connected, reconnects 0).
+- Groups 2,1 on 4 workers (workers 0 and 2 share consumer 0's one memif queue, 1 and 3
+  consumer 1's; all four share group 1's consumer 2), dpdk-rps replaying a generated capture
+  once all are connected (--consumer-wait): every frame lands in exactly one of group 0's
+  captures and in consumer 2's, byte for byte, every flow at one consumer of group 0 and in
+  order everywhere (markers); rx = processed (group 0's) with nothing dropped; each
+  consumer's delivered equals its capture and what its workers received; the workers'
+  consumer_delivered is a copy per group; the live lines and the summary give each
+  consumer's group, workers, nb_queues 1, connected, reconnects 0.
+- --forward 0:1 with 2 consumers on 4 workers: each side forwarded byte for byte, the
+  consumers get both directions, each conversation's two at one consumer, in order.
 - Consumer 1 absent (one testpmd): consumer 0 gets its worker's flows, consumer 1's packets
   are counted consumer_absent (per worker and per consumer), accounting exact, exit 0.
 - A consumer killed mid-run (SIGKILL) and a new one started at its socket, on an endless
   replay paced to 5,000 packets/s (test hook RPS_TEST_RX_DELAY_NS): dpdk-rps keeps running, counts the gap consumer_absent and one reconnect, the new
   one receives, the other consumer is undisturbed, /rps/consumers says so live; exit 0 after SIGINT, accounting exact.
-- Refusals: --consumers with --forward, with --tx-port, more consumers than workers, a
-  template without %u, --consumer-wait without --consumers: exit 2 naming the option.
+- Refusals: --consumers with --tx-port, more consumers than workers (in any group), more
+  than 4 groups, a template without %u, --consumer-wait without --consumers: exit 2 naming
+  the option or FILE:LINE.
 
 usage: test_consumers.py PATH/TO/dpdk-rps
 """
@@ -99,86 +104,79 @@ def run(binary, tmp, inp, tag, present, wait_ms, extra=(), lcores=LCORES, consum
     return r, caps, clients
 
 
-def check_both(F, binary, tmp, inp, frames):
-    """4 workers, 2 consumers: workers 0 and 2 share consumer 0's one queue, 1 and 3
-    consumer 1's."""
-    r, caps, clients = run(binary, tmp, inp, 'both', (0, 1), 30000, ['--stats-interval', '1'],
-                           lcores=LCORES4)
-    ctx = 'both consumers, 4 workers sharing'
+def check_shared_groups(F, binary, tmp, inp, frames):
+    """4 workers, --consumers 2,1: group 0's consumers 0 and 1 are fed by workers 0 and 2,
+    and 1 and 3, each pair sharing its consumer's one queue; group 1's consumer 2 by all
+    four. Every frame reaches one consumer of group 0 and consumer 2, byte for byte, each
+    flow at one consumer of group 0 and in order everywhere; one mbuf with a reference per
+    group; the packet's own accounting is group 0's."""
+    r, caps, clients = run(binary, tmp, inp, 'shared', (0, 1, 2), 30000,
+                           ['--stats-interval', '1'], lcores=LCORES4, consumers='2,1')
+    ctx = '4 workers, groups 2,1'
     s = rpstest.check_exit(F, r, ctx)
     if s is None:
         return
-    # the live table: a line per consumer, its delivered count never above the final one
+    # the live table: a line per consumer with its group, delivered never above the final
     live = {}
     for line in r.stdout.splitlines():
-        m = re.match(r'\s+consumer (\d+) \(group 0\): delivered (\d+) \([0-9.]+ Mpps\)  '
+        m = re.match(r'\s+consumer (\d+) \(group (\d)\): delivered (\d+) \([0-9.]+ Mpps\)  '
                      r'dropped consumer_absent (\d+)  consumer_full (\d+)  connected '
                      r'(yes|no)  reconnects (\d+)$', line)
         if m:
-            live.setdefault(int(m.group(1)), []).append(int(m.group(2)))
-    F.check(sorted(live) == [0, 1], '%s: live consumer lines for %s, not 0 and 1:\n%s' % (
-        ctx, sorted(live), r.stdout[-1500:]))
-    for c, seen in live.items():
-        final = s['consumers'][c]['delivered']
+            live.setdefault((int(m.group(1)), int(m.group(2))), []).append(int(m.group(3)))
+    F.check(sorted(live) == [(0, 0), (1, 0), (2, 1)], '%s: live consumer lines for %s, not '
+            'consumers 0 and 1 of group 0 and 2 of group 1:\n%s' % (
+                ctx, sorted(live), r.stdout[-1500:]))
+    for (c, _), seen in live.items():
+        final = s['consumers'][c]['delivered'] if c < len(s['consumers']) else -1
         F.check(seen == sorted(seen) and seen[-1] <= final and max(seen) > 0,
                 '%s: consumer %d live delivered %s, final %d' % (ctx, c, seen, final))
     F.check(rpstest.dropped_total(s) == 0, '%s: dropped %s' % (ctx, s['dropped']))
-    F.check(s['rx_packets'] == len(frames), '%s: rx_packets %d of %d' % (
-        ctx, s['rx_packets'], len(frames)))
-    for c in (0, 1):
-        F.check(caps[c] is not None, '%s: consumer %d wrote no capture (%s)' % (
-            ctx, c, clients[c].log))
+    F.check(s['rx_packets'] == s['processed'] == len(frames), '%s: rx_packets %d processed '
+            '%d of %d' % (ctx, s['rx_packets'], s['processed'], len(frames)))
+    for c in (0, 1, 2):
+        F.check(caps.get(c) is not None, '%s: consumer %d wrote no capture (%s)' % (
+            ctx, c, clients[c].log if c in clients else '-'))
     if F.items:
         return
-    # every frame in exactly one capture, byte for byte: the multisets match
-    got = sorted(caps[0] + caps[1])
-    F.check(got == sorted(frames), '%s: the captures hold %d frames, not the %d replayed '
-            '(or not byte for byte)' % (ctx, len(got), len(frames)))
-    where = {}
-    for c in (0, 1):
-        last = {}
-        for fr in caps[c]:
-            m = rpstest.marker(fr)
-            if m is None:
-                F.fail('%s: consumer %d got a frame without a marker' % (ctx, c))
-                continue
-            flow, seq = m
-            if where.setdefault(flow, c) != c:
-                F.fail('%s: flow %d in both consumers' % (ctx, flow))
-            if flow in last and seq <= last[flow]:
-                F.fail('%s: flow %d out of order at consumer %d (%d after %d)' % (
-                    ctx, flow, c, seq, last[flow]))
-            last[flow] = seq
-    F.check(len(where) == FLOWS, '%s: %d flows reached the consumers, not %d' % (
-        ctx, len(where), FLOWS))
-    F.check(len(set(where.values())) == 2, '%s: every flow at one consumer: %s' % (
-        ctx, sorted(set(where.values()))))
+    # group 0: every frame in exactly one capture, byte for byte (the multisets match);
+    # group 1: every frame in consumer 2's
+    F.check(sorted(caps[0] + caps[1]) == sorted(frames), '%s: group 0 (consumers 0 and 1) '
+            'holds %d frames, not the %d replayed byte for byte' % (
+                ctx, len(caps[0]) + len(caps[1]), len(frames)))
+    F.check(sorted(caps[2]) == sorted(frames), '%s: group 1 (consumer 2) holds %d frames, '
+            'not the %d replayed byte for byte' % (ctx, len(caps[2]), len(frames)))
+    c0 = in_order(F, ctx, caps[0], 'consumer 0')
+    c1 = in_order(F, ctx, caps[1], 'consumer 1')
+    c2 = in_order(F, ctx, caps[2], 'consumer 2')
+    F.check(not set(c0) & set(c1) and len(c0) + len(c1) == len(c2) == FLOWS and c0 and c1,
+            '%s: group 0 split the %d flows %d/%d, %d in both' % (
+                ctx, len(c2), len(c0), len(c1), len(set(c0) & set(c1))))
     cons = s.get('consumers', [])
-    F.check(len(cons) == 2, '%s: summary consumers: %r' % (ctx, cons))
+    F.check([(k['consumer'], k['group'], k['workers'], k['nb_queues']) for k in cons] ==
+            [(0, 0, 2, 1), (1, 0, 2, 1), (2, 1, 4, 1)], '%s: consumers %r' % (ctx, cons))
     workers = sorted(s['workers'], key=lambda w: w['lcore'])
     F.check(len(workers) == 4 and all(w['received_rps'] > 0 for w in workers),
             '%s: every one of the 4 workers had flows: %s' % (
                 ctx, [w['received_rps'] for w in workers]))
-    for c in range(min(2, len(cons))):
+    if len(cons) != 3 or len(workers) != 4:
+        return
+    for c in (0, 1, 2):
         k = cons[c]
-        # workers c and c + 2 feed it; either may have sent the other's packets (whichever
-        # held the lock): their sum, and their received, are its delivered
-        mine = [workers[c], workers[c + 2]] if len(workers) == 4 else []
-        F.check(k['delivered'] == len(caps[c]), '%s: consumer %d delivered %d, its capture '
-                'holds %d' % (ctx, c, k['delivered'], len(caps[c])))
-        F.check(k['delivered'] == sum(w['consumer_delivered'] for w in mine) ==
-                sum(w['received_rps'] for w in mine) > 0, '%s: consumer %d delivered %d, '
-                'its workers consumer_delivered %s, received %s' % (
-                    ctx, c, k['delivered'], [w['consumer_delivered'] for w in mine],
-                    [w['received_rps'] for w in mine]))
-        F.check(k.get('workers') == 2, '%s: consumer %d fed by %r workers, not 2' % (
-            ctx, c, k.get('workers')))
-        F.check(k['dropped'] == {'consumer_absent': 0, 'consumer_full': 0},
-                '%s: consumer %d dropped %s' % (ctx, c, k['dropped']))
-        F.check(k['connected'] is True and k['reconnects'] == 0 and k['nb_queues'] == 1,
+        # group 0's consumer c is fed by workers c and c + 2: either may have sent the
+        # other's packets (whichever held the lock); what they received is its delivered
+        mine = [workers[c], workers[c + 2]] if c < 2 else workers
+        F.check(k['delivered'] == len(caps[c]) == sum(w['received_rps'] for w in mine),
+                '%s: consumer %d delivered %d, its capture %d, its workers received %s' % (
+                    ctx, c, k['delivered'], len(caps[c]), [w['received_rps'] for w in mine]))
+        F.check(k['dropped'] == {'consumer_absent': 0, 'consumer_full': 0} and
+                k['connected'] is True and k['reconnects'] == 0,
                 '%s: consumer %d: %r' % (ctx, c, k))
-    print('both consumers, 4 workers sharing their queues: %d frames, %d flows: %d and %d, in order, accounting exact' % (
-        len(frames), FLOWS, len(caps[0]), len(caps[1])))
+    F.check(sum(w['consumer_delivered'] for w in workers) == 2 * len(frames),
+            '%s: consumer_delivered %s, not a copy per group' % (
+                ctx, [w['consumer_delivered'] for w in workers]))
+    print('4 workers, groups 2,1: %d frames, %d flows: group 0 %d and %d, group 1 all, in '
+          'order, accounting exact' % (len(frames), FLOWS, len(caps[0]), len(caps[1])))
 
 
 def in_order(F, ctx, frames, where_name):
@@ -196,50 +194,6 @@ def in_order(F, ctx, frames, where_name):
         last[flow] = seq
         count[flow] = count.get(flow, 0) + 1
     return count
-
-
-def check_groups(F, binary, tmp, inp, frames):
-    """--consumers 2,1 on 2 workers: group 0 is consumers 0 and 1 (a worker each), group 1
-    consumer 2 (both workers, sharing its queue). Every frame reaches one consumer of group 0
-    and group 1's, each flow in order in each; one mbuf, two references."""
-    ctx = 'groups 2,1'
-    r, caps, clients = run(binary, tmp, inp, 'groups', (0, 1, 2), 30000, consumers='2,1')
-    s = rpstest.check_exit(F, r, ctx)
-    if s is None:
-        return
-    if any(caps.get(c) is None for c in (0, 1, 2)):
-        F.fail('%s: a consumer wrote no capture: %s' % (ctx, {c: caps.get(c) is not None
-                                                              for c in (0, 1, 2)}))
-        return
-    F.check(sorted(caps[0] + caps[1]) == sorted(frames), '%s: group 0 (consumers 0 and 1) '
-            'holds %d frames, not the %d replayed byte for byte' % (
-                ctx, len(caps[0]) + len(caps[1]), len(frames)))
-    F.check(sorted(caps[2]) == sorted(frames), '%s: group 1 (consumer 2) holds %d frames, '
-            'not the %d replayed byte for byte' % (ctx, len(caps[2]), len(frames)))
-    c0 = in_order(F, ctx, caps[0], 'consumer 0')
-    c1 = in_order(F, ctx, caps[1], 'consumer 1')
-    in_order(F, ctx, caps[2], 'consumer 2')
-    F.check(not set(c0) & set(c1) and len(c0) + len(c1) == FLOWS and c0 and c1,
-            '%s: group 0 split the flows %d/%d, %d in both' % (
-                ctx, len(c0), len(c1), len(set(c0) & set(c1))))
-    cons = s.get('consumers', [])
-    F.check([(k['consumer'], k['group'], k['workers']) for k in cons] ==
-            [(0, 0, 1), (1, 0, 1), (2, 1, 2)], '%s: consumers %r' % (ctx, cons))
-    if len(cons) == 3:
-        for c in (0, 1, 2):
-            F.check(cons[c]['delivered'] == len(caps[c]) and
-                    cons[c]['dropped'] == {'consumer_absent': 0, 'consumer_full': 0},
-                    '%s: consumer %d: %r, capture %d' % (ctx, c, cons[c], len(caps[c])))
-    # the packet's own accounting is group 0's: processed once per packet
-    F.check(s['rx_packets'] == len(frames) and s['processed'] == len(frames) and
-            rpstest.dropped_total(s) == 0, '%s: rx %d processed %d dropped %s' % (
-                ctx, s['rx_packets'], s['processed'], s['dropped']))
-    workers = s['workers']
-    F.check(sum(w['consumer_delivered'] for w in workers) == 2 * len(frames),
-            '%s: consumer_delivered %s, not a copy per group' % (
-                ctx, [w['consumer_delivered'] for w in workers]))
-    print('groups 2,1: %d frames to consumers 0+1 (%d, %d) and all of them to consumer 2, '
-          'in order, accounting exact' % (len(frames), len(caps[0]), len(caps[1])))
 
 
 def check_forward(F, binary, tmp, frames):
@@ -454,8 +408,7 @@ def main():
         rpstest.write_pcap(inp, frames)
         rpstest.write_pcap(os.path.join(tmp, 'empty.pcap'), [])
         check_refusals(F, binary, tmp, inp)
-        check_both(F, binary, tmp, inp, frames)
-        check_groups(F, binary, tmp, inp, frames)
+        check_shared_groups(F, binary, tmp, inp, frames)
         check_forward(F, binary, tmp, frames)
         check_absent(F, binary, tmp, inp, frames)
         check_reconnect(F, binary, tmp, inp)
