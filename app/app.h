@@ -276,6 +276,8 @@ struct rps_app {
 	uint64_t stop_tsc;
 	uint32_t seed;
 	int quit;                      /* set by signals / duration: stop RX */
+	int consumers_stop;            /* set at exit a second after RX stopped: workers waiting
+					* for a full consumer (backpressure) drop what is left */
 	int quit_signal;               /* the signal that set quit, 0 if none */
 	int ready;                     /* start-up done, RX loop about to run (notify.c) */
 	uint64_t test_delay_tsc;       /* test hook: worker cycles per packet (test_hooks.c) */

@@ -46,7 +46,7 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 			if (rps_txq_init(q, k->port, 0, o->burst, socket, &w->stats) < 0)
 				return -ENOMEM;
 			rps_txq_set_consumer(q, k->feeders > 1 ? &k->share : NULL,
-					     app->rx[0].steer.backpressure, &app->quit);
+					     app->rx[0].steer.backpressure, &app->consumers_stop);
 			if (g > 0 || o->nb_fwd > 0)
 				rps_txq_set_secondary(q);
 			w->group_txq[g] = q;

@@ -524,8 +524,8 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 			"everything (`imissed`) instead of one worker's share. With `--consumers`, "
 			"on also makes a worker wait for a connected consumer whose queue is full "
 			"instead of dropping (`consumer_full`), until it takes the packets, "
-			"disconnects (`consumer_absent`) or a signal stops dpdk-rps "
-			"([Consumers](#consumers))",
+			"disconnects (`consumer_absent`) or, at exit, a second has passed since RX "
+			"stopped ([Consumers](#consumers))",
 	},
 	[RPS_SET_STALL_TIMEOUT] = {
 		.name = "stall-timeout", .flag = "stall-timeout", .metavar = "MS",

@@ -54,7 +54,7 @@ struct rps_txq {
 	/* consumers only (rps_txq_set_consumer()) */
 	struct rps_share *share;      /* the consumer's shared queue, NULL: this lcore's own */
 	int wait;                     /* backpressure: a full consumer queue is waited for... */
-	const int *stop;              /* ...until *stop is set (the application's quit) */
+	const int *stop;              /* ...until *stop is set (the application's, at exit) */
 	int secondary;                /* a consumer of a group after the first: what it sends
 				       * or drops counts for the consumer (below) and in
 				       * consumer_delivered, not in the packet's own accounting

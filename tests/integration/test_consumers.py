@@ -13,6 +13,9 @@
   consumer's group, workers, nb_queues 1, connected, reconnects 0.
 - --forward 0:1 with 2 consumers on 4 workers: each side forwarded byte for byte, the
   consumers get both directions, each conversation's two at one consumer, in order.
+- Backpressure with a consumer connected but never reading (testpmd -i), --duration 1: the
+  workers wait (RX pauses), and at exit give up a second after RX stopped: consumer_full
+  only for what was in flight, exit 0 in seconds, no worker stuck.
 - Consumer 1 absent (one testpmd): consumer 0 gets its worker's flows, consumer 1's packets
   are counted consumer_absent (per worker and per consumer), accounting exact, exit 0.
 - A consumer killed mid-run (SIGKILL) and a new one started at its socket, on an endless
@@ -38,14 +41,16 @@ import rpstest  # noqa: E402
 import test_forward  # noqa: E402  (swapped(): a frame's other direction)
 
 LCORES = '0@0,(1-2)@1'     # RX lcore 0, workers 1 and 2 (worker 0 = lcore 1)
+BACKLOG = 256              # check_stuck's backlogs: what may be left in them at exit
 LCORES4 = '0@0,(1-4)@1'    # RX lcore 0, workers 1-4: two per consumer, sharing its queue
 # few enough that a consumer's whole share fits its memif ring (rsize=11: 2048 slots) even
 # if it polled only once: the counts below are exact, not a race against testpmd
 FLOWS, PER_FLOW = 48, 12
 
 
-def testpmd(tmp, tag, sock):
-    """Start a dpdk-testpmd memif client of socket @p sock forwarding into tmp/TAG.pcap."""
+def testpmd(tmp, tag, sock, interactive=False):
+    """Start a dpdk-testpmd memif client of socket @p sock forwarding into tmp/TAG.pcap
+    (interactive: connected, but it never starts forwarding: it reads nothing)."""
     out = os.path.join(tmp, '%s.pcap' % tag)
     if os.path.exists(out):
         os.unlink(out)
@@ -55,7 +60,7 @@ def testpmd(tmp, tag, sock):
            '--vdev', 'net_memif0,role=client,id=0,socket=%s,socket-abstract=no,rsize=11' % sock,
            '--vdev', 'net_pcap0,rx_pcap=%s,tx_pcap=%s' % (os.path.join(tmp, 'empty.pcap'), out),
            '--', '--forward-mode=io', '--rxq=1', '--txq=1', '--total-num-mbufs=8192',
-           '--disable-link-check', '--no-flush-rx']
+           '--disable-link-check', '--no-flush-rx'] + (['-i'] if interactive else [])
     log = open(os.path.join(tmp, '%s.log' % tag), 'w')
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT,
                          start_new_session=True)
@@ -66,7 +71,7 @@ def testpmd(tmp, tag, sock):
 def testpmd_stop(p):
     """End testpmd (Enter, as its prompt asks) so that it closes its capture."""
     try:
-        p.communicate(b'\n', timeout=30)
+        p.communicate(b'quit\n', timeout=30)
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, 9)
         p.wait()
@@ -75,7 +80,7 @@ def testpmd_stop(p):
 
 
 def run(binary, tmp, inp, tag, present, wait_ms, extra=(), lcores=LCORES, consumers='2',
-        vdevs=None):
+        vdevs=None, interactive=False):
     """dpdk-rps on inp (or the ports of vdevs) with --consumers CONSUMERS and testpmd
     consumers for the indexes in present. Returns (RunResult-like dict, {index: frames})."""
     total = sum(int(k) for k in consumers.split(','))
@@ -93,7 +98,7 @@ def run(binary, tmp, inp, tag, present, wait_ms, extra=(), lcores=LCORES, consum
         rpstest.wait_for(lambda: all(os.path.exists(sock % c) for c in range(total)),
                          timeout=30)
         for c in present:
-            clients[c] = testpmd(tmp, '%s-c%d' % (tag, c), sock % c)
+            clients[c] = testpmd(tmp, '%s-c%d' % (tag, c), sock % c, interactive)
 
     t = threading.Thread(target=start_clients)
     t.start()
@@ -248,6 +253,39 @@ def check_forward(F, binary, tmp, frames):
     print('forward + consumers: %d frames each way forwarded; consumers got %d and %d, '
           'every conversation both ways at one, in order' % (
               len(a), len(caps[0]), len(caps[1])))
+
+
+def check_stuck(F, binary, tmp, inp):
+    """Backpressure with a consumer that is connected but never reads (testpmd interactive,
+    forwarding never started), both workers sharing it, an endless replay, --duration 1: the
+    workers wait for it (nothing counted consumer_full while RX runs: RX pauses instead),
+    and at exit a second after RX stopped they give up, count what is left consumer_full
+    and finish: exit 0, no worker given up on, accounting exact."""
+    ctx = 'backpressure, a consumer that never reads'
+    vdevs = [rpstest.pcap_vdev(rx=inp, infinite_rx=True)]
+    r, caps, clients = run(binary, tmp, None, 'stuck', (0,), 30000,
+                           ['--backpressure', 'on', '--duration', '1', '--backlog',
+                            str(BACKLOG)], consumers='1',
+                           vdevs=vdevs, interactive=True)
+    s = rpstest.check_exit(F, r, ctx)
+    if s is None:
+        return
+    k = (s.get('consumers') or [{}])[0]
+    full = k.get('dropped', {}).get('consumer_full', -1)
+    F.check(k.get('workers') == 2 and k.get('connected') is True and full > 0 and
+            k['dropped']['consumer_absent'] == 0 and
+            s['dropped']['consumer_full'] == full, '%s: consumer %r, drops %s' % (
+                ctx, k, s['dropped']))
+    F.check(s['dropped'].get('stranded', 0) == 0 and r.elapsed < 15,
+            '%s: %.1f s, stranded %s' % (ctx, r.elapsed, s['dropped'].get('stranded')))
+    # waited, not dropped, while RX ran: what was dropped is at most what was in flight at
+    # the end (the shared ring, the two backlogs, the bursts), the RX lcore paused meanwhile
+    paused = s['rx_lcore']['rx_paused']
+    F.check(full <= 2 * 8 * 32 + 2 * BACKLOG + 4 * 32 and paused > 0,
+            '%s: %d consumer_full (RX paused %d times): dropped while RX ran' % (
+                ctx, full, paused))
+    print('%s: waited (RX paused %d times), %d consumer_full at exit, exit 0 in %.1f s' % (
+        ctx, paused, full, r.elapsed))
 
 
 def check_absent(F, binary, tmp, inp, frames):
@@ -410,6 +448,7 @@ def main():
         check_refusals(F, binary, tmp, inp)
         check_shared_groups(F, binary, tmp, inp, frames)
         check_forward(F, binary, tmp, frames)
+        check_stuck(F, binary, tmp, inp)
         check_absent(F, binary, tmp, inp, frames)
         check_reconnect(F, binary, tmp, inp)
     return F.report()
