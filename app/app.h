@@ -79,6 +79,9 @@ struct rps_worker {
 	struct rps_backlog_in in;      /* its backlogs, one per RX lcore, polled in turn */
 	struct rps_stage_ctx ctx;      /* the pipeline's per-lcore state */
 	struct rps_txq out_txq;        /* --tx-port, this lcore's queue */
+	struct rps_txq cons_txq[RPS_CONSUMER_GROUPS_MAX]; /* --consumers: its queue to its
+							   * consumer of each group */
+	struct rps_txq *group_txq[RPS_CONSUMER_GROUPS_MAX]; /* ... pointers, for the ctx */
 	struct rps_txq reply_txq[RPS_RX_PORTS_MAX]; /* respond: this lcore's queue on --rx-port
 						     * i, where it has no other queue there */
 	struct rps_txq fwd_txq[2 * RPS_FORWARD_MAX]; /* --forward: its queue on pair i's a (2i)
@@ -147,11 +150,15 @@ struct rps_rebalance_conf {
 	uint32_t interval_ms, threshold_pct, moves, holddown_ms;
 };
 
-/** A consumer (--consumers, setup/consumers.c): a net_memif port in server role that the
- * workers w with w mod K == its index send to, each on its own queue w / K. */
+/** A consumer (--consumers, setup/consumers.c): a net_memif port in server role with one
+ * queue pair that the workers w with w mod K == member send to (K: its group's size): the
+ * only one on it directly, several through its share (rps_stage.h). */
 struct rps_consumer {
 	uint16_t port;                 /* its ethdev port */
-	uint16_t nb_queues;            /* workers feeding it: the RX queues its client opens */
+	uint16_t nb_queues;            /* the queue pairs its client opens: 1 */
+	uint16_t feeders;              /* workers feeding it */
+	uint16_t group, member;        /* its group, and its index in the group */
+	struct rps_share share;        /* feeders > 1: their ring and lock (ring NULL else) */
 	int up;                        /* a client is connected (control thread; atomic) */
 	uint64_t connects;             /* times a client connected (control thread; atomic) */
 	char path[RPS_CONSUMER_PATH_MAX]; /* its memif socket */
@@ -203,7 +210,10 @@ struct rps_app {
 	struct rte_eth_stats port_stats; /* RX ports' own counters, summed, read at exit */
 	struct rte_eth_stats rx_port_stats[RPS_RX_PORTS_MAX]; /* ... each of them */
 
-	uint16_t nb_consumers;          /* --consumers (0: off) */
+	uint16_t nb_consumers;          /* --consumers (0: off), in all groups */
+	uint16_t nb_groups;             /* consumer groups (--consumers K,K...) */
+	uint16_t group_base[RPS_CONSUMER_GROUPS_MAX]; /* group g's first consumer index */
+	uint16_t group_size[RPS_CONSUMER_GROUPS_MAX]; /* ... and how many it has */
 	struct rps_consumer consumers[RPS_CONSUMERS_MAX];
 
 	uint16_t nb_workers;
@@ -277,6 +287,8 @@ struct rps_app {
 	uint64_t stop_tsc;
 	uint32_t seed;
 	int quit;                      /* set by signals / duration: stop RX */
+	int consumers_stop;            /* set at exit a second after RX stopped: workers waiting
+					* for a full consumer (backpressure) drop what is left */
 	int quit_signal;               /* the signal that set quit, 0 if none */
 	int ready;                     /* start-up done, RX loop about to run (notify.c) */
 	uint64_t test_delay_tsc;       /* test hook: worker cycles per packet (test_hooks.c) */
@@ -504,11 +516,12 @@ int rps_consumers_check(struct rps_app *app);
 int rps_consumers_create(struct rps_app *app);
 void rps_consumers_wait(struct rps_app *app);
 void rps_consumers_tick(struct rps_app *app);
-/* The consumer worker @p w feeds, and its queue there. */
+/* The consumer worker @p w feeds in group @p g (consumers are numbered across the groups,
+ * group 0's first). */
 static inline uint16_t
-rps_consumer_of(const struct rps_app *app, uint16_t w)
+rps_consumer_of(const struct rps_app *app, uint16_t g, uint16_t w)
 {
-	return (uint16_t)(w % app->nb_consumers);
+	return (uint16_t)(app->group_base[g] + w % app->group_size[g]);
 }
 /* A consumer's counters: the sums over the workers feeding it (each writes its own). */
 struct rps_consumer_stats {

@@ -3,7 +3,7 @@
  * consumers.c: --consumers at run time. The control thread looks at each consumer's memif
  * link every tick (connected, reconnects: a client that connects again after the first);
  * a consumer's counters are the sums over the workers feeding it, each of which writes only
- * its own (consumer_delivered, dropped consumer_absent and consumer_full).
+ * its own (its queue to the consumer's delivered, absent and full).
  */
 #include <rte_ethdev.h>
 
@@ -31,12 +31,15 @@ rps_consumers_tick(struct rps_app *app)
 void
 rps_consumer_stats(const struct rps_app *app, uint16_t c, struct rps_consumer_stats *s)
 {
-	s->delivered = s->absent = s->full = 0;
-	for (uint16_t w = c; w < app->nb_workers; w += app->nb_consumers) {
-		const struct rps_lcore_stats *st = &app->workers[w].stats;
+	const struct rps_consumer *k = &app->consumers[c];
 
-		s->delivered += RPS_CTR_READ(st->consumer_delivered);
-		s->absent += RPS_CTR_READ(st->dropped[RPS_DROP_CONSUMER_ABSENT]);
-		s->full += RPS_CTR_READ(st->dropped[RPS_DROP_CONSUMER_FULL]);
+	s->delivered = s->absent = s->full = 0;
+	/* workers member, member + K, ... of its group, each with its queue to it */
+	for (uint16_t w = k->member; w < app->nb_workers; w += app->group_size[k->group]) {
+		const struct rps_txq *q = &app->workers[w].cons_txq[k->group];
+
+		s->delivered += RPS_CTR_READ(q->delivered);
+		s->absent += RPS_CTR_READ(q->absent);
+		s->full += RPS_CTR_READ(q->full);
 	}
 }

@@ -133,6 +133,12 @@ rps_control_apply_start_config(struct rps_app *app, char *err, size_t err_len)
 	}
 	if (c->has_metrics && !rps_options_given(o, "metrics"))
 		o->metrics = c->metrics;
+	if (c->has_consumers && !rps_options_given(o, "consumers")) {
+		o->consumers = c->consumers;
+		o->consumer_groups = c->consumer_groups;
+		memcpy(o->group_size, c->group_size, sizeof(o->group_size));
+		snprintf(o->consumers_text, sizeof(o->consumers_text), "%s", c->consumers_text);
+	}
 	if (c->has_consumer_socket && !rps_options_given(o, "consumer-socket"))
 		snprintf(o->consumer_socket, sizeof(o->consumer_socket), "%s", c->consumer_socket);
 	if (c->has_rx_lcores && !rps_options_given(o, "rx-lcores")) {
@@ -222,6 +228,10 @@ restart_keys(const struct rps_app *app, const struct rps_config *c, char *out, s
 		c->rx_port == o->rx_port /* else the loop above said it */, "rx_port");
 	CHANGED(c->has_metrics && (c->metrics.on != o->metrics.on ||
 				   strcmp(c->metrics.text, o->metrics.text) != 0), "metrics");
+	CHANGED(c->has_consumers && (c->consumer_groups != o->consumer_groups ||
+				     memcmp(c->group_size, o->group_size,
+					    sizeof(c->group_size[0]) * c->consumer_groups) != 0),
+		"consumers");
 	CHANGED(c->has_consumer_socket && strcmp(c->consumer_socket, o->consumer_socket) != 0,
 		"consumer_socket");
 #undef CHANGED

@@ -240,6 +240,10 @@ rps_health_wait_workers(struct rps_app *app)
 		int running = 0, stuck = 0;
 		uint64_t now = rte_rdtsc();
 
+		/* a worker waiting for a full consumer (backpressure) has a second more, then
+		 * drops what is left for it as consumer_full and finishes */
+		if (now - start >= hz)
+			__atomic_store_n(&app->consumers_stop, 1, __ATOMIC_RELAXED);
 		for (uint16_t w = 0; w < app->nb_workers; w++) {
 			const struct rps_health *h = &app->workers[w].health;
 

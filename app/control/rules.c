@@ -47,8 +47,8 @@ rps_app_rules_build(const struct rps_app *app, const struct rps_config *c,
 	for (uint16_t i = 0; i < n; i++) {
 		char why[160], where[200];
 
-		if (rps_rule_resolve(&rules[i], app->nb_workers, app->nb_consumers, &targets[i],
-				     why, sizeof(why)) < 0) {
+		if (rps_rule_resolve(&rules[i], app->nb_workers, app->group_size, app->nb_groups,
+				     &targets[i], why, sizeof(why)) < 0) {
 			rule_origin(app, c, i, where, sizeof(where));
 			snprintf(err, err_len, "%s: %s", where, why);
 			return -EINVAL;

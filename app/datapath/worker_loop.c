@@ -34,20 +34,27 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 	c->lcore = w->lcore;
 	c->worker = w->index;
 	if (app->nb_consumers > 0 && rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT)) {
-		/* --consumers (no --tx-port then): its own queue w / K on consumer w mod K */
-		const struct rps_consumer *k = &app->consumers[rps_consumer_of(app, w->index)];
-		const struct rps_port_info *pi = NULL;
+		/* --consumers (no --tx-port then): in each group, consumer w mod K's one queue,
+		 * its own when it is the only worker feeding it, else through the consumer's
+		 * share; group 0's is out_txq, the others' secondary. With --forward every
+		 * group's is secondary (the forward is the packet's own fate) and output sends
+		 * the consumers their reference beside the forward (rps_stage_output()). */
+		for (uint16_t g = 0; g < app->nb_groups; g++) {
+			struct rps_consumer *k = &app->consumers[rps_consumer_of(app, g, w->index)];
+			struct rps_txq *q = &w->cons_txq[g];
 
-		for (uint16_t i = 0; i < app->nb_ports; i++)
-			if (app->ports[i].port_id == k->port)
-				pi = &app->port_info[i];
-		if (rps_txq_init(&w->out_txq, k->port, (uint16_t)(w->index / app->nb_consumers),
-				 o->burst, socket, &w->stats) < 0)
-			return -ENOMEM;
-		rps_txq_set_limits(&w->out_txq, pi != NULL ? pi->mtu : 0,
-				   pi != NULL ? pi->tx_multi_seg : 1, app->pool, app->indirect);
-		w->out_txq.consumer = 1;
-		c->out_txq = &w->out_txq;
+			if (rps_txq_init(q, k->port, 0, o->burst, socket, &w->stats) < 0)
+				return -ENOMEM;
+			rps_txq_set_consumer(q, k->feeders > 1 ? &k->share : NULL,
+					     app->rx[0].steer.backpressure, &app->consumers_stop);
+			if (g > 0 || o->nb_fwd > 0)
+				rps_txq_set_secondary(q);
+			w->group_txq[g] = q;
+		}
+		/* with pairs, a port in none consumes (its packets still reach the consumers) */
+		c->out_txq = o->nb_fwd > 0 ? NULL : &w->cons_txq[0];
+		c->group_txq = w->group_txq;
+		c->nb_groups = app->nb_groups;
 	} else if (o->tx_port >= 0 && rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT)) {
 		if (rps_txq_init(&w->out_txq, (uint16_t)o->tx_port, w->txq, o->burst, socket,
 				 &w->stats) < 0)
@@ -142,6 +149,16 @@ rps_worker_ctx_fini(struct rps_worker *w, int keep_snap)
 
 	if (w->out_txq.buf != NULL)
 		rps_txq_fini(&w->out_txq);
+	for (unsigned int g = 0; g < RTE_DIM(w->cons_txq); g++) {
+		struct rps_txq *q = &w->cons_txq[g];
+
+		if (q->buf == NULL)
+			continue;
+		rps_txq_flush(q);
+		if (q->share != NULL) /* what the others left too: they have stopped */
+			rps_txq_share_drain(q, 0);
+		rps_txq_fini(q);
+	}
 	for (unsigned int i = 0; i < RTE_DIM(w->reply_txq); i++)
 		if (w->reply_txq[i].buf != NULL)
 			rps_txq_fini(&w->reply_txq[i]);
@@ -172,6 +189,9 @@ rps_process_burst(struct rps_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	/* One TX burst per processed burst: buffering only coalesces within a burst. */
 	if (w->ctx.out_txq != NULL)
 		rps_txq_flush(w->ctx.out_txq);
+	for (uint16_t g = 0; g < w->ctx.nb_groups; g++) /* consumers but out_txq */
+		if (w->ctx.group_txq[g] != w->ctx.out_txq)
+			rps_txq_flush(w->ctx.group_txq[g]);
 	if (w->ctx.reply_txq != NULL) /* respond's own queues (the others are flushed here) */
 		for (uint16_t i = 0; i < w->app->opt.nb_rx_ports; i++)
 			rps_txq_flush(&w->reply_txq[i]);
@@ -213,6 +233,10 @@ rps_process_idle(struct rps_worker *w)
 	struct rps_stage_ctx *c = &w->ctx;
 
 	c->now = rte_rdtsc();
+	/* a consumer this worker shares: what the others enqueued while one held its lock */
+	for (uint16_t g = 0; g < w->app->nb_groups; g++)
+		if (unlikely(rps_txq_share_pending(&w->cons_txq[g])))
+			rps_txq_share_drain(&w->cons_txq[g], RPS_SHARE_ROUNDS);
 	if (c->reasm != NULL)
 		rps_reasm_tick(c);
 	if (c->flows != NULL) {
@@ -237,6 +261,9 @@ worker_nothing_to_do(void *arg)
 
 	if (__atomic_load_n(&w->app->rx_done, __ATOMIC_ACQUIRE))
 		return 0;
+	for (uint16_t g = 0; g < w->app->nb_groups; g++)
+		if (rps_txq_share_pending(&w->cons_txq[g]))
+			return 0;
 	for (uint16_t r = 0; r < w->in.nb; r++)
 		if (!rte_ring_empty(w->in.b[r]->ring))
 			return 0;
@@ -334,6 +361,10 @@ rps_worker_main(void *arg)
 #endif
 		rps_backlog_complete(from, n);
 	}
+	/* shared consumers' rings empty, or left to the lcore that holds their lock */
+	for (uint16_t g = 0; g < w->app->nb_groups; g++)
+		if (w->cons_txq[g].share != NULL)
+			rps_txq_share_drain(&w->cons_txq[g], 0);
 	rte_rcu_qsbr_thread_offline(w->app->cap_qsbr, tid);
 	return 0;
 }

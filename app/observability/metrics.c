@@ -278,12 +278,13 @@ port_flows(struct rps_expo *e, const struct rps_app *app, const struct rps_snaps
 		}
 }
 
-/* --consumers: each consumer's counters (sums over the workers feeding it) and link. Nothing
- * when off. */
+/* --consumers: each consumer's counters (sums over the workers feeding it) and link, labelled
+ * with its index and group. Nothing when off. */
 static void
 consumer_metrics(struct rps_expo *e, const struct rps_app *app)
 {
-	char id[RPS_CONSUMERS_MAX][8];
+	char id[RPS_CONSUMERS_MAX][8], grp[RPS_CONSUMERS_MAX][8];
+	struct rps_expo_label lab[RPS_CONSUMERS_MAX][2];
 	struct rps_consumer_stats st[RPS_CONSUMERS_MAX];
 	uint64_t connects[RPS_CONSUMERS_MAX];
 	const uint16_t nb = app->nb_consumers;
@@ -292,34 +293,39 @@ consumer_metrics(struct rps_expo *e, const struct rps_app *app)
 		return;
 	for (uint16_t i = 0; i < nb; i++) {
 		snprintf(id[i], sizeof(id[i]), "%u", i);
+		snprintf(grp[i], sizeof(grp[i]), "%u", app->consumers[i].group);
+		lab[i][0] = (struct rps_expo_label){ "consumer", id[i] };
+		lab[i][1] = (struct rps_expo_label){ "group", grp[i] };
 		rps_consumer_stats(app, i, &st[i]);
 		connects[i] = __atomic_load_n(&app->consumers[i].connects, __ATOMIC_RELAXED);
 	}
 	rps_expo_family(e, "dpdk_rps_consumer_delivered", RPS_EXPO_COUNTER,
 			"packets handed to the consumer's memif queues (--consumers)");
 	for (uint16_t i = 0; i < nb; i++)
-		rps_expo_u64(e, &(struct rps_expo_label){ "consumer", id[i] }, 1, st[i].delivered);
+		rps_expo_u64(e, lab[i], 2, st[i].delivered);
 	rps_expo_family(e, "dpdk_rps_consumer_dropped", RPS_EXPO_COUNTER,
 			"packets for the consumer dropped, by reason: consumer_absent (no client "
 			"connected), consumer_full (its queue had no room)");
 	for (uint16_t i = 0; i < nb; i++) {
 		const struct rps_expo_label la[] = {
-			{ "consumer", id[i] }, { "reason", "consumer_absent" } };
+			{ "consumer", id[i] }, { "group", grp[i] },
+			{ "reason", "consumer_absent" } };
 		const struct rps_expo_label lf[] = {
-			{ "consumer", id[i] }, { "reason", "consumer_full" } };
+			{ "consumer", id[i] }, { "group", grp[i] },
+			{ "reason", "consumer_full" } };
 
-		rps_expo_u64(e, la, 2, st[i].absent);
-		rps_expo_u64(e, lf, 2, st[i].full);
+		rps_expo_u64(e, la, 3, st[i].absent);
+		rps_expo_u64(e, lf, 3, st[i].full);
 	}
 	rps_expo_family(e, "dpdk_rps_consumer_connected", RPS_EXPO_GAUGE,
 			"1 while a memif client is connected to the consumer's socket");
 	for (uint16_t i = 0; i < nb; i++)
-		rps_expo_u64(e, &(struct rps_expo_label){ "consumer", id[i] }, 1,
+		rps_expo_u64(e, lab[i], 2,
 			     (uint64_t)__atomic_load_n(&app->consumers[i].up, __ATOMIC_RELAXED));
 	rps_expo_family(e, "dpdk_rps_consumer_reconnects", RPS_EXPO_COUNTER,
 			"times a client connected to the consumer again after the first");
 	for (uint16_t i = 0; i < nb; i++)
-		rps_expo_u64(e, &(struct rps_expo_label){ "consumer", id[i] }, 1,
+		rps_expo_u64(e, lab[i], 2,
 			     connects[i] > 0 ? connects[i] - 1 : 0);
 }
 

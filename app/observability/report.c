@@ -133,9 +133,9 @@ live_consumer_lines(const struct rps_app *app, uint64_t *prev, double dt)
 		struct rps_consumer_stats st;
 
 		rps_consumer_stats(app, i, &st);
-		printf("  consumer %u: delivered %" PRIu64 " (%.3f Mpps)  dropped consumer_absent %"
-		       PRIu64 "  consumer_full %" PRIu64 "  connected %s  reconnects %" PRIu64 "\n",
-		       i, st.delivered,
+		printf("  consumer %u (group %u): delivered %" PRIu64 " (%.3f Mpps)  dropped "
+		       "consumer_absent %" PRIu64 "  consumer_full %" PRIu64 "  connected %s  "
+		       "reconnects %" PRIu64 "\n", i, k->group, st.delivered,
 		       st.delivered >= prev[i] ? (double)(st.delivered - prev[i]) / dt / 1e6 : 0.0,
 		       st.absent, st.full,
 		       __atomic_load_n(&k->up, __ATOMIC_RELAXED) ? "yes" : "no",
@@ -322,7 +322,7 @@ summary_consumers(const struct rps_app *app, FILE *out)
 {
 	if (app->nb_consumers == 0)
 		return;
-	fprintf(out, "  %8s %14s %15s %13s %9s %10s  %s\n", "consumer", "delivered",
+	fprintf(out, "  %8s %5s %14s %15s %13s %9s %10s  %s\n", "consumer", "group", "delivered",
 		"consumer_absent", "consumer_full", "connected", "reconnects", "socket");
 	for (uint16_t i = 0; i < app->nb_consumers; i++) {
 		const struct rps_consumer *k = &app->consumers[i];
@@ -330,8 +330,8 @@ summary_consumers(const struct rps_app *app, FILE *out)
 		struct rps_consumer_stats st;
 
 		rps_consumer_stats(app, i, &st);
-		fprintf(out, "  %8u %14" PRIu64 " %15" PRIu64 " %13" PRIu64 " %9s %10" PRIu64
-			"  %s\n", i, st.delivered, st.absent, st.full,
+		fprintf(out, "  %8u %5u %14" PRIu64 " %15" PRIu64 " %13" PRIu64 " %9s %10" PRIu64
+			"  %s\n", i, k->group, st.delivered, st.absent, st.full,
 			__atomic_load_n(&k->up, __ATOMIC_RELAXED) ? "yes" : "no",
 			connects > 0 ? connects - 1 : 0, k->path);
 	}
@@ -483,12 +483,13 @@ json_consumers(FILE *f, const struct rps_app *app)
 		struct rps_consumer_stats st;
 
 		rps_consumer_stats(app, i, &st);
-		fprintf(f, "%s\n    {\"consumer\": %u, \"port\": %u, \"socket\": ", i ? "," : "",
-			i, k->port);
+		fprintf(f, "%s\n    {\"consumer\": %u, \"group\": %u, \"port\": %u, \"socket\": ",
+			i ? "," : "", i, k->group, k->port);
 		json_str(f, k->path);
-		fprintf(f, ", \"nb_queues\": %u, \"connected\": %s, \"reconnects\": %" PRIu64
-			", \"delivered\": %" PRIu64 ", \"dropped\": {\"consumer_absent\": %" PRIu64
-			", \"consumer_full\": %" PRIu64 "}}", k->nb_queues,
+		fprintf(f, ", \"nb_queues\": %u, \"workers\": %u, \"connected\": %s, "
+			"\"reconnects\": %" PRIu64 ", \"delivered\": %" PRIu64 ", \"dropped\": "
+			"{\"consumer_absent\": %" PRIu64 ", \"consumer_full\": %" PRIu64 "}}",
+			k->nb_queues, k->feeders,
 			__atomic_load_n(&k->up, __ATOMIC_RELAXED) ? "true" : "false",
 			connects > 0 ? connects - 1 : 0, st.delivered, st.absent, st.full);
 	}

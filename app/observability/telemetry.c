@@ -596,9 +596,9 @@ tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 
 /* ---- /rps/consumers ---- */
 
-/* Each consumer (--consumers): its port, socket, queues, connected, reconnects, delivered
- * and drops by reason, the sums over the workers feeding it. At their widest 16 consumers
- * are about 16 * 330 bytes. */
+/* Each consumer (--consumers): its port, group, socket, queues, workers feeding it, connected,
+ * reconnects, delivered and drops by reason (the sums over the workers feeding it). At their
+ * widest 16 consumers are about 16 * 360 bytes. */
 static void
 consumers_build(struct tel_out *o, const void *arg)
 {
@@ -617,8 +617,10 @@ consumers_build(struct tel_out *o, const void *arg)
 		rps_consumer_stats(app, i, &st);
 		tel_open(&cs, &c, RTE_TEL_CONTAINER);
 		tel_int(&c, "port_id", k->port);
+		tel_u64(&c, "group", k->group);
 		tel_str(&c, "socket", k->path);
 		tel_u64(&c, "nb_queues", k->nb_queues);
+		tel_u64(&c, "workers", k->feeders);
 		tel_int(&c, "connected", __atomic_load_n(&k->up, __ATOMIC_RELAXED));
 		tel_u64(&c, "reconnects", connects > 0 ? connects - 1 : 0);
 		tel_u64(&c, "delivered", st.delivered);
@@ -1278,6 +1280,8 @@ config_settings(struct tel_out *o, const struct rps_app *app)
 			tel_text(o, s->key, opt->metrics.on ? opt->metrics.text : "off");
 		else if (i == RPS_SET_HASH)
 			tel_str(o, s->key, rps_hash_mode_name(opt->hash_mode));
+		else if (i == RPS_SET_CONSUMERS) /* K, or the groups K,K... */
+			tel_text(o, s->key, opt->consumers ? opt->consumers_text : "0");
 		else if (setting_value(app, (enum rps_setting_id)i, &v) == 0) {
 			if (v < 0 || s->type == RPS_SETTING_BOOL || v <= INT32_MAX)
 				tel_int(o, s->key, (int)v);
@@ -1579,8 +1583,8 @@ static const struct {
 	  "workers' summaries from FIRST. Params: [FIRST]" },
 	{ "/rps/ports", tel_ports, "Each RX port by id: received, processed, forwarded, drops "
 	  "by reason, the port it forwards to. No parameters" },
-	{ "/rps/consumers", tel_consumers, "Each consumer (--consumers) by index: port, socket, "
-	  "queues, connected, reconnects, delivered, drops by reason. No parameters" },
+	{ "/rps/consumers", tel_consumers, "Each consumer (--consumers) by index: port, group, "
+	  "socket, queues, link, delivered, drops by reason. No parameters" },
 	{ "/rps/workers", tel_workers, "A page of 16 workers from FIRST: backlog, health, load, "
 	  "buckets, drops. Params: [FIRST]" },
 	{ "/rps/worker", tel_worker, "One worker: every counter and drop reason, backlog, health, "

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * consumers.c: --consumers, set up. K net_memif ports in server role, one per consumer, at
- * the paths of --consumer-socket; worker w feeds consumer w mod K on its own queue w / K of
- * it (docs/consumers.md). The checks name the option at fault; the control thread's look at
+ * the paths of --consumer-socket, each with one queue pair; worker w feeds consumer w mod K,
+ * on that queue when it is the only one, through the consumer's share (a multi-producer ring
+ * in front of the queue, rps_stage.h) when several workers feed it (docs/consumers.md). The checks name the option at fault; the control thread's look at
  * each consumer's client and the per-consumer sums are in control/consumers.c.
  */
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
+#include <rte_ring.h>
 
 #include "app.h"
 #include "setup.h"
@@ -66,60 +68,52 @@ rps_consumers_check(struct rps_app *app)
 	struct rps_options *o = &app->opt;
 	const unsigned int k = o->consumers;
 	const unsigned int nw = rps_lcoreset_count(&o->map);
-	const char *why;
+	const char *why, *kt = o->consumers_text;
 	char from[ORIGIN_MAX], sfrom[ORIGIN_MAX];
+	uint16_t base = 0;
 
 	if (k == 0)
 		return check_off(app);
 	origin(app, RPS_SET_CONSUMERS, 1, from, sizeof(from));
 	origin(app, RPS_SET_CONSUMER_SOCKET, 1, sfrom, sizeof(sfrom));
 	if (nw == 0) {
-		fprintf(stderr, "dpdk-rps: %s %u: the workers feed the consumers and "
-			"--map %s has none\n", from, k, o->map_text);
+		fprintf(stderr, "dpdk-rps: %s %s: the workers feed the consumers and "
+			"--map %s has none\n", from, kt, o->map_text);
 		return -1;
 	}
-	if (k > nw) {
-		fprintf(stderr, "dpdk-rps: %s %u: more consumers than workers (%u): "
-			"worker w feeds consumer w mod %u, so consumer %u would receive nothing; "
-			"at most %u\n", from, k, nw, k, nw, nw);
-		return -1;
-	}
-	/* Fewer consumers than workers would give a consumer one memif queue per worker, and
-	 * DPDK 22.11's memif server cannot see how many queues its client opened: a send on one
-	 * it did not open goes through a queue never set up (region 0, offset 0: the client's
-	 * own ring), memory this process does not own. A single-queue consumer, the common
-	 * case, must not be able to make that happen: one consumer per worker until workers
-	 * can share a queue (issue 28). */
-	if (k < nw) {
-		fprintf(stderr, "dpdk-rps: %s %u: fewer consumers than workers (%u): each "
-			"consumer would need one memif queue per worker feeding it, and a consumer "
-			"that opened fewer could not be detected (memif gives the server no way to "
-			"see it); give --consumers %u (one per worker) or a --map of %u workers\n",
-			from, k, nw, nw, k);
-		return -1;
-	}
-	if (o->nb_fwd > 0) {
-		fprintf(stderr, "dpdk-rps: %s %u: not with --forward yet (a consumer "
-			"would need a copy of each forwarded packet: issue 28)\n", from, k);
+	for (uint16_t g = 0; g < o->consumer_groups; g++) {
+		const unsigned int kg = o->group_size[g];
+
+		if (kg <= nw)
+			continue;
+		if (o->consumer_groups == 1)
+			fprintf(stderr, "dpdk-rps: %s %s: more consumers than workers (%u): "
+				"worker w feeds consumer w mod %u, so consumer %u would receive "
+				"nothing; at most %u\n", from, kt, nw, kg, nw, nw);
+		else
+			fprintf(stderr, "dpdk-rps: %s %s: group %u has more consumers (%u) than "
+				"workers (%u): worker w feeds consumer w mod %u of each group, so "
+				"some would receive nothing; at most %u a group\n", from, kt, g, kg,
+				nw, kg, nw);
 		return -1;
 	}
 	if (o->tx_port >= 0) {
-		fprintf(stderr, "dpdk-rps: %s %u: the consumers take what the workers "
-			"processed in place of --tx-port %d: give one or the other\n", from, k,
+		fprintf(stderr, "dpdk-rps: %s %s: the consumers take what the workers "
+			"processed in place of --tx-port %d: give one or the other\n", from, kt,
 			o->tx_port);
 		return -1;
 	}
 	if (!rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT)) {
-		fprintf(stderr, "dpdk-rps: %s %u: --stages %s has no output stage: "
-			"nothing would reach the consumers\n", from, k, o->stages_text);
+		fprintf(stderr, "dpdk-rps: %s %s: --stages %s has no output stage: "
+			"nothing would reach the consumers\n", from, kt, o->stages_text);
 		return -1;
 	}
 	if (o->consumer_socket[0] == '\0') {
 		snprintf(o->consumer_socket, sizeof(o->consumer_socket), "%s/consumer-%%u.sock",
 			 rte_eal_get_runtime_dir());
 		if (rps_consumer_socket_check(o->consumer_socket, k, &why) < 0) {
-			fprintf(stderr, "dpdk-rps: %s %u: the default socket path in EAL's "
-				"runtime directory (%s): %s; give --consumer-socket\n", from, k,
+			fprintf(stderr, "dpdk-rps: %s %s: the default socket path in EAL's "
+				"runtime directory (%s): %s; give --consumer-socket\n", from, kt,
 				o->consumer_socket, why);
 			return -1;
 		}
@@ -128,8 +122,19 @@ rps_consumers_check(struct rps_app *app)
 		return -1;
 	}
 	app->nb_consumers = (uint16_t)k;
+	app->nb_groups = o->consumer_groups;
+	for (uint16_t g = 0; g < o->consumer_groups; g++) {
+		app->group_base[g] = base;
+		app->group_size[g] = o->group_size[g];
+		for (uint16_t j = 0; j < o->group_size[g]; j++) {
+			app->consumers[base + j].group = g;
+			app->consumers[base + j].member = j;
+		}
+		base = (uint16_t)(base + o->group_size[g]);
+	}
 	for (unsigned int c = 0; c < k; c++) {
 		struct rps_consumer *cs = &app->consumers[c];
+		const unsigned int kg = app->group_size[cs->group], j = cs->member;
 
 		/* the template was checked: one %u, no other conversion */
 #pragma GCC diagnostic push
@@ -137,8 +142,14 @@ rps_consumers_check(struct rps_app *app)
 		snprintf(cs->path, sizeof(cs->path), o->consumer_socket, c);
 #pragma GCC diagnostic pop
 		snprintf(cs->name, sizeof(cs->name), "net_memif_rpsc%u", c);
-		/* workers c, c + K, c + 2K ... */
-		cs->nb_queues = (uint16_t)((nw - c + k - 1) / k);
+		/* Workers c, c + K, c + 2K ... over ONE queue pair, shared when there are
+		 * several: DPDK 22.11's memif server cannot see how many queues its client
+		 * opened (a send on one it did not open goes through a queue never set up:
+		 * region 0, offset 0, the client's own ring), while a client that opens more
+		 * than the server has is disconnected ("Invalid ring index"). With one, a
+		 * client opens exactly it or is refused. */
+		cs->feeders = (uint16_t)((nw - j + kg - 1) / kg);
+		cs->nb_queues = 1;
 	}
 	return 0;
 }
@@ -166,9 +177,21 @@ rps_consumers_create(struct rps_app *app)
 				rte_strerror(-rc));
 			return -RPS_EXIT_USAGE;
 		}
-		RPS_LOG(INFO, "consumer %u: memif server at %s (port %u), fed by %u worker(s): "
-			"its client opens %u RX queue(s)", c, cs->path, cs->port, cs->nb_queues,
-			cs->nb_queues);
+		if (cs->feeders > 1) {
+			char ring[RTE_RING_NAMESIZE];
+
+			snprintf(ring, sizeof(ring), "rps_share_%u", c);
+			rc = rps_share_init(&cs->share, ring, cs->port, 0, cs->feeders,
+					    app->opt.burst, (int)rte_socket_id());
+			if (rc < 0) {
+				fprintf(stderr, "dpdk-rps: --consumers: consumer %u: cannot create "
+					"its ring: %s\n", c, rte_strerror(-rc));
+				return -RPS_EXIT_RUNTIME;
+			}
+		}
+		RPS_LOG(INFO, "consumer %u: memif server at %s (port %u), fed by %u worker(s)%s: "
+			"its client opens 1 RX queue", c, cs->path, cs->port, cs->feeders,
+			cs->feeders > 1 ? " through one shared queue" : "");
 	}
 	return 0;
 }

@@ -106,6 +106,21 @@ h_forward(struct rps_options *o, const char *arg, const char **why)
 	return rps_forward_parse(arg, o->fwd, &o->nb_fwd, why) < 0 ? -1 : 0;
 }
 
+/* K, or groups K,K... */
+static int
+h_consumers(struct rps_options *o, const char *arg, const char **why)
+{
+	if (strlen(arg) >= sizeof(o->consumers_text)) {
+		*why = "expected K or a list of groups K,K... (0 alone: off)";
+		return -1;
+	}
+	if (rps_consumers_parse(arg, o->group_size, &o->consumer_groups, &o->consumers,
+				why) < 0)
+		return -1;
+	snprintf(o->consumers_text, sizeof(o->consumers_text), "%s", arg);
+	return 0;
+}
+
 /* The template's own checks; the longest path is checked again against --consumers once
  * every option is read (rps_setup_check_consumers()). */
 static int
@@ -381,7 +396,7 @@ static const struct opt_bind {
 	[RPS_SET_IDLE_SPIN] = { FIELD(idle_spin_us), 0, NULL },
 	[RPS_SET_IDLE_WAIT] = { FIELD(idle_wait), 0, NULL },
 	[RPS_SET_FORWARD] = { 0, 0, 0, h_forward },
-	[RPS_SET_CONSUMERS] = { FIELD(consumers), 0, NULL },
+	[RPS_SET_CONSUMERS] = { 0, 0, 0, h_consumers },
 	[RPS_SET_CONSUMER_SOCKET] = { 0, 0, 0, h_consumer_socket },
 	[RPS_SET_CONSUMER_WAIT] = { FIELD(consumer_wait_ms), 0, NULL },
 	[RPS_SET_RULE] = { 0, 0, 0, h_rule },

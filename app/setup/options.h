@@ -95,7 +95,10 @@ struct rps_options {
 	uint32_t rebalance_holddown_ms;
 	uint32_t stall_timeout_ms;    /* --stall-timeout: 0 = no stall detection */
 	int backpressure;             /* --backpressure: 1 on, 0 off, -1 auto (by RX driver) */
-	uint32_t consumers;           /* --consumers: memif consumers, 0 = off */
+	uint32_t consumers;           /* --consumers: memif consumers in all groups, 0 = off */
+	uint16_t consumer_groups;     /* ... in groups (--consumers K,K...), 0 = off */
+	uint16_t group_size[RPS_CONSUMER_GROUPS_MAX]; /* each group's K */
+	char consumers_text[32];      /* as given, for messages */
 	struct rps_rule rules[RPS_RULES_MAX]; /* every --rule, in order */
 	char rule_text[RPS_RULES_MAX][128];  /* each as given (its messages quote it) */
 	uint16_t nb_rules;

@@ -49,6 +49,17 @@ report_budgets(const struct rps_app *app, const struct rps_pool_budget *b, uint6
 			o->mbufs ? "" : " or give EAL more memory (-m)");
 }
 
+/* Consumer groups with fewer consumers than workers: each worker has a part of a ring there. */
+static unsigned int
+shared_groups(const struct rps_app *app)
+{
+	unsigned int n = 0;
+
+	for (uint16_t g = 0; g < app->nb_groups; g++)
+		n += app->group_size[g] < app->nb_workers;
+	return n;
+}
+
 int
 rps_setup_pool(struct rps_app *app)
 {
@@ -64,7 +75,8 @@ rps_setup_pool(struct rps_app *app)
 	 *   reserve = RX rings + the RX lcores' bursts (and what backpressure holds)
 	 *             + a cache reserve for every lcore (384: a cache of 256 fills to 1.5x):
 	 *             what keeps the RX lcores receiving, no worker's to take;
-	 *   share   = fixed: the worker's TX ring, its bursts in flight, its return rings
+	 *   share   = fixed: the worker's TX ring, its bursts in flight, its return rings, its
+	 *             part of a shared consumer's ring
 	 *             + RX lcores x --backlog (its backlogs) + --frag-mbufs (reassembly);
 	 *   pool    = max(MIN_POOL, reserve + workers x share) by default, or --mbufs.
 	 * Without a map the RX lcore is the one "worker" (no backlog, no bursts in flight).
@@ -84,7 +96,9 @@ rps_setup_pool(struct rps_app *app)
 	bud.reserve = app->nb_rxq * RPS_RX_DESC + 2u * RPS_BURST_MAX * app->nb_rx +
 		      384u * rte_lcore_count();
 	bud.fixed = RPS_TX_DESC + (app->nb_workers ? 2u * RPS_BURST_MAX +
-			       (o->recycle ? app->nb_rx * RPS_RECYCLE_SIZE : 0) : 0);
+			       (o->recycle ? app->nb_rx * RPS_RECYCLE_SIZE : 0) : 0) +
+		    /* its part of a shared consumer's ring, in each group that shares */
+		    shared_groups(app) * RPS_SHARE_PER_FEEDER(o->burst);
 	want = bud.reserve + (uint64_t)bud.workers * (bud.fixed +
 		(uint64_t)bud.backlogs * bud.backlog + bud.frag_mbufs);
 	if (app->pool_size == 0)

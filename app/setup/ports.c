@@ -190,7 +190,7 @@ rps_setup_ports_plan(struct rps_app *app)
 		if (rc < 0)
 			return rc;
 	}
-	/* --consumers: a memif server each, one queue per worker feeding it */
+	/* --consumers: a memif server each, one queue pair */
 	rc = rps_consumers_create(app);
 	for (uint16_t c = 0; rc == 0 && c < app->nb_consumers; c++)
 		rc = plan_port(app, "--consumers", app->consumers[c].port, RPS_PORT_CONSUMER,
@@ -314,9 +314,9 @@ rps_setup_ports_start(struct rps_app *app)
 		}
 	}
 	snprintf(app->rx_driver, sizeof(app->rx_driver), "%s", app->port_info[0].driver);
-	if ((o->nb_fwd > 0 || app->nb_consumers > 0) && o->tx_port < 0 &&
-	    rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT))
-		/* inline pairs or consumers only: the pool for re-fragmenting to their MTU */
+	if (o->nb_fwd > 0 && o->tx_port < 0 && rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT))
+		/* inline pairs only: the pool for re-fragmenting to their MTU (consumers take
+		 * any length: memif chains it) */
 		app->indirect = rte_pktmbuf_pool_create("rps_indirect", INDIRECT_POOL, 32, 0, 0,
 							socket);
 	if (o->tx_port >= 0 && rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT))

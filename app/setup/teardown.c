@@ -40,6 +40,8 @@ write_flows_json(const struct rps_app *app, const char *path)
 void
 rps_teardown(struct rps_app *app)
 {
+	int stuck = 0;
+
 	rps_metrics_close(app); /* before anything a request reads is freed */
 	rps_report_stop(app);
 	rps_control_stop(app);
@@ -58,8 +60,13 @@ rps_teardown(struct rps_app *app)
 	if (app->rx != NULL)
 		rps_worker_ctx_fini(RPS_APP_SELF(app), app->tel_stuck);
 	for (uint16_t i = 0; app->workers != NULL && i < app->nb_workers; i++)
-		if (!app->workers[i].stuck)
+		if (app->workers[i].stuck)
+			stuck = 1;
+		else
 			rps_worker_ctx_fini(&app->workers[i], app->tel_stuck);
+	/* the consumers' shares, drained by their workers' fini: unless one may still enqueue */
+	for (uint16_t c = 0; c < app->nb_consumers && !stuck; c++)
+		rps_share_fini(&app->consumers[c].share);
 	/* the RX ports' own counters, summed */
 	memset(&app->port_stats, 0, sizeof(app->port_stats));
 	for (int p = 0; p < app->rx_started; p++) {

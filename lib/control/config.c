@@ -331,7 +331,6 @@ static const struct cfg_field {
 	[RPS_SET_REBALANCE_HOLDDOWN] = FIELD(rebalance_holddown_ms, has_rebalance_holddown_ms),
 	[RPS_SET_RESPOND_RATE] = FIELD(respond_rate, has_respond_rate),
 	[RPS_SET_RESPOND_BURST] = FIELD(respond_burst, has_respond_burst),
-	[RPS_SET_CONSUMERS] = FIELD(consumers, has_consumers),
 	[RPS_SET_CONSUMER_WAIT] = FIELD(consumer_wait_ms, has_consumer_wait_ms),
 };
 #undef FIELD
@@ -544,6 +543,19 @@ set_value(struct parser *p, int id, const char *name, const char *value)
 		if (rps_forward_parse(value, c->fwd, &c->nb_fwd, &w) < 0)
 			return fail(p, "%s: %s, not '%s'", name, w, value);
 		c->has_forward = 1;
+		break;
+	}
+	case RPS_SET_CONSUMERS: {
+		const char *w = NULL;
+
+		/* as --consumers: K, or groups K,K... */
+		if (strlen(value) >= sizeof(c->consumers_text) ||
+		    rps_consumers_parse(value, c->group_size, &c->consumer_groups, &c->consumers,
+					&w) < 0)
+			return fail(p, "%s: %s, not '%s'", name,
+				    w != NULL ? w : "too long", value);
+		snprintf(c->consumers_text, sizeof(c->consumers_text), "%s", value);
+		c->has_consumers = 1;
 		break;
 	}
 	case RPS_SET_CONSUMER_SOCKET: {

@@ -130,7 +130,9 @@ struct rps_config {
 	int has_respond_rate;  uint32_t respond_rate;     /* echo replies a second, 0 = no limit */
 	int has_respond_burst; uint32_t respond_burst;
 	int has_metrics;       struct rps_listen metrics;   /* as --metrics */
-	int has_consumers;     uint32_t consumers;          /* as --consumers */
+	int has_consumers;     uint32_t consumers;          /* as --consumers: in all */
+	uint16_t consumer_groups, group_size[RPS_CONSUMER_GROUPS_MAX]; /* ... by group */
+	char consumers_text[32];
 	int has_consumer_socket; char consumer_socket[RPS_CONSUMER_PATH_MAX]; /* the template */
 	int has_consumer_wait_ms; uint32_t consumer_wait_ms; /* as --consumer-wait */
 	/* [map] */

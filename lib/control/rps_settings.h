@@ -127,6 +127,19 @@ void rps_setting_store(void *dst, size_t size, int64_t v);
 
 /** --consumers: at most this many memif consumers. */
 #define RPS_CONSUMERS_MAX 16
+/** --consumers K,K...: at most this many groups (every packet goes to one consumer of each). */
+#define RPS_CONSUMER_GROUPS_MAX 4
+
+/**
+ * Parse --consumers / consumers: "0" (off), "K" (one group of K consumers) or "K,K..." (one
+ * group each, PF_RING zbalance_ipc's -n 4,1): each K 1..RPS_CONSUMERS_MAX, at most
+ * RPS_CONSUMER_GROUPS_MAX groups and RPS_CONSUMERS_MAX consumers in all. Fills @p sizes
+ * (group g's K), *@p nb_groups (0: off) and *@p total.
+ * @return 0, or -EINVAL with @p why saying what (the outputs untouched).
+ */
+int rps_consumers_parse(const char *text, uint16_t *sizes, uint16_t *nb_groups,
+			uint32_t *total, const char **why);
+
 /** Room for one consumer's socket path (struct sockaddr_un's sun_path, with its NUL). */
 #define RPS_CONSUMER_PATH_MAX 108
 

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -520,7 +521,11 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 			"the overflow (`rx_paused`); packets for a stalled worker are still dropped. "
 			"`auto`: on for replayed and relayed inputs (`net_pcap`, `net_ring`, "
 			"`net_memif`), off for NICs, where a paused RX lcore would let the NIC drop "
-			"everything (`imissed`) instead of one worker's share",
+			"everything (`imissed`) instead of one worker's share. With `--consumers`, "
+			"on also makes a worker wait for a connected consumer whose queue is full "
+			"instead of dropping (`consumer_full`), until it takes the packets, "
+			"disconnects (`consumer_absent`) or, at exit, a second has passed since RX "
+			"stopped ([Consumers](#consumers))",
 	},
 	[RPS_SET_STALL_TIMEOUT] = {
 		.name = "stall-timeout", .flag = "stall-timeout", .metavar = "MS",
@@ -598,22 +603,28 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 			"told otherwise ([Inline pairs](#inline-pairs))",
 	},
 	[RPS_SET_CONSUMERS] = {
-		.name = "consumers", .flag = "consumers", .metavar = "K",
-		.key = "consumers", .section = DATAPLANE, .syntax = "K",
-		.type = RPS_SETTING_U32, .when = RPS_SETTING_RESTART,
-		.lo = 0, .hi = RPS_CONSUMERS_MAX, .what = "", .unit = " consumers",
+		.name = "consumers", .flag = "consumers", .metavar = "K[,K...]",
+		.key = "consumers", .section = DATAPLANE, .syntax = "K[,K...]",
+		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_RESTART,
 		.def = "0 (off)",
 		.help = "deliver what the workers processed to K memif consumers (net_memif "
-			"servers at --consumer-socket), worker w to consumer w mod K, in place of "
-			"--tx-port; 0 = off (default), at most 16",
-		.doc = "deliver what the workers processed to K consumers: dpdk-rps opens K "
-			"net_memif ports in server role (one per consumer, at `--consumer-socket`), "
-			"and worker `w` sends to consumer `w mod K` on its own queue there, so a "
-			"consumer must open one RX queue per worker that feeds it (one when there "
-			"are no more workers than consumers). In place of `--tx-port`; needs `output` "
-			"in `--stages` and workers; not with `--forward` yet. A consumer that is not "
-			"connected or does not keep up loses its packets, counted per consumer "
-			"(`consumer_absent`, `consumer_full`); the others go on "
+			"servers at --consumer-socket, one queue each), worker w to consumer w mod K, "
+			"in place of --tx-port; K,K...: groups, every packet to one consumer of each; "
+			"0 = off (default), at most 16 in all, K at most the workers",
+		.doc = "deliver what the workers processed to K consumers (at most as many as "
+			"workers): dpdk-rps opens K net_memif ports in server role (one per consumer, "
+			"at `--consumer-socket`), each with one queue pair, and worker `w` sends to "
+			"consumer `w mod K`: on that queue when it is the consumer's only worker, "
+			"else through a ring the consumer's workers share, so a consumer opens one RX "
+			"queue, always. In place of `--tx-port`; needs `output` in `--stages` and "
+			"workers; with `--forward`, beside the forward. A consumer that is not "
+			"connected or does "
+			"not keep up loses its packets, counted per consumer (`consumer_absent`, "
+			"`consumer_full`), and the others go on; with `--backpressure on` the workers "
+			"wait for a full one instead. A list `K,K...` (at most 4 groups, 16 "
+			"consumers in all) makes consumer groups, as PF_RING zbalance_ipc's `-n 4,1`: "
+			"every packet reaches one consumer of each group (worker `w` feeds consumer "
+			"`w mod K` of each), numbered across the groups for `%u`, group 0's first "
 			"([Consumers](#consumers))",
 	},
 	[RPS_SET_CONSUMER_SOCKET] = {
@@ -789,6 +800,57 @@ rps_setting_range(const struct rps_setting *s, int file, char *buf, size_t len)
 		if (len > 0)
 			buf[0] = '\0';
 	}
+}
+
+int
+rps_consumers_parse(const char *text, uint16_t *sizes, uint16_t *nb_groups, uint32_t *total,
+		    const char **why)
+{
+	uint16_t k[RPS_CONSUMER_GROUPS_MAX], nb = 0;
+	uint32_t sum = 0;
+	const char *p = text;
+
+	for (;;) {
+		char *end;
+		unsigned long v;
+
+		if (!isdigit((unsigned char)*p))
+			goto syntax;
+		v = strtoul(p, &end, 10);
+		if (end - p > 3)
+			v = ULONG_MAX; /* no wrap-around on long digit strings */
+		if (v == 0 && nb == 0 && *end == '\0') {
+			*nb_groups = 0; /* off */
+			*total = 0;
+			return 0;
+		}
+		if (v == 0 || v > RPS_CONSUMERS_MAX) {
+			*why = "expected 1..16 consumers in each group (0 alone: off)";
+			return -EINVAL;
+		}
+		if (nb == RPS_CONSUMER_GROUPS_MAX) {
+			*why = "at most " RTE_STR(RPS_CONSUMER_GROUPS_MAX) " groups";
+			return -EINVAL;
+		}
+		k[nb++] = (uint16_t)v;
+		sum += (uint32_t)v;
+		if (sum > RPS_CONSUMERS_MAX) {
+			*why = "at most " RTE_STR(RPS_CONSUMERS_MAX) " consumers in all groups";
+			return -EINVAL;
+		}
+		if (*end == '\0')
+			break;
+		if (*end != ',')
+			goto syntax;
+		p = end + 1;
+	}
+	memcpy(sizes, k, sizeof(k[0]) * nb);
+	*nb_groups = nb;
+	*total = sum;
+	return 0;
+syntax:
+	*why = "expected K or a list of groups K,K... (0 alone: off)";
+	return -EINVAL;
 }
 
 int

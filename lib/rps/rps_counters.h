@@ -78,7 +78,7 @@ enum rps_drop_reason {
 	X(received_rps, "packets this worker dequeued from its backlog")                     \
 	X(processed, "packets that completed processing (consumed, transmitted, answered or absorbed into a reassembled datagram)") \
 	X(tx_packets, "frames transmitted (output and respond)")                            \
-	X(consumer_delivered, "--consumers: packets this worker handed to its consumer's memif queue") \
+	X(consumer_delivered, "--consumers: packets this worker handed to consumers' memif queues (a copy to each consumer group; on a shared consumer, the others' packets it sent too)") \
 	X(tx_fragmented, "packets above the TX port's MTU re-fragmented and sent whole")     \
 	X(tx_fragments, "frames those re-fragmented packets became on the wire")             \
 	X(time_squeeze, "polls that stopped with packets still waiting in the backlog")      \

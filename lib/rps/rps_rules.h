@@ -74,14 +74,16 @@ int rps_rule_parse(const char *text, struct rps_rule *r, char *err, size_t err_l
 int rps_rule_format(const struct rps_rule *r, char *buf, size_t len);
 
 /**
- * The worker a rule sends to, or RPS_RULE_DROP, with @p nb_workers workers and
- * @p nb_consumers consumers (0: --consumers off). Worker w feeds consumer w mod K, so
- * consumer c resolves to worker c, the first that feeds it.
+ * The worker a rule sends to, or RPS_RULE_DROP, with @p nb_workers workers and consumers in
+ * @p nb_groups groups of @p group_size[g] each (0 groups: --consumers off). Consumers are
+ * numbered across the groups, group 0 first; worker w feeds consumer w mod K_g of group g,
+ * so consumer c, the j-th of its group, resolves to worker j, the first that feeds it (which
+ * also feeds, as every worker does, one consumer of each other group).
  * @return 0, or -ERANGE (a worker or consumer that does not exist), -ENOTSUP (consumer
  *   without --consumers, or any worker without workers), with @p err saying which.
  */
-int rps_rule_resolve(const struct rps_rule *r, uint16_t nb_workers, uint16_t nb_consumers,
-		     uint16_t *target, char *err, size_t err_len);
+int rps_rule_resolve(const struct rps_rule *r, uint16_t nb_workers, const uint16_t *group_size,
+		     uint16_t nb_groups, uint16_t *target, char *err, size_t err_len);
 
 /** A built, immutable rule set. */
 struct rps_rules {

@@ -268,9 +268,14 @@ rps_rule_format(const struct rps_rule *r, char *buf, size_t len)
 }
 
 int
-rps_rule_resolve(const struct rps_rule *r, uint16_t nb_workers, uint16_t nb_consumers,
-		 uint16_t *target, char *err, size_t err_len)
+rps_rule_resolve(const struct rps_rule *r, uint16_t nb_workers, const uint16_t *group_size,
+		 uint16_t nb_groups, uint16_t *target, char *err, size_t err_len)
 {
+	unsigned int nb_consumers = 0, j;
+	uint16_t g;
+
+	for (g = 0; g < nb_groups; g++)
+		nb_consumers += group_size[g];
 	switch (r->action) {
 	case RPS_RULE_ACT_DROP:
 		*target = RPS_RULE_DROP;
@@ -293,12 +298,20 @@ rps_rule_resolve(const struct rps_rule *r, uint16_t nb_workers, uint16_t nb_cons
 			bad(err, err_len, "consumer %u: needs --consumers", r->target);
 			return -ENOTSUP;
 		}
-		if (r->target >= nb_consumers || r->target >= nb_workers) {
-			bad(err, err_len, "consumer %u: there are %u consumers (0..%u) fed by %u "
-			    "workers", r->target, nb_consumers, nb_consumers - 1u, nb_workers);
+		if (r->target >= nb_consumers) {
+			bad(err, err_len, "consumer %u: there are %u consumers (0..%u)", r->target,
+			    nb_consumers, nb_consumers - 1u);
 			return -ERANGE;
 		}
-		*target = r->target; /* worker w feeds consumer w mod K: worker c, the first */
+		/* its group g and its index j there: worker w feeds w mod K_g, worker j first */
+		for (g = 0, j = r->target; j >= group_size[g]; g++)
+			j -= group_size[g];
+		if (j >= nb_workers) {
+			bad(err, err_len, "consumer %u: consumer %u of group %u, and %u workers feed "
+			    "that group (0..%u)", r->target, j, g, nb_workers, nb_workers - 1u);
+			return -ERANGE;
+		}
+		*target = (uint16_t)j;
 		return 0;
 	}
 	return -EINVAL;

@@ -10,27 +10,13 @@
 
 #include "rps_stage.h"
 
-/* Why queue @p q refused packets: tx_failed, or for a consumer's queue whether its client
- * is there (the link is up while a memif client is connected; memif's link query reads a
- * flag, no syscall, and this runs once per refused burst, not per packet). */
-static enum rps_drop_reason
-refused_reason(const struct rps_txq *q)
-{
-	struct rte_eth_link link;
-
-	if (!q->consumer)
-		return RPS_DROP_TX_FAILED;
-	if (rte_eth_link_get_nowait(q->port, &link) == 0 && link.link_status == RTE_ETH_LINK_UP)
-		return RPS_DROP_CONSUMER_FULL;
-	return RPS_DROP_CONSUMER_ABSENT;
-}
-
-/* Called by rte_eth_tx_buffer_flush for packets the queue refused: free and count. */
+/* Called by rte_eth_tx_buffer_flush for packets the queue refused: free and count. (A
+ * consumer's queue sends itself, share.c, and counts its own refusals.) */
 static void
 tx_refused(struct rte_mbuf **pkts, uint16_t unsent, void *userdata)
 {
 	struct rps_txq *q = userdata;
-	const enum rps_drop_reason why = refused_reason(q);
+	const enum rps_drop_reason why = RPS_DROP_TX_FAILED;
 
 	rps_stats_port_drop_bulk(q->st, pkts, unsent, why);
 	rte_pktmbuf_free_bulk(pkts, unsent);
@@ -49,6 +35,11 @@ rps_txq_init(struct rps_txq *q, uint16_t port, uint16_t queue, uint16_t burst, i
 	q->direct = NULL;
 	q->indirect = NULL;
 	q->consumer = 0;
+	q->share = NULL;
+	q->wait = 0;
+	q->stop = NULL;
+	q->secondary = 0;
+	q->delivered = q->absent = q->full = 0;
 	q->buf = rte_zmalloc_socket("rps_txq", RTE_ETH_TX_BUFFER_SIZE(burst), 0, socket);
 	q->slot = rte_zmalloc_socket("rps_txq", burst, 0, socket);
 	if (q->buf == NULL || q->slot == NULL) {
@@ -70,8 +61,6 @@ count_sent(struct rps_txq *q, uint16_t sent)
 	if (sent != 0) {
 		RPS_CTR_ADD(q->st->processed, sent);
 		RPS_CTR_ADD(q->st->tx_packets, sent);
-		if (q->consumer)
-			RPS_CTR_ADD(q->st->consumer_delivered, sent);
 		for (uint16_t i = 0; i < sent; i++) {
 			struct rps_port_stats *p = &q->st->port[q->slot[i]];
 
@@ -86,6 +75,13 @@ count_sent(struct rps_txq *q, uint16_t sent)
 static inline void
 buffer_one(struct rps_txq *q, struct rte_mbuf *m)
 {
+	if (q->consumer) {
+		/* its own send (consumer.c): a shared queue, backpressure */
+		q->buf->pkts[q->buf->length++] = m;
+		if (q->buf->length == q->buf->size)
+			rps_consumer_flush(q);
+		return;
+	}
 	q->slot[q->buf->length] = (uint8_t)rps_stats_slot(q->st, m->port);
 	count_sent(q, rte_eth_tx_buffer(q->port, q->queue, q->buf, m));
 }
@@ -93,7 +89,9 @@ buffer_one(struct rps_txq *q, struct rte_mbuf *m)
 void
 rps_txq_flush(struct rps_txq *q)
 {
-	if (q->buf != NULL && q->buf->length != 0)
+	if (q->consumer && q->buf != NULL)
+		rps_consumer_flush(q);
+	else if (q->buf != NULL && q->buf->length != 0)
 		count_sent(q, rte_eth_tx_buffer_flush(q->port, q->queue, q->buf));
 }
 
@@ -197,14 +195,12 @@ send_fragmented(struct rps_txq *q, struct rte_mbuf *m)
 	RPS_CTR_ADD(q->st->tx_packets, sent);
 	RPS_CTR_ADD(q->st->tx_fragments, sent);
 	if (sent < n) {
-		const enum rps_drop_reason why = refused_reason(q);
+		const enum rps_drop_reason why = RPS_DROP_TX_FAILED;
 
 		rte_pktmbuf_free_bulk(frags + sent, (unsigned int)(n - sent));
 		RPS_CTR_ADD(q->st->dropped[why], 1);
 		RPS_CTR_ADD(in->dropped[why], 1);
 	} else {
-		if (q->consumer)
-			RPS_CTR_ADD(q->st->consumer_delivered, 1);
 		RPS_CTR_ADD(q->st->processed, 1);
 		RPS_CTR_ADD(q->st->tx_fragmented, 1);
 		RPS_CTR_ADD(in->processed, 1);
@@ -231,16 +227,25 @@ send_big(struct rps_txq *q, struct rte_mbuf *m)
 	RPS_CTR_ADD(q->st->dropped[RPS_DROP_TX_TOO_BIG], 1);
 }
 
+/* Whether sending @p m on @p q takes the slow path, which may rewrite it (re-fragmented,
+ * linearized): the common case in one compare, a frame within MTU + the shortest L2
+ * header. */
+static inline int
+needs_big(const struct rps_txq *q, const struct rte_mbuf *m)
+{
+	return (q->mtu != 0 && m->pkt_len > (uint32_t)q->mtu + RTE_ETHER_HDR_LEN) ||
+	       (m->nb_segs > 1 && !q->multi_seg);
+}
+
 void
 rps_txq_send(struct rps_txq *q, struct rte_mbuf *m)
 {
-	/* the common case in one compare: a frame within MTU + the shortest L2 header */
-	if (unlikely((q->mtu != 0 && m->pkt_len > (uint32_t)q->mtu + RTE_ETHER_HDR_LEN) ||
-		     (m->nb_segs > 1 && !q->multi_seg))) {
+	if (unlikely(needs_big(q, m))) {
 		send_big(q, m);
 		return;
 	}
-	RPS_CTR_ADD(q->st->bytes, rte_pktmbuf_pkt_len(m));
+	if (likely(!q->secondary)) /* a packet's bytes once, whatever the consumer groups */
+		RPS_CTR_ADD(q->st->bytes, rte_pktmbuf_pkt_len(m));
 	buffer_one(q, m);
 }
 
@@ -254,6 +259,42 @@ rps_txq_fini(struct rps_txq *q)
 	q->slot = NULL;
 }
 
+/* Set every segment of @p m to @p refs references: the caller holds the only one of each. */
+static inline void
+refs_set(struct rte_mbuf *m, uint16_t refs)
+{
+	for (; m != NULL; m = m->next)
+		rte_mbuf_refcnt_set(m, refs);
+}
+
+/*
+ * Inline pairs with consumers: hand @p m to each group's consumer beside its forward on
+ * @p t (NULL: consumed here). The consumers share the mbuf (a reference each, as groups do)
+ * unless the forward may rewrite it (re-fragmented or linearized for @p t's port): they
+ * get a copy of their own then, while a shared consumer's drain on another lcore could be
+ * reading it. No mbuf for the copy: each consumer counts it consumer_full.
+ */
+static void
+mirror(struct rps_stage_ctx *c, struct rte_mbuf *m, const struct rps_txq *t)
+{
+	const uint16_t g = c->nb_groups;
+	struct rte_mbuf *d = m;
+
+	if (unlikely(t != NULL && needs_big(t, m))) {
+		d = rte_pktmbuf_copy(m, m->pool, 0, UINT32_MAX);
+		if (d == NULL) {
+			for (uint16_t k = 0; k < g; k++)
+				RPS_CTR_ADD(c->group_txq[k]->full, 1);
+			return;
+		}
+		refs_set(d, g);
+	} else {
+		refs_set(m, (uint16_t)(g + 1));
+	}
+	for (uint16_t k = 0; k < g; k++)
+		rps_txq_send(c->group_txq[k], d);
+}
+
 uint16_t
 rps_stage_output(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -261,16 +302,33 @@ rps_stage_output(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 	uint16_t k = 0;
 
 	if (c->port_txq != NULL) {
-		/* inline pairs: each packet leaves by its RX port's peer, unchanged */
+		/* inline pairs: each packet leaves by its RX port's peer, unchanged, and with
+		 * consumers reaches them too (both directions of a connection are on one
+		 * worker, so at one consumer of each group) */
 		for (uint16_t i = 0; i < n; i++) {
 			struct rps_txq *t = c->port_txq[pkts[i]->port];
 
+			if (c->nb_groups != 0)
+				mirror(c, pkts[i], t);
 			if (likely(t != NULL))
 				rps_txq_send(t, pkts[i]);
 			else
 				pkts[k++] = pkts[i]; /* a port with nowhere to send: consumed */
 		}
 		return k;
+	}
+	if (c->nb_groups > 1) {
+		/* consumer groups: the same mbuf to each group's consumer, one reference each.
+		 * This lcore holds the only reference to every segment, so a plain store sets
+		 * them (no atomic add); each memif send copies the packet and drops one. */
+		const uint16_t g = c->nb_groups;
+
+		for (uint16_t i = 0; i < n; i++) {
+			refs_set(pkts[i], g);
+			for (uint16_t k = 0; k < g; k++)
+				rps_txq_send(c->group_txq[k], pkts[i]);
+		}
+		return 0;
 	}
 	if (q == NULL)
 		return n; /* consumed by the pipeline's end */

@@ -23,12 +23,15 @@
 #include <stdint.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
+#include <rte_ring.h>
+#include <rte_spinlock.h>
 
 #include "rps_backlog.h"
 #include "rps_counters.h"
 #include "rps_respond.h"
 
 struct rps_reasm;        /* reassemble.c: per-worker rte_ip_frag tables */
+struct rps_share;        /* below: a consumer queue several workers feed */
 struct rps_flow_table;   /* flow.c: per-worker flow table */
 
 /** A TX queue with its buffer (rte_eth_tx_buffer), owned by one lcore. */
@@ -44,10 +47,45 @@ struct rps_txq {
 	uint16_t multi_seg;           /* the port takes multi-segment mbufs */
 	struct rte_mempool *direct;   /* fragments' header mbufs */
 	struct rte_mempool *indirect; /* fragments' data references */
-	int consumer;                 /* a consumer's queue (--consumers): what it refuses is
-				       * consumer_full, or consumer_absent while its port's link
-				       * is down (no client); what it takes consumer_delivered */
+	int consumer;                 /* a consumer's queue (--consumers): it sends itself
+				       * (share.c), what it refuses is consumer_full, or
+				       * consumer_absent while its port's link is down (no client);
+				       * what it takes consumer_delivered */
+	/* consumers only (rps_txq_set_consumer()) */
+	struct rps_share *share;      /* the consumer's shared queue, NULL: this lcore's own */
+	int wait;                     /* backpressure: a full consumer queue is waited for... */
+	const int *stop;              /* ...until *stop is set (the application's, at exit) */
+	int secondary;                /* a consumer of a group after the first: what it sends
+				       * or drops counts for the consumer (below) and in
+				       * consumer_delivered, not in the packet's own accounting
+				       * (processed, dropped, bytes), which group 0's does */
+	/* what this lcore sent to / dropped for the consumer (written by it alone) */
+	uint64_t delivered, absent, full;
 };
+
+/**
+ * A consumer fed by several workers (share.c): one memif queue, one multi-producer rte_ring
+ * in front of it, and a lock that only ever is tried.
+ *
+ * Concurrency: each feeding worker enqueues a whole burst at a time (multi-producer); the
+ * worker that takes the lock (rte_spinlock_trylock, never a wait) dequeues and transmits on
+ * the port's only TX queue for everyone (combining), then unlocks and, after a full fence,
+ * looks at the ring again. A producer fences between its enqueue and its trylock, so of a
+ * producer that failed the trylock and the holder that unlocks, at least one sees the
+ * other's write: either the producer's trylock succeeds or the holder's re-check finds its
+ * burst. Nothing is stranded, and no one waits for the lock.
+ *
+ * Order: one flow is on one worker; the ring keeps each producer's bursts in the order it
+ * enqueued them (an enqueue's slots are reserved and published in order); one lcore at a
+ * time dequeues, and transmits all it dequeued before it unlocks: the memif queue gets each
+ * worker's packets, so each flow's, in the order the worker processed them.
+ */
+struct rps_share {
+	struct rte_ring *ring;        /* feeding workers' bursts, MP enqueue, dequeued locked */
+	uint16_t port, queue;         /* the memif port and its only TX queue */
+	uint16_t feeders;             /* workers that enqueue here */
+	rte_spinlock_t lock __rte_cache_aligned; /* held by the one draining (trylock only) */
+} __rte_cache_aligned;
 
 /** Everything a stage may use. Filled by the application before the lcore starts. */
 struct rps_stage_ctx {
@@ -70,6 +108,12 @@ struct rps_stage_ctx {
 	 * pair's peer; out_txq, or NULL for consumed, for a port in no pair); NULL: no pairs,
 	 * out_txq for every packet. [RTE_MAX_ETHPORTS] */
 	struct rps_txq *const *port_txq;
+	/** Consumer groups (--consumers K,K...): output's queue to this lcore's consumer of
+	 * each group, nb_groups of them (out_txq is group 0's); each packet goes to all, its
+	 * refcnt set to nb_groups. nb_groups 0 or 1: out_txq alone. With port_txq (inline
+	 * pairs) and nb_groups > 0: each packet goes to every group beside its forward. */
+	struct rps_txq *const *group_txq;
+	uint16_t nb_groups;
 	struct rps_backlog *recycle;  /* consumed packets go back to its RX lcore
 				       * (rps_backlog_recycle()), NULL: freed here */
 };
@@ -118,8 +162,9 @@ uint16_t rps_stage_flow(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_
  * rate limit (rps_respond.h). */
 uint16_t rps_stage_respond(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n);
 
-/** output: transmit on out_txq (with port_txq: on the queue of the packet's RX port), or
- * consume when there is none: returns those, compacted, for the pipeline's end. */
+/** output: transmit on out_txq (with port_txq: on the queue of the packet's RX port; with
+ * consumer groups: on each group's queue, one mbuf with a reference each), or consume when
+ * there is none: returns those, compacted, for the pipeline's end. */
 uint16_t rps_stage_output(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n);
 
 /* ---- TX queues (output.c) ---- */
@@ -155,6 +200,65 @@ void rps_txq_send(struct rps_txq *q, struct rte_mbuf *m);
 void rps_txq_flush(struct rps_txq *q);
 /** Flush, then free the buffer. */
 void rps_txq_fini(struct rps_txq *q);
+
+/**
+ * Make @p q a consumer's queue (--consumers): what its port refuses is consumer_full, or
+ * consumer_absent while the port's link is down; what it sends counts consumer_delivered.
+ * @p share: the consumer's shared queue when several workers feed it (q's port and queue are
+ * then the share's), NULL when q is the only one. @p wait (backpressure): a full queue is
+ * retried until it takes the packets, the client goes away (consumer_absent) or @p *stop is
+ * set (consumer_full); 0: refused packets are dropped at once. Consumer queues are not
+ * re-fragmented: memif chains a frame of any length over its buffers.
+ */
+void rps_txq_set_consumer(struct rps_txq *q, struct rps_share *share, int wait,
+			  const int *stop);
+/** Make consumer queue @p q one of a group after the first (rps_txq.secondary). */
+static inline void
+rps_txq_set_secondary(struct rps_txq *q)
+{
+	q->secondary = 1;
+}
+
+/**
+ * Send what @p q (a consumer's queue) has buffered: on its own TX queue, or into its share's
+ * ring, then drain the share (rps_txq_share_drain(), one round). output.c's flush for
+ * consumer queues.
+ */
+void rps_consumer_flush(struct rps_txq *q);
+
+/* ---- a consumer queue several workers feed (share.c) ---- */
+
+/**
+ * Set up @p s: a ring of room for @p feeders x RPS_SHARE_PER_FEEDER(@p burst) packets, named
+ * after @p name, on @p socket, in front of TX queue @p queue of @p port.
+ * @return 0, or a negative errno (rte_ring_create's).
+ */
+int rps_share_init(struct rps_share *s, const char *name, uint16_t port, uint16_t queue,
+		   uint16_t feeders, uint16_t burst, int socket);
+/** Free the ring (what is left in it is freed uncounted: call after the last drain). */
+void rps_share_fini(struct rps_share *s);
+/** Lock holds one flush or housekeeping drain may take (rps_txq_share_drain()). */
+#define RPS_SHARE_ROUNDS 4
+/** Mbufs one feeder may have waiting in the ring, its part of the pool budget: room for
+ * eight bursts, so that a lock holder preempted for a while does not make the others drop
+ * at once. */
+#define RPS_SHARE_PER_FEEDER(burst) (8u * (burst))
+
+/**
+ * Drain @p q's share if no one else is (trylock): transmit what the ring holds (at most its
+ * capacity per lock hold), counted as @p q's (sent, or refused as rps_txq_set_consumer()
+ * says), unlock, and when the ring is not empty then, take the lock again: at most @p rounds
+ * times (0: until the ring is empty or another lcore holds the lock, for the exit). What a
+ * bounded drain leaves, the next flush or between-bursts housekeeping of any feeding worker
+ * takes (rps_txq_share_pending()), so it waits at most one poll.
+ */
+void rps_txq_share_drain(struct rps_txq *q, unsigned int rounds);
+/** Whether @p q's share has packets waiting (0 for a queue without one). */
+static inline int
+rps_txq_share_pending(const struct rps_txq *q)
+{
+	return q->share != NULL && !rte_ring_empty(q->share->ring);
+}
 
 /* ---- the pipeline (pipeline.c) ---- */
 

@@ -3,19 +3,27 @@
 """test_consumers.py: --consumers over memif, with DPDK's own dpdk-testpmd as the consumers
 (a net_memif client each, io forwarding into a net_pcap capture).
 
-- Both consumers there: dpdk-rps replays a generated capture once both are connected
-  (--consumer-wait); every frame lands in exactly one consumer's capture, byte for byte,
-  every flow in one capture and in order (markers), the flows of worker w in consumer
-  w mod 2's; rx = processed + dropped with nothing dropped, each consumer's delivered equals
-  its capture and its worker's consumer_delivered; /rps/consumers-style fields in the
-  summary (connected, reconnects 0).
+- Groups 2,1 on 4 workers (workers 0 and 2 share consumer 0's one memif queue, 1 and 3
+  consumer 1's; all four share group 1's consumer 2), dpdk-rps replaying a generated capture
+  once all are connected (--consumer-wait): every frame lands in exactly one of group 0's
+  captures and in consumer 2's, byte for byte, every flow at one consumer of group 0 and in
+  order everywhere (markers); rx = processed (group 0's) with nothing dropped; each
+  consumer's delivered equals its capture and what its workers received; the workers'
+  consumer_delivered is a copy per group; the live lines and the summary give each
+  consumer's group, workers, nb_queues 1, connected, reconnects 0.
+- --forward 0:1 with 2 consumers on 4 workers: each side forwarded byte for byte, the
+  consumers get both directions, each conversation's two at one consumer, in order.
+- Backpressure with a consumer connected but never reading (testpmd -i), --duration 1: the
+  workers wait (RX pauses), and at exit give up a second after RX stopped: consumer_full
+  only for what was in flight, exit 0 in seconds, no worker stuck.
 - Consumer 1 absent (one testpmd): consumer 0 gets its worker's flows, consumer 1's packets
   are counted consumer_absent (per worker and per consumer), accounting exact, exit 0.
 - A consumer killed mid-run (SIGKILL) and a new one started at its socket, on an endless
   replay paced to 5,000 packets/s (test hook RPS_TEST_RX_DELAY_NS): dpdk-rps keeps running, counts the gap consumer_absent and one reconnect, the new
   one receives, the other consumer is undisturbed, /rps/consumers says so live; exit 0 after SIGINT, accounting exact.
-- Refusals: --consumers with --forward, with --tx-port, more or fewer consumers than workers, a
-  template without %u, --consumer-wait without --consumers: exit 2 naming the option.
+- Refusals: --consumers with --tx-port, more consumers than workers (in any group), more
+  than 4 groups, a template without %u, --consumer-wait without --consumers: exit 2 naming
+  the option or FILE:LINE.
 
 usage: test_consumers.py PATH/TO/dpdk-rps
 """
@@ -30,15 +38,19 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rpstest  # noqa: E402
+import test_forward  # noqa: E402  (swapped(): a frame's other direction)
 
 LCORES = '0@0,(1-2)@1'     # RX lcore 0, workers 1 and 2 (worker 0 = lcore 1)
+BACKLOG = 256              # check_stuck's backlogs: what may be left in them at exit
+LCORES4 = '0@0,(1-4)@1'    # RX lcore 0, workers 1-4: two per consumer, sharing its queue
 # few enough that a consumer's whole share fits its memif ring (rsize=11: 2048 slots) even
 # if it polled only once: the counts below are exact, not a race against testpmd
 FLOWS, PER_FLOW = 48, 12
 
 
-def testpmd(tmp, tag, sock):
-    """Start a dpdk-testpmd memif client of socket @p sock forwarding into tmp/TAG.pcap."""
+def testpmd(tmp, tag, sock, interactive=False):
+    """Start a dpdk-testpmd memif client of socket @p sock forwarding into tmp/TAG.pcap
+    (interactive: connected, but it never starts forwarding: it reads nothing)."""
     out = os.path.join(tmp, '%s.pcap' % tag)
     if os.path.exists(out):
         os.unlink(out)
@@ -48,7 +60,7 @@ def testpmd(tmp, tag, sock):
            '--vdev', 'net_memif0,role=client,id=0,socket=%s,socket-abstract=no,rsize=11' % sock,
            '--vdev', 'net_pcap0,rx_pcap=%s,tx_pcap=%s' % (os.path.join(tmp, 'empty.pcap'), out),
            '--', '--forward-mode=io', '--rxq=1', '--txq=1', '--total-num-mbufs=8192',
-           '--disable-link-check', '--no-flush-rx']
+           '--disable-link-check', '--no-flush-rx'] + (['-i'] if interactive else [])
     log = open(os.path.join(tmp, '%s.log' % tag), 'w')
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT,
                          start_new_session=True)
@@ -59,7 +71,7 @@ def testpmd(tmp, tag, sock):
 def testpmd_stop(p):
     """End testpmd (Enter, as its prompt asks) so that it closes its capture."""
     try:
-        p.communicate(b'\n', timeout=30)
+        p.communicate(b'quit\n', timeout=30)
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, 9)
         p.wait()
@@ -67,22 +79,26 @@ def testpmd_stop(p):
     return rpstest.read_pcap(p.out).frames if os.path.exists(p.out) else None
 
 
-def run(binary, tmp, inp, tag, present, wait_ms, extra=()):
-    """dpdk-rps on inp with --consumers 2 and testpmd consumers for the indexes in present.
-    Returns (RunResult-like dict, {index: frames})."""
+def run(binary, tmp, inp, tag, present, wait_ms, extra=(), lcores=LCORES, consumers='2',
+        vdevs=None, interactive=False):
+    """dpdk-rps on inp (or the ports of vdevs) with --consumers CONSUMERS and testpmd
+    consumers for the indexes in present. Returns (RunResult-like dict, {index: frames})."""
+    total = sum(int(k) for k in consumers.split(','))
     sock = os.path.join(tmp, tag + '-c%u.sock')
     prefix = rpstest.unique_prefix()
     summary = os.path.join(tmp, tag + '_summary.json')
-    eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=[rpstest.pcap_vdev(rx=inp)])
-    app = ['--consumers', '2', '--consumer-socket', sock, '--consumer-wait', str(wait_ms),
-           '--exit-when-idle', '1000'] + list(extra)
+    eal = rpstest.eal_args(prefix, lcores=lcores,
+                           vdevs=vdevs or [rpstest.pcap_vdev(rx=inp)])
+    app = ['--consumers', consumers, '--consumer-socket', sock, '--consumer-wait',
+           str(wait_ms), '--exit-when-idle', '1000'] + list(extra)
     clients = {}
 
     def start_clients():
         # the servers' sockets exist once dpdk-rps created them
-        rpstest.wait_for(lambda: all(os.path.exists(sock % c) for c in (0, 1)), timeout=30)
+        rpstest.wait_for(lambda: all(os.path.exists(sock % c) for c in range(total)),
+                         timeout=30)
         for c in present:
-            clients[c] = testpmd(tmp, '%s-c%d' % (tag, c), sock % c)
+            clients[c] = testpmd(tmp, '%s-c%d' % (tag, c), sock % c, interactive)
 
     t = threading.Thread(target=start_clients)
     t.start()
@@ -93,74 +109,183 @@ def run(binary, tmp, inp, tag, present, wait_ms, extra=()):
     return r, caps, clients
 
 
-def check_both(F, binary, tmp, inp, frames):
-    r, caps, clients = run(binary, tmp, inp, 'both', (0, 1), 30000, ['--stats-interval', '1'])
-    ctx = 'both consumers'
+def check_shared_groups(F, binary, tmp, inp, frames):
+    """4 workers, --consumers 2,1: group 0's consumers 0 and 1 are fed by workers 0 and 2,
+    and 1 and 3, each pair sharing its consumer's one queue; group 1's consumer 2 by all
+    four. Every frame reaches one consumer of group 0 and consumer 2, byte for byte, each
+    flow at one consumer of group 0 and in order everywhere; one mbuf with a reference per
+    group; the packet's own accounting is group 0's."""
+    r, caps, clients = run(binary, tmp, inp, 'shared', (0, 1, 2), 30000,
+                           ['--stats-interval', '1'], lcores=LCORES4, consumers='2,1')
+    ctx = '4 workers, groups 2,1'
     s = rpstest.check_exit(F, r, ctx)
     if s is None:
         return
-    # the live table: a line per consumer, its delivered count never above the final one
+    # the live table: a line per consumer with its group, delivered never above the final
     live = {}
     for line in r.stdout.splitlines():
-        m = re.match(r'\s+consumer (\d+): delivered (\d+) \([0-9.]+ Mpps\)  dropped '
-                     r'consumer_absent (\d+)  consumer_full (\d+)  connected (yes|no)  '
-                     r'reconnects (\d+)$', line)
+        m = re.match(r'\s+consumer (\d+) \(group (\d)\): delivered (\d+) \([0-9.]+ Mpps\)  '
+                     r'dropped consumer_absent (\d+)  consumer_full (\d+)  connected '
+                     r'(yes|no)  reconnects (\d+)$', line)
         if m:
-            live.setdefault(int(m.group(1)), []).append(int(m.group(2)))
-    F.check(sorted(live) == [0, 1], '%s: live consumer lines for %s, not 0 and 1:\n%s' % (
-        ctx, sorted(live), r.stdout[-1500:]))
-    for c, seen in live.items():
-        final = s['consumers'][c]['delivered']
+            live.setdefault((int(m.group(1)), int(m.group(2))), []).append(int(m.group(3)))
+    F.check(sorted(live) == [(0, 0), (1, 0), (2, 1)], '%s: live consumer lines for %s, not '
+            'consumers 0 and 1 of group 0 and 2 of group 1:\n%s' % (
+                ctx, sorted(live), r.stdout[-1500:]))
+    for (c, _), seen in live.items():
+        final = s['consumers'][c]['delivered'] if c < len(s['consumers']) else -1
         F.check(seen == sorted(seen) and seen[-1] <= final and max(seen) > 0,
                 '%s: consumer %d live delivered %s, final %d' % (ctx, c, seen, final))
     F.check(rpstest.dropped_total(s) == 0, '%s: dropped %s' % (ctx, s['dropped']))
-    F.check(s['rx_packets'] == len(frames), '%s: rx_packets %d of %d' % (
-        ctx, s['rx_packets'], len(frames)))
-    for c in (0, 1):
-        F.check(caps[c] is not None, '%s: consumer %d wrote no capture (%s)' % (
-            ctx, c, clients[c].log))
+    F.check(s['rx_packets'] == s['processed'] == len(frames), '%s: rx_packets %d processed '
+            '%d of %d' % (ctx, s['rx_packets'], s['processed'], len(frames)))
+    for c in (0, 1, 2):
+        F.check(caps.get(c) is not None, '%s: consumer %d wrote no capture (%s)' % (
+            ctx, c, clients[c].log if c in clients else '-'))
     if F.items:
         return
-    # every frame in exactly one capture, byte for byte: the multisets match
-    got = sorted(caps[0] + caps[1])
-    F.check(got == sorted(frames), '%s: the captures hold %d frames, not the %d replayed '
-            '(or not byte for byte)' % (ctx, len(got), len(frames)))
+    # group 0: every frame in exactly one capture, byte for byte (the multisets match);
+    # group 1: every frame in consumer 2's
+    F.check(sorted(caps[0] + caps[1]) == sorted(frames), '%s: group 0 (consumers 0 and 1) '
+            'holds %d frames, not the %d replayed byte for byte' % (
+                ctx, len(caps[0]) + len(caps[1]), len(frames)))
+    F.check(sorted(caps[2]) == sorted(frames), '%s: group 1 (consumer 2) holds %d frames, '
+            'not the %d replayed byte for byte' % (ctx, len(caps[2]), len(frames)))
+    c0 = in_order(F, ctx, caps[0], 'consumer 0')
+    c1 = in_order(F, ctx, caps[1], 'consumer 1')
+    c2 = in_order(F, ctx, caps[2], 'consumer 2')
+    F.check(not set(c0) & set(c1) and len(c0) + len(c1) == len(c2) == FLOWS and c0 and c1,
+            '%s: group 0 split the %d flows %d/%d, %d in both' % (
+                ctx, len(c2), len(c0), len(c1), len(set(c0) & set(c1))))
+    cons = s.get('consumers', [])
+    F.check([(k['consumer'], k['group'], k['workers'], k['nb_queues']) for k in cons] ==
+            [(0, 0, 2, 1), (1, 0, 2, 1), (2, 1, 4, 1)], '%s: consumers %r' % (ctx, cons))
+    workers = sorted(s['workers'], key=lambda w: w['lcore'])
+    F.check(len(workers) == 4 and all(w['received_rps'] > 0 for w in workers),
+            '%s: every one of the 4 workers had flows: %s' % (
+                ctx, [w['received_rps'] for w in workers]))
+    if len(cons) != 3 or len(workers) != 4:
+        return
+    for c in (0, 1, 2):
+        k = cons[c]
+        # group 0's consumer c is fed by workers c and c + 2: either may have sent the
+        # other's packets (whichever held the lock); what they received is its delivered
+        mine = [workers[c], workers[c + 2]] if c < 2 else workers
+        F.check(k['delivered'] == len(caps[c]) == sum(w['received_rps'] for w in mine),
+                '%s: consumer %d delivered %d, its capture %d, its workers received %s' % (
+                    ctx, c, k['delivered'], len(caps[c]), [w['received_rps'] for w in mine]))
+        F.check(k['dropped'] == {'consumer_absent': 0, 'consumer_full': 0} and
+                k['connected'] is True and k['reconnects'] == 0,
+                '%s: consumer %d: %r' % (ctx, c, k))
+    F.check(sum(w['consumer_delivered'] for w in workers) == 2 * len(frames),
+            '%s: consumer_delivered %s, not a copy per group' % (
+                ctx, [w['consumer_delivered'] for w in workers]))
+    print('4 workers, groups 2,1: %d frames, %d flows: group 0 %d and %d, group 1 all, in '
+          'order, accounting exact' % (len(frames), FLOWS, len(caps[0]), len(caps[1])))
+
+
+def in_order(F, ctx, frames, where_name):
+    """Every frame has a marker, each flow's in order. @return {flow: count}."""
+    last, count = {}, {}
+    for fr in frames:
+        m = rpstest.marker(fr)
+        if m is None:
+            F.fail('%s: %s got a frame without a marker' % (ctx, where_name))
+            continue
+        flow, seq = m
+        if flow in last and seq <= last[flow]:
+            F.fail('%s: flow %d out of order at %s (%d after %d)' % (
+                ctx, flow, where_name, seq, last[flow]))
+        last[flow] = seq
+        count[flow] = count.get(flow, 0) + 1
+    return count
+
+
+def check_forward(F, binary, tmp, frames):
+    """--forward 0:1 with --consumers 2 on 4 workers (two share each consumer): port 0
+    replays A, port 1 B (A's frames with every address and port swapped: the other
+    direction). Each side leaves by the other port, unchanged; the consumers see both
+    directions, each conversation's two at one consumer (symmetric steering), each
+    direction's flow in order; the forward is the packets' own accounting."""
+    ctx = 'forward + consumers'
+    a = frames
+    b = [test_forward.swapped(f) for f in frames]
+    pa, pb = os.path.join(tmp, 'fwd_a.pcap'), os.path.join(tmp, 'fwd_b.pcap')
+    rpstest.write_pcap(pa, a)
+    rpstest.write_pcap(pb, b)
+    txa = [os.path.join(tmp, 'fwd_txa%d.pcap' % i) for i in range(4)]
+    txb = [os.path.join(tmp, 'fwd_txb%d.pcap' % i) for i in range(4)]
+    vdevs = [rpstest.pcap_vdev(rx=pa, tx=txa, name='net_pcap0'),
+             rpstest.pcap_vdev(rx=pb, tx=txb, name='net_pcap1')]
+    r, caps, clients = run(binary, tmp, None, 'fwd', (0, 1), 30000,
+                           ['--forward', '0:1'], lcores=LCORES4, vdevs=vdevs)
+    s = rpstest.check_exit(F, r, ctx)
+    if s is None:
+        return
+    if any(caps.get(c) is None for c in (0, 1)):
+        F.fail('%s: a consumer wrote no capture' % ctx)
+        return
+    out_a = [f for p in txb for f in rpstest.read_pcap(p).frames]  # A leaves by port 1
+    out_b = [f for p in txa for f in rpstest.read_pcap(p).frames]
+    F.check(sorted(out_a) == sorted(a) and sorted(out_b) == sorted(b),
+            '%s: forwarded %d of A by port 1 and %d of B by port 0, not %d each' % (
+                ctx, len(out_a), len(out_b), len(a)))
+    F.check(sorted(caps[0] + caps[1]) == sorted(a + b), '%s: the consumers hold %d frames, '
+            'not the %d of both directions byte for byte' % (
+                ctx, len(caps[0]) + len(caps[1]), 2 * len(a)))
+    set_a = set(a)
     where = {}
     for c in (0, 1):
-        last = {}
-        for fr in caps[c]:
-            m = rpstest.marker(fr)
-            if m is None:
-                F.fail('%s: consumer %d got a frame without a marker' % (ctx, c))
-                continue
-            flow, seq = m
-            if where.setdefault(flow, c) != c:
-                F.fail('%s: flow %d in both consumers' % (ctx, flow))
-            if flow in last and seq <= last[flow]:
-                F.fail('%s: flow %d out of order at consumer %d (%d after %d)' % (
-                    ctx, flow, c, seq, last[flow]))
-            last[flow] = seq
-    F.check(len(where) == FLOWS, '%s: %d flows reached the consumers, not %d' % (
-        ctx, len(where), FLOWS))
-    F.check(len(set(where.values())) == 2, '%s: every flow at one consumer: %s' % (
-        ctx, sorted(set(where.values()))))
+        for side, name in ((set_a, 'A'), (None, 'B')):
+            part = [f for f in caps[c] if (f in set_a) == (side is not None)]
+            for flow in in_order(F, ctx, part, 'consumer %d, direction %s' % (c, name)):
+                where.setdefault(flow, set()).add((c, name))
+    split = [fl for fl, at in where.items() if len({c for c, _ in at}) != 1 or len(at) != 2]
+    F.check(len(where) == FLOWS and not split, '%s: %d conversations, %d not both '
+            'directions at one consumer' % (ctx, len(where), len(split)))
+    F.check(s['rx_packets'] == s['processed'] == 2 * len(a) and
+            rpstest.dropped_total(s) == 0, '%s: rx %d processed %d dropped %s' % (
+                ctx, s['rx_packets'], s['processed'], s['dropped']))
     cons = s.get('consumers', [])
-    F.check(len(cons) == 2, '%s: summary consumers: %r' % (ctx, cons))
-    workers = sorted(s['workers'], key=lambda w: w['lcore'])
-    for c in range(min(2, len(cons))):
-        k = cons[c]
-        F.check(k['delivered'] == len(caps[c]), '%s: consumer %d delivered %d, its capture '
-                'holds %d' % (ctx, c, k['delivered'], len(caps[c])))
-        F.check(k['delivered'] == workers[c]['consumer_delivered'], '%s: consumer %d '
-                'delivered %d, worker %d (lcore %d) consumer_delivered %d' % (
-                    ctx, c, k['delivered'], c, workers[c]['lcore'],
-                    workers[c]['consumer_delivered']))
-        F.check(k['dropped'] == {'consumer_absent': 0, 'consumer_full': 0},
-                '%s: consumer %d dropped %s' % (ctx, c, k['dropped']))
-        F.check(k['connected'] is True and k['reconnects'] == 0 and k['nb_queues'] == 1,
-                '%s: consumer %d: %r' % (ctx, c, k))
-    print('both consumers: %d frames, %d flows: %d and %d, in order, accounting exact' % (
-        len(frames), FLOWS, len(caps[0]), len(caps[1])))
+    F.check(len(cons) == 2 and all(cons[c]['delivered'] == len(caps[c]) and
+                                   cons[c]['workers'] == 2 for c in range(len(cons))),
+            '%s: consumers %r, captures %s' % (ctx, cons, [len(caps[c]) for c in (0, 1)]))
+    print('forward + consumers: %d frames each way forwarded; consumers got %d and %d, '
+          'every conversation both ways at one, in order' % (
+              len(a), len(caps[0]), len(caps[1])))
+
+
+def check_stuck(F, binary, tmp, inp):
+    """Backpressure with a consumer that is connected but never reads (testpmd interactive,
+    forwarding never started), both workers sharing it, an endless replay, --duration 1: the
+    workers wait for it (nothing counted consumer_full while RX runs: RX pauses instead),
+    and at exit a second after RX stopped they give up, count what is left consumer_full
+    and finish: exit 0, no worker given up on, accounting exact."""
+    ctx = 'backpressure, a consumer that never reads'
+    vdevs = [rpstest.pcap_vdev(rx=inp, infinite_rx=True)]
+    r, caps, clients = run(binary, tmp, None, 'stuck', (0,), 30000,
+                           ['--backpressure', 'on', '--duration', '1', '--backlog',
+                            str(BACKLOG)], consumers='1',
+                           vdevs=vdevs, interactive=True)
+    s = rpstest.check_exit(F, r, ctx)
+    if s is None:
+        return
+    k = (s.get('consumers') or [{}])[0]
+    full = k.get('dropped', {}).get('consumer_full', -1)
+    F.check(k.get('workers') == 2 and k.get('connected') is True and full > 0 and
+            k['dropped']['consumer_absent'] == 0 and
+            s['dropped']['consumer_full'] == full, '%s: consumer %r, drops %s' % (
+                ctx, k, s['dropped']))
+    F.check(s['dropped'].get('stranded', 0) == 0 and r.elapsed < 15,
+            '%s: %.1f s, stranded %s' % (ctx, r.elapsed, s['dropped'].get('stranded')))
+    # waited, not dropped, while RX ran: what was dropped is at most what was in flight at
+    # the end (the shared ring, the two backlogs, the bursts), the RX lcore paused meanwhile
+    paused = s['rx_lcore']['rx_paused']
+    F.check(full <= 2 * 8 * 32 + 2 * BACKLOG + 4 * 32 and paused > 0,
+            '%s: %d consumer_full (RX paused %d times): dropped while RX ran' % (
+                ctx, full, paused))
+    print('%s: waited (RX paused %d times), %d consumer_full at exit, exit 0 in %.1f s' % (
+        ctx, paused, full, r.elapsed))
 
 
 def check_absent(F, binary, tmp, inp, frames):
@@ -280,17 +405,20 @@ def check_refusals(F, binary, tmp, inp):
     eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=[rpstest.pcap_vdev(rx=inp)])
     cases = [
         (['--consumers', '3'], '--consumers 3: more consumers than workers'),
-        (['--consumers', '1'], '--consumers 1: fewer consumers than workers'),
         (['--consumers', '2', '--tx-port', '0'], '--consumers 2: the consumers take'),
-        (['--consumers', '2', '--forward', '0:1'], '--consumers 2: not with --forward'),
         (['--consumers', '2', '--consumer-socket', '/tmp/x.sock'], '--consumer-socket'),
         (['--consumer-wait', '100'], '--consumer-wait: only with --consumers'),
         (['--consumers', '17'], '--consumers'),
+        (['--consumers', '1,3'], '--consumers 1,3: group 1 has more consumers (3) than '
+         'workers (2)'),
+        (['--consumers', '1,1,1,1,1'], '--consumers 1,1,1,1,1: at most 4 groups'),
     ]
     # the file's keys as the options, refused naming FILE:LINE
     for i, (text, want) in enumerate([
             ('consumers = 3', '%s:3: consumers = 3: more consumers than workers'),
-            ('consumers = 17', '--config: %s:3: consumers: expected 0..16 consumers'),
+            ('consumers = 17', '--config: %s:3: consumers: expected 1..16 consumers in each '
+             'group'),
+            ('consumers = 2,3', '%s:3: consumers = 2,3: group 1 has more consumers'),
             ('consumer_wait_ms = 100', '%s:3: consumer_wait_ms: only with'),
             ('consumers = 2\nconsumer_socket = /tmp/x.sock',
              '--config: %s:4: consumer_socket: expected a path with exactly one %%u')]):
@@ -318,7 +446,9 @@ def main():
         rpstest.write_pcap(inp, frames)
         rpstest.write_pcap(os.path.join(tmp, 'empty.pcap'), [])
         check_refusals(F, binary, tmp, inp)
-        check_both(F, binary, tmp, inp, frames)
+        check_shared_groups(F, binary, tmp, inp, frames)
+        check_forward(F, binary, tmp, frames)
+        check_stuck(F, binary, tmp, inp)
         check_absent(F, binary, tmp, inp, frames)
         check_reconnect(F, binary, tmp, inp)
     return F.report()

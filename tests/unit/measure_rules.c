@@ -54,7 +54,7 @@ rules(uint16_t n)
 	for (uint16_t i = 0; i < n; i++) {
 		snprintf(txt, sizeof(txt), "dport %u -> worker %u", 1000u + i, i % NW);
 		CU_ASSERT_FATAL(rps_rule_parse(txt, &r[i], err, sizeof(err)) == 0);
-		CU_ASSERT_FATAL(rps_rule_resolve(&r[i], NW, 0, &t[i], err, sizeof(err)) == 0);
+		CU_ASSERT_FATAL(rps_rule_resolve(&r[i], NW, NULL, 0, &t[i], err, sizeof(err)) == 0);
 	}
 	return rps_rules_build(r, t, n, 1, SOCKET_ID_ANY);
 }

@@ -209,7 +209,8 @@ test_consumer_keys(void)
 {
 	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\nconsumers = 2\n"
 				    "consumer_socket = /tmp/c%u.sock\nconsumer_wait_ms = 5000\n"), 0);
-	CU_ASSERT(cfg.has_consumers == 1 && cfg.consumers == 2);
+	CU_ASSERT(cfg.has_consumers == 1 && cfg.consumers == 2 && cfg.consumer_groups == 1 &&
+		  cfg.group_size[0] == 2);
 	CU_ASSERT(cfg.has_consumer_socket == 1 &&
 		  strcmp(cfg.consumer_socket, "/tmp/c%u.sock") == 0);
 	CU_ASSERT(cfg.has_consumer_wait_ms == 1 && cfg.consumer_wait_ms == 5000);
@@ -218,7 +219,36 @@ test_consumer_keys(void)
 	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\nconsumers = 0\n"), 0);
 	CU_ASSERT(cfg.has_consumers == 1 && cfg.consumers == 0 && cfg.has_consumer_socket == 0);
 	CU_ASSERT_EQUAL(parse("[dataplane]\nconsumers = 17\n"), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err, "t.conf:2: consumers: expected 0..16 consumers, not '17'");
+	CU_ASSERT_STRING_EQUAL(err, "t.conf:2: consumers: expected 1..16 consumers in each group "
+			       "(0 alone: off), not '17'");
+	/* groups, PF_RING zbalance_ipc's -n 4,1 */
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\nconsumers = 4,1\n"), 0);
+	CU_ASSERT(cfg.has_consumers == 1 && cfg.consumers == 5 && cfg.consumer_groups == 2 &&
+		  cfg.group_size[0] == 4 && cfg.group_size[1] == 1 &&
+		  strcmp(cfg.consumers_text, "4,1") == 0);
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\nconsumers = 1,1,1,1\n"), 0);
+	CU_ASSERT(cfg.consumers == 4 && cfg.consumer_groups == 4);
+	static const struct {
+		const char *value, *err;
+	} bad[] = {
+		{ "4,0", "expected 1..16 consumers in each group (0 alone: off)" },
+		{ "0,1", "expected 1..16 consumers in each group (0 alone: off)" },
+		{ "1,1,1,1,1", "at most 4 groups" },
+		{ "8,9", "at most 16 consumers in all groups" },
+		{ "4,", "expected K or a list of groups K,K... (0 alone: off)" },
+		{ ",4", "expected K or a list of groups K,K... (0 alone: off)" },
+		{ "4;1", "expected K or a list of groups K,K... (0 alone: off)" },
+		{ "99999999999999999999", "expected 1..16 consumers in each group (0 alone: off)" },
+	};
+	for (unsigned int i = 0; i < RTE_DIM(bad); i++) {
+		char text[96], want[192];
+
+		snprintf(text, sizeof(text), "[dataplane]\n\nconsumers = %s\n", bad[i].value);
+		snprintf(want, sizeof(want), "t.conf:3: consumers: %s, not '%s'", bad[i].err,
+			 bad[i].value);
+		CU_ASSERT_EQUAL(parse(text), -EINVAL);
+		CU_ASSERT_STRING_EQUAL(err, want);
+	}
 	CU_ASSERT_EQUAL(parse("[dataplane]\nconsumer_wait_ms = 3600001\n"), -EINVAL);
 	CU_ASSERT(strncmp(err, "t.conf:2: consumer_wait_ms: expected 0..3600000", 47) == 0);
 	CU_ASSERT_EQUAL(parse("[dataplane]\nconsumer_socket = /tmp/c.sock\n"), -EINVAL);

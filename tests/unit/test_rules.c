@@ -17,6 +17,7 @@
 static struct rps_rules *
 build(const char *const *texts, uint16_t n)
 {
+	static const uint16_t four[] = {4};
 	static struct rps_rule r[RPS_RULES_MAX];
 	static uint16_t t[RPS_RULES_MAX];
 	char err[160];
@@ -27,7 +28,8 @@ build(const char *const *texts, uint16_t n)
 		if (rc != 0)
 			printf("\n%s: %s\n", texts[i], err);
 		CU_ASSERT_FATAL(rc == 0);
-		CU_ASSERT_FATAL(rps_rule_resolve(&r[i], 8, 4, &t[i], err, sizeof(err)) == 0);
+		CU_ASSERT_FATAL(rps_rule_resolve(&r[i], 8, four, 1, &t[i], err,
+						 sizeof(err)) == 0);
 	}
 	return rps_rules_build(r, t, n, 1, SOCKET_ID_ANY);
 }
@@ -160,26 +162,40 @@ test_parse_errors(void)
 static void
 test_resolve(void)
 {
+	static const uint16_t one[] = {1}, two[] = {2}, two_one[] = {2, 1}, one_four[] = {1, 4};
 	struct rps_rule r;
 	uint16_t t = 0;
 	char err[160];
 
 	CU_ASSERT_FATAL(rps_rule_parse("-> worker 3", &r, err, sizeof(err)) == 0);
-	CU_ASSERT(rps_rule_resolve(&r, 4, 0, &t, err, sizeof(err)) == 0 && t == 3);
-	CU_ASSERT(rps_rule_resolve(&r, 3, 0, &t, err, sizeof(err)) == -ERANGE);
+	CU_ASSERT(rps_rule_resolve(&r, 4, NULL, 0, &t, err, sizeof(err)) == 0 && t == 3);
+	CU_ASSERT(rps_rule_resolve(&r, 3, NULL, 0, &t, err, sizeof(err)) == -ERANGE);
 	CU_ASSERT_STRING_EQUAL(err, "worker 3: there are 3 workers (0..2)");
-	CU_ASSERT(rps_rule_resolve(&r, 0, 0, &t, err, sizeof(err)) == -ENOTSUP);
+	CU_ASSERT(rps_rule_resolve(&r, 0, NULL, 0, &t, err, sizeof(err)) == -ENOTSUP);
 	CU_ASSERT_STRING_EQUAL(err, "worker 3: there are no workers (an empty --map)");
 	/* consumer c: worker c, the first of those that feed it (w mod K == c) */
 	CU_ASSERT_FATAL(rps_rule_parse("-> consumer 1", &r, err, sizeof(err)) == 0);
-	CU_ASSERT(rps_rule_resolve(&r, 4, 2, &t, err, sizeof(err)) == 0 && t == 1);
+	CU_ASSERT(rps_rule_resolve(&r, 4, two, 1, &t, err, sizeof(err)) == 0 && t == 1);
 	CU_ASSERT(t % 2 == 1); /* rps_consumer_of(): w mod K */
-	CU_ASSERT(rps_rule_resolve(&r, 4, 0, &t, err, sizeof(err)) == -ENOTSUP);
+	CU_ASSERT(rps_rule_resolve(&r, 4, NULL, 0, &t, err, sizeof(err)) == -ENOTSUP);
 	CU_ASSERT_STRING_EQUAL(err, "consumer 1: needs --consumers");
-	CU_ASSERT(rps_rule_resolve(&r, 4, 1, &t, err, sizeof(err)) == -ERANGE);
-	CU_ASSERT_STRING_EQUAL(err, "consumer 1: there are 1 consumers (0..0) fed by 4 workers");
+	CU_ASSERT(rps_rule_resolve(&r, 4, one, 1, &t, err, sizeof(err)) == -ERANGE);
+	CU_ASSERT_STRING_EQUAL(err, "consumer 1: there are 1 consumers (0..0)");
+	/* groups 2,1: consumers 0 and 1 (group 0), 2 (group 1, fed by every worker) */
+	CU_ASSERT(rps_rule_resolve(&r, 4, two_one, 2, &t, err, sizeof(err)) == 0 && t == 1);
+	CU_ASSERT_FATAL(rps_rule_parse("-> consumer 2", &r, err, sizeof(err)) == 0);
+	CU_ASSERT(rps_rule_resolve(&r, 4, two_one, 2, &t, err, sizeof(err)) == 0 && t == 0);
+	CU_ASSERT_FATAL(rps_rule_parse("-> consumer 3", &r, err, sizeof(err)) == 0);
+	CU_ASSERT(rps_rule_resolve(&r, 4, two_one, 2, &t, err, sizeof(err)) == -ERANGE);
+	CU_ASSERT_STRING_EQUAL(err, "consumer 3: there are 3 consumers (0..2)");
+	/* groups 1,4 on 3 workers (not a setup the consumers' checks let through): the 4th
+	 * of group 1 has no worker */
+	CU_ASSERT_FATAL(rps_rule_parse("-> consumer 4", &r, err, sizeof(err)) == 0);
+	CU_ASSERT(rps_rule_resolve(&r, 3, one_four, 2, &t, err, sizeof(err)) == -ERANGE);
+	CU_ASSERT_STRING_EQUAL(err, "consumer 4: consumer 3 of group 1, and 3 workers feed that "
+			       "group (0..2)");
 	CU_ASSERT_FATAL(rps_rule_parse("-> drop", &r, err, sizeof(err)) == 0);
-	CU_ASSERT(rps_rule_resolve(&r, 0, 0, &t, err, sizeof(err)) == 0 && t == RPS_RULE_DROP);
+	CU_ASSERT(rps_rule_resolve(&r, 0, NULL, 0, &t, err, sizeof(err)) == 0 && t == RPS_RULE_DROP);
 }
 
 static void
@@ -313,7 +329,7 @@ test_maximum(void)
 	for (unsigned int i = 0; i <= RPS_RULES_MAX; i++) {
 		snprintf(txt, sizeof(txt), "udp dport %u -> worker %u", 1000 + i, i % 8);
 		CU_ASSERT_FATAL(rps_rule_parse(txt, &r[i], err, sizeof(err)) == 0);
-		CU_ASSERT_FATAL(rps_rule_resolve(&r[i], 8, 0, &t[i], err, sizeof(err)) == 0);
+		CU_ASSERT_FATAL(rps_rule_resolve(&r[i], 8, NULL, 0, &t[i], err, sizeof(err)) == 0);
 	}
 	rs = rps_rules_build(r, t, RPS_RULES_MAX + 1, 1, SOCKET_ID_ANY);
 	CU_ASSERT(rs == NULL && rte_errno == EINVAL);

@@ -943,7 +943,7 @@ test_rules_pass(void)
 
 	for (int i = 0; i < 2; i++) {
 		CU_ASSERT_FATAL(rps_rule_parse(txt[i], &r[i], e, sizeof(e)) == 0);
-		CU_ASSERT_FATAL(rps_rule_resolve(&r[i], 3, 0, &tg[i], e, sizeof(e)) == 0);
+		CU_ASSERT_FATAL(rps_rule_resolve(&r[i], 3, NULL, 0, &tg[i], e, sizeof(e)) == 0);
 	}
 	rs = rps_rules_build(r, tg, 2, 1, SOCKET_ID_ANY);
 	CU_ASSERT_FATAL(rs != NULL);
