@@ -162,6 +162,9 @@ struct rps_consumer {
 	int up;                        /* a client is connected (control thread; atomic) */
 	uint64_t connects;             /* times a client connected (control thread; atomic) */
 	char path[RPS_CONSUMER_PATH_MAX]; /* its memif socket */
+	char bind_path[RPS_CONSUMER_PATH_MAX]; /* where memif binds it: path + "~", renamed
+					* to path once its port is started (rps_consumers_publish) */
+	int published;                 /* renamed to path: unlink it at exit */
 	char name[32];                 /* its vdev ("net_memif_rpsc0") */
 } __rte_cache_aligned;
 
@@ -509,11 +512,14 @@ int rps_port_to(const struct rps_app *app, uint16_t port);
 int rps_port_paired(const struct rps_app *app, uint16_t port);
 
 /* consumers.c (setup/): --consumers. check: the options (before EAL's ports; the default
- * socket template); create: the memif vdevs, before the ports are planned; wait: hold RX
+ * socket template); create: the memif vdevs, before the ports are planned; publish: each
+ * socket at its path once the ports are started (unpublish: remove them at exit); wait: hold RX
  * until every consumer is connected (--consumer-wait); tick: the control thread's look at
  * each consumer's link (connected, reconnects). */
 int rps_consumers_check(struct rps_app *app);
 int rps_consumers_create(struct rps_app *app);
+int rps_consumers_publish(struct rps_app *app);
+void rps_consumers_unpublish(struct rps_app *app);
 void rps_consumers_wait(struct rps_app *app);
 void rps_consumers_tick(struct rps_app *app);
 /* The consumer worker @p w feeds in group @p g (consumers are numbered across the groups,

@@ -24,6 +24,9 @@ that did not keep up: consumer_full) and the accounting check.
   rps_kK       dpdk-rps --lcores '0@0,(1-K)@1' --consumers K: the RX lcore on CPU 0, K
                workers on CPU 1 (--map, one consumer each: K = workers), --stages output
                (steering and delivery only); each client's rxonly lcore on CPU 0
+  rps_kK_wW    --workers W: W workers for every K (K <= W), so that a consumer fed by
+               several workers takes them through its one shared queue (docs/consumers.md):
+               --workers 2 --consumers 1,2 is a shared queue against a queue each
 Placement on 2 CPUs: CPU 1 does the forwarding (testpmd's loop, dpdk-rps's workers); CPU 0
 polls the source for dpdk-rps (its RX lcore) and runs the clients (--client-cpu 1: with the
 forwarding instead). dpdk-rps has 1 + 2K busy-polling threads on the two CPUs, testpmd's
@@ -34,7 +37,7 @@ log2 of their slots) per turn; --backlog is dpdk-rps's.
 Needs root (the telemetry sockets under /var/run/dpdk) and dpdk-testpmd. Busy-polling
 lcores: run nothing else on the CPUs (flock /tmp/rps-polling.lock python3 ...).
 
-usage: consumer_bench.py [--runs N] [--seconds S] [--consumers 1,2,4] [--rsize 10]
+usage: consumer_bench.py [--runs N] [--seconds S] [--consumers 1,2,4] [--workers W] [--rsize 10]
                          [--backlog 1000] [--client-cpu 0|1] [--testpmd PATH]
                          [--json FILE] PATH/TO/dpdk-rps
 """
@@ -159,11 +162,11 @@ def server_cmd(a, cfg, prefix, pcap, sock, summary):
             'zero-copy=no' % (sock % 0),
             '--', '--forward-mode=io', '--auto-start', '--nb-cores', '1', '--rxq', '1',
             '--txq', '1', '--total-num-mbufs', '32768']
-    k = cfg['k']
-    lcores = '0@0,1@1' if k == 1 else '0@0,(1-%d)@1' % k
+    k, w = cfg['k'], cfg['workers']
+    lcores = '0@0,1@1' if w == 1 else '0@0,(1-%d)@1' % w
     return [a.binary] + EAL + [
         '-m', '1024', '--file-prefix', prefix, '--lcores', lcores, '--vdev', src, '--',
-        '--map', hex(((1 << k) - 1) << 1), '--consumers', str(k), '--consumer-socket',
+        '--map', hex(((1 << w) - 1) << 1), '--consumers', str(k), '--consumer-socket',
         sock, '--consumer-wait', '20000', '--stages', 'output',
         '--backlog', str(a.backlog), '--hash', 'jhash',
         '--hash-seed', '28', '--summary-json', summary]
@@ -245,8 +248,8 @@ def report(a, configs, runs):
             where = 'io 1@1; client rxonly @%d' % a.client_cpu
         else:
             where = 'RX 0@0, %d worker%s @1; %d client%s rxonly @%d' % (
-                c['k'], 's' if c['k'] > 1 else '', c['k'], 's' if c['k'] > 1 else '',
-                a.client_cpu)
+                c['workers'], 's' if c['workers'] > 1 else '', c['k'],
+                's' if c['k'] > 1 else '', a.client_cpu)
         xs = ', '.join('%.2f' % r['mpps'] for r in runs if r['config'] == c['name'])
         print('| %s | %s | %s | %.2f | %.2f |' % (c['name'], where, xs, m[c['name']],
                                                   m[c['name']] / base if base else 0))
@@ -258,6 +261,8 @@ def main():
     ap.add_argument('--runs', type=int, default=3)
     ap.add_argument('--seconds', type=float, default=4.0)
     ap.add_argument('--consumers', default='1,2,4')
+    ap.add_argument('--workers', type=int, default=0,
+                    help='workers for every K (K <= W: consumers share queues); default K')
     ap.add_argument('--testpmd', default='dpdk-testpmd')
     ap.add_argument('--rsize', type=int, default=10,
                     help="the clients' memif rings: log2 of their slots, 1..14 (default 10)")
@@ -281,10 +286,16 @@ def main():
     if not ks or any(k < 1 or k > 16 for k in ks):
         print('consumer_bench.py: --consumers: a list of counts 1..16, not %r' % a.consumers)
         return 2
-    configs = [{'name': 'testpmd', 'kind': 'testpmd', 'k': 1}] + \
-        [{'name': 'rps_k%d' % k, 'kind': 'rps', 'k': k} for k in ks]
+    if a.workers and (a.workers > 16 or any(k > a.workers for k in ks)):
+        print('consumer_bench.py: --workers %d: 1..16 and at least every K of --consumers'
+              % a.workers)
+        return 2
+    configs = [{'name': 'testpmd', 'kind': 'testpmd', 'k': 1, 'workers': 1}] + \
+        [{'name': 'rps_k%d' % k + ('_w%d' % a.workers if a.workers else ''), 'kind': 'rps',
+          'k': k, 'workers': a.workers or k} for k in ks]
     print('$ %s' % show([sys.executable] + sys.argv), flush=True)
     out = {'argv': sys.argv, 'machine': machine(), 'flows': FLOWS, 'seconds': a.seconds,
+           'workers': a.workers,
            'rsize': a.rsize, 'backlog': a.backlog, 'client_cpu': a.client_cpu, 'runs': []}
     print('machine: %s' % out['machine'], flush=True)
     with tempfile.TemporaryDirectory(prefix='consbench-') as tmp:

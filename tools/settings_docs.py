@@ -140,7 +140,7 @@ def main():
     only_check = bool(args) and args[0] == '--check'
     if only_check:
         args = args[1:]
-    if not args:
+    if not args or args[0].startswith('-'):
         print(__doc__)
         return 2
     binary = args[0]
@@ -150,11 +150,15 @@ def main():
         bad = check(binary, root)
         print('\n'.join(bad) if bad else 'settings blocks match the table')
         return 1 if bad else 0
+    if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
+        print('settings_docs.py: %s: not an executable dpdk-rps\n%s' % (binary, __doc__))
+        return 2
     for name, fmt, begin, end in BLOCKS:
         path = os.path.join(root, name)
         head, _, tail = split(open(path).read(), begin, end, path)
-        with open(path, 'w') as f:
-            f.write(head + generated(binary, fmt, root, name) + tail)
+        text = head + generated(binary, fmt, root, name) + tail  # before the file is opened:
+        with open(path, 'w') as f:                               # a failure leaves it whole
+            f.write(text)
     print('rewrote the settings blocks of %s' % ', '.join(sorted({b[0] for b in BLOCKS})))
     return 0
 

@@ -7,9 +7,11 @@
  * each consumer's client and the per-consumer sums are in control/consumers.c.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_bus_vdev.h>
 #include <rte_cycles.h>
@@ -164,8 +166,12 @@ rps_consumers_create(struct rps_app *app)
 
 		/* copies, not zero-copy (the client reads our pool otherwise); a socket file,
 		 * not an abstract one (22.11's default), so that it is where the docs say */
+		size_t len = strnlen(cs->path, sizeof(cs->path) - 2); /* checked: fits with "~" */
+
+		memcpy(cs->bind_path, cs->path, len);
+		memcpy(cs->bind_path + len, "~", 2);
 		snprintf(args, sizeof(args), "id=0,role=server,socket=%s,socket-abstract=no,"
-			 "zero-copy=no", cs->path);
+			 "zero-copy=no", cs->bind_path);
 		rc = rte_vdev_init(cs->name, args);
 		if (rc == 0)
 			rc = rte_eth_dev_get_port_by_name(cs->name, &cs->port);
@@ -173,8 +179,8 @@ rps_consumers_create(struct rps_app *app)
 			fprintf(stderr, "dpdk-rps: --consumers: consumer %u: cannot create its memif "
 				"server at %s (%s): is the directory there and writable, the path "
 				"not in use by another process (a stale socket left by one that "
-				"crashed: remove it)? See memif's messages above\n", c, cs->path,
-				rte_strerror(-rc));
+				"crashed: remove it)? See memif's messages above\n", c,
+				cs->bind_path, rte_strerror(-rc));
 			return -RPS_EXIT_USAGE;
 		}
 		if (cs->feeders > 1) {
@@ -194,6 +200,46 @@ rps_consumers_create(struct rps_app *app)
 			cs->feeders > 1 ? " through one shared queue" : "");
 	}
 	return 0;
+}
+
+/*
+ * A memif server's socket listens from its vdev's probe, but the server refuses every
+ * client ("ID not found") until its port is started, and a 22.11 client that was refused
+ * does not try again (dpdk-testpmd stays down for good): a consumer that connected between
+ * the two would never get a packet. So memif binds the socket at PATH~ and it appears at
+ * PATH, by one rename, only once every port is started. RENAME_NOREPLACE: a PATH that
+ * exists (another dpdk-rps serving it, or a stale socket) is refused, as a bind would be.
+ */
+int
+rps_consumers_publish(struct rps_app *app)
+{
+	for (uint16_t c = 0; c < app->nb_consumers; c++) {
+		struct rps_consumer *cs = &app->consumers[c];
+
+		if (renameat2(AT_FDCWD, cs->bind_path, AT_FDCWD, cs->path, RENAME_NOREPLACE) < 0) {
+			fprintf(stderr, "dpdk-rps: --consumers: consumer %u: cannot put its socket "
+				"at %s (%s)%s\n", c, cs->path, strerror(errno), errno == EEXIST ?
+				": in use by another process, or a stale socket left by one that "
+				"crashed (remove it)" : "");
+			return -RPS_EXIT_USAGE;
+		}
+		cs->published = 1;
+	}
+	return 0;
+}
+
+/* At exit, after the ports closed: memif removed PATH~, which is gone; PATH is ours. */
+void
+rps_consumers_unpublish(struct rps_app *app)
+{
+	for (uint16_t c = 0; c < app->nb_consumers; c++) {
+		struct rps_consumer *cs = &app->consumers[c];
+
+		if (cs->published && unlink(cs->path) < 0 && errno != ENOENT)
+			RPS_LOG(WARNING, "consumer %u: cannot remove its socket %s: %s", c,
+				cs->path, strerror(errno));
+		cs->published = 0;
+	}
 }
 
 /* Whether consumer @p c has a client now. */

@@ -84,6 +84,7 @@ rps_teardown(struct rps_app *app)
 	for (uint16_t i = 0; app->workers_stuck == 0 && !app->tel_stuck && i < app->ports_started;
 	     i++)
 		rps_port_close(app->ports[i].port_id);
+	rps_consumers_unpublish(app);
 	for (uint16_t i = 0; app->backlogs != NULL && !app->tel_stuck && i < app->nb_workers; i++)
 		for (uint16_t r = 0; !app->workers[i].stuck && r < app->nb_rx; r++)
 			rps_backlog_fini(rps_app_backlog(app, r, i));

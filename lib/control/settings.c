@@ -636,7 +636,7 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 			"consumer-%u.sock in EAL's runtime directory)",
 		.doc = "the path of each consumer's memif socket (a file, not an abstract "
 			"socket), `%u` replaced by the consumer's index 0..K-1: exactly one `%u`, no "
-			"other `%`, at most 107 characters once replaced. Default: "
+			"other `%`, at most 106 characters once replaced. Default: "
 			"`consumer-%u.sock` in EAL's runtime directory (`/run/dpdk/rte/` as root, "
 			"with `--file-prefix` its name)",
 	},
@@ -705,8 +705,9 @@ rps_consumer_socket_check(const char *tmpl, unsigned int nb, const char **why)
 		return -EINVAL;
 	}
 	snprintf(last, sizeof(last), "%u", nb > 0 ? nb - 1 : 0);
-	if (strlen(tmpl) - 2 + strlen(last) > RPS_CONSUMER_PATH_MAX - 1) {
-		*why = "the path is too long for a socket (at most 107 characters with the index)";
+	/* - 1 for the NUL, - 1 for the "~" of the name it is made under (consumers.c) */
+	if (strlen(tmpl) - 2 + strlen(last) > RPS_CONSUMER_PATH_MAX - 2) {
+		*why = "the path is too long for a socket (at most 106 characters with the index)";
 		return -ENAMETOOLONG;
 	}
 	return 0;
