@@ -426,10 +426,22 @@ def check_refusals(F, binary, tmp, inp):
         with open(cfg, 'w') as f:
             f.write('; consumers from the file\n[dataplane]\n%s\n' % text)
         cases.append((['--config', cfg], want % cfg))
+    # a path that exists (a stale socket, another dpdk-rps): refused, and left as it was
+    taken = os.path.join(tmp, 'taken-c%u.sock')
+    with open(taken % 1, 'w') as f:
+        f.write('not ours\n')
+    cases.append((['--consumers', '2', '--consumer-socket', taken],
+                  '--consumers: consumer 1: cannot put its socket at %s (File exists): in '
+                  'use by another process' % (taken % 1)))
     for app, want in cases:
         r = rpstest.run_rps(binary, eal, app, timeout=30, prefix=prefix)
         F.check(r.rc == 2 and ('dpdk-rps: ' + want) in r.stderr,
                 'refusal %s: rc %s, stderr %s' % (app, r.rc, r.stderr[-300:]))
+    # consumer 0's socket, published before consumer 1's was refused, is gone with it
+    F.check(open(taken % 1).read() == 'not ours\n' and not os.path.exists(taken % 0) and
+            not os.path.exists(taken % 1 + '~') and not os.path.exists(taken % 0 + '~'),
+            'refused start: consumer sockets left behind or the existing file touched: %s'
+            % sorted(os.listdir(tmp)))
     print('refusals: %d cases exit 2 naming the option or FILE:LINE' % len(cases))
 
 
