@@ -115,8 +115,10 @@ def check_shared_groups(F, binary, tmp, inp, frames):
     four. Every frame reaches one consumer of group 0 and consumer 2, byte for byte, each
     flow at one consumer of group 0 and in order everywhere; one mbuf with a reference per
     group; the packet's own accounting is group 0's."""
+    # and a steering rule: every UDP flow to consumer 1 (the 2nd of group 0: worker 1)
     r, caps, clients = run(binary, tmp, inp, 'shared', (0, 1, 2), 30000,
-                           ['--stats-interval', '1'], lcores=LCORES4, consumers='2,1')
+                           ['--stats-interval', '1', '--rule', 'udp -> consumer 1'],
+                           lcores=LCORES4, consumers='2,1')
     ctx = '4 workers, groups 2,1'
     s = rpstest.check_exit(F, r, ctx)
     if s is None:
@@ -157,6 +159,14 @@ def check_shared_groups(F, binary, tmp, inp, frames):
     F.check(not set(c0) & set(c1) and len(c0) + len(c1) == len(c2) == FLOWS and c0 and c1,
             '%s: group 0 split the %d flows %d/%d, %d in both' % (
                 ctx, len(c2), len(c0), len(c1), len(set(c0) & set(c1))))
+    udp = {rpstest.marker(f)[0] for f in frames if rpstest.parse_l3(f).proto == 17}
+    nudp = sum(1 for f in frames if rpstest.parse_l3(f).proto == 17)
+    rules = s.get('rules', [])
+    F.check(udp and udp <= set(c1) and not udp & set(c0) and len(rules) == 1 and
+            rules[0].get('hits') == nudp,
+            '%s: rule udp -> consumer 1: %d UDP flows, %d at consumer 1, %d at consumer 0; '
+            'rules %r (%d UDP frames)' % (ctx, len(udp), len(udp & set(c1)),
+                                          len(udp & set(c0)), rules, nudp))
     cons = s.get('consumers', [])
     F.check([(k['consumer'], k['group'], k['workers'], k['nb_queues']) for k in cons] ==
             [(0, 0, 2, 1), (1, 0, 2, 1), (2, 1, 4, 1)], '%s: consumers %r' % (ctx, cons))
@@ -181,7 +191,8 @@ def check_shared_groups(F, binary, tmp, inp, frames):
             '%s: consumer_delivered %s, not a copy per group' % (
                 ctx, [w['consumer_delivered'] for w in workers]))
     print('4 workers, groups 2,1: %d frames, %d flows: group 0 %d and %d, group 1 all, in '
-          'order, accounting exact' % (len(frames), FLOWS, len(caps[0]), len(caps[1])))
+          'order, accounting exact; the %d UDP flows at consumer 1 by the rule' % (
+              len(frames), FLOWS, len(caps[0]), len(caps[1]), len(udp)))
 
 
 def in_order(F, ctx, frames, where_name):
