@@ -126,6 +126,13 @@ struct rps_rx_lcore {
 	uint32_t rules_gen;
 	uint32_t rules_wait_gen;
 	uint64_t rules_swap_tail[RTE_MAX_LCORE];
+	/* bucket moves (rx_loop.c, moves_drained()): the first loop of the current run of
+	 * loops that deferred a move (0: none), whether it drains the backlogs for them now,
+	 * and each backlog's tail when the drain began */
+	uint64_t defer_tsc;
+	int move_drain;
+	uint64_t move_tail[RTE_MAX_LCORE];
+	const struct rps_map *seen_map[RPS_RX_QUEUES_MAX]; /* each queue's map last loop */
 	uint64_t rule_hits[RPS_RULES_MAX] __rte_cache_aligned; /* this RX lcore only writes */
 } __rte_cache_aligned;
 

@@ -142,6 +142,58 @@ rules_take(struct rps_app *app, struct rps_rx_lcore *rx, const struct rps_rules 
 	return 1;
 }
 
+/*
+ * A bucket moves off its old worker once that worker has processed the bucket's last packet
+ * (rps_steer.h); until then its packets still go there. A worker that never catches up (its
+ * backlog always deep: overloaded, or paced by backpressure at its own rate) always has one
+ * of the bucket's packets still to do, and the move waits for ever: a livelock that a map
+ * change under sustained overload showed. So when moves have been deferred for every loop
+ * over RPS_MOVE_WAIT_MS with the same maps (a map that keeps changing, a storm of reloads,
+ * defers new moves all the time while the older ones complete: no drain for that), the RX
+ * lcore takes nothing from its queues until each worker has
+ * processed what it had enqueued to it (the drain of new rules, rules_take()); then every
+ * deferred bucket's last packet is done and its next packet moves. Under overload this costs
+ * a pause of one backlog's worth of work per stuck move; order holds as for any move.
+ * @return 1 when no drain is on (or it just ended), 0 while the workers drain.
+ */
+#define RPS_MOVE_WAIT_MS 50u
+static int
+moves_drained(struct rps_app *app, struct rps_rx_lcore *rx)
+{
+	if (likely(!rx->move_drain))
+		return 1;
+	for (uint16_t w = 0; w < app->nb_workers; w++) {
+		const struct rps_backlog *b = rps_app_backlog(app, rx->index, w);
+
+		if (!rps_backlog_passed(b, rx->move_tail[w], 0) && !rps_backlog_failed(b))
+			return 0;
+	}
+	rx->move_drain = 0;
+	return 1;
+}
+
+/* After a loop that took packets: start a drain when its moves have waited too long. */
+static void
+moves_check(struct rps_app *app, struct rps_rx_lcore *rx, uint64_t deferred, uint64_t now,
+	    uint64_t wait)
+{
+	if (deferred == 0) {
+		rx->defer_tsc = 0;
+		return;
+	}
+	if (rx->defer_tsc == 0) {
+		rx->defer_tsc = now;
+		return;
+	}
+	if (now - rx->defer_tsc < wait)
+		return;
+	for (uint16_t w = 0; w < app->nb_workers; w++)
+		rx->move_tail[w] = rps_app_backlog(app, rx->index, w)->prod.tail;
+	rx->move_drain = 1;
+	rx->defer_tsc = 0;
+	RPS_CTR_ADD(rx->self.stats.move_drains, 1);
+}
+
 /* One RX lcore's loop: poll its (port, queue) pairs until a stop. RX lcore 0 also decides
  * when every RX lcore stops (--exit-when-idle, --duration) and tells the others (rx_stop). */
 static void
@@ -159,6 +211,7 @@ rx_loop(struct rps_app *app, struct rps_rx_lcore *rx)
 		app->start_tsc + (uint64_t)(app->opt.duration * (double)hz) : UINT64_MAX;
 	struct rps_idle backoff;
 	const uint16_t nb_poll = rps_test_rx_queues(app); /* nb_rxq but in fault tests */
+	const uint64_t move_wait = (uint64_t)RPS_MOVE_WAIT_MS * hz / 1000;
 
 	rps_idle_init(&backoff, app->opt.idle_spin_us, app->opt.idle_sleep_us, hz);
 	rps_idle_thread_init();
@@ -177,6 +230,9 @@ rx_loop(struct rps_app *app, struct rps_rx_lcore *rx)
 	       !__atomic_load_n(&app->rx_stop, __ATOMIC_RELAXED)) {
 		/* the rules of this loop (RCU: not held past its quiescent state) */
 		const struct rps_rules *rules = __atomic_load_n(&app->rules, __ATOMIC_ACQUIRE);
+		/* its own count: what this loop's bursts deferred */
+		const uint64_t deferred0 = __atomic_load_n(&st->migrations_deferred,
+							   __ATOMIC_RELAXED);
 		uint32_t got = 0;
 		uint16_t nb_queues;
 		int paused = 0;
@@ -193,6 +249,9 @@ rx_loop(struct rps_app *app, struct rps_rx_lcore *rx)
 		} else if (unlikely(!rules_take(app, rx, rules))) {
 			RPS_CTR_ADD(st->rules_swap_waits, 1);
 			paused = 1; /* new rules: the workers drain what the old ones steered */
+			nb_queues = 0;
+		} else if (unlikely(!moves_drained(app, rx))) {
+			paused = 1; /* a move waited too long: the workers drain (moves_check()) */
 			nb_queues = 0;
 		} else {
 			nb_queues = rx->nb_queues;
@@ -226,6 +285,10 @@ rx_loop(struct rps_app *app, struct rps_rx_lcore *rx)
 #endif
 			n = rps_steer_sanitize(pkts, n, app->rxq_port[q], st);
 			map = __atomic_load_n(&app->maps[q], __ATOMIC_ACQUIRE);
+			if (unlikely(map != rx->seen_map[k])) {
+				rx->seen_map[k] = map;
+				rx->defer_tsc = 0; /* a new map: its moves get their own wait */
+			}
 			steer->flow_limit = __atomic_load_n(&app->flow_limit, __ATOMIC_RELAXED);
 			if (map->nb_workers == 0) {
 				rps_process_burst(&rx->self, pkts, n);
@@ -254,12 +317,16 @@ rx_loop(struct rps_app *app, struct rps_rx_lcore *rx)
 			__atomic_store_n(&rx->busy_tsc, now, __ATOMIC_RELAXED);
 		if (got != 0) {
 			RPS_CTR_ADD(st->busy_polls, 1);
+			moves_check(app, rx, __atomic_load_n(&st->migrations_deferred,
+							     __ATOMIC_RELAXED) - deferred0,
+				    now, move_wait);
 		} else if (paused) {
 			rte_pause();
 			if (now >= deadline)
 				break;
 			continue;
 		} else {
+			rx->defer_tsc = 0; /* no packet waits on a move now */
 			__atomic_store_n(&rx->empty_tsc, now, __ATOMIC_RELAXED);
 			if (idle_ticks != 0 && first && all_idle(app, now, idle_ticks) &&
 			    backlogs_empty(app))

@@ -61,6 +61,8 @@ fail(struct parser *p, const char *fmt, ...)
 	return 0;
 }
 
+static size_t secret_key_prefix(const char *s, size_t n);
+
 /* A line of [rules]: one steering rule (rps_rules.h), kept with its line; inih gets an empty
  * line for it (it is not "key = value"). @return 0, or -1 after recording the error. */
 static int
@@ -72,6 +74,19 @@ rule_line(struct parser *p, const char *s, size_t n)
 	if (c->nb_rules >= RPS_RULES_MAX) {
 		fail(p, "[rules]: more than %u rules (the most --rule and [rules] may hold "
 		     "together)", RPS_RULES_MAX);
+		return -1;
+	}
+	/* "key = value" (no rule has a '='): a setting in the wrong section; and any line that
+	 * starts with a secret's key ("hash_seed: ..."; a rule's IPv6 prefix has ':'). The key
+	 * only: the value may be a secret (hash_seed, rss_key), which no message repeats */
+	const char *sep = memchr(s, '=', n);
+	size_t k = sep != NULL ? (size_t)(sep - s) : secret_key_prefix(s, n);
+
+	if (sep != NULL || k != 0) {
+		while (k > 0 && (s[k - 1] == ' ' || s[k - 1] == '\t'))
+			k--;
+		fail(p, "[rules]: '%.*s ...' is a setting, not a rule: settings go in the "
+		     "sections before [rules]", (int)RTE_MIN(k, (size_t)64), s);
 		return -1;
 	}
 	snprintf(text, sizeof(text), "%.*s", (int)n, s);

@@ -96,6 +96,7 @@ enum rps_drop_reason {
 	X(flows_migrated, "hash buckets moved to their new worker after a remap (RX lcore)")  \
 	X(failover_moves, "buckets moved off a stalled worker before it had processed their packets: the one move that may reorder a flow (RX lcore)") \
 	X(migrations_deferred, "packets kept on a bucket's old worker until it drained it (RX lcore)") \
+	X(move_drains, "bucket moves that waited over RPS_MOVE_WAIT_MS on an old worker that never caught up: the RX lcore took nothing until the workers drained (RX lcore)") \
 	X(rule_steered, "packets a steering rule sent to its worker, past the map (RX lcore)") \
 	X(rules_swap_waits, "RX loop iterations that took nothing from the port while the workers drained what was steered before new rules (RX lcore)") \
 	X(pkts_ipv4, "IPv4 packets seen by the parse stage")                                 \

@@ -213,7 +213,10 @@ def failover(F, binary, tmp):
     vd, txa, txb = vdevs(tmp, ctx, pa, pb)
     prefix = rpstest.unique_prefix()
     res = rpstest.run_rps(binary, rpstest.eal_args(prefix, lcores=LCORES, vdevs=vd),
-                          ['--forward', '0:1', '--map', '0xe', '--backlog', '1024',
+                          # a backlog that holds the stalled worker's share for 2 s: the
+                          # control thread sees the stall late on a loaded machine (CI's
+                          # ASan run: 25 backlog_full with 1024)
+                          ['--forward', '0:1', '--map', '0xe', '--backlog', '4096',
                            '--stall-timeout', '200', '--exit-when-idle', '300'],
                           prefix=prefix, summary_path=os.path.join(tmp, ctx + '.json'),
                           env={'RPS_TEST_WORKER_STALL': '0:1000:600',
