@@ -132,10 +132,6 @@ static inline void
 bucket_stats_add(struct rps_bucket_stats *s, const struct rps_map *map, const uint32_t *hv,
 		 struct rte_mbuf *const *pkts, uint16_t n)
 {
-	const uint32_t mask = map->mask;
-
-	if (unlikely(s->mask != mask))
-		bucket_stats_resize(s, mask);
 	for (uint16_t i = 0; i < n; i++) {
 		struct rps_bucket_ctr *c = &s->b[rps_map_bucket(map, hv[i])];
 
@@ -281,6 +277,37 @@ group_add(struct rps_steer_ctx *ctx, uint16_t w, struct rte_mbuf *m, uint32_t h,
 	}
 	ctx->groups[(uint32_t)w * ctx->burst_max + glen[w]++] = m;
 	return 1;
+}
+
+/* The common case of steps 2 and 3 in one pass (a settled map, no rule matched, no flow
+ * limit): each packet's bucket of the map, its counters (@p s, or NULL: a constant in each
+ * inlined copy), its worker and its group. One loop instead of three: the hash, the bucket and
+ * the worker stay in registers, and appending is two stores, no call. */
+static __rte_always_inline void
+map_pass(struct rps_steer_ctx *ctx, const struct rps_map *map, struct rps_bucket_stats *s,
+	 struct rte_mbuf **pkts, const uint32_t *hv, uint16_t n, uint16_t *nb_touched)
+{
+	struct rte_mbuf **groups = ctx->groups;
+	uint16_t *glen = ctx->group_len;
+	const uint32_t bmax = ctx->burst_max;
+	uint16_t nt = *nb_touched;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const uint32_t bkt = rps_map_bucket(map, hv[i]);
+		const uint16_t w = map->table[bkt];
+		const uint16_t len = glen[w];
+
+		if (s != NULL) {
+			s->b[bkt].packets++;
+			s->b[bkt].bytes += m->pkt_len;
+		}
+		if (len == 0)
+			ctx->touched[nt++] = w;
+		groups[(uint32_t)w * bmax + len] = m;
+		glen[w] = (uint16_t)(len + 1);
+	}
+	*nb_touched = nt;
 }
 
 /* Backpressure: enqueue what fits of the groups of touched[0..nb_held); keep the rest at the
@@ -456,10 +483,20 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 	if (ctx->order != NULL)
 		for (uint16_t i = 0; i < n; i++)
 			rps_order_stamp(ctx->order, pkts[i], hv[i], ctx->queue);
-	if (bstats != NULL)
-		bucket_stats_add(bstats, map, hv, pkts, n);
+	if (bstats != NULL && unlikely(bstats->mask != map->mask))
+		bucket_stats_resize(bstats, map->mask);
 
 	/* 2. targets, and 3. groups */
+	if (likely(rt == NULL && !ctx->flow_limit) &&
+	    (buckets == NULL || rps_buckets_settled(buckets, map))) {
+		if (bstats != NULL)
+			map_pass(ctx, map, bstats, pkts, hv, n, &nb_touched);
+		else
+			map_pass(ctx, map, NULL, pkts, hv, n, &nb_touched);
+		goto enqueue;
+	}
+	if (bstats != NULL)
+		bucket_stats_add(bstats, map, hv, pkts, n);
 	if (buckets == NULL || rps_buckets_settled(buckets, map)) {
 		if (likely(rt == NULL))
 			for (uint16_t i = 0; i < n; i++)
@@ -485,6 +522,7 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 	}
 
 	/* 4. one enqueue per worker touched */
+enqueue:
 	if (unlikely(ctx->backpressure)) {
 		ctx->nb_held = nb_touched;
 		sent += place_held(ctx);
