@@ -279,33 +279,48 @@ group_add(struct rps_steer_ctx *ctx, uint16_t w, struct rte_mbuf *m, uint32_t h,
 	return 1;
 }
 
-/* The common case of steps 2 and 3 in one pass (a settled map, no rule matched, no flow
- * limit): each packet's bucket of the map, its counters (@p s, or NULL: a constant in each
- * inlined copy), its worker and its group. One loop instead of three: the hash, the bucket and
- * the worker stay in registers, and appending is two stores, no call. */
+/* The common case of steps 2 and 3 (a settled map, no rule matched, no flow limit): each
+ * packet's bucket of the map, its counters (@p s, or NULL: a constant in each inlined copy)
+ * and its worker in one pass, then the groups. A burst whose packets all want one worker (one
+ * worker, or a train of one flow) becomes its group in one copy: appending packet by packet
+ * makes each append wait for the previous one's group length (a store-to-load chain through
+ * memory, about 5 cycles a packet) when consecutive packets go to the same worker. */
 static __rte_always_inline void
 map_pass(struct rps_steer_ctx *ctx, const struct rps_map *map, struct rps_bucket_stats *s,
 	 struct rte_mbuf **pkts, const uint32_t *hv, uint16_t n, uint16_t *nb_touched)
 {
 	struct rte_mbuf **groups = ctx->groups;
 	uint16_t *glen = ctx->group_len;
+	uint16_t *tv = ctx->target;
 	const uint32_t bmax = ctx->burst_max;
-	uint16_t nt = *nb_touched;
+	const uint16_t w0 = rps_map_worker(map, hv[0]);
+	uint16_t nt = *nb_touched, diff = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
 		const uint32_t bkt = rps_map_bucket(map, hv[i]);
 		const uint16_t w = map->table[bkt];
-		const uint16_t len = glen[w];
 
 		if (s != NULL) {
 			s->b[bkt].packets++;
-			s->b[bkt].bytes += m->pkt_len;
+			s->b[bkt].bytes += pkts[i]->pkt_len;
 		}
-		if (len == 0)
-			ctx->touched[nt++] = w;
-		groups[(uint32_t)w * bmax + len] = m;
-		glen[w] = (uint16_t)(len + 1);
+		tv[i] = w;
+		diff |= w ^ w0;
+	}
+	if (diff == 0) {
+		/* the group is empty: no packet of this burst was added yet */
+		memcpy(&groups[(uint32_t)w0 * bmax], pkts, n * sizeof(*pkts));
+		glen[w0] = n;
+		ctx->touched[nt++] = w0;
+	} else {
+		for (uint16_t i = 0; i < n; i++) {
+			const uint16_t w = tv[i], len = glen[w];
+
+			if (len == 0)
+				ctx->touched[nt++] = w;
+			groups[(uint32_t)w * bmax + len] = pkts[i];
+			glen[w] = (uint16_t)(len + 1);
+		}
 	}
 	*nb_touched = nt;
 }
@@ -487,7 +502,7 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 		bucket_stats_resize(bstats, map->mask);
 
 	/* 2. targets, and 3. groups */
-	if (likely(rt == NULL && !ctx->flow_limit) &&
+	if (likely(rt == NULL && !ctx->flow_limit && n != 0) &&
 	    (buckets == NULL || rps_buckets_settled(buckets, map))) {
 		if (bstats != NULL)
 			map_pass(ctx, map, bstats, pkts, hv, n, &nb_touched);
