@@ -279,39 +279,26 @@ group_add(struct rps_steer_ctx *ctx, uint16_t w, struct rte_mbuf *m, uint32_t h,
 	return 1;
 }
 
-/* The common case of steps 2 and 3 (a settled map, no rule matched, no flow limit): each
- * packet's bucket of the map, its counters (@p s, or NULL: a constant in each inlined copy)
- * and its worker in one pass, then the groups. A burst whose packets all want one worker (one
- * worker, or a train of one flow) becomes its group in one copy: appending packet by packet
- * makes each append wait for the previous one's group length (a store-to-load chain through
- * memory, about 5 cycles a packet) when consecutive packets go to the same worker. */
+/* Step 3 of the common case: the groups of the burst, whose workers fast_pass() left in
+ * ctx->target. A burst whose packets all want one worker (@p one: one worker, or a train of
+ * one flow) becomes its group in one copy: appending packet by packet makes each append wait
+ * for the previous one's group length (a store-to-load chain through memory, about 5 cycles
+ * a packet) when consecutive packets go to the same worker. */
 static __rte_always_inline void
-map_pass(struct rps_steer_ctx *ctx, const struct rps_map *map, struct rps_bucket_stats *s,
-	 struct rte_mbuf **pkts, const uint32_t *hv, uint16_t n, uint16_t *nb_touched)
+group_targets(struct rps_steer_ctx *ctx, struct rte_mbuf **pkts, uint16_t n, int one,
+	      uint16_t *nb_touched)
 {
 	struct rte_mbuf **groups = ctx->groups;
 	uint16_t *glen = ctx->group_len;
-	uint16_t *tv = ctx->target;
+	const uint16_t *tv = ctx->target;
 	const uint32_t bmax = ctx->burst_max;
-	const uint16_t w0 = rps_map_worker(map, hv[0]);
-	uint16_t nt = *nb_touched, diff = 0;
+	uint16_t nt = *nb_touched;
 
-	for (uint16_t i = 0; i < n; i++) {
-		const uint32_t bkt = rps_map_bucket(map, hv[i]);
-		const uint16_t w = map->table[bkt];
-
-		if (s != NULL) {
-			s->b[bkt].packets++;
-			s->b[bkt].bytes += pkts[i]->pkt_len;
-		}
-		tv[i] = w;
-		diff |= w ^ w0;
-	}
-	if (diff == 0) {
-		/* the group is empty: no packet of this burst was added yet */
-		memcpy(&groups[(uint32_t)w0 * bmax], pkts, n * sizeof(*pkts));
-		glen[w0] = n;
-		ctx->touched[nt++] = w0;
+	if (one) {
+		/* the group is empty: rps_steer_burst() starts with every group empty */
+		memcpy(&groups[(uint32_t)tv[0] * bmax], pkts, n * sizeof(*pkts));
+		glen[tv[0]] = n;
+		ctx->touched[nt++] = tv[0];
 	} else {
 		for (uint16_t i = 0; i < n; i++) {
 			const uint16_t w = tv[i], len = glen[w];
@@ -323,6 +310,62 @@ map_pass(struct rps_steer_ctx *ctx, const struct rps_map *map, struct rps_bucket
 		}
 	}
 	*nb_touched = nt;
+}
+
+/*
+ * Steps 1 to 3 in the common case (a settled map, no rule matched, no flow limit, no order
+ * check): per packet its hash (headers prefetched when hashed in software), its bucket of the
+ * map, the bucket's counters (@p s, or NULL: a constant in each inlined copy) and its worker,
+ * in one loop (the hash, the bucket and the worker stay in registers); then the groups.
+ */
+static __rte_always_inline void
+fast_pass(struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
+	  const struct rps_map *map, struct rps_bucket_stats *s, struct rte_mbuf **pkts,
+	  uint16_t n, uint16_t *nb_touched, uint32_t *computed)
+{
+	const int pf = ctx->mode == RPS_HASH_JHASH || ctx->prefetch;
+	uint16_t *tv = ctx->target;
+	uint16_t any = 0, all = UINT16_MAX; /* OR and AND of the workers: equal iff one */
+
+	if (pf)
+		for (uint16_t i = 0; i < RTE_MIN(n, (uint16_t)RPS_STEER_PREFETCH); i++)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint32_t bkt;
+		uint16_t w;
+
+		if (pf && i + RPS_STEER_PREFETCH < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + RPS_STEER_PREFETCH], void *));
+		bkt = rps_map_bucket(map, rps_steer_flow_hash(ctx, hs, m, computed));
+		w = map->table[bkt];
+		if (s != NULL) {
+			s->b[bkt].packets++;
+			s->b[bkt].bytes += m->pkt_len;
+		}
+		tv[i] = w;
+		any |= w;
+		all &= w;
+	}
+	group_targets(ctx, pkts, n, any == all, nb_touched);
+}
+
+/* Step 1 of the general path: every packet's hash into ctx->hashes. */
+static void
+hash_pass(struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
+	  struct rte_mbuf **pkts, uint16_t n, uint32_t *computed)
+{
+	const int pf = ctx->mode == RPS_HASH_JHASH || ctx->prefetch;
+	uint32_t *hv = ctx->hashes;
+
+	if (pf)
+		for (uint16_t i = 0; i < RTE_MIN(n, (uint16_t)RPS_STEER_PREFETCH); i++)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	for (uint16_t i = 0; i < n; i++) {
+		if (pf && i + RPS_STEER_PREFETCH < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + RPS_STEER_PREFETCH], void *));
+		hv[i] = rps_steer_flow_hash(ctx, hs, pkts[i], computed);
+	}
 }
 
 /* Backpressure: enqueue what fits of the groups of touched[0..nb_held); keep the rest at the
@@ -479,65 +522,48 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 				rt = ctx->rule_target;
 	}
 
-	/* 1. hashes: the NIC's, or the flow key's under the function the settings chose */
+	/* 1. hashes: the NIC's, or the flow key's under the function the settings chose;
+	 * 2. each packet's worker; 3. one group per worker */
 	hs = rps_steer_hasher(ctx);
-	if (ctx->mode == RPS_HASH_JHASH || ctx->prefetch) {
-		const uint16_t ahead = RTE_MIN(n, (uint16_t)RPS_STEER_PREFETCH);
-
-		for (uint16_t i = 0; i < ahead; i++)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
-		for (uint16_t i = 0; i < n; i++) {
-			if (i + RPS_STEER_PREFETCH < n)
-				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + RPS_STEER_PREFETCH], void *));
-			hv[i] = rps_steer_flow_hash(ctx, &hs, pkts[i], &computed);
-		}
-	} else {
-		for (uint16_t i = 0; i < n; i++)
-			hv[i] = rps_steer_flow_hash(ctx, &hs, pkts[i], &computed);
-	}
-	if (ctx->order != NULL)
-		for (uint16_t i = 0; i < n; i++)
-			rps_order_stamp(ctx->order, pkts[i], hv[i], ctx->queue);
 	if (bstats != NULL && unlikely(bstats->mask != map->mask))
 		bucket_stats_resize(bstats, map->mask);
-
-	/* 2. targets, and 3. groups */
-	if (likely(rt == NULL && !ctx->flow_limit && n != 0) &&
+	if (likely(rt == NULL && !ctx->flow_limit && ctx->order == NULL && n != 0) &&
 	    (buckets == NULL || rps_buckets_settled(buckets, map))) {
+		/* the common case, in one pass */
 		if (bstats != NULL)
-			map_pass(ctx, map, bstats, pkts, hv, n, &nb_touched);
+			fast_pass(ctx, &hs, map, bstats, pkts, n, &nb_touched, &computed);
 		else
-			map_pass(ctx, map, NULL, pkts, hv, n, &nb_touched);
-		goto enqueue;
-	}
-	if (bstats != NULL)
-		bucket_stats_add(bstats, map, hv, pkts, n);
-	if (buckets == NULL || rps_buckets_settled(buckets, map)) {
-		if (likely(rt == NULL))
-			for (uint16_t i = 0; i < n; i++)
-				tv[i] = rps_map_worker(map, hv[i]);
-		else
-			for (uint16_t i = 0; i < n; i++)
-				tv[i] = rt[i] != RPS_RULE_NONE ? rt[i] : rps_map_worker(map, hv[i]);
-		for (uint16_t i = 0; i < n; i++)
-			group_add(ctx, tv[i], pkts[i], hv[i], &nb_touched, &limited);
+			fast_pass(ctx, &hs, map, NULL, pkts, n, &nb_touched, &computed);
 	} else {
-		/* a new map: per packet, a bucket moves only once its old worker drained it;
-		 * targets depend on the groups built so far, so both passes go together */
-		if (buckets->tails_stale)
-			refresh_tails(ctx, buckets);
-		for (uint16_t i = 0; i < n; i++) {
-			uint16_t w = rt != NULL && rt[i] != RPS_RULE_NONE ? rt[i] :
-				     bucket_worker(ctx, map, buckets, hv[i], &moved, &deferred);
+		hash_pass(ctx, &hs, pkts, n, &computed);
+		if (ctx->order != NULL)
+			for (uint16_t i = 0; i < n; i++)
+				rps_order_stamp(ctx->order, pkts[i], hv[i], ctx->queue);
+		if (bstats != NULL)
+			bucket_stats_add(bstats, map, hv, pkts, n);
+		if (buckets == NULL || rps_buckets_settled(buckets, map)) {
+			for (uint16_t i = 0; i < n; i++)
+				tv[i] = rt != NULL && rt[i] != RPS_RULE_NONE ? rt[i] :
+					rps_map_worker(map, hv[i]);
+			for (uint16_t i = 0; i < n; i++)
+				group_add(ctx, tv[i], pkts[i], hv[i], &nb_touched, &limited);
+		} else {
+			/* a new map: per packet, a bucket moves only once its old worker drained
+			 * it; targets depend on the groups built so far, so both go together */
+			if (buckets->tails_stale)
+				refresh_tails(ctx, buckets);
+			for (uint16_t i = 0; i < n; i++) {
+				uint16_t w = rt != NULL && rt[i] != RPS_RULE_NONE ? rt[i] :
+					bucket_worker(ctx, map, buckets, hv[i], &moved, &deferred);
 
-			/* a refused packet leaves its bucket's last_tail one ahead: harmless,
-			 * the next packet of that worker takes the position */
-			group_add(ctx, w, pkts[i], hv[i], &nb_touched, &limited);
+				/* a refused packet leaves its bucket's last_tail one ahead:
+				 * harmless, the next packet of that worker takes the position */
+				group_add(ctx, w, pkts[i], hv[i], &nb_touched, &limited);
+			}
 		}
 	}
 
 	/* 4. one enqueue per worker touched */
-enqueue:
 	if (unlikely(ctx->backpressure)) {
 		ctx->nb_held = nb_touched;
 		sent += place_held(ctx);
