@@ -36,7 +36,9 @@ rps_steer_init(struct rps_steer_ctx *ctx, enum rps_hash_mode mode, uint32_t seed
 					    RTE_CACHE_LINE_SIZE, socket);
 	ctx->rule_target = rte_zmalloc_socket("rps_steer", sizeof(uint16_t) * burst_max,
 					      RTE_CACHE_LINE_SIZE, socket);
-	if (ctx->rule_target == NULL || ctx->groups == NULL || ctx->group_len == NULL ||
+	ctx->keys = rte_zmalloc_socket("rps_steer", sizeof(ctx->keys[0]) * burst_max,
+				       RTE_CACHE_LINE_SIZE, socket);
+	if (ctx->keys == NULL || ctx->rule_target == NULL || ctx->groups == NULL || ctx->group_len == NULL ||
 	    ctx->touched == NULL || ctx->hashes == NULL || ctx->target == NULL ||
 	    ctx->head_snap == NULL) {
 		rps_steer_fini(ctx);
@@ -55,6 +57,8 @@ rps_steer_fini(struct rps_steer_ctx *ctx)
 	rte_free(ctx->target);
 	rte_free(ctx->head_snap);
 	rte_free(ctx->rule_target);
+	rte_free(ctx->keys);
+	ctx->keys = NULL;
 	ctx->head_snap = NULL;
 	ctx->rule_target = NULL;
 	ctx->groups = NULL;
@@ -312,6 +316,39 @@ group_targets(struct rps_steer_ctx *ctx, struct rte_mbuf **pkts, uint16_t n, int
 	*nb_touched = nt;
 }
 
+/* Headers prefetched RPS_STEER_PREFETCH packets ahead of the one hashed in software: the
+ * first ones before the loop (then call with each i). */
+static __rte_always_inline void
+prefetch_ahead(struct rte_mbuf *const *pkts, uint16_t n, int first, uint16_t i)
+{
+	if (first) {
+		for (uint16_t j = 0; j < RTE_MIN(n, (uint16_t)RPS_STEER_PREFETCH); j++)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[j], void *));
+	} else if (i + RPS_STEER_PREFETCH < n) {
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + RPS_STEER_PREFETCH], void *));
+	}
+}
+
+/* Packet i's hash: from the key the rules extracted (@p keys, non-NULL only when the hash is
+ * software without --inner, rules_pass()), put in canonical order when symmetric, as
+ * rps_steer_key_then_hash() would; else (and for a frame without an IP flow, whose layer-2
+ * key is sorted where it is made) rps_steer_flow_hash(). */
+static __rte_always_inline uint32_t
+packet_hash(const struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
+	    const struct rps_flow_key *keys, struct rte_mbuf *const *pkts, uint16_t i,
+	    uint32_t *computed)
+{
+	if (keys != NULL && likely(keys[i].family != 0)) {
+		struct rps_flow_key k = keys[i];
+
+		(*computed)++;
+		if (hs->sort)
+			rps_flow_key_symmetric(&k);
+		return rps_steer_key_hash(ctx, hs->fn, &k, k.family);
+	}
+	return rps_steer_flow_hash(ctx, hs, pkts[i], computed);
+}
+
 /*
  * Steps 1 to 3 in the common case (a settled map, no rule matched, no flow limit, no order
  * check): per packet its hash (headers prefetched when hashed in software), its bucket of the
@@ -320,24 +357,24 @@ group_targets(struct rps_steer_ctx *ctx, struct rte_mbuf **pkts, uint16_t n, int
  */
 static __rte_always_inline void
 fast_pass(struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
-	  const struct rps_map *map, struct rps_bucket_stats *s, struct rte_mbuf **pkts,
-	  uint16_t n, uint16_t *nb_touched, uint32_t *computed)
+	  const struct rps_map *map, struct rps_bucket_stats *s, const struct rps_flow_key *keys,
+	  struct rte_mbuf **pkts, uint16_t n, uint16_t *nb_touched, uint32_t *computed)
 {
-	const int pf = ctx->mode == RPS_HASH_JHASH || ctx->prefetch;
+	/* the rules' pass read the headers already when it extracted the keys */
+	const int pf = keys == NULL && (ctx->mode == RPS_HASH_JHASH || ctx->prefetch);
 	uint16_t *tv = ctx->target;
 	uint16_t any = 0, all = UINT16_MAX; /* OR and AND of the workers: equal iff one */
 
 	if (pf)
-		for (uint16_t i = 0; i < RTE_MIN(n, (uint16_t)RPS_STEER_PREFETCH); i++)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+		prefetch_ahead(pkts, n, 1, 0);
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint32_t bkt;
 		uint16_t w;
 
-		if (pf && i + RPS_STEER_PREFETCH < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + RPS_STEER_PREFETCH], void *));
-		bkt = rps_map_bucket(map, rps_steer_flow_hash(ctx, hs, m, computed));
+		if (pf)
+			prefetch_ahead(pkts, n, 0, i);
+		bkt = rps_map_bucket(map, packet_hash(ctx, hs, keys, pkts, i, computed));
 		w = map->table[bkt];
 		if (s != NULL) {
 			s->b[bkt].packets++;
@@ -353,18 +390,18 @@ fast_pass(struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
 /* Step 1 of the general path: every packet's hash into ctx->hashes. */
 static void
 hash_pass(struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
-	  struct rte_mbuf **pkts, uint16_t n, uint32_t *computed)
+	  const struct rps_flow_key *keys, struct rte_mbuf **pkts, uint16_t n,
+	  uint32_t *computed)
 {
-	const int pf = ctx->mode == RPS_HASH_JHASH || ctx->prefetch;
+	const int pf = keys == NULL && (ctx->mode == RPS_HASH_JHASH || ctx->prefetch);
 	uint32_t *hv = ctx->hashes;
 
 	if (pf)
-		for (uint16_t i = 0; i < RTE_MIN(n, (uint16_t)RPS_STEER_PREFETCH); i++)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+		prefetch_ahead(pkts, n, 1, 0);
 	for (uint16_t i = 0; i < n; i++) {
-		if (pf && i + RPS_STEER_PREFETCH < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + RPS_STEER_PREFETCH], void *));
-		hv[i] = rps_steer_flow_hash(ctx, hs, pkts[i], computed);
+		if (pf)
+			prefetch_ahead(pkts, n, 0, i);
+		hv[i] = packet_hash(ctx, hs, keys, pkts, i, computed);
 	}
 }
 
@@ -463,15 +500,29 @@ const rps_steer_key_hash_t rps_steer_key_hashers[8] = {
 
 /* The rules' pass: classify the burst, count each rule's hits, free what a drop rule matched
  * (counted as `rule`), and compact the rest with their rule's worker in ctx->rule_target
- * (RPS_RULE_NONE: the map decides). @return packets kept. */
+ * (RPS_RULE_NONE: the map decides). With @p share (the hash is software, without --inner)
+ * the flow keys are extracted into ctx->keys, headers prefetched, and kept in step with the
+ * packets, so that the hash reads them instead of extracting them again.
+ * @return packets kept. */
 static uint16_t
-rules_pass(struct rps_steer_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
+rules_pass(struct rps_steer_ctx *ctx, struct rte_mbuf **pkts, uint16_t n, int share)
 {
 	const struct rps_rules *rs = ctx->rules;
+	struct rps_flow_key *keys = ctx->keys;
 	uint16_t *rt = ctx->rule_target;
-	uint16_t kept = 0, dropped = 0, steered = 0;
+	uint16_t kept = 0, dropped = 0, steered = 0, matched;
 
-	if (rps_rules_classify(rs, pkts, n, rt) == 0)
+	if (share) {
+		prefetch_ahead(pkts, n, 1, 0);
+		for (uint16_t i = 0; i < n; i++) {
+			prefetch_ahead(pkts, n, 0, i);
+			(void)rps_flow_key_get(pkts[i], 0, NULL, &keys[i]);
+		}
+		matched = rps_rules_classify_keys(rs, keys, n, rt);
+	} else {
+		matched = rps_rules_classify(rs, pkts, n, rt);
+	}
+	if (matched == 0)
 		return n;
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -488,6 +539,8 @@ rules_pass(struct rps_steer_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 			}
 			steered++;
 		}
+		if (share && kept != i)
+			keys[kept] = keys[i];
 		rt[kept] = t;
 		pkts[kept++] = m;
 	}
@@ -507,6 +560,7 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 	uint16_t *tv = ctx->target;
 	const uint32_t bmax = ctx->burst_max;
 	const uint16_t *rt = NULL; /* each packet's rule worker, when a rule matched any */
+	const struct rps_flow_key *keys = NULL; /* the rules' keys, when the hash takes them */
 	struct rps_steer_hasher hs;
 	uint16_t nb_touched = 0;
 	uint32_t sent = 0, computed = 0, moved = 0, deferred = 0, limited = 0;
@@ -514,9 +568,15 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 	RTE_ASSERT(n <= ctx->burst_max);
 	RTE_ASSERT(buckets == NULL || buckets->mask >= map->mask);
 
-	/* 0. the rules, before the map: drops leave the burst, matches get their worker */
+	hs = rps_steer_hasher(ctx);
+	/* 0. the rules, before the map: drops leave the burst, matches get their worker; their
+	 * flow keys are the software hash's too (not with the NIC's hash, nor with --inner,
+	 * which hashes the inner packet's key) */
 	if (ctx->rules != NULL && ctx->rules->nb_rules != 0) {
-		n = rules_pass(ctx, pkts, n);
+		const int share = !hs.nic && hs.tunnels == NULL;
+
+		n = rules_pass(ctx, pkts, n, share);
+		keys = share ? ctx->keys : NULL;
 		for (uint16_t i = 0; i < n && rt == NULL; i++)
 			if (ctx->rule_target[i] != RPS_RULE_NONE)
 				rt = ctx->rule_target;
@@ -524,18 +584,20 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 
 	/* 1. hashes: the NIC's, or the flow key's under the function the settings chose;
 	 * 2. each packet's worker; 3. one group per worker */
-	hs = rps_steer_hasher(ctx);
 	if (bstats != NULL && unlikely(bstats->mask != map->mask))
 		bucket_stats_resize(bstats, map->mask);
 	if (likely(rt == NULL && !ctx->flow_limit && ctx->order == NULL && n != 0) &&
 	    (buckets == NULL || rps_buckets_settled(buckets, map))) {
-		/* the common case, in one pass */
-		if (bstats != NULL)
-			fast_pass(ctx, &hs, map, bstats, pkts, n, &nb_touched, &computed);
+		/* the common case, in one pass (compiled without keys, with and without counters:
+		 * rules cost nothing when there are none) */
+		if (keys != NULL)
+			fast_pass(ctx, &hs, map, bstats, keys, pkts, n, &nb_touched, &computed);
+		else if (bstats != NULL)
+			fast_pass(ctx, &hs, map, bstats, NULL, pkts, n, &nb_touched, &computed);
 		else
-			fast_pass(ctx, &hs, map, NULL, pkts, n, &nb_touched, &computed);
+			fast_pass(ctx, &hs, map, NULL, NULL, pkts, n, &nb_touched, &computed);
 	} else {
-		hash_pass(ctx, &hs, pkts, n, &computed);
+		hash_pass(ctx, &hs, keys, pkts, n, &computed);
 		if (ctx->order != NULL)
 			for (uint16_t i = 0; i < n; i++)
 				rps_order_stamp(ctx->order, pkts[i], hv[i], ctx->queue);
