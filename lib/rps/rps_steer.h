@@ -74,8 +74,8 @@ struct rps_steer_ctx {
 	uint16_t *target;
 	uint64_t *head_snap;         /**< [nb_workers]: worker's head when first touched */
 	uint16_t *rule_target;       /**< [burst_max]: a rule's worker, or RPS_RULE_NONE */
-	struct rps_flow_key *keys;   /**< [burst_max]: the rules' flow keys; with a software
-				      * hash each is hashed as it is extracted (once) */
+	struct rps_flow_key *keys;   /**< [burst_max]: the rules' flow keys, hashed without
+				      * being extracted again when the hash is software */
 	/** The key of RPS_HASH_TOEPLITZ: zeroed by rps_steer_init(); the caller prepares it
 	 * with rps_toeplitz_init() before the first burst. Last: it is large and read only
 	 * in that mode. */

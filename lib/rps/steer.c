@@ -38,9 +38,9 @@ rps_steer_init(struct rps_steer_ctx *ctx, enum rps_hash_mode mode, uint32_t seed
 					      RTE_CACHE_LINE_SIZE, socket);
 	ctx->keys = rte_zmalloc_socket("rps_steer", sizeof(ctx->keys[0]) * burst_max,
 				       RTE_CACHE_LINE_SIZE, socket);
-	if (ctx->keys == NULL || ctx->rule_target == NULL || ctx->groups == NULL ||
-	    ctx->group_len == NULL || ctx->touched == NULL || ctx->hashes == NULL ||
-	    ctx->target == NULL || ctx->head_snap == NULL) {
+	if (ctx->keys == NULL || ctx->rule_target == NULL || ctx->groups == NULL || ctx->group_len == NULL ||
+	    ctx->touched == NULL || ctx->hashes == NULL || ctx->target == NULL ||
+	    ctx->head_snap == NULL) {
 		rps_steer_fini(ctx);
 		return -ENOMEM;
 	}
@@ -329,38 +329,39 @@ prefetch_ahead(struct rte_mbuf *const *pkts, uint16_t n, int first, uint16_t i)
 	}
 }
 
-/* The hash of @p m whose flow key @p key the rules' pass extracted (outer, not sorted): put in
- * canonical order when symmetric and hashed, as rps_steer_key_then_hash() would hash the key
- * it extracts; a frame without an IP flow (its layer-2 key is sorted where it is made) goes
- * through rps_steer_flow_hash(). The hash is software here (rules_pass()). */
+/* Packet i's hash: from the key the rules extracted (@p keys, non-NULL only when the hash is
+ * software without --inner, rules_pass()), put in canonical order when symmetric, as
+ * rps_steer_key_then_hash() would; else (and for a frame without an IP flow, whose layer-2
+ * key is sorted where it is made) rps_steer_flow_hash(). */
 static __rte_always_inline uint32_t
-key_hash(const struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
-	 const struct rps_flow_key *key, const struct rte_mbuf *m)
+packet_hash(const struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
+	    const struct rps_flow_key *keys, struct rte_mbuf *const *pkts, uint16_t i,
+	    uint32_t *computed)
 {
-	struct rps_flow_key k = *key;
-	uint32_t computed = 0;
+	if (keys != NULL && likely(keys[i].family != 0)) {
+		struct rps_flow_key k = keys[i];
 
-	if (unlikely(k.family == 0))
-		return rps_steer_flow_hash(ctx, hs, m, &computed);
-	if (hs->sort)
-		rps_flow_key_symmetric(&k);
-	return rps_steer_key_hash(ctx, hs->fn, &k, k.family);
+		(*computed)++;
+		if (hs->sort)
+			rps_flow_key_symmetric(&k);
+		return rps_steer_key_hash(ctx, hs->fn, &k, k.family);
+	}
+	return rps_steer_flow_hash(ctx, hs, pkts[i], computed);
 }
 
 /*
  * Steps 1 to 3 in the common case (a settled map, no rule matched, no flow limit, no order
- * check): per packet its hash (@p given by the rules' pass, else computed here, headers
- * prefetched when hashed in software), its bucket of the map, the bucket's counters (@p s,
- * or NULL: a constant in each inlined copy) and its worker, in one loop (the hash, the bucket
- * and the worker stay in registers); then the groups.
+ * check): per packet its hash (headers prefetched when hashed in software), its bucket of the
+ * map, the bucket's counters (@p s, or NULL: a constant in each inlined copy) and its worker,
+ * in one loop (the hash, the bucket and the worker stay in registers); then the groups.
  */
 static __rte_always_inline void
 fast_pass(struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
-	  const struct rps_map *map, struct rps_bucket_stats *s, const uint32_t *given,
+	  const struct rps_map *map, struct rps_bucket_stats *s, const struct rps_flow_key *keys,
 	  struct rte_mbuf **pkts, uint16_t n, uint16_t *nb_touched, uint32_t *computed)
 {
-	/* hashes given: the rules' pass computed them, headers read */
-	const int pf = given == NULL && (ctx->mode == RPS_HASH_JHASH || ctx->prefetch);
+	/* the rules' pass read the headers already when it extracted the keys */
+	const int pf = keys == NULL && (ctx->mode == RPS_HASH_JHASH || ctx->prefetch);
 	uint16_t *tv = ctx->target;
 	uint16_t any = 0, all = UINT16_MAX; /* OR and AND of the workers: equal iff one */
 
@@ -373,8 +374,7 @@ fast_pass(struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
 
 		if (pf)
 			prefetch_ahead(pkts, n, 0, i);
-		bkt = rps_map_bucket(map, given != NULL ? given[i] :
-					  rps_steer_flow_hash(ctx, hs, m, computed));
+		bkt = rps_map_bucket(map, packet_hash(ctx, hs, keys, pkts, i, computed));
 		w = map->table[bkt];
 		if (s != NULL) {
 			s->b[bkt].packets++;
@@ -390,9 +390,10 @@ fast_pass(struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
 /* Step 1 of the general path: every packet's hash into ctx->hashes. */
 static void
 hash_pass(struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
-	  struct rte_mbuf **pkts, uint16_t n, uint32_t *computed)
+	  const struct rps_flow_key *keys, struct rte_mbuf **pkts, uint16_t n,
+	  uint32_t *computed)
 {
-	const int pf = ctx->mode == RPS_HASH_JHASH || ctx->prefetch;
+	const int pf = keys == NULL && (ctx->mode == RPS_HASH_JHASH || ctx->prefetch);
 	uint32_t *hv = ctx->hashes;
 
 	if (pf)
@@ -400,7 +401,7 @@ hash_pass(struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
 	for (uint16_t i = 0; i < n; i++) {
 		if (pf)
 			prefetch_ahead(pkts, n, 0, i);
-		hv[i] = rps_steer_flow_hash(ctx, hs, pkts[i], computed);
+		hv[i] = packet_hash(ctx, hs, keys, pkts, i, computed);
 	}
 }
 
@@ -499,29 +500,23 @@ const rps_steer_key_hash_t rps_steer_key_hashers[8] = {
 
 /* The rules' pass: classify the burst, count each rule's hits, free what a drop rule matched
  * (counted as `rule`), and compact the rest with their rule's worker in ctx->rule_target
- * (RPS_RULE_NONE: the map decides). With @p hs a software hash without --inner (@p share),
- * each packet's flow key is extracted once, headers prefetched, for the rules and for its
- * hash, which goes to ctx->hashes (compacted with the burst).
+ * (RPS_RULE_NONE: the map decides). With @p share (the hash is software, without --inner)
+ * the flow keys are extracted into ctx->keys, headers prefetched, and kept in step with the
+ * packets, so that the hash reads them instead of extracting them again.
  * @return packets kept. */
 static uint16_t
-rules_pass(struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs, int share,
-	   struct rte_mbuf **pkts, uint16_t n)
+rules_pass(struct rps_steer_ctx *ctx, struct rte_mbuf **pkts, uint16_t n, int share)
 {
 	const struct rps_rules *rs = ctx->rules;
 	struct rps_flow_key *keys = ctx->keys;
-	uint32_t *hv = ctx->hashes;
 	uint16_t *rt = ctx->rule_target;
 	uint16_t kept = 0, dropped = 0, steered = 0, matched;
 
 	if (share) {
 		prefetch_ahead(pkts, n, 1, 0);
 		for (uint16_t i = 0; i < n; i++) {
-			struct rps_flow_key k;
-
 			prefetch_ahead(pkts, n, 0, i);
-			(void)rps_flow_key_get(pkts[i], 0, NULL, &k);
-			keys[i] = k; /* the rules' input; the hash takes it from registers */
-			hv[i] = key_hash(ctx, hs, &k, pkts[i]);
+			(void)rps_flow_key_get(pkts[i], 0, NULL, &keys[i]);
 		}
 		matched = rps_rules_classify_keys(rs, keys, n, rt);
 	} else {
@@ -544,7 +539,8 @@ rules_pass(struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs, int sha
 			}
 			steered++;
 		}
-		hv[kept] = hv[i]; /* meaningful with share only: harmless otherwise */
+		if (share && kept != i)
+			keys[kept] = keys[i];
 		rt[kept] = t;
 		pkts[kept++] = m;
 	}
@@ -564,7 +560,7 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 	uint16_t *tv = ctx->target;
 	const uint32_t bmax = ctx->burst_max;
 	const uint16_t *rt = NULL; /* each packet's rule worker, when a rule matched any */
-	const uint32_t *given = NULL; /* the hashes, when the rules' pass computed them */
+	const struct rps_flow_key *keys = NULL; /* the rules' keys, when the hash takes them */
 	struct rps_steer_hasher hs;
 	uint16_t nb_touched = 0;
 	uint32_t sent = 0, computed = 0, moved = 0, deferred = 0, limited = 0;
@@ -579,11 +575,8 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 	if (ctx->rules != NULL && ctx->rules->nb_rules != 0) {
 		const int share = !hs.nic && hs.tunnels == NULL;
 
-		n = rules_pass(ctx, &hs, share, pkts, n);
-		if (share) { /* every hash computed in software, once */
-			given = ctx->hashes;
-			computed = n;
-		}
+		n = rules_pass(ctx, pkts, n, share);
+		keys = share ? ctx->keys : NULL;
 		for (uint16_t i = 0; i < n && rt == NULL; i++)
 			if (ctx->rule_target[i] != RPS_RULE_NONE)
 				rt = ctx->rule_target;
@@ -595,17 +588,16 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 		bucket_stats_resize(bstats, map->mask);
 	if (likely(rt == NULL && !ctx->flow_limit && ctx->order == NULL && n != 0) &&
 	    (buckets == NULL || rps_buckets_settled(buckets, map))) {
-		/* the common case, in one pass (compiled without given hashes, with and without
-		 * counters: rules cost nothing when there are none) */
-		if (given != NULL)
-			fast_pass(ctx, &hs, map, bstats, given, pkts, n, &nb_touched, &computed);
+		/* the common case, in one pass (compiled without keys, with and without counters:
+		 * rules cost nothing when there are none) */
+		if (keys != NULL)
+			fast_pass(ctx, &hs, map, bstats, keys, pkts, n, &nb_touched, &computed);
 		else if (bstats != NULL)
 			fast_pass(ctx, &hs, map, bstats, NULL, pkts, n, &nb_touched, &computed);
 		else
 			fast_pass(ctx, &hs, map, NULL, NULL, pkts, n, &nb_touched, &computed);
 	} else {
-		if (given == NULL)
-			hash_pass(ctx, &hs, pkts, n, &computed);
+		hash_pass(ctx, &hs, keys, pkts, n, &computed);
 		if (ctx->order != NULL)
 			for (uint16_t i = 0; i < n; i++)
 				rps_order_stamp(ctx->order, pkts[i], hv[i], ctx->queue);
