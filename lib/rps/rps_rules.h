@@ -30,6 +30,8 @@
 
 #include <rte_mbuf.h>
 
+struct rps_flow_key; /* rps_hash.h */
+
 /** At most this many rules (the command line's and the file's together). */
 #define RPS_RULES_MAX 256
 /** A rule's text as rps_rule_format() writes it, with its NUL. */
@@ -112,5 +114,14 @@ void rps_rules_free(struct rps_rules *rs);
  */
 uint16_t rps_rules_classify(const struct rps_rules *rs, struct rte_mbuf *const *pkts,
 			    uint16_t n, uint16_t *match);
+
+/**
+ * rps_rules_classify() of packets whose flow keys the caller has extracted already:
+ * @p keys[i] is rps_flow_key_get(pkts[i], 0, NULL, &keys[i]) (outer, not sorted), so that a
+ * caller that hashes the same key in software extracts it once (rps_steer_burst()).
+ * @return packets matched.
+ */
+uint16_t rps_rules_classify_keys(const struct rps_rules *rs, const struct rps_flow_key *keys,
+				 uint16_t n, uint16_t *match);
 
 #endif /* RPS_RULES_H */

@@ -74,6 +74,8 @@ struct rps_steer_ctx {
 	uint16_t *target;
 	uint64_t *head_snap;         /**< [nb_workers]: worker's head when first touched */
 	uint16_t *rule_target;       /**< [burst_max]: a rule's worker, or RPS_RULE_NONE */
+	struct rps_flow_key *keys;   /**< [burst_max]: the rules' flow keys, hashed without
+				      * being extracted again when the hash is software */
 	/** The key of RPS_HASH_TOEPLITZ: zeroed by rps_steer_init(); the caller prepares it
 	 * with rps_toeplitz_init() before the first burst. Last: it is large and read only
 	 * in that mode. */
@@ -377,9 +379,14 @@ rps_steer_sanitize(struct rte_mbuf **pkts, uint16_t n, uint16_t port, struct rps
  * rule matches goes to that worker, past the map and the reorder-safe table (a rule change's
  * reorder safety is the caller's: app/datapath/rx_loop.c); the others go through the map.
  *
- * The burst goes in three passes: hashes (headers prefetched RPS_STEER_PREFETCH ahead when
- * they are hashed in software), targets (one comparison per burst when the map is settled),
- * then grouping and one rps_backlog_enqueue() per worker touched.
+ * The common case (the map settled, no rule matched, no flow limit, no order check) is one
+ * loop: per packet its hash (headers prefetched RPS_STEER_PREFETCH ahead when they are hashed
+ * in software), its map bucket, the bucket's counters and its worker; then the groups (a
+ * burst that all goes to one worker is copied as its group in one piece); then one
+ * rps_backlog_enqueue() per worker touched. Otherwise the same steps go in passes over the
+ * burst: hashes, targets (per packet through the reorder-safe table while a new map settles),
+ * grouping with the flow limit. With rules and a software hash without --inner, the flow keys
+ * the rules classified are the ones hashed (extracted once).
  * @return packets enqueued.
  */
 uint32_t rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,

@@ -536,8 +536,9 @@ key_ports(const struct rps_flow_key *k, uint16_t *sport, uint16_t *dport)
 	return 1;
 }
 
+/* Classify @p n (at most RULES_CHUNK) packets by their flow keys (@p keys[i]). */
 static void
-classify_chunk(const struct rps_rules *rs, struct rte_mbuf *const *pkts, uint16_t n,
+classify_chunk(const struct rps_rules *rs, const struct rps_flow_key *keys, uint16_t n,
 	       uint16_t *match)
 {
 	struct rule_key4 k4[RULES_CHUNK];
@@ -548,28 +549,27 @@ classify_chunk(const struct rps_rules *rs, struct rte_mbuf *const *pkts, uint16_
 	uint16_t n4 = 0, n6 = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
-		struct rps_flow_key k;
+		const struct rps_flow_key *k = &keys[i];
 
 		match[i] = RPS_RULE_NONE;
-		(void)rps_flow_key_get(pkts[i], 0, NULL, &k);
-		if (k.family == 4 && rs->acl4 != NULL) {
+		if (k->family == 4 && rs->acl4 != NULL) {
 			struct rule_key4 *q = &k4[n4];
 
-			q->proto = k.proto;
-			q->ports_ok = rte_cpu_to_be_32(key_ports(&k, &q->sport, &q->dport));
+			q->proto = k->proto;
+			q->ports_ok = rte_cpu_to_be_32(key_ports(k, &q->sport, &q->dport));
 			q->pad[0] = q->pad[1] = q->pad[2] = 0;
-			q->src = k.src[0];
-			q->dst = k.dst[0];
+			q->src = k->src[0];
+			q->dst = k->dst[0];
 			d4[n4] = (const uint8_t *)q;
 			i4[n4++] = i;
-		} else if (k.family == 6 && rs->acl6 != NULL) {
+		} else if (k->family == 6 && rs->acl6 != NULL) {
 			struct rule_key6 *q = &k6[n6];
 
-			q->proto = k.proto;
-			q->ports_ok = rte_cpu_to_be_32(key_ports(&k, &q->sport, &q->dport));
+			q->proto = k->proto;
+			q->ports_ok = rte_cpu_to_be_32(key_ports(k, &q->sport, &q->dport));
 			q->pad[0] = q->pad[1] = q->pad[2] = 0;
-			memcpy(q->src, k.src, 16);
-			memcpy(q->dst, k.dst, 16);
+			memcpy(q->src, k->src, 16);
+			memcpy(q->dst, k->dst, 16);
 			d6[n6] = (const uint8_t *)q;
 			i6[n6++] = i;
 		}
@@ -583,15 +583,32 @@ classify_chunk(const struct rps_rules *rs, struct rte_mbuf *const *pkts, uint16_
 }
 
 uint16_t
-rps_rules_classify(const struct rps_rules *rs, struct rte_mbuf *const *pkts, uint16_t n,
-		   uint16_t *match)
+rps_rules_classify_keys(const struct rps_rules *rs, const struct rps_flow_key *keys,
+			uint16_t n, uint16_t *match)
 {
 	uint16_t hit = 0;
 
 	for (uint16_t o = 0; o < n; o += RULES_CHUNK)
-		classify_chunk(rs, pkts + o, RTE_MIN((uint16_t)RULES_CHUNK, (uint16_t)(n - o)),
+		classify_chunk(rs, keys + o, RTE_MIN((uint16_t)RULES_CHUNK, (uint16_t)(n - o)),
 			       match + o);
 	for (uint16_t i = 0; i < n; i++)
 		hit += match[i] != RPS_RULE_NONE;
+	return hit;
+}
+
+uint16_t
+rps_rules_classify(const struct rps_rules *rs, struct rte_mbuf *const *pkts, uint16_t n,
+		   uint16_t *match)
+{
+	struct rps_flow_key keys[RULES_CHUNK];
+	uint16_t hit = 0;
+
+	for (uint16_t o = 0; o < n; o += RULES_CHUNK) {
+		const uint16_t c = RTE_MIN((uint16_t)RULES_CHUNK, (uint16_t)(n - o));
+
+		for (uint16_t i = 0; i < c; i++)
+			(void)rps_flow_key_get(pkts[o + i], 0, NULL, &keys[i]);
+		hit += rps_rules_classify_keys(rs, keys, c, match + o);
+	}
 	return hit;
 }

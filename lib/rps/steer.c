@@ -36,7 +36,9 @@ rps_steer_init(struct rps_steer_ctx *ctx, enum rps_hash_mode mode, uint32_t seed
 					    RTE_CACHE_LINE_SIZE, socket);
 	ctx->rule_target = rte_zmalloc_socket("rps_steer", sizeof(uint16_t) * burst_max,
 					      RTE_CACHE_LINE_SIZE, socket);
-	if (ctx->rule_target == NULL || ctx->groups == NULL || ctx->group_len == NULL ||
+	ctx->keys = rte_zmalloc_socket("rps_steer", sizeof(ctx->keys[0]) * burst_max,
+				       RTE_CACHE_LINE_SIZE, socket);
+	if (ctx->keys == NULL || ctx->rule_target == NULL || ctx->groups == NULL || ctx->group_len == NULL ||
 	    ctx->touched == NULL || ctx->hashes == NULL || ctx->target == NULL ||
 	    ctx->head_snap == NULL) {
 		rps_steer_fini(ctx);
@@ -55,6 +57,8 @@ rps_steer_fini(struct rps_steer_ctx *ctx)
 	rte_free(ctx->target);
 	rte_free(ctx->head_snap);
 	rte_free(ctx->rule_target);
+	rte_free(ctx->keys);
+	ctx->keys = NULL;
 	ctx->head_snap = NULL;
 	ctx->rule_target = NULL;
 	ctx->groups = NULL;
@@ -132,10 +136,6 @@ static inline void
 bucket_stats_add(struct rps_bucket_stats *s, const struct rps_map *map, const uint32_t *hv,
 		 struct rte_mbuf *const *pkts, uint16_t n)
 {
-	const uint32_t mask = map->mask;
-
-	if (unlikely(s->mask != mask))
-		bucket_stats_resize(s, mask);
 	for (uint16_t i = 0; i < n; i++) {
 		struct rps_bucket_ctr *c = &s->b[rps_map_bucket(map, hv[i])];
 
@@ -283,6 +283,128 @@ group_add(struct rps_steer_ctx *ctx, uint16_t w, struct rte_mbuf *m, uint32_t h,
 	return 1;
 }
 
+/* Step 3 of the common case: the groups of the burst, whose workers fast_pass() left in
+ * ctx->target. A burst whose packets all want one worker (@p one: one worker, or a train of
+ * one flow) becomes its group in one copy: appending packet by packet makes each append wait
+ * for the previous one's group length (a store-to-load chain through memory, about 5 cycles
+ * a packet) when consecutive packets go to the same worker. */
+static __rte_always_inline void
+group_targets(struct rps_steer_ctx *ctx, struct rte_mbuf **pkts, uint16_t n, int one,
+	      uint16_t *nb_touched)
+{
+	struct rte_mbuf **groups = ctx->groups;
+	uint16_t *glen = ctx->group_len;
+	const uint16_t *tv = ctx->target;
+	const uint32_t bmax = ctx->burst_max;
+	uint16_t nt = *nb_touched;
+
+	if (one) {
+		/* the group is empty: rps_steer_burst() starts with every group empty */
+		memcpy(&groups[(uint32_t)tv[0] * bmax], pkts, n * sizeof(*pkts));
+		glen[tv[0]] = n;
+		ctx->touched[nt++] = tv[0];
+	} else {
+		for (uint16_t i = 0; i < n; i++) {
+			const uint16_t w = tv[i], len = glen[w];
+
+			if (len == 0)
+				ctx->touched[nt++] = w;
+			groups[(uint32_t)w * bmax + len] = pkts[i];
+			glen[w] = (uint16_t)(len + 1);
+		}
+	}
+	*nb_touched = nt;
+}
+
+/* Headers prefetched RPS_STEER_PREFETCH packets ahead of the one hashed in software: the
+ * first ones before the loop (then call with each i). */
+static __rte_always_inline void
+prefetch_ahead(struct rte_mbuf *const *pkts, uint16_t n, int first, uint16_t i)
+{
+	if (first) {
+		for (uint16_t j = 0; j < RTE_MIN(n, (uint16_t)RPS_STEER_PREFETCH); j++)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[j], void *));
+	} else if (i + RPS_STEER_PREFETCH < n) {
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + RPS_STEER_PREFETCH], void *));
+	}
+}
+
+/* Packet i's hash: from the key the rules extracted (@p keys, non-NULL only when the hash is
+ * software without --inner, rules_pass()), put in canonical order when symmetric, as
+ * rps_steer_key_then_hash() would; else (and for a frame without an IP flow, whose layer-2
+ * key is sorted where it is made) rps_steer_flow_hash(). */
+static __rte_always_inline uint32_t
+packet_hash(const struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
+	    const struct rps_flow_key *keys, struct rte_mbuf *const *pkts, uint16_t i,
+	    uint32_t *computed)
+{
+	if (keys != NULL && likely(keys[i].family != 0)) {
+		struct rps_flow_key k = keys[i];
+
+		(*computed)++;
+		if (hs->sort)
+			rps_flow_key_symmetric(&k);
+		return rps_steer_key_hash(ctx, hs->fn, &k, k.family);
+	}
+	return rps_steer_flow_hash(ctx, hs, pkts[i], computed);
+}
+
+/*
+ * Steps 1 to 3 in the common case (a settled map, no rule matched, no flow limit, no order
+ * check): per packet its hash (headers prefetched when hashed in software), its bucket of the
+ * map, the bucket's counters (@p s, or NULL: a constant in each inlined copy) and its worker,
+ * in one loop (the hash, the bucket and the worker stay in registers); then the groups.
+ */
+static __rte_always_inline void
+fast_pass(struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
+	  const struct rps_map *map, struct rps_bucket_stats *s, const struct rps_flow_key *keys,
+	  struct rte_mbuf **pkts, uint16_t n, uint16_t *nb_touched, uint32_t *computed)
+{
+	/* the rules' pass read the headers already when it extracted the keys */
+	const int pf = keys == NULL && (ctx->mode == RPS_HASH_JHASH || ctx->prefetch);
+	uint16_t *tv = ctx->target;
+	uint16_t any = 0, all = UINT16_MAX; /* OR and AND of the workers: equal iff one */
+
+	if (pf)
+		prefetch_ahead(pkts, n, 1, 0);
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint32_t bkt;
+		uint16_t w;
+
+		if (pf)
+			prefetch_ahead(pkts, n, 0, i);
+		bkt = rps_map_bucket(map, packet_hash(ctx, hs, keys, pkts, i, computed));
+		w = map->table[bkt];
+		if (s != NULL) {
+			s->b[bkt].packets++;
+			s->b[bkt].bytes += m->pkt_len;
+		}
+		tv[i] = w;
+		any |= w;
+		all &= w;
+	}
+	group_targets(ctx, pkts, n, any == all, nb_touched);
+}
+
+/* Step 1 of the general path: every packet's hash into ctx->hashes. */
+static void
+hash_pass(struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
+	  const struct rps_flow_key *keys, struct rte_mbuf **pkts, uint16_t n,
+	  uint32_t *computed)
+{
+	const int pf = keys == NULL && (ctx->mode == RPS_HASH_JHASH || ctx->prefetch);
+	uint32_t *hv = ctx->hashes;
+
+	if (pf)
+		prefetch_ahead(pkts, n, 1, 0);
+	for (uint16_t i = 0; i < n; i++) {
+		if (pf)
+			prefetch_ahead(pkts, n, 0, i);
+		hv[i] = packet_hash(ctx, hs, keys, pkts, i, computed);
+	}
+}
+
 /* Backpressure: enqueue what fits of the groups of touched[0..nb_held); keep the rest at the
  * front of each group, and those workers at the front of touched. @return packets placed. */
 static uint32_t
@@ -378,15 +500,29 @@ const rps_steer_key_hash_t rps_steer_key_hashers[8] = {
 
 /* The rules' pass: classify the burst, count each rule's hits, free what a drop rule matched
  * (counted as `rule`), and compact the rest with their rule's worker in ctx->rule_target
- * (RPS_RULE_NONE: the map decides). @return packets kept. */
+ * (RPS_RULE_NONE: the map decides). With @p share (the hash is software, without --inner)
+ * the flow keys are extracted into ctx->keys, headers prefetched, and kept in step with the
+ * packets, so that the hash reads them instead of extracting them again.
+ * @return packets kept. */
 static uint16_t
-rules_pass(struct rps_steer_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
+rules_pass(struct rps_steer_ctx *ctx, struct rte_mbuf **pkts, uint16_t n, int share)
 {
 	const struct rps_rules *rs = ctx->rules;
+	struct rps_flow_key *keys = ctx->keys;
 	uint16_t *rt = ctx->rule_target;
-	uint16_t kept = 0, dropped = 0, steered = 0;
+	uint16_t kept = 0, dropped = 0, steered = 0, matched;
 
-	if (rps_rules_classify(rs, pkts, n, rt) == 0)
+	if (share) {
+		prefetch_ahead(pkts, n, 1, 0);
+		for (uint16_t i = 0; i < n; i++) {
+			prefetch_ahead(pkts, n, 0, i);
+			(void)rps_flow_key_get(pkts[i], 0, NULL, &keys[i]);
+		}
+		matched = rps_rules_classify_keys(rs, keys, n, rt);
+	} else {
+		matched = rps_rules_classify(rs, pkts, n, rt);
+	}
+	if (matched == 0)
 		return n;
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -403,6 +539,8 @@ rules_pass(struct rps_steer_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 			}
 			steered++;
 		}
+		if (share && kept != i)
+			keys[kept] = keys[i];
 		rt[kept] = t;
 		pkts[kept++] = m;
 	}
@@ -422,6 +560,7 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 	uint16_t *tv = ctx->target;
 	const uint32_t bmax = ctx->burst_max;
 	const uint16_t *rt = NULL; /* each packet's rule worker, when a rule matched any */
+	const struct rps_flow_key *keys = NULL; /* the rules' keys, when the hash takes them */
 	struct rps_steer_hasher hs;
 	uint16_t nb_touched = 0;
 	uint32_t sent = 0, computed = 0, moved = 0, deferred = 0, limited = 0;
@@ -429,58 +568,60 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 	RTE_ASSERT(n <= ctx->burst_max);
 	RTE_ASSERT(buckets == NULL || buckets->mask >= map->mask);
 
-	/* 0. the rules, before the map: drops leave the burst, matches get their worker */
+	hs = rps_steer_hasher(ctx);
+	/* 0. the rules, before the map: drops leave the burst, matches get their worker; their
+	 * flow keys are the software hash's too (not with the NIC's hash, nor with --inner,
+	 * which hashes the inner packet's key) */
 	if (ctx->rules != NULL && ctx->rules->nb_rules != 0) {
-		n = rules_pass(ctx, pkts, n);
+		const int share = !hs.nic && hs.tunnels == NULL;
+
+		n = rules_pass(ctx, pkts, n, share);
+		keys = share ? ctx->keys : NULL;
 		for (uint16_t i = 0; i < n && rt == NULL; i++)
 			if (ctx->rule_target[i] != RPS_RULE_NONE)
 				rt = ctx->rule_target;
 	}
 
-	/* 1. hashes: the NIC's, or the flow key's under the function the settings chose */
-	hs = rps_steer_hasher(ctx);
-	if (ctx->mode == RPS_HASH_JHASH || ctx->prefetch) {
-		const uint16_t ahead = RTE_MIN(n, (uint16_t)RPS_STEER_PREFETCH);
-
-		for (uint16_t i = 0; i < ahead; i++)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
-		for (uint16_t i = 0; i < n; i++) {
-			if (i + RPS_STEER_PREFETCH < n)
-				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + RPS_STEER_PREFETCH], void *));
-			hv[i] = rps_steer_flow_hash(ctx, &hs, pkts[i], &computed);
-		}
-	} else {
-		for (uint16_t i = 0; i < n; i++)
-			hv[i] = rps_steer_flow_hash(ctx, &hs, pkts[i], &computed);
-	}
-	if (ctx->order != NULL)
-		for (uint16_t i = 0; i < n; i++)
-			rps_order_stamp(ctx->order, pkts[i], hv[i], ctx->queue);
-	if (bstats != NULL)
-		bucket_stats_add(bstats, map, hv, pkts, n);
-
-	/* 2. targets, and 3. groups */
-	if (buckets == NULL || rps_buckets_settled(buckets, map)) {
-		if (likely(rt == NULL))
-			for (uint16_t i = 0; i < n; i++)
-				tv[i] = rps_map_worker(map, hv[i]);
+	/* 1. hashes: the NIC's, or the flow key's under the function the settings chose;
+	 * 2. each packet's worker; 3. one group per worker */
+	if (bstats != NULL && unlikely(bstats->mask != map->mask))
+		bucket_stats_resize(bstats, map->mask);
+	if (likely(rt == NULL && !ctx->flow_limit && ctx->order == NULL && n != 0) &&
+	    (buckets == NULL || rps_buckets_settled(buckets, map))) {
+		/* the common case, in one pass (compiled without keys, with and without counters:
+		 * rules cost nothing when there are none) */
+		if (keys != NULL)
+			fast_pass(ctx, &hs, map, bstats, keys, pkts, n, &nb_touched, &computed);
+		else if (bstats != NULL)
+			fast_pass(ctx, &hs, map, bstats, NULL, pkts, n, &nb_touched, &computed);
 		else
-			for (uint16_t i = 0; i < n; i++)
-				tv[i] = rt[i] != RPS_RULE_NONE ? rt[i] : rps_map_worker(map, hv[i]);
-		for (uint16_t i = 0; i < n; i++)
-			group_add(ctx, tv[i], pkts[i], hv[i], &nb_touched, &limited);
+			fast_pass(ctx, &hs, map, NULL, NULL, pkts, n, &nb_touched, &computed);
 	} else {
-		/* a new map: per packet, a bucket moves only once its old worker drained it;
-		 * targets depend on the groups built so far, so both passes go together */
-		if (buckets->tails_stale)
-			refresh_tails(ctx, buckets);
-		for (uint16_t i = 0; i < n; i++) {
-			uint16_t w = rt != NULL && rt[i] != RPS_RULE_NONE ? rt[i] :
-				     bucket_worker(ctx, map, buckets, hv[i], &moved, &deferred);
+		hash_pass(ctx, &hs, keys, pkts, n, &computed);
+		if (ctx->order != NULL)
+			for (uint16_t i = 0; i < n; i++)
+				rps_order_stamp(ctx->order, pkts[i], hv[i], ctx->queue);
+		if (bstats != NULL)
+			bucket_stats_add(bstats, map, hv, pkts, n);
+		if (buckets == NULL || rps_buckets_settled(buckets, map)) {
+			for (uint16_t i = 0; i < n; i++)
+				tv[i] = rt != NULL && rt[i] != RPS_RULE_NONE ? rt[i] :
+					rps_map_worker(map, hv[i]);
+			for (uint16_t i = 0; i < n; i++)
+				group_add(ctx, tv[i], pkts[i], hv[i], &nb_touched, &limited);
+		} else {
+			/* a new map: per packet, a bucket moves only once its old worker drained
+			 * it; targets depend on the groups built so far, so both go together */
+			if (buckets->tails_stale)
+				refresh_tails(ctx, buckets);
+			for (uint16_t i = 0; i < n; i++) {
+				uint16_t w = rt != NULL && rt[i] != RPS_RULE_NONE ? rt[i] :
+					bucket_worker(ctx, map, buckets, hv[i], &moved, &deferred);
 
-			/* a refused packet leaves its bucket's last_tail one ahead: harmless,
-			 * the next packet of that worker takes the position */
-			group_add(ctx, w, pkts[i], hv[i], &nb_touched, &limited);
+				/* a refused packet leaves its bucket's last_tail one ahead:
+				 * harmless, the next packet of that worker takes the position */
+				group_add(ctx, w, pkts[i], hv[i], &nb_touched, &limited);
+			}
 		}
 	}
 

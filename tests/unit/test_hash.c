@@ -903,6 +903,33 @@ test_hash_key_formula(void)
 		CU_ASSERT_EQUAL(rps_hash_key(&k, seed), nz(rte_jhash_32b(w, 9, seed)));
 }
 
+/* The straight-line 9-word jhash is DPDK's rte_jhash_32b(), bit for bit: random words and
+ * seeds (a fixed xorshift sequence), and the words one at a time. */
+static void
+test_hash_jhash9(void)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	uint32_t w[9];
+
+	for (unsigned int n = 0; n < 20000; n++) {
+		uint32_t seed;
+
+		for (unsigned int i = 0; i < 9; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			w[i] = (uint32_t)(x >> 16);
+		}
+		seed = (uint32_t)x;
+		CU_ASSERT_EQUAL(rps_hash_jhash9(w, seed), rte_jhash_32b(w, 9, seed));
+	}
+	for (unsigned int i = 0; i < 9; i++) {
+		memset(w, 0, sizeof(w));
+		w[i] = 1u << (3 * i);
+		CU_ASSERT_EQUAL(rps_hash_jhash9(w, 0), rte_jhash_32b(w, 9, 0));
+	}
+}
+
 /*
  * Keys whose jhash is exactly 0, found offline by searching the ports word: the hash must
  * come out as 1. Words are the raw (network-order) words as the key holds them; on a
@@ -1244,6 +1271,7 @@ main(int argc, char **argv)
 		{ "transport_cut_short", test_transport_cut_short },
 		{ "multiseg", test_multiseg },
 		{ "hash_key_formula", test_hash_key_formula },
+		{ "hash_jhash9", test_hash_jhash9 },
 		{ "hash_never_zero", test_hash_never_zero },
 		{ "seeds", test_seeds },
 		{ "mode_parse", test_mode_parse },

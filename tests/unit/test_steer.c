@@ -987,12 +987,87 @@ test_rules_pass(void)
 	rps_rules_free(rs);
 }
 
+/*
+ * With rules and a software hash the rules' flow keys are hashed, not extracted again: every
+ * packet the rules leave to the map must land where its own extracted key's hash sends it,
+ * for jhash and Toeplitz, sorted (symmetric) or not, on the mixed flows (IPv4, IPv6, a VLAN
+ * tag, fragments, a non-IP frame), with and without per-bucket counters; the ruled ones on
+ * their rule's worker, all in order.
+ */
+static void
+test_rules_shared_key(void)
+{
+	const char *const txt[] = { "udp dport 82 -> worker 1", "tcp dport 81 -> worker 2",
+				    "udp dport 80 -> drop" };
+	struct rps_rule r[3];
+	uint16_t tg[3];
+	uint64_t hits[RPS_RULES_MAX] = { 0 };
+	struct rps_rules *rs;
+	struct rps_bucket_stats *bs = rps_bucket_stats_create(SOCKET_ID_ANY);
+	char e[128];
+
+	CU_ASSERT_FATAL(bs != NULL);
+	for (int i = 0; i < 3; i++) {
+		CU_ASSERT_FATAL(rps_rule_parse(txt[i], &r[i], e, sizeof(e)) == 0);
+		CU_ASSERT_FATAL(rps_rule_resolve(&r[i], 4, 0, &tg[i], e, sizeof(e)) == 0);
+	}
+	rs = rps_rules_build(r, tg, 3, 1, SOCKET_ID_ANY);
+	CU_ASSERT_FATAL(rs != NULL);
+	for (int v = 0; v < 8; v++) {
+		const enum rps_hash_mode mode = v & 1 ? RPS_HASH_TOEPLITZ : RPS_HASH_JHASH;
+		struct rte_mbuf *pkts[MAX_BURST], *orig[MAX_BURST];
+		unsigned int flow[MAX_BURST], seq[MAX_BURST], ruled = 0, dropped = 0;
+		uint16_t want[MAX_BURST], match[MAX_BURST];
+		struct bed t;
+
+		bed_init(&t, 4, 1024, 16, NULL, mode, 1);
+		CU_ASSERT_FATAL(rps_toeplitz_init(&t.ctx.toeplitz, rps_toeplitz_default_key,
+						  RPS_TOEPLITZ_KEY_LEN, RPS_TOEPLITZ_AUTO) == 0);
+		t.ctx.symmetric = v & 2 ? RPS_SYM_SORT : RPS_SYM_OFF;
+		t.ctx.rules = rs;
+		t.ctx.rule_hits = hits;
+		make_burst(pkts, MAX_BURST, flow, seq, 0);
+		rps_rules_classify(rs, pkts, MAX_BURST, match);
+		for (unsigned int i = 0; i < MAX_BURST; i++) {
+			want[i] = match[i] != RPS_RULE_NONE ? tg[match[i]] :
+				  rps_map_worker(t.map, rps_steer_sw_hash(&t.ctx, pkts[i]));
+			dropped += match[i] == 2;
+			ruled += match[i] != RPS_RULE_NONE && match[i] != 2;
+			orig[i] = pkts[i];
+		}
+		/* drops between kept packets: the keys are compacted with the burst */
+		CU_ASSERT(ruled > 0 && dropped > 0 && ruled + dropped < MAX_BURST);
+		CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, t.map, NULL, v & 4 ? bs : NULL, pkts,
+						MAX_BURST), MAX_BURST - dropped);
+		CU_ASSERT_EQUAL(t.stats.hash_computed, MAX_BURST - dropped);
+		CU_ASSERT_EQUAL(t.stats.rule_steered, ruled);
+		drain_and_check(&t, orig, MAX_BURST, want, MAX_BURST - dropped);
+		/* and a burst no rule matches (the one-pass path, keys shared) */
+		for (unsigned int i = 0; i < MAX_BURST; i++) {
+			struct ut_pkt p;
+
+			ut_pkt_v6(&p, i, 1000, IPPROTO_UDP, (uint16_t)(1000 + i), 53);
+			pkts[i] = ut_mbuf(p.b, p.len);
+			CU_ASSERT_FATAL(pkts[i] != NULL);
+			want[i] = rps_map_worker(t.map, rps_steer_sw_hash(&t.ctx, pkts[i]));
+		}
+		CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, t.map, NULL, v & 4 ? bs : NULL, pkts,
+						MAX_BURST), MAX_BURST);
+		CU_ASSERT_EQUAL(t.stats.hash_computed, 2 * MAX_BURST - dropped);
+		drain_and_check(&t, pkts, MAX_BURST, want, MAX_BURST);
+		bed_fini(&t);
+	}
+	rps_bucket_stats_free(bs);
+	rps_rules_free(rs);
+}
+
 int
 main(int argc, char **argv)
 {
 	static CU_TestInfo tests[] = {
 		{ "init", test_init },
 		{ "rules_pass", test_rules_pass },
+		{ "rules_shared_key", test_rules_shared_key },
 		{ "reorder_safe_stress", test_reorder_safe_stress },
 		{ "reorder_unsafe_control", test_reorder_unsafe_control },
 		{ "flow_limit", test_flow_limit },
