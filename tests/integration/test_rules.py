@@ -52,7 +52,10 @@ def classify(frame):
 
 
 def one_shot(F, binary, tmp, inp, frames):
-    app = ['--exit-when-idle', '200', '--stages', 'parse,output', '--tx-port', '0']
+    app = ['--exit-when-idle', '200', '--stages', 'parse,output', '--tx-port', '0',
+           # a fixed seed: the few unmatched flows (28 frames) reach worker 1 through the map
+           # with it; with a random one all of them missed it in 1 run of 4
+           '--hash-seed', '30']
     for r in RULES:
         app += ['--rule', r]
     res, tx = rpstest.run_pcap(binary, tmp, inp, 3, app, lcores=LCORES, tag='rules')

@@ -1009,7 +1009,7 @@ test_rules_shared_key(void)
 	CU_ASSERT_FATAL(bs != NULL);
 	for (int i = 0; i < 3; i++) {
 		CU_ASSERT_FATAL(rps_rule_parse(txt[i], &r[i], e, sizeof(e)) == 0);
-		CU_ASSERT_FATAL(rps_rule_resolve(&r[i], 4, 0, &tg[i], e, sizeof(e)) == 0);
+		CU_ASSERT_FATAL(rps_rule_resolve(&r[i], 4, NULL, 0, &tg[i], e, sizeof(e)) == 0);
 	}
 	rs = rps_rules_build(r, tg, 3, 1, SOCKET_ID_ANY);
 	CU_ASSERT_FATAL(rs != NULL);
