@@ -46,10 +46,8 @@ import argparse
 import json
 import os
 import platform
-import shlex
 import shutil
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -57,7 +55,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_traffic  # noqa: E402
-from forward_bench import Telemetry  # noqa: E402  (a run's DPDK telemetry socket)
+# a run's DPDK telemetry socket, a command line as text, a median (0 for none)
+from forward_bench import Telemetry, med, show  # noqa: E402
 
 EAL = ['--no-huge', '--no-pci', '--log-level', 'lib.eal:warning']
 FLOWS = 1024
@@ -82,10 +81,6 @@ _seq = [0]
 def prefix_for(name):
     _seq[0] += 1
     return 'consbench_%s_%d_%d' % (name, os.getpid(), _seq[0])
-
-
-def show(cmd):
-    return ' '.join(shlex.quote(c) for c in cmd)
 
 
 class Proc:
@@ -220,10 +215,6 @@ def one_run(a, cfg, tmp, pcap):
         for p in [server] + clients:
             os.unlink(p.log)
     return r
-
-
-def med(xs):
-    return statistics.median(xs) if xs else 0.0
 
 
 def machine():
