@@ -92,8 +92,9 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 phase "tests: build-clang (unit)"
 [ -f build-clang/build.ninja ] && meson test -C build-clang --suite unit --print-errorlogs
 phase "tests: build-asan"
+# the 'timing' suite (tests/integration/meson.build) runs in the plain build only
 [ -f build-asan/build.ninja ] && meson test -C build-asan --print-errorlogs --num-processes 2 \
-	--timeout-multiplier 3
+	--timeout-multiplier 3 --no-suite timing
 phase "tests: build-fuzz"
 # each fuzzer is one single-threaded process for a fixed time: two at once on 2 CPUs
 [ -f build-fuzz/build.ninja ] && meson test -C build-fuzz --no-rebuild --suite fuzz \
