@@ -121,17 +121,15 @@ struct rps_rx_lcore {
 	int sleeping;                  /* 1 while it waits for an RX interrupt (rx_intr.c) */
 	struct rte_epoll_event stop_ev; /* app->stop_fd in its epoll (rx_intr.c) */
 	/* steering rules (rules.c, rx_loop.c): the generation it steers by, 0 while it zeroes
-	 * rule_hits (a sequence count for readers); the one it waits to take and each of its
-	 * backlogs' tail when it first saw it */
+	 * rule_hits (a sequence count for readers); the one it waits to take */
 	uint32_t rules_gen;
 	uint32_t rules_wait_gen;
-	uint64_t rules_swap_tail[RTE_MAX_LCORE];
 	/* bucket moves (rx_loop.c, moves_drained()): the first loop of the current run of
-	 * loops that deferred a move (0: none), whether it drains the backlogs for them now,
-	 * and each backlog's tail when the drain began */
+	 * loops that deferred a move (0: none), whether it drains the backlogs for them now */
 	uint64_t defer_tsc;
 	int move_drain;
-	uint64_t move_tail[RTE_MAX_LCORE];
+	/* a drain (new rules, a move): each backlog's tail when it began (drain_start()) */
+	uint64_t drain_tail[RTE_MAX_LCORE];
 	const struct rps_map *seen_map[RPS_RX_QUEUES_MAX]; /* each queue's map last loop */
 	uint64_t rule_hits[RPS_RULES_MAX] __rte_cache_aligned; /* this RX lcore only writes */
 } __rte_cache_aligned;

@@ -106,6 +106,32 @@ wake_workers(struct rps_steer_ctx *steer, struct rps_lcore_stats *st)
 }
 
 /*
+ * A drain of this RX lcore's backlogs (new rules, a move that waited too long): the point
+ * each worker must process past, where drain_start() finds its backlog's tail; drained()
+ * once every worker has (one marked failed is not waited for, as a failover). While a drain
+ * is on the RX lcore enqueues nothing, so the tails stay where they were: two reasons for a
+ * drain at once share the one mark.
+ */
+static void
+drain_start(struct rps_app *app, struct rps_rx_lcore *rx)
+{
+	for (uint16_t w = 0; w < app->nb_workers; w++)
+		rx->drain_tail[w] = rps_app_backlog(app, rx->index, w)->prod.tail;
+}
+
+static int
+drained(struct rps_app *app, const struct rps_rx_lcore *rx)
+{
+	for (uint16_t w = 0; w < app->nb_workers; w++) {
+		const struct rps_backlog *b = rps_app_backlog(app, rx->index, w);
+
+		if (!rps_backlog_passed(b, rx->drain_tail[w], 0) && !rps_backlog_failed(b))
+			return 0;
+	}
+	return 1;
+}
+
+/*
  * New steering rules (a reload) move the flows whose target they change, all at once: the
  * remap rule of the buckets (rps_steer.h) for every flow. Nothing is steered by them until
  * each worker has processed past what this RX lcore had enqueued to it when it first saw
@@ -123,16 +149,11 @@ rules_take(struct rps_app *app, struct rps_rx_lcore *rx, const struct rps_rules 
 	if (likely(gen == rx->rules_gen))
 		return 1;
 	if (rx->rules_wait_gen != gen) { /* first look at it: where the old ones end */
-		for (uint16_t w = 0; w < app->nb_workers; w++)
-			rx->rules_swap_tail[w] = rps_app_backlog(app, rx->index, w)->prod.tail;
+		drain_start(app, rx);
 		rx->rules_wait_gen = gen;
 	}
-	for (uint16_t w = 0; w < app->nb_workers; w++) {
-		const struct rps_backlog *b = rps_app_backlog(app, rx->index, w);
-
-		if (!rps_backlog_passed(b, rx->rules_swap_tail[w], 0) && !rps_backlog_failed(b))
-			return 0;
-	}
+	if (!drained(app, rx))
+		return 0;
 	/* hits restart: a sequence count for rps_app_rule_hits() */
 	__atomic_store_n(&rx->rules_gen, 0, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
@@ -162,12 +183,8 @@ moves_drained(struct rps_app *app, struct rps_rx_lcore *rx)
 {
 	if (likely(!rx->move_drain))
 		return 1;
-	for (uint16_t w = 0; w < app->nb_workers; w++) {
-		const struct rps_backlog *b = rps_app_backlog(app, rx->index, w);
-
-		if (!rps_backlog_passed(b, rx->move_tail[w], 0) && !rps_backlog_failed(b))
-			return 0;
-	}
+	if (!drained(app, rx))
+		return 0;
 	rx->move_drain = 0;
 	return 1;
 }
@@ -187,8 +204,7 @@ moves_check(struct rps_app *app, struct rps_rx_lcore *rx, uint64_t deferred, uin
 	}
 	if (now - rx->defer_tsc < wait)
 		return;
-	for (uint16_t w = 0; w < app->nb_workers; w++)
-		rx->move_tail[w] = rps_app_backlog(app, rx->index, w)->prod.tail;
+	drain_start(app, rx);
 	rx->move_drain = 1;
 	rx->defer_tsc = 0;
 	RPS_CTR_ADD(rx->self.stats.move_drains, 1);
