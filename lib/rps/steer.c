@@ -503,9 +503,10 @@ const rps_steer_key_hash_t rps_steer_key_hashers[8] = {
  * (RPS_RULE_NONE: the map decides). With @p share (the hash is software, without --inner)
  * the flow keys are extracted into ctx->keys, headers prefetched, and kept in step with the
  * packets, so that the hash reads them instead of extracting them again.
- * @return packets kept. */
+ * @return packets kept; @p steered_out: how many of them a rule sent to its worker. */
 static uint16_t
-rules_pass(struct rps_steer_ctx *ctx, struct rte_mbuf **pkts, uint16_t n, int share)
+rules_pass(struct rps_steer_ctx *ctx, struct rte_mbuf **pkts, uint16_t n, int share,
+	   uint16_t *steered_out)
 {
 	const struct rps_rules *rs = ctx->rules;
 	struct rps_flow_key *keys = ctx->keys;
@@ -522,6 +523,7 @@ rules_pass(struct rps_steer_ctx *ctx, struct rte_mbuf **pkts, uint16_t n, int sh
 	} else {
 		matched = rps_rules_classify(rs, pkts, n, rt);
 	}
+	*steered_out = 0;
 	if (matched == 0)
 		return n;
 	for (uint16_t i = 0; i < n; i++) {
@@ -546,6 +548,7 @@ rules_pass(struct rps_steer_ctx *ctx, struct rte_mbuf **pkts, uint16_t n, int sh
 	}
 	RPS_CTR_ADD(ctx->stats->dropped[RPS_DROP_RULE], dropped);
 	RPS_CTR_ADD(ctx->stats->rule_steered, steered);
+	*steered_out = steered;
 	return kept;
 }
 
@@ -574,12 +577,12 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 	 * which hashes the inner packet's key) */
 	if (ctx->rules != NULL && ctx->rules->nb_rules != 0) {
 		const int share = !hs.nic && hs.tunnels == NULL;
+		uint16_t steered;
 
-		n = rules_pass(ctx, pkts, n, share);
+		n = rules_pass(ctx, pkts, n, share, &steered);
 		keys = share ? ctx->keys : NULL;
-		for (uint16_t i = 0; i < n && rt == NULL; i++)
-			if (ctx->rule_target[i] != RPS_RULE_NONE)
-				rt = ctx->rule_target;
+		if (steered != 0)
+			rt = ctx->rule_target;
 	}
 
 	/* 1. hashes: the NIC's, or the flow key's under the function the settings chose;
