@@ -170,12 +170,70 @@ rps_flow_key_extract(const struct rte_mbuf *m, struct rps_flow_key *k)
 	return extract_l3(m, (uint32_t)off, type, k);
 }
 
+/* Whether MAC @p a is above MAC @p b, as memcmp() of their 6 bytes would say (both read as
+ * 48-bit big-endian numbers: no call, no byte loop). */
+static inline int
+mac_above(const uint8_t *a, const uint8_t *b)
+{
+	uint64_t x = 0, y = 0;
+
+	memcpy((uint8_t *)&x + 2, a, 6);
+	memcpy((uint8_t *)&y + 2, b, 6);
+	return rte_be_to_cpu_64(x) > rte_be_to_cpu_64(y);
+}
+
+/* The 16-byte layer-2 key of Ethernet header @p eh (MAC a, then MAC b, the lower first with
+ * @p sym, the EtherType @p type after the tags, the outer VLAN ID @p vid), each 4-byte word
+ * written with one store, so that a hash reading a word back gets it forwarded from that
+ * store (a word straddling two stores would stall). */
+static inline void
+l2_key_words(const uint8_t *eh, uint16_t type, uint16_t vid, int sym,
+	     uint32_t w[RPS_HASH_L2_WORDS])
+{
+	const uint8_t *a = eh, *b = eh + 6;
+	union {
+		uint16_t h[2];
+		uint32_t w;
+	} mid, tail;
+
+	if (sym && mac_above(a, b)) {
+		a = eh + 6;
+		b = eh;
+	}
+	memcpy(&mid.h[0], a + 4, 2);
+	memcpy(&mid.h[1], b, 2);
+	tail.h[0] = type;
+	tail.h[1] = vid;
+	memcpy(&w[0], a, 4);
+	w[1] = mid.w;
+	memcpy(&w[2], b + 2, 4);
+	w[3] = tail.w;
+}
+
 int
 rps_flow_key_extract_slow(const struct rte_mbuf *m, int sort,
 			  const struct rps_inner_cfg *tunnels, struct rps_flow_key *k)
 {
 	int rc;
 
+	/* An untagged frame that is neither IP nor VLAN (ARP, LLDP, any other EtherType, junk)
+	 * in the first segment: its layer-2 key straight away, as below would find it after
+	 * the IP extraction failed (nothing else reads such a frame, tunnels included). At the
+	 * line rate of non-IP frames this path is the RX lcore's whole cost (benchmarks.md). */
+	if (likely(rte_pktmbuf_data_len(m) >= RTE_ETHER_HDR_LEN)) {
+		const uint8_t *eh = rte_pktmbuf_mtod(m, const uint8_t *);
+		uint16_t type;
+
+		memcpy(&type, eh + 12, 2);
+		if (type != RTE_BE16(RTE_ETHER_TYPE_IPV4) && type != RTE_BE16(RTE_ETHER_TYPE_IPV6) &&
+		    type != RTE_BE16(RTE_ETHER_TYPE_VLAN) && type != RTE_BE16(RTE_ETHER_TYPE_QINQ) &&
+		    type != RTE_BE16(RTE_ETHER_TYPE_QINQ1)) {
+			memset(k, 0, sizeof(*k));
+			l2_key_words(eh, type, 0, sort, k->l2);
+			k->has_l2 = 1;
+			return RPS_INNER_NOT_IP;
+		}
+	}
 	if (tunnels != NULL)
 		rc = rps_flow_key_extract_inner(m, tunnels, k);
 	else
@@ -196,11 +254,6 @@ rps_hash_l2_key(const struct rte_mbuf *m, int sym, uint32_t w[RPS_HASH_L2_WORDS]
 {
 	uint8_t eh_buf[RTE_ETHER_HDR_LEN];
 	const uint8_t *eh = rte_pktmbuf_read(m, 0, RTE_ETHER_HDR_LEN, eh_buf);
-	const uint8_t *a, *b;
-	union {
-		uint16_t h[2];
-		uint32_t w;
-	} mid, tail;
 	uint16_t type, vid = 0;
 	uint32_t off = RTE_ETHER_HDR_LEN;
 
@@ -222,23 +275,7 @@ rps_hash_l2_key(const struct rte_mbuf *m, int sym, uint32_t w[RPS_HASH_L2_WORDS]
 		type = vh->eth_proto;
 		off += sizeof(*vh);
 	}
-	/* MAC a, then MAC b (the lower first with sym), the EtherType, the VLAN ID: 16 bytes,
-	 * each 4-byte word written with one store, so that a hash reading a word back gets it
-	 * forwarded from that store (a word straddling two stores would stall) */
-	a = eh;
-	b = eh + 6;
-	if (sym && memcmp(a, b, 6) > 0) {
-		a = eh + 6;
-		b = eh;
-	}
-	memcpy(&mid.h[0], a + 4, 2);
-	memcpy(&mid.h[1], b, 2);
-	tail.h[0] = type;
-	tail.h[1] = vid;
-	memcpy(&w[0], a, 4);
-	w[1] = mid.w;
-	memcpy(&w[2], b + 2, 4);
-	w[3] = tail.w;
+	l2_key_words(eh, type, vid, sym, w);
 	return 0;
 }
 
@@ -249,7 +286,7 @@ rps_hash_l2(const struct rte_mbuf *m, uint32_t seed, int sym)
 
 	if (rps_hash_l2_key(m, sym, w) < 0)
 		return 0;
-	h = rte_jhash_32b(w, RPS_HASH_L2_WORDS, seed);
+	h = rps_hash_jhash4(w, seed);
 	return h ? h : 1;
 }
 

@@ -552,9 +552,30 @@ rps_hash_jhash9(const uint32_t k[9], uint32_t seed)
 }
 
 /**
+ * rte_jhash_32b(@p k, 4, @p seed), bit for bit, as straight-line code (as rps_hash_jhash9()):
+ * the layer-2 key of a frame without an IP flow. 16 bytes: one block mixed, the fourth word
+ * added before the final mix.
+ */
+static __rte_always_inline uint32_t
+rps_hash_jhash4(const uint32_t k[4], uint32_t seed)
+{
+	uint32_t a, b, c;
+
+	a = b = c = RTE_JHASH_GOLDEN_RATIO + 4 * 4 + seed;
+	a += k[0];
+	b += k[1];
+	c += k[2];
+	__rte_jhash_mix(a, b, c);
+	a += k[3];
+	__rte_jhash_final(a, b, c);
+	return c;
+}
+
+/**
  * jhash with @p seed of a key of @p family (its own, or a constant where the caller knows it:
  * then only that family's branch is compiled): rte_jhash_3words for IPv4, rte_jhash_32b of
- * the 9 words src, dst, ports for IPv6 and of the 4 words of a layer-2 key (family 0).
+ * the 9 words src, dst, ports for IPv6 (rps_hash_jhash9()) and of the 4 words of a layer-2
+ * key (family 0, rps_hash_jhash4()).
  * Never 0, but 0 for a key without even a layer-2 key (a runt).
  */
 static __rte_always_inline uint32_t
@@ -574,7 +595,7 @@ rps_hash_key_family(const struct rps_flow_key *k, unsigned int family, uint32_t 
 	} else {
 		if (!k->has_l2)
 			return 0;
-		h = rte_jhash_32b(k->l2, RPS_HASH_L2_WORDS, seed);
+		h = rps_hash_jhash4(k->l2, seed);
 	}
 	return h ? h : 1;
 }

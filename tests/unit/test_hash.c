@@ -930,6 +930,90 @@ test_hash_jhash9(void)
 	}
 }
 
+/* The straight-line 4-word jhash (the layer-2 key's) is DPDK's rte_jhash_32b(), bit for bit. */
+static void
+test_hash_jhash4(void)
+{
+	uint64_t x = 0x2545f4914f6cdd1dull;
+	uint32_t w[4];
+
+	for (unsigned int n = 0; n < 20000; n++) {
+		for (unsigned int i = 0; i < 4; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			w[i] = (uint32_t)(x >> 16);
+		}
+		CU_ASSERT_EQUAL(rps_hash_jhash4(w, (uint32_t)x), rte_jhash_32b(w, 4, (uint32_t)x));
+	}
+}
+
+/*
+ * A frame without an IP flow in the first segment takes a shortcut to its layer-2 key
+ * (rps_flow_key_extract_slow()): the key and hash must be l2_ref()'s, plain and sorted, with
+ * and without --inner, whatever the MACs (random, and pairs equal up to byte j so that the
+ * order is decided at each of the 6 bytes), for non-IP EtherTypes and for the frames that
+ * must not take it (tags, IP cut short), in one segment and split at every byte of the
+ * Ethernet header (the long way).
+ */
+static void
+test_l2_shortcut(void)
+{
+	static const uint16_t types[] = { RTE_ETHER_TYPE_ARP, RTE_ETHER_TYPE_LLDP, 0x0000,
+					  0x05dc, RTE_ETHER_TYPE_MPLS, RTE_ETHER_TYPE_VLAN,
+					  RTE_ETHER_TYPE_QINQ, RTE_ETHER_TYPE_IPV4,
+					  RTE_ETHER_TYPE_IPV6 };
+	const struct rps_inner_cfg tunnels = { .nb_vxlan = 0 };
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	unsigned int bad_key = 0, bad_split = 0, n = 0;
+
+	for (unsigned int round = 0; round < 400; round++) {
+		for (unsigned int t = 0; t < RTE_DIM(types); t++) {
+			struct ut_pkt p;
+
+			ut_pkt_init(&p);
+			ut_put_eth(&p, types[t]);
+			for (unsigned int i = 0; i < 12; i++) {
+				x ^= x << 13;
+				x ^= x >> 7;
+				x ^= x << 17;
+				p.b[i] = (uint8_t)(x >> 24);
+			}
+			if (round % 7 < 6) /* MAC b equal to MAC a up to byte round % 7 */
+				memcpy(p.b + 6, p.b, round % 7);
+			/* a tag or an IP header cut short: 3 bytes after the Ethernet header */
+			ut_put(&p, NULL, 3);
+			for (int sort = 0; sort <= 1; sort++) {
+				for (int inner = 0; inner <= 1; inner++) {
+					const struct rps_inner_cfg *tc = inner ? &tunnels : NULL;
+					struct rte_mbuf *m = ut_mbuf_exact(p.b, p.len);
+					struct rps_flow_key k;
+					uint32_t h;
+
+					CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+					CU_ASSERT_EQUAL(rps_flow_key_get(m, sort, tc, &k),
+							RPS_INNER_NOT_IP);
+					h = rps_hash_key(&k, SEED);
+					rte_pktmbuf_free(m);
+					bad_key += k.family != 0 || !k.has_l2 ||
+						   h != l2_ref(p.b, p.len, SEED, sort);
+					for (uint16_t split = 1; split <= ETH_LEN; split++) {
+						m = ut_mbuf_split(p.b, p.len, split);
+						CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+						(void)rps_flow_key_get(m, sort, tc, &k);
+						bad_split += rps_hash_key(&k, SEED) != h;
+						rte_pktmbuf_free(m);
+					}
+					n++;
+				}
+			}
+		}
+	}
+	CU_ASSERT_EQUAL(n, 400u * RTE_DIM(types) * 4);
+	CU_ASSERT_EQUAL(bad_key, 0);
+	CU_ASSERT_EQUAL(bad_split, 0);
+}
+
 /*
  * Keys whose jhash is exactly 0, found offline by searching the ports word: the hash must
  * come out as 1. Words are the raw (network-order) words as the key holds them; on a
@@ -1272,6 +1356,8 @@ main(int argc, char **argv)
 		{ "multiseg", test_multiseg },
 		{ "hash_key_formula", test_hash_key_formula },
 		{ "hash_jhash9", test_hash_jhash9 },
+		{ "hash_jhash4", test_hash_jhash4 },
+		{ "l2_shortcut", test_l2_shortcut },
 		{ "hash_never_zero", test_hash_never_zero },
 		{ "seeds", test_seeds },
 		{ "mode_parse", test_mode_parse },
