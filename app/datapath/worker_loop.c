@@ -12,6 +12,7 @@
 #include <rte_pause.h>
 
 #include "app.h"
+#include "setup.h"
 #include "rps_idle.h"
 #include "rps_flow.h"
 #include "rps_reasm.h"
@@ -63,26 +64,8 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 				   app->indirect);
 		c->out_txq = &w->out_txq;
 	}
-	if (o->nb_fwd > 0 && rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT)) {
-		/* inline pairs: its own TX queue on both ports of each; a packet leaves by the
-		 * other port of its RX port's pair, from any other port by --tx-port if any */
-		for (uint16_t p = 0; p < RTE_MAX_ETHPORTS; p++)
-			w->port_txq[p] = c->out_txq;
-		for (uint16_t i = 0; i < o->nb_fwd; i++) {
-			struct rps_txq *ta = &w->fwd_txq[2 * i], *tb = &w->fwd_txq[2 * i + 1];
-
-			if (rps_txq_init(ta, o->fwd[i].a, w->txq, o->burst, socket, &w->stats) < 0 ||
-			    rps_txq_init(tb, o->fwd[i].b, w->txq, o->burst, socket, &w->stats) < 0)
-				return -ENOMEM;
-			rps_txq_set_limits(ta, app->fwd_mtu[2 * i], app->fwd_multi_seg[2 * i],
-					   app->pool, app->indirect);
-			rps_txq_set_limits(tb, app->fwd_mtu[2 * i + 1],
-					   app->fwd_multi_seg[2 * i + 1], app->pool, app->indirect);
-			w->port_txq[o->fwd[i].a] = tb;
-			w->port_txq[o->fwd[i].b] = ta;
-		}
-		c->port_txq = w->port_txq;
-	}
+	if (rps_pairs_worker_txqs(app, w, socket) < 0) /* --forward: setup/pairs.c */
+		return -ENOMEM;
 	if (rps_pipeline_has(&app->pipeline, RPS_STAGE_RESPOND)) {
 		/* a request is answered on the port it came in on, by this lcore's queue there:
 		 * the one output sends on where it has one (--tx-port, a pair's port), else its

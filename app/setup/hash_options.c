@@ -28,25 +28,8 @@ rps_setup_hash_options(struct rps_app *app)
 
 	if (c != NULL && c->has_symmetric && !sym_given)
 		o->symmetric = c->symmetric;
-	if (o->nb_fwd > 0 && !sym_given && (c == NULL || !c->has_symmetric)) {
-		/* inline pairs: both directions of a connection to one worker, by default keyed
-		 * and in software (--symmetric); with --hash rss the NIC's, with a symmetric key */
-		o->symmetric = o->hash_mode == RPS_HASH_RSS ? RPS_SYM_XOR : RPS_SYM_SORT;
-		RPS_LOG(INFO, "--forward: symmetric steering (%s), both directions of a connection "
-			"on one worker", rps_sym_mode_name((enum rps_sym_mode)o->symmetric));
-	} else if (o->nb_fwd > 0 && o->symmetric == RPS_SYM_OFF) {
-		RPS_LOG(WARNING, "--forward with symmetric = off: the two directions of a connection "
-			"may reach different workers, so the flow stage sees each half apart (its TCP "
-			"state, the flow table's entries) and a remap may reorder one direction "
-			"against the other");
-	}
-	if (o->nb_fwd > 0 && !rps_options_given(o, "stages") && (c == NULL || !c->has_stages)) {
-		/* inline: what arrives leaves unchanged (no reassembly re-cutting fragments, no
-		 * checksum verdict dropping what the two ends would accept) */
-		snprintf(o->stages_text, sizeof(o->stages_text), "parse,flow,output");
-		RPS_LOG(INFO, "--forward: stages parse,flow,output (packets leave as they came; "
-			"--stages for more)");
-	}
+	rps_pairs_symmetric(app, sym_given);
+	rps_pairs_stages(app);
 	if (c != NULL && c->has_inner && !rps_options_given(o, "inner"))
 		o->inner = c->inner;
 	if (c != NULL && c->has_vxlan_port && !rps_options_given(o, "vxlan-port"))

@@ -22,31 +22,8 @@ rps_setup_rx_lcores(struct rps_app *app)
 	struct rps_lcoreset enabled;
 	uint16_t r = 1;
 
-	/* the ports of the inline pairs (--forward) receive too; alone, they are the RX ports */
-	for (uint16_t i = 0; i < o->nb_fwd; i++) {
-		const uint16_t pp[2] = { o->fwd[i].a, o->fwd[i].b };
-
-		for (int k = 0; k < 2; k++) {
-			uint16_t j = 0;
-
-			while (j < o->nb_rx_ports && o->rx_ports[j] != pp[k])
-				j++;
-			if (j < o->nb_rx_ports)
-				continue;
-			if (o->nb_rx_ports == RPS_RX_PORTS_MAX) {
-				fprintf(stderr, "dpdk-rps: --forward: at most %u RX ports, the pairs' "
-					"included\n", RPS_RX_PORTS_MAX);
-				return -1;
-			}
-			o->rx_ports[o->nb_rx_ports++] = pp[k];
-		}
-		if (o->tx_port == (int)o->fwd[i].a || o->tx_port == (int)o->fwd[i].b) {
-			fprintf(stderr, "dpdk-rps: --tx-port %d: a port of --forward %u:%u sends what "
-				"its peer receives; --tx-port is for the RX ports in no pair\n",
-				o->tx_port, o->fwd[i].a, o->fwd[i].b);
-			return -1;
-		}
-	}
+	if (rps_pairs_rx_ports(app) < 0)
+		return -1;
 	if (o->nb_rx_ports == 0) { /* none on the command line: the file's or the default */
 		o->rx_ports[0] = o->rx_port;
 		o->nb_rx_ports = 1;

@@ -28,9 +28,8 @@ workers_send_on(const struct rps_app *app, uint16_t p)
 {
 	const struct rps_options *o = &app->opt;
 
-	for (uint16_t i = 0; i < o->nb_fwd; i++) /* an inline pair's port: every worker */
-		if (o->rx_ports[p] == o->fwd[i].a || o->rx_ports[p] == o->fwd[i].b)
-			return 1;
+	if (rps_pairs_port_sends(o, o->rx_ports[p]))
+		return 1;
 	return (p == 0 && o->tx_port == (int)o->rx_ports[p]) ||
 	       rps_pipeline_has(&app->pipeline, RPS_STAGE_RESPOND);
 }
@@ -118,10 +117,7 @@ plan_port(struct rps_app *app, const char *opt, uint16_t port, enum rps_port_rol
 		fprintf(stderr, "dpdk-rps: --tx-port %d: port (%s) has %u TX queues, one per "
 			"worker needs %u\n", o->tx_port, pi->driver, pi->max_txq, q->nb_txq);
 	} else if (rc == -ENOSPC && rps_fwd_peer(o, port) >= 0) {
-		fprintf(stderr, "dpdk-rps: --forward: port %u (%s) has %u TX queues; an inline "
-			"pair needs one per worker on each of its ports: %u%s\n", port, pi->driver,
-			pi->max_txq, q->nb_txq, strcmp(pi->driver, "net_pcap") == 0 ?
-			" (net_pcap: one tx_pcap= or tx_iface= per queue)" : "");
+		rps_pairs_report_txq_limit(port, pi, q->nb_txq);
 	} else if (rc == -ENOSPC) {
 		fprintf(stderr, "dpdk-rps: --rx-port %u: port (%s) has %u TX queues; the respond "
 			"stage (--stages %s) answers on every RX port from each worker's own TX "
@@ -283,15 +279,7 @@ rps_setup_ports_start(struct rps_app *app)
 		if (rc < 0)
 			return -RPS_EXIT_RUNTIME;
 		app->ports_started = i + 1; /* ports 0..i to stop and close */
-		for (uint16_t k = 0; k < 2 * o->nb_fwd; k++) {
-			/* an inline pair's port: what its workers' TX queues must respect */
-			const uint16_t port = k % 2 ? o->fwd[k / 2].b : o->fwd[k / 2].a;
-
-			if (port == u->port_id) {
-				app->fwd_mtu[k] = app->port_info[i].mtu;
-				app->fwd_multi_seg[k] = app->port_info[i].tx_multi_seg;
-			}
-		}
+		rps_pairs_port_started(app, i);
 		if (rps_port_role_rx(u->role)) {
 			app->rx_started = i + 1;
 			report_rx_port(app, i);
@@ -314,9 +302,7 @@ rps_setup_ports_start(struct rps_app *app)
 		}
 	}
 	snprintf(app->rx_driver, sizeof(app->rx_driver), "%s", app->port_info[0].driver);
-	if (o->nb_fwd > 0 && o->tx_port < 0 && rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT))
-		/* inline pairs only: the pool for re-fragmenting to their MTU (consumers take
-		 * any length: memif chains it) */
+	if (rps_pairs_want_indirect(app))
 		app->indirect = rte_pktmbuf_pool_create("rps_indirect", INDIRECT_POOL, 32, 0, 0,
 							socket);
 	if (o->tx_port >= 0 && rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT))

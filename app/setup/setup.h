@@ -52,6 +52,30 @@ int rps_setup_check_respond(struct rps_app *app);
 /* lcores.c: whether two EAL lcores may run on one CPU. */
 int rps_lcores_share_cpus(void);
 
+/* pairs.c: what the inline pairs (--forward A:B) add at start, in the order main() gets
+ * to them. */
+/* hash_options.c, once the file's symmetric is merged: symmetric steering by default
+ * (@p sym_given: --symmetric or --symmetric-xor was), a warning when it is off. */
+void rps_pairs_symmetric(struct rps_app *app, int sym_given);
+/* hash_options.c: the default stages, parse,flow,output (packets leave as they came). */
+void rps_pairs_stages(struct rps_app *app);
+/* lcores.c's RX ports: each pair's ports receive too (after --rx-port's); refuse a
+ * --tx-port that is a pair's port. -1 on error. */
+int rps_pairs_rx_ports(struct rps_app *app);
+/* ports.c's plan: whether @p port is a pair's (one TX queue per worker on it). */
+int rps_pairs_port_sends(const struct rps_options *o, uint16_t port);
+/* ports.c's plan: say that paired port @p port cannot have @p nb_txq TX queues. */
+void rps_pairs_report_txq_limit(uint16_t port, const struct rps_port_info *pi,
+				uint16_t nb_txq);
+/* ports.c's start, app->ports[@p i] started: its MTU and multi-segment for each pair side
+ * it is (app->fwd_mtu, app->fwd_multi_seg). */
+void rps_pairs_port_started(struct rps_app *app, uint16_t i);
+/* ports.c's start: whether the pairs need the re-fragmentation pool (app->indirect). */
+int rps_pairs_want_indirect(const struct rps_app *app);
+/* worker_loop.c's rps_worker_ctx_init(): worker @p w's TX queue on each pair's ports and
+ * its port_txq (output's queue by RX port), state on @p socket; 0 or -ENOMEM. */
+int rps_pairs_worker_txqs(const struct rps_app *app, struct rps_worker *w, int socket);
+
 /* ports.c: every port with its role (the --rx-port list, then the --tx-port when another),
  * queried and planned, and the RX queues spread over the RX lcores; nothing configured. */
 int rps_setup_ports_plan(struct rps_app *app);

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * pairs.c: what --forward A:B does at start, each step called where the set-up it changes
+ * happens (hash_options.c, lcores.c, ports.c, worker_loop.c), in that order. An inline pair's
+ * two ports both receive, and what one receives leaves by the other (rps_fwd_peer()) from
+ * the worker's own TX queue there; sending stays in the output stage (rps_stage_output()).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+#include "setup.h"
+
+/* An inline bump carries both directions of a connection: symmetric steering, unless the
+ * command line or the file said, so that one worker's flow stage sees both halves and a
+ * remap moves them together. */
+void
+rps_pairs_symmetric(struct rps_app *app, int sym_given)
+{
+	struct rps_options *o = &app->opt;
+	const struct rps_config *c = app->start_cfg;
+
+	if (o->nb_fwd > 0 && !sym_given && (c == NULL || !c->has_symmetric)) {
+		/* inline pairs: both directions of a connection to one worker, by default keyed
+		 * and in software (--symmetric); with --hash rss the NIC's, with a symmetric key */
+		o->symmetric = o->hash_mode == RPS_HASH_RSS ? RPS_SYM_XOR : RPS_SYM_SORT;
+		RPS_LOG(INFO, "--forward: symmetric steering (%s), both directions of a connection "
+			"on one worker", rps_sym_mode_name((enum rps_sym_mode)o->symmetric));
+	} else if (o->nb_fwd > 0 && o->symmetric == RPS_SYM_OFF) {
+		RPS_LOG(WARNING, "--forward with symmetric = off: the two directions of a connection "
+			"may reach different workers, so the flow stage sees each half apart (its TCP "
+			"state, the flow table's entries) and a remap may reorder one direction "
+			"against the other");
+	}
+}
+
+/* Default stages for a bump in the wire, unless --stages or the file chose. */
+void
+rps_pairs_stages(struct rps_app *app)
+{
+	struct rps_options *o = &app->opt;
+	const struct rps_config *c = app->start_cfg;
+
+	if (o->nb_fwd > 0 && !rps_options_given(o, "stages") && (c == NULL || !c->has_stages)) {
+		/* inline: what arrives leaves unchanged (no reassembly re-cutting fragments, no
+		 * checksum verdict dropping what the two ends would accept) */
+		snprintf(o->stages_text, sizeof(o->stages_text), "parse,flow,output");
+		RPS_LOG(INFO, "--forward: stages parse,flow,output (packets leave as they came; "
+			"--stages for more)");
+	}
+}
+
+/* A pair's ports receive like any --rx-port (one list, one plan of RX queues); a pair's
+ * port already sends what its peer receives, so it cannot be the --tx-port too. */
+int
+rps_pairs_rx_ports(struct rps_app *app)
+{
+	struct rps_options *o = &app->opt;
+
+	/* the ports of the inline pairs (--forward) receive too; alone, they are the RX ports */
+	for (uint16_t i = 0; i < o->nb_fwd; i++) {
+		const uint16_t pp[2] = { o->fwd[i].a, o->fwd[i].b };
+
+		for (int k = 0; k < 2; k++) {
+			uint16_t j = 0;
+
+			while (j < o->nb_rx_ports && o->rx_ports[j] != pp[k])
+				j++;
+			if (j < o->nb_rx_ports)
+				continue;
+			if (o->nb_rx_ports == RPS_RX_PORTS_MAX) {
+				fprintf(stderr, "dpdk-rps: --forward: at most %u RX ports, the pairs' "
+					"included\n", RPS_RX_PORTS_MAX);
+				return -1;
+			}
+			o->rx_ports[o->nb_rx_ports++] = pp[k];
+		}
+		if (o->tx_port == (int)o->fwd[i].a || o->tx_port == (int)o->fwd[i].b) {
+			fprintf(stderr, "dpdk-rps: --tx-port %d: a port of --forward %u:%u sends what "
+				"its peer receives; --tx-port is for the RX ports in no pair\n",
+				o->tx_port, o->fwd[i].a, o->fwd[i].b);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Any worker may get a packet that entered by a port's peer, so a paired port takes a TX
+ * queue per worker (role RPS_PORT_PAIR, every worker a sender). */
+int
+rps_pairs_port_sends(const struct rps_options *o, uint16_t port)
+{
+	for (uint16_t i = 0; i < o->nb_fwd; i++)
+		if (port == o->fwd[i].a || port == o->fwd[i].b)
+			return 1;
+	return 0;
+}
+
+/* -ENOSPC from the plan: the count a pair needs, and net_pcap's way to give it. */
+void
+rps_pairs_report_txq_limit(uint16_t port, const struct rps_port_info *pi, uint16_t nb_txq)
+{
+	fprintf(stderr, "dpdk-rps: --forward: port %u (%s) has %u TX queues; an inline "
+		"pair needs one per worker on each of its ports: %u%s\n", port, pi->driver,
+		pi->max_txq, nb_txq, strcmp(pi->driver, "net_pcap") == 0 ?
+		" (net_pcap: one tx_pcap= or tx_iface= per queue)" : "");
+}
+
+/* Read once the port is started (its MTU is final then): each worker's queue there
+ * re-fragments or copies what the port cannot take (rps_txq_set_limits()). */
+void
+rps_pairs_port_started(struct rps_app *app, uint16_t i)
+{
+	const struct rps_options *o = &app->opt;
+
+	for (uint16_t k = 0; k < 2 * o->nb_fwd; k++) {
+		/* an inline pair's port: what its workers' TX queues must respect */
+		const uint16_t port = k % 2 ? o->fwd[k / 2].b : o->fwd[k / 2].a;
+
+		if (port == app->ports[i].port_id) {
+			app->fwd_mtu[k] = app->port_info[i].mtu;
+			app->fwd_multi_seg[k] = app->port_info[i].tx_multi_seg;
+		}
+	}
+}
+
+/* Inline pairs only: the pool for re-fragmenting to their MTU (consumers take any length:
+ * memif chains it); with --tx-port, the output port's set-up (ports.c) makes it. */
+int
+rps_pairs_want_indirect(const struct rps_app *app)
+{
+	const struct rps_options *o = &app->opt;
+
+	return o->nb_fwd > 0 && o->tx_port < 0 &&
+	       rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT);
+}
+
+/* Each worker sends on its own TX queue (w->txq) on both ports of every pair, as on
+ * --tx-port: no lock on the send. */
+int
+rps_pairs_worker_txqs(const struct rps_app *app, struct rps_worker *w, int socket)
+{
+	const struct rps_options *o = &app->opt;
+	struct rps_stage_ctx *c = &w->ctx;
+
+	if (o->nb_fwd == 0 || !rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT))
+		return 0;
+	/* inline pairs: its own TX queue on both ports of each; a packet leaves by the
+	 * other port of its RX port's pair, from any other port by --tx-port if any */
+	for (uint16_t p = 0; p < RTE_MAX_ETHPORTS; p++)
+		w->port_txq[p] = c->out_txq;
+	for (uint16_t i = 0; i < o->nb_fwd; i++) {
+		struct rps_txq *ta = &w->fwd_txq[2 * i], *tb = &w->fwd_txq[2 * i + 1];
+
+		if (rps_txq_init(ta, o->fwd[i].a, w->txq, o->burst, socket, &w->stats) < 0 ||
+		    rps_txq_init(tb, o->fwd[i].b, w->txq, o->burst, socket, &w->stats) < 0)
+			return -ENOMEM;
+		rps_txq_set_limits(ta, app->fwd_mtu[2 * i], app->fwd_multi_seg[2 * i],
+				   app->pool, app->indirect);
+		rps_txq_set_limits(tb, app->fwd_mtu[2 * i + 1],
+				   app->fwd_multi_seg[2 * i + 1], app->pool, app->indirect);
+		w->port_txq[o->fwd[i].a] = tb;
+		w->port_txq[o->fwd[i].b] = ta;
+	}
+	c->port_txq = w->port_txq;
+	return 0;
+}
