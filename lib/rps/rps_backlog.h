@@ -217,7 +217,8 @@ rps_backlog_reclaim(struct rps_backlog *b, struct rte_mbuf **pkts, uint32_t n)
 
 /**
  * Prefetch, for the worker, what the RX lcore (and a copying PMD) wrote a moment ago: every
- * dequeued mbuf's header line first, then the first @p bytes of each packet's data, so all
+ * dequeued mbuf's header line first, its second line (to write), then the first @p bytes of
+ * each packet's data, so all
  * of the burst's cross-core transfers are in flight before the stages wait on the first.
  * The data loop reads each header (buf_addr, data_off): by then most have arrived.
  */
@@ -226,6 +227,10 @@ rps_backlog_prefetch(struct rte_mbuf *const *pkts, uint32_t n, uint32_t bytes)
 {
 	for (uint32_t i = 0; i < n; i++)
 		rte_prefetch0(pkts[i]);
+	/* the second line (next, tx_offload): the parse stage writes l2_len and l3_len there,
+	 * and the last core to free or allocate the mbuf wrote it */
+	for (uint32_t i = 0; i < n; i++)
+		rte_prefetch0_write(RTE_PTR_ADD(pkts[i], RTE_CACHE_LINE_MIN_SIZE));
 	for (uint32_t i = 0; i < n; i++) {
 		const char *d = rte_pktmbuf_mtod(pkts[i], const char *);
 		uint32_t len = RTE_MIN((uint32_t)pkts[i]->data_len, bytes);
