@@ -430,6 +430,7 @@ stats_build(struct tel_out *o, const void *arg)
 	tel_u64(o, "out_of_order", s->total.out_of_order);
 	tel_u64(o, "flows_migrated", s->rx.flows_migrated);
 	tel_u64(o, "migrations_deferred", s->rx.migrations_deferred);
+	tel_u64(o, "move_drains", s->rx.move_drains);
 	tel_u64(o, "buckets_moved", __atomic_load_n(&app->buckets_moved, __ATOMIC_RELAXED));
 	tel_u64(o, "rebalance_runs", __atomic_load_n(&app->rebalance_runs, __ATOMIC_RELAXED));
 	if (s->nb_rx > 1) {
