@@ -143,19 +143,7 @@ def main():
                     'after SIGHUP flow_limit = on: /rps/config %s' % cf)
             # lcore 3 drains what it had: its buckets move once it has (reorder_safe), then
             # its backlog stays empty and its count still
-            last = [None]
-            still = [0]
-
-            def drained():
-                # empty and its count unchanged over three reads in a row (0.6 s): one quiet
-                # 0.2 s was seen once under ASan while its buckets had not all moved yet
-                w = one(prefix, '/rps/worker,3')
-                was, last[0] = last[0], w and w['processed']
-                quiet = w is not None and w['backlog_depth'] == 0 and was == w['processed']
-                still[0] = still[0] + 1 if quiet else 0
-                return still[0] >= 3
-
-            F.check(rpstest.wait_for(drained, timeout=10, step=0.2),
+            F.check(rpstest.wait_worker_drained(prefix, 3),
                     'lcore 3 still busy 10 s after the map without it: /rps/worker,3 %s' %
                     one(prefix, '/rps/worker,3'))
             w3a = one(prefix, '/rps/worker,3')['processed']

@@ -74,16 +74,7 @@ def main():
                 one(prefix, '/rps/map')), timeout=10)
             F.check(mp is not None and mp['queue0']['lcores'] == [1, 2],
                     'after SIGHUP /rps/map: %s' % mp)
-            last, still = [None], [0]
-
-            def drained():
-                w = one(prefix, '/rps/worker,3')
-                was, last[0] = last[0], w and w['processed']
-                quiet = w is not None and w['backlog_depth'] == 0 and was == w['processed']
-                still[0] = still[0] + 1 if quiet else 0
-                return still[0] >= 3
-
-            F.check(rpstest.wait_for(drained, timeout=10, step=0.2),
+            F.check(rpstest.wait_worker_drained(prefix, 3),
                     'lcore 3 still busy 10 s after the map without it (its moves wait for '
                     'ever): /rps/worker,3 %s, /rps/stats move_drains %s' % (
                         one(prefix, '/rps/worker,3'),
