@@ -77,14 +77,18 @@ rule_line(struct parser *p, const char *s, size_t n)
 		return -1;
 	}
 	/* "key = value" (no rule has a '='): a setting in the wrong section; and any line that
-	 * starts with a secret's key ("hash_seed: ..."; a rule's IPv6 prefix has ':'). The key
-	 * only: the value may be a secret (hash_seed, rss_key), which no message repeats */
+	 * starts with a secret's key ("hash_seed: ..."; a rule's IPv6 prefix has ':'). Its first
+	 * word only: the value may be a secret (hash_seed, rss_key), which no message repeats,
+	 * and it may stand before the '=' ("hash_seed 0x1234 = 1", "rss_key: 6d5a... a=b") */
 	const char *sep = memchr(s, '=', n);
 	size_t k = sep != NULL ? (size_t)(sep - s) : secret_key_prefix(s, n);
 
 	if (sep != NULL || k != 0) {
-		while (k > 0 && (s[k - 1] == ' ' || s[k - 1] == '\t'))
-			k--;
+		size_t w = 0;
+
+		while (w < k && s[w] != ' ' && s[w] != '\t' && s[w] != ':')
+			w++;
+		k = w;
 		fail(p, "[rules]: '%.*s ...' is a setting, not a rule: settings go in the "
 		     "sections before [rules]", (int)RTE_MIN(k, (size_t)64), s);
 		return -1;
