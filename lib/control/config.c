@@ -88,7 +88,8 @@ rule_line(struct parser *p, const char *s, size_t n)
 
 		while (w < k && s[w] != ' ' && s[w] != '\t' && s[w] != ':')
 			w++;
-		k = w;
+		/* "hash_seed0x1234 = 1": a secret's key and its value in one word */
+		k = secret_key_prefix(s, w) != 0 ? secret_key_prefix(s, w) : w;
 		fail(p, "[rules]: '%.*s ...' is a setting, not a rule: settings go in the "
 		     "sections before [rules]", (int)RTE_MIN(k, (size_t)64), s);
 		return -1;
@@ -117,15 +118,15 @@ secret_key_prefix(const char *s, size_t n)
 }
 
 /*
- * What a message may quote of an unknown key: "hash_seed 0x1234" (the value typed without its
- * '=', then "= x" later on the line) becomes "hash_seed ...".
+ * What a message may quote of an unknown key: "hash_seed 0x1234" or "hash_seed0x1234" (the
+ * value typed without its '=', then "= x" later on the line) becomes "hash_seed ...".
  */
 static const char *
 key_shown(const char *name, char *buf, size_t len)
 {
 	size_t k = secret_key_prefix(name, strlen(name));
 
-	if (k == 0 || name[k] == '\0' || strchr(" \t:", name[k]) == NULL)
+	if (k == 0 || name[k] == '\0')
 		return name;
 	snprintf(buf, len, "%.*s ...", (int)k, name);
 	return buf;

@@ -37,6 +37,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static char dir[64], path[96];
 static struct rps_config cfg;
 
+/* At a normal exit (the time is up): the folder and its file go (a crash leaves them). */
+static void
+remove_dir(void)
+{
+	unlink(path);
+	rmdir(dir);
+}
+
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -46,6 +54,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (mkdtemp(dir) == NULL) /* 0700: the StrictModes walk finds it private */
 		abort();
 	snprintf(path, sizeof(path), "%s/rps.conf", dir);
+	atexit(remove_dir);
 	return 0;
 }
 
@@ -63,9 +72,9 @@ all_zero(const void *p, size_t n)
 #define CANARY "Zq9QxWv7"
 
 /*
- * @p data with CANARY put at the start of each secret's value ("hash_seed = X", "rss_key: X":
- * the key first on its line, then a separator): if the canary is ever in an error message, a
- * value was quoted.
+ * @p data with CANARY put at the start of each secret's value ("hash_seed = X", "rss_key: X",
+ * "hash_seedX": the key first on its line, then a separator or not): if the canary is ever in
+ * an error message, a value was quoted.
  */
 static size_t
 with_canary(const uint8_t *data, size_t size, char *out)
@@ -82,8 +91,10 @@ with_canary(const uint8_t *data, size_t size, char *out)
 			size_t kl = strlen(keys[k]);
 
 			if (size - ws > kl && memcmp(data + ws, keys[k], kl) == 0 &&
-			    strchr(" \t=:", data[ws + kl]) != NULL && data[ws + kl] != 0) {
-				size_t v = ws + kl; /* the key, then a separator: a value follows */
+			    data[ws + kl] != '\n' && data[ws + kl] != 0) {
+				/* the key, then a separator or not ("hash_seed0x12 = 3" is a
+				 * value typed without its '=' too): a value follows */
+				size_t v = ws + kl;
 
 				while (v < size && strchr(" \t=:", data[v]) != NULL && data[v] != 0)
 					v++;

@@ -301,6 +301,13 @@ test_rules_section(void)
 	CU_ASSERT(strstr(err, "deadbeef") == NULL && strstr(err, "'hash_seed ...'") != NULL);
 	CU_ASSERT_EQUAL(parse("[rules]\nrss_key: 6d5a6d5a6d5a aa=bb\n"), -EINVAL);
 	CU_ASSERT(strstr(err, "6d5a") == NULL && strstr(err, "'rss_key ...'") != NULL);
+	/* the key and its value in one word, in [rules] and as an unknown key elsewhere */
+	CU_ASSERT_EQUAL(parse("[rules]\nhash_seed0xdeadbeef = 5\n"), -EINVAL);
+	CU_ASSERT(strstr(err, "deadbeef") == NULL && strstr(err, "'hash_seed ...'") != NULL);
+	CU_ASSERT_EQUAL(parse("[dataplane]\nhash_seed0xdeadbeef = 5\n"), -EINVAL);
+	CU_ASSERT(strstr(err, "deadbeef") == NULL && strstr(err, "hash_seed ...") != NULL);
+	CU_ASSERT_EQUAL(parse("[map]\nrss_key6d5a6d5a = 5\n"), -EINVAL);
+	CU_ASSERT(strstr(err, "6d5a") == NULL && strstr(err, "rss_key ...") != NULL);
 	/* an IPv6 prefix's ':' is no setting */
 	CU_ASSERT_EQUAL_FATAL(parse("[rules]\nsrc 2001:db8::/32 -> drop\n"), 0);
 	/* the maximum, then one more */
