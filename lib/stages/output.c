@@ -54,18 +54,26 @@ rps_txq_init(struct rps_txq *q, uint16_t port, uint16_t queue, uint16_t burst, i
 	return 0;
 }
 
-/* A flush sent the first @p sent packets of the buffer (the rest went to tx_refused()). */
+/* A flush sent the first @p sent packets of the buffer (the rest went to tx_refused()). The
+ * per-port counters by runs of one ingress port (a burst mostly came in by one): an add per
+ * run, not a read-modify-write per packet that waits on the previous one. */
 static inline void
 count_sent(struct rps_txq *q, uint16_t sent)
 {
 	if (sent != 0) {
 		RPS_CTR_ADD(q->st->processed, sent);
 		RPS_CTR_ADD(q->st->tx_packets, sent);
-		for (uint16_t i = 0; i < sent; i++) {
-			struct rps_port_stats *p = &q->st->port[q->slot[i]];
+		for (uint16_t i = 0; i < sent;) {
+			const uint8_t slot = q->slot[i];
+			uint16_t j = i + 1;
 
-			RPS_CTR_ADD(p->processed, 1);
-			RPS_CTR_ADD(p->forwarded, 1);
+			while (j < sent && q->slot[j] == slot)
+				j++;
+			struct rps_port_stats *p = &q->st->port[slot];
+
+			RPS_CTR_ADD(p->processed, j - i);
+			RPS_CTR_ADD(p->forwarded, j - i);
+			i = j;
 		}
 	}
 }
@@ -237,8 +245,10 @@ needs_big(const struct rps_txq *q, const struct rte_mbuf *m)
 	       (m->nb_segs > 1 && !q->multi_seg);
 }
 
-void
-rps_txq_send(struct rps_txq *q, struct rte_mbuf *m)
+/* rps_txq_send(), inlined into the output stage's loops: a call per packet was 12% of a
+ * forwarding worker's samples (docs/benchmarks.md); the slow path stays out of line. */
+static __rte_always_inline void
+txq_send(struct rps_txq *q, struct rte_mbuf *m)
 {
 	if (unlikely(needs_big(q, m))) {
 		send_big(q, m);
@@ -247,6 +257,12 @@ rps_txq_send(struct rps_txq *q, struct rte_mbuf *m)
 	if (likely(!q->secondary)) /* a packet's bytes once, whatever the consumer groups */
 		RPS_CTR_ADD(q->st->bytes, rte_pktmbuf_pkt_len(m));
 	buffer_one(q, m);
+}
+
+void
+rps_txq_send(struct rps_txq *q, struct rte_mbuf *m)
+{
+	txq_send(q, m);
 }
 
 void
@@ -292,7 +308,7 @@ mirror(struct rps_stage_ctx *c, struct rte_mbuf *m, const struct rps_txq *t)
 		refs_set(m, (uint16_t)(g + 1));
 	}
 	for (uint16_t k = 0; k < g; k++)
-		rps_txq_send(c->group_txq[k], d);
+		txq_send(c->group_txq[k], d);
 }
 
 uint16_t
@@ -311,7 +327,7 @@ rps_stage_output(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 			if (c->nb_groups != 0)
 				mirror(c, pkts[i], t);
 			if (likely(t != NULL))
-				rps_txq_send(t, pkts[i]);
+				txq_send(t, pkts[i]);
 			else
 				pkts[k++] = pkts[i]; /* a port with nowhere to send: consumed */
 		}
@@ -326,13 +342,13 @@ rps_stage_output(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 		for (uint16_t i = 0; i < n; i++) {
 			refs_set(pkts[i], g);
 			for (uint16_t k = 0; k < g; k++)
-				rps_txq_send(c->group_txq[k], pkts[i]);
+				txq_send(c->group_txq[k], pkts[i]);
 		}
 		return 0;
 	}
 	if (q == NULL)
 		return n; /* consumed by the pipeline's end */
 	for (uint16_t i = 0; i < n; i++)
-		rps_txq_send(q, pkts[i]);
+		txq_send(q, pkts[i]);
 	return 0;
 }

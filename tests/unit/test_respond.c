@@ -1427,6 +1427,59 @@ test_limit_stage(void)
 	rte_pktmbuf_free_bulk(out, ns);
 }
 
+/*
+ * The TX queue's per-port counts (count_sent() adds them by runs of one ingress port): packets
+ * from three ports in runs of 1 to 9, over several full buffers and a partial one, must each
+ * count under their own port, and every one in processed and tx_packets.
+ */
+static void
+test_txq_port_counts(void)
+{
+	static const uint16_t ports[] = { 3, 5, 7 };
+	uint64_t want[3] = { 0 }, total = 0;
+	struct rte_mbuf *out[BURST];
+	unsigned int run = 0, rx = 0;
+
+	NEED_PORT();
+	reset();
+	CU_ASSERT_EQUAL_FATAL(rps_stats_set_ports(&st, ports, 3), 0);
+	for (unsigned int i = 0; total < 3 * BURST + 5; i++) {
+		const unsigned int p = (i * 7 + run) % 3, len = 1 + (i * 5) % 9;
+
+		for (unsigned int k = 0; k < len && total < 3 * BURST + 5; k++, total++) {
+			struct ut_pkt f;
+			struct rte_mbuf *m;
+
+			ut_pkt_init(&f);
+			ut_put_eth(&f, RTE_ETHER_TYPE_ARP);
+			ut_put(&f, NULL, 46);
+			m = ut_mbuf(f.b, f.len);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+			m->port = ports[p];
+			rps_txq_send(&txq, m);
+			want[p]++;
+			uint16_t r = sent(out, BURST); /* keep the ring from filling */
+
+			rx += r;
+			rte_pktmbuf_free_bulk(out, r);
+		}
+		run++;
+	}
+	rps_txq_flush(&txq);
+	for (uint16_t r; (r = sent(out, BURST)) != 0; rx += r)
+		rte_pktmbuf_free_bulk(out, r);
+	CU_ASSERT_EQUAL(rx, total);
+	CU_ASSERT_EQUAL(st.processed, total);
+	CU_ASSERT_EQUAL(st.tx_packets, total);
+	for (unsigned int p = 0; p < 3; p++) {
+		const struct rps_port_stats *ps = &st.port[rps_stats_slot(&st, ports[p])];
+
+		CU_ASSERT_EQUAL(ps->processed, want[p]);
+		CU_ASSERT_EQUAL(ps->forwarded, want[p]);
+	}
+	CU_ASSERT_EQUAL(rps_stats_set_ports(&st, NULL, 0), 0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1449,6 +1502,7 @@ main(int argc, char **argv)
 		{ "ip_options", test_ip_options },
 		{ "limit_bucket", test_limit_bucket },
 		{ "limit_stage", test_limit_stage },
+		{ "txq_port_counts", test_txq_port_counts },
 		CU_TEST_INFO_NULL,
 	};
 
