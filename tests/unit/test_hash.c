@@ -112,11 +112,15 @@ l2_ref(const uint8_t *b, uint16_t len, uint32_t seed, int sym)
 
 	if (len < ETH_LEN)
 		return 0;
-	if (sym && memcmp(b, b + 6, 6) > 0) {
-		memcpy(k, b + 6, 6);
-		memcpy(k + 6, b, 6);
-	} else {
-		memcpy(k, b, 12);
+	/* both MACs first, then ordered from that copy (GCC 12 under ASan took b + 6 for an
+	 * object of no bytes: -Warray-bounds) */
+	memcpy(k, b, 12);
+	if (sym && memcmp(k, k + 6, 6) > 0) {
+		uint8_t a[6];
+
+		memcpy(a, k, 6);
+		memmove(k, k + 6, 6);
+		memcpy(k + 6, a, 6);
 	}
 	type = (uint16_t)(b[12] << 8 | b[13]);
 	for (int tags = 0; tags < RPS_HASH_MAX_VLAN && off + 4 <= len &&
