@@ -80,7 +80,7 @@ count_sent(struct rps_txq *q, uint16_t sent)
 
 /* Buffer @p m (its ingress slot noted where it will sit) and count what a full buffer's
  * flush sent. */
-static inline void
+static __rte_always_inline void
 buffer_one(struct rps_txq *q, struct rte_mbuf *m)
 {
 	if (q->consumer) {
