@@ -120,7 +120,7 @@ parse_l4(const struct rte_mbuf *m, uint32_t off, uint32_t end, uint8_t proto, in
 
 static inline int
 parse_ipv4(struct rte_mbuf *m, uint32_t off, uint32_t len, uint32_t *ptype,
-	   struct parse_counts *pc)
+	   uint32_t *l3_out, uint32_t *l4_out, struct parse_counts *pc)
 {
 	uint8_t buf[20];
 	const uint8_t *h = read_at(m, off, 20, len, buf);
@@ -149,14 +149,14 @@ parse_ipv4(struct rte_mbuf *m, uint32_t off, uint32_t len, uint32_t *ptype,
 	if (rc != KEEP)
 		return rc;
 	pc->v4++;
-	m->l3_len = ihl;
-	m->l4_len = l4_len;
+	*l3_out = ihl;
+	*l4_out = l4_len;
 	return KEEP;
 }
 
 static inline int
 parse_ipv6(struct rte_mbuf *m, uint32_t off, uint32_t len, uint32_t *ptype,
-	   struct parse_counts *pc)
+	   uint32_t *l3_out, uint32_t *l4_out, struct parse_counts *pc)
 {
 	uint8_t buf[40];
 	const uint8_t *h = read_at(m, off, 40, len, buf);
@@ -212,8 +212,8 @@ parse_ipv6(struct rte_mbuf *m, uint32_t off, uint32_t len, uint32_t *ptype,
 	if (rc != KEEP)
 		return rc;
 	pc->v6++;
-	m->l3_len = l3;
-	m->l4_len = l4_len;
+	*l3_out = l3;
+	*l4_out = l4_len;
 	return KEEP;
 }
 
@@ -223,7 +223,7 @@ parse_one(struct rte_mbuf *m, struct parse_counts *pc)
 	const uint32_t len = rte_pktmbuf_pkt_len(m);
 	uint8_t buf[RTE_ETHER_HDR_LEN];
 	const uint8_t *h = read_at(m, 0, RTE_ETHER_HDR_LEN, len, buf);
-	uint32_t off = RTE_ETHER_HDR_LEN, ptype, tags = 0;
+	uint32_t off = RTE_ETHER_HDR_LEN, ptype, tags = 0, l3 = 0, l4 = 0;
 	uint16_t type;
 	int rc;
 
@@ -248,18 +248,19 @@ parse_one(struct rte_mbuf *m, struct parse_counts *pc)
 		tags == 1 ? RTE_PTYPE_L2_ETHER_VLAN : RTE_PTYPE_L2_ETHER_QINQ;
 
 	if (type == RTE_ETHER_TYPE_IPV4) {
-		rc = parse_ipv4(m, off, len, &ptype, pc);
+		rc = parse_ipv4(m, off, len, &ptype, &l3, &l4, pc);
 	} else if (type == RTE_ETHER_TYPE_IPV6) {
-		rc = parse_ipv6(m, off, len, &ptype, pc);
+		rc = parse_ipv6(m, off, len, &ptype, &l3, &l4, pc);
 	} else {
 		/* ARP and everything else: passed on with the L2 layout only */
-		m->l3_len = 0;
-		m->l4_len = 0;
 		pc->non_ip++;
 		rc = KEEP;
 	}
 	if (rc == KEEP) {
-		m->l2_len = off;
+		/* the layout in one 8-byte store (the rest of tx_offload zero: nothing of a
+		 * received packet's is kept there): the bit-fields one by one were loads and
+		 * stores of a line the RX side's allocation wrote, and the first load waited */
+		m->tx_offload = rte_mbuf_tx_offload(off, l3, l4, 0, 0, 0, 0);
 		m->packet_type = ptype;
 	}
 	return rc;
