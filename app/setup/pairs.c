@@ -86,17 +86,6 @@ rps_pairs_rx_ports(struct rps_app *app)
 	return 0;
 }
 
-/* Any worker may get a packet that entered by a port's peer, so a paired port takes a TX
- * queue per worker (role RPS_PORT_PAIR, every worker a sender). */
-int
-rps_pairs_port_sends(const struct rps_options *o, uint16_t port)
-{
-	for (uint16_t i = 0; i < o->nb_fwd; i++)
-		if (port == o->fwd[i].a || port == o->fwd[i].b)
-			return 1;
-	return 0;
-}
-
 /* -ENOSPC from the plan: the count a pair needs, and net_pcap's way to give it. */
 void
 rps_pairs_report_txq_limit(uint16_t port, const struct rps_port_info *pi, uint16_t nb_txq)

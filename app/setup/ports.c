@@ -21,14 +21,15 @@
 #define INDIRECT_POOL 8191u /* references of re-fragmented output in flight, all workers */
 
 /* Whether the workers transmit on RX port number @p p (in --rx-port's list): --tx-port, an
- * inline pair's port, or any RX port with the respond stage (it answers on the port a
- * request came in on). */
+ * inline pair's port (any worker may get a packet that entered by its peer: a TX queue per
+ * worker), or any RX port with the respond stage (it answers on the port a request came in
+ * on). */
 static int
 workers_send_on(const struct rps_app *app, uint16_t p)
 {
 	const struct rps_options *o = &app->opt;
 
-	if (rps_pairs_port_sends(o, o->rx_ports[p]))
+	if (rps_fwd_peer(o, o->rx_ports[p]) >= 0)
 		return 1;
 	return (p == 0 && o->tx_port == (int)o->rx_ports[p]) ||
 	       rps_pipeline_has(&app->pipeline, RPS_STAGE_RESPOND);

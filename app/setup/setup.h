@@ -62,8 +62,6 @@ void rps_pairs_stages(struct rps_app *app);
 /* lcores.c's RX ports: each pair's ports receive too (after --rx-port's); refuse a
  * --tx-port that is a pair's port. -1 on error. */
 int rps_pairs_rx_ports(struct rps_app *app);
-/* ports.c's plan: whether @p port is a pair's (one TX queue per worker on it). */
-int rps_pairs_port_sends(const struct rps_options *o, uint16_t port);
 /* ports.c's plan: say that paired port @p port cannot have @p nb_txq TX queues. */
 void rps_pairs_report_txq_limit(uint16_t port, const struct rps_port_info *pi,
 				uint16_t nb_txq);
