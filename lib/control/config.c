@@ -89,7 +89,9 @@ rule_line(struct parser *p, const char *s, size_t n)
 		while (w < k && s[w] != ' ' && s[w] != '\t' && s[w] != ':')
 			w++;
 		/* "hash_seed0x1234 = 1": a secret's key and its value in one word */
-		k = secret_key_prefix(s, w) != 0 ? secret_key_prefix(s, w) : w;
+		k = secret_key_prefix(s, w);
+		if (k == 0)
+			k = w;
 		fail(p, "[rules]: '%.*s ...' is a setting, not a rule: settings go in the "
 		     "sections before [rules]", (int)RTE_MIN(k, (size_t)64), s);
 		return -1;
