@@ -283,6 +283,22 @@ reader_main(void *arg)
 	return NULL;
 }
 
+/* The port all but @p room slots full of producer 1's packets (which the order check
+ * ignores), then the slow reader started on it. */
+static void
+reader_start_on_full_port(unsigned int room, pthread_t *reader)
+{
+	for (unsigned int i = 0; i < PORT_DEPTH - room; i++) {
+		struct rte_mbuf *m = tagged(1, i);
+
+		CU_ASSERT_EQUAL_FATAL(rte_eth_tx_burst(ring_port, 0, &m, 1), 1);
+	}
+	reader_done = 0;
+	reader_got = 0;
+	reader_next[0] = 0;
+	CU_ASSERT_EQUAL_FATAL(pthread_create(reader, NULL, reader_main, NULL), 0);
+}
+
 /* Backpressure: a full port is waited for, so a slow reader gets every packet, in order,
  * and nothing is dropped. */
 static void
@@ -290,18 +306,10 @@ test_share_backpressure_waits(void)
 {
 	static const int stop;
 	pthread_t reader;
-	struct rte_mbuf *m;
 
 	CU_ASSERT_EQUAL_FATAL(ring_setup(), 0);
 	producers_init(1, 1, &stop);
-	for (unsigned int i = 0; i < PORT_DEPTH - 100; i++) {
-		m = tagged(1, i);
-		CU_ASSERT_EQUAL_FATAL(rte_eth_tx_burst(ring_port, 0, &m, 1), 1);
-	}
-	reader_done = 0;
-	reader_got = 0;
-	reader_next[0] = 0;
-	CU_ASSERT_EQUAL_FATAL(pthread_create(&reader, NULL, reader_main, NULL), 0);
+	reader_start_on_full_port(100, &reader);
 	send_all(PER_PRODUCER);
 	reader_done = 1;
 	pthread_join(reader, NULL);
@@ -519,20 +527,12 @@ test_direct_backpressure_waits(void)
 	pthread_t reader;
 	struct rps_txq q;
 	struct rps_lcore_stats st;
-	struct rte_mbuf *m;
 
 	CU_ASSERT_EQUAL_FATAL(ring_setup(), 0);
 	memset(&st, 0, sizeof(st));
 	CU_ASSERT_EQUAL_FATAL(rps_txq_init(&q, ring_port, 0, BURST, SOCKET_ID_ANY, &st), 0);
 	rps_txq_set_consumer(&q, NULL, 1, &stop);
-	for (unsigned int i = 0; i < PORT_DEPTH - 10; i++) {
-		m = tagged(1, i);
-		CU_ASSERT_EQUAL_FATAL(rte_eth_tx_burst(ring_port, 0, &m, 1), 1);
-	}
-	reader_done = 0;
-	reader_got = 0;
-	reader_next[0] = 0;
-	CU_ASSERT_EQUAL_FATAL(pthread_create(&reader, NULL, reader_main, NULL), 0);
+	reader_start_on_full_port(10, &reader);
 	for (uint32_t i = 0; i < 200; i++) {
 		rps_txq_send(&q, tagged(0, i));
 		if (i % BURST == BURST - 1)
