@@ -349,32 +349,60 @@ packet_hash(const struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
 	return rps_steer_flow_hash(ctx, hs, pkts[i], computed);
 }
 
+/* The software hash of a packet that came without the NIC's hash it was to be steered by
+ * (fast_pass() with @p nic): out of line, so that the loop over packets that have one keeps
+ * its values in registers. */
+static __rte_noinline uint32_t
+nic_missing_hash(const struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
+		 const struct rte_mbuf *m)
+{
+	uint32_t computed = 0;
+
+	return rps_steer_flow_hash(ctx, hs, m, &computed);
+}
+
 /*
  * Steps 1 to 3 in the common case (a settled map, no rule matched, no flow limit, no order
  * check): per packet its hash (headers prefetched when hashed in software), its bucket of the
  * map, the bucket's counters (@p s, or NULL: a constant in each inlined copy) and its worker,
  * in one loop (the hash, the bucket and the worker stay in registers); then the groups.
+ * With @p nic (a constant: the caller checked that hs->nic is set, and that neither rules'
+ * keys nor ctx->prefetch ask for more) the loop is the NIC's hash alone, and a packet without
+ * one calls out: the flags the general loop tests per packet are gone, and what it kept on the
+ * stack (the OR of the workers, a chain through memory of a store-to-load a packet) stays in
+ * registers.
  */
 static __rte_always_inline void
 fast_pass(struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
 	  const struct rps_map *map, struct rps_bucket_stats *s, const struct rps_flow_key *keys,
-	  struct rte_mbuf **pkts, uint16_t n, uint16_t *nb_touched, uint32_t *computed)
+	  struct rte_mbuf **pkts, uint16_t n, uint16_t *nb_touched, uint32_t *computed, int nic)
 {
 	/* the rules' pass read the headers already when it extracted the keys */
-	const int pf = keys == NULL && (ctx->mode == RPS_HASH_JHASH || ctx->prefetch);
+	const int pf = !nic && keys == NULL && (ctx->mode == RPS_HASH_JHASH || ctx->prefetch);
 	uint16_t *tv = ctx->target;
 	uint16_t any = 0, all = UINT16_MAX; /* OR and AND of the workers: equal iff one */
+	uint32_t missing = 0; /* with @p nic: packets without the NIC's hash */
 
 	if (pf)
 		prefetch_ahead(pkts, n, 1, 0);
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		uint32_t bkt;
+		uint32_t bkt, h;
 		uint16_t w;
 
 		if (pf)
 			prefetch_ahead(pkts, n, 0, i);
-		bkt = rps_map_bucket(map, packet_hash(ctx, hs, keys, pkts, i, computed));
+		if (nic) {
+			if (likely(rps_hash_has_rss(m))) {
+				h = rps_hash_rss(m);
+			} else {
+				missing++;
+				h = nic_missing_hash(ctx, hs, m);
+			}
+		} else {
+			h = packet_hash(ctx, hs, keys, pkts, i, computed);
+		}
+		bkt = rps_map_bucket(map, h);
 		w = map->table[bkt];
 		if (s != NULL) {
 			s->b[bkt].packets++;
@@ -384,6 +412,8 @@ fast_pass(struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
 		any |= w;
 		all &= w;
 	}
+	if (nic)
+		*computed += missing;
 	group_targets(ctx, pkts, n, any == all, nb_touched);
 }
 
@@ -594,11 +624,15 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 		/* the common case, in one pass (compiled without keys, with and without counters:
 		 * rules cost nothing when there are none) */
 		if (keys != NULL)
-			fast_pass(ctx, &hs, map, bstats, keys, pkts, n, &nb_touched, &computed);
+			fast_pass(ctx, &hs, map, bstats, keys, pkts, n, &nb_touched, &computed, 0);
+		else if (hs.nic && !ctx->prefetch && bstats != NULL)
+			fast_pass(ctx, &hs, map, bstats, NULL, pkts, n, &nb_touched, &computed, 1);
+		else if (hs.nic && !ctx->prefetch)
+			fast_pass(ctx, &hs, map, NULL, NULL, pkts, n, &nb_touched, &computed, 1);
 		else if (bstats != NULL)
-			fast_pass(ctx, &hs, map, bstats, NULL, pkts, n, &nb_touched, &computed);
+			fast_pass(ctx, &hs, map, bstats, NULL, pkts, n, &nb_touched, &computed, 0);
 		else
-			fast_pass(ctx, &hs, map, NULL, NULL, pkts, n, &nb_touched, &computed);
+			fast_pass(ctx, &hs, map, NULL, NULL, pkts, n, &nb_touched, &computed, 0);
 	} else {
 		hash_pass(ctx, &hs, keys, pkts, n, &computed);
 		if (ctx->order != NULL)

@@ -373,10 +373,15 @@ test_steer_overflow(void)
 	}
 }
 
-/* Packets with an RSS hash are steered by it unless the mode is JHASH. */
+/* Packets with an RSS hash are steered by it unless the mode is JHASH; the others by the
+ * software hash. With @p prefetch 0 (the app's setting when the port gives the NIC's hash) the
+ * RSS and auto modes take the NIC-only loop, whose packets without a hash call out; with
+ * @p counted, through the per-bucket counters, each packet counted in its bucket. */
 static void
-steer_rss(enum rps_hash_mode mode)
+steer_rss(enum rps_hash_mode mode, int prefetch, int counted)
 {
+	struct rps_bucket_stats *bs = counted ? rps_bucket_stats_create(SOCKET_ID_ANY) : NULL;
+	uint64_t want_pk[8] = { 0 }, want_by[8] = { 0 };
 	struct bed t;
 	struct rte_mbuf *pkts[MAX_BURST];
 	unsigned int flow[MAX_BURST], seq[MAX_BURST], flagged = 0;
@@ -384,7 +389,8 @@ steer_rss(enum rps_hash_mode mode)
 	const unsigned int n = 160;
 	uint64_t st = 42;
 
-	bed_init(&t, 4, 1024, 8, NULL, mode, 1);
+	CU_ASSERT_FATAL(!counted || bs != NULL);
+	bed_init(&t, 4, 1024, 8, NULL, mode, prefetch);
 	make_burst(pkts, n, flow, seq, 0);
 	for (unsigned int i = 0; i < n; i++) {
 		uint32_t h;
@@ -402,8 +408,15 @@ steer_rss(enum rps_hash_mode mode)
 		else
 			h = rps_hash_sw(pkts[i], SEED);
 		want[i] = rps_map_worker(t.map, h);
+		want_pk[rps_map_bucket(t.map, h)]++;
+		want_by[rps_map_bucket(t.map, h)] += pkts[i]->pkt_len;
 	}
-	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, t.map, NULL, NULL, pkts, (uint16_t)n), n);
+	CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, t.map, NULL, bs, pkts, (uint16_t)n), n);
+	for (unsigned int b = 0; bs != NULL && b < 8; b++) {
+		CU_ASSERT_EQUAL(bs->b[b].packets, want_pk[b]);
+		CU_ASSERT_EQUAL(bs->b[b].bytes, want_by[b]);
+	}
+	rps_bucket_stats_free(bs);
 	if (mode == RPS_HASH_JHASH) {
 		CU_ASSERT_EQUAL(t.stats.hash_from_nic, 0);
 		CU_ASSERT_EQUAL(t.stats.hash_computed, n);
@@ -419,9 +432,11 @@ steer_rss(enum rps_hash_mode mode)
 static void
 test_steer_rss(void)
 {
-	steer_rss(RPS_HASH_RSS);
-	steer_rss(RPS_HASH_AUTO);
-	steer_rss(RPS_HASH_JHASH);
+	static const enum rps_hash_mode modes[] = { RPS_HASH_RSS, RPS_HASH_AUTO, RPS_HASH_JHASH };
+
+	for (unsigned int m = 0; m < RTE_DIM(modes); m++)
+		for (int v = 0; v < 4; v++)
+			steer_rss(modes[m], v & 1, v >> 1);
 }
 
 /* The RSS hash picks the worker: hashes aimed at each entry land there. */
