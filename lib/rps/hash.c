@@ -283,6 +283,69 @@ rps_hash_l2_key(const struct rte_mbuf *m, int sym, uint32_t w[RPS_HASH_L2_WORDS]
 	return 0;
 }
 
+/* RPS_HASH_LANES words as one vector; moved in and out with memcpy() (no alignment asked of
+ * the arrays, and no vector crosses a call: its ABI would differ between builds) */
+typedef uint32_t hash_lanes_t __attribute__((vector_size(RPS_HASH_LANES * sizeof(uint32_t))));
+
+#define LANES_LOAD(v, p) memcpy(&(v), (p), sizeof(hash_lanes_t))
+#define LANES_STORE(p, v) memcpy((p), &(v), sizeof(hash_lanes_t))
+
+void
+rps_hash_jhash3_lanes(const uint32_t *w, uint32_t stride, uint32_t n, uint32_t seed,
+		      uint32_t *h)
+{
+	/* rte_jhash_3words(): each word + 12, then __rte_jhash_3words() adds the rest */
+	const uint32_t init = RTE_JHASH_GOLDEN_RATIO + 12 + seed;
+
+	for (uint32_t i = 0; i < n; i += RPS_HASH_LANES) {
+		hash_lanes_t a, b, c;
+
+		LANES_LOAD(a, w + i);
+		LANES_LOAD(b, w + stride + i);
+		LANES_LOAD(c, w + 2 * stride + i);
+		a += init;
+		b += init;
+		c += init;
+		__rte_jhash_final(a, b, c);
+		LANES_STORE(h + i, c);
+	}
+}
+
+void
+rps_hash_jhash9_lanes(const uint32_t *w, uint32_t stride, uint32_t n, uint32_t seed,
+		      uint32_t *h)
+{
+	const uint32_t init = RTE_JHASH_GOLDEN_RATIO + 9 * 4 + seed;
+
+	for (uint32_t i = 0; i < n; i += RPS_HASH_LANES) {
+		hash_lanes_t a, b, c, k;
+
+		/* rps_hash_jhash9(): two 12-byte blocks mixed, the third added before the final */
+		LANES_LOAD(k, w + i);
+		a = k + init;
+		LANES_LOAD(k, w + stride + i);
+		b = k + init;
+		LANES_LOAD(k, w + 2 * stride + i);
+		c = k + init;
+		__rte_jhash_mix(a, b, c);
+		LANES_LOAD(k, w + 3 * stride + i);
+		a += k;
+		LANES_LOAD(k, w + 4 * stride + i);
+		b += k;
+		LANES_LOAD(k, w + 5 * stride + i);
+		c += k;
+		__rte_jhash_mix(a, b, c);
+		LANES_LOAD(k, w + 6 * stride + i);
+		a += k;
+		LANES_LOAD(k, w + 7 * stride + i);
+		b += k;
+		LANES_LOAD(k, w + 8 * stride + i);
+		c += k;
+		__rte_jhash_final(a, b, c);
+		LANES_STORE(h + i, c);
+	}
+}
+
 uint32_t
 rps_hash_l2(const struct rte_mbuf *m, uint32_t seed, int sym)
 {

@@ -600,6 +600,29 @@ rps_hash_key_family(const struct rps_flow_key *k, unsigned int family, uint32_t 
 	return h ? h : 1;
 }
 
+/** Keys per step of rps_hash_jhash3_lanes() and rps_hash_jhash9_lanes(): their arrays are
+ * read and written in whole steps. */
+#define RPS_HASH_LANES 8
+
+/**
+ * rte_jhash_3words(w[i], w[stride + i], w[2 * stride + i], @p seed) into h[i] for each
+ * i < @p n, bit for bit: the IPv4 keys of a burst (source, destination, ports) hashed
+ * RPS_HASH_LANES at a time, each word a lane of a vector (GCC's and clang's vector
+ * extensions: SSE2 on the baseline, AVX2 or AVX-512 where the build targets them; the same
+ * operations, so the same hash, on any of them). One key's jhash is a chain of 21 dependent
+ * operations; side by side in lanes, a burst's chains run together.
+ * The keys as a structure of arrays, word j of key i at w[j * stride + i]. Each row of @p w
+ * and @p h must have room for @p n rounded up to RPS_HASH_LANES (the lanes past n are hashed
+ * from whatever is there and their results are to be ignored); stride >= that.
+ */
+void rps_hash_jhash3_lanes(const uint32_t *w, uint32_t stride, uint32_t n, uint32_t seed,
+			   uint32_t *h);
+
+/** rps_hash_jhash3_lanes() for IPv6 keys: rte_jhash_32b() of the 9 words src, dst, ports
+ * (rps_hash_jhash9()), word j of key i at w[j * stride + i]. */
+void rps_hash_jhash9_lanes(const uint32_t *w, uint32_t stride, uint32_t n, uint32_t seed,
+			   uint32_t *h);
+
 /** rps_hash_key_family() of the key's own family. */
 static inline uint32_t
 rps_hash_key(const struct rps_flow_key *k, uint32_t seed)

@@ -76,6 +76,14 @@ struct rps_steer_ctx {
 	uint16_t *rule_target;       /**< [burst_max]: a rule's worker, or RPS_RULE_NONE */
 	struct rps_flow_key *keys;   /**< [burst_max]: the rules' flow keys, hashed without
 				      * being extracted again when the hash is software */
+	/** The software jhash's keys of a burst by family, as rps_hash_jhash3_lanes() and
+	 * rps_hash_jhash9_lanes() read them (word j of key i at w4[j * cap + i]), their hashes
+	 * and their packets' indexes: one block, cap = burst_max rounded up to RPS_HASH_LANES */
+	struct rps_steer_lanes {
+		uint32_t *w4, *w6, *h4, *h6;
+		uint16_t *i4, *i6;
+		uint32_t cap;
+	} lanes;
 	/** The key of RPS_HASH_TOEPLITZ: zeroed by rps_steer_init(); the caller prepares it
 	 * with rps_toeplitz_init() before the first burst. Last: it is large and read only
 	 * in that mode. */

@@ -38,7 +38,19 @@ rps_steer_init(struct rps_steer_ctx *ctx, enum rps_hash_mode mode, uint32_t seed
 					      RTE_CACHE_LINE_SIZE, socket);
 	ctx->keys = rte_zmalloc_socket("rps_steer", sizeof(ctx->keys[0]) * burst_max,
 				       RTE_CACHE_LINE_SIZE, socket);
-	if (ctx->keys == NULL || ctx->rule_target == NULL || ctx->groups == NULL || ctx->group_len == NULL ||
+	ctx->lanes.cap = RTE_ALIGN_CEIL((uint32_t)burst_max, RPS_HASH_LANES);
+	/* w4 [3][cap], w6 [9][cap], h4 and h6 [cap]; then i4 and i6 [cap] of uint16_t */
+	ctx->lanes.w4 = rte_zmalloc_socket("rps_steer", sizeof(uint32_t) * 15 * ctx->lanes.cap,
+					   RTE_CACHE_LINE_SIZE, socket);
+	if (ctx->lanes.w4 != NULL) {
+		ctx->lanes.w6 = ctx->lanes.w4 + 3 * ctx->lanes.cap;
+		ctx->lanes.h4 = ctx->lanes.w6 + 9 * ctx->lanes.cap;
+		ctx->lanes.h6 = ctx->lanes.h4 + ctx->lanes.cap;
+		ctx->lanes.i4 = (uint16_t *)(ctx->lanes.h6 + ctx->lanes.cap);
+		ctx->lanes.i6 = ctx->lanes.i4 + ctx->lanes.cap;
+	}
+	if (ctx->lanes.w4 == NULL ||
+	    ctx->keys == NULL || ctx->rule_target == NULL || ctx->groups == NULL || ctx->group_len == NULL ||
 	    ctx->touched == NULL || ctx->hashes == NULL || ctx->target == NULL ||
 	    ctx->head_snap == NULL) {
 		rps_steer_fini(ctx);
@@ -58,6 +70,8 @@ rps_steer_fini(struct rps_steer_ctx *ctx)
 	rte_free(ctx->head_snap);
 	rte_free(ctx->rule_target);
 	rte_free(ctx->keys);
+	rte_free(ctx->lanes.w4);
+	memset(&ctx->lanes, 0, sizeof(ctx->lanes));
 	ctx->keys = NULL;
 	ctx->head_snap = NULL;
 	ctx->rule_target = NULL;
@@ -349,8 +363,15 @@ packet_hash(const struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
 	return rps_steer_flow_hash(ctx, hs, pkts[i], computed);
 }
 
+/* Where fast_pass() takes each packet's hash from. */
+enum fast_src {
+	FAST_KEYS,   /* packet_hash(): the NIC's, or the key (the rules', or extracted) hashed */
+	FAST_NIC,    /* the NIC's alone; a packet without it calls nic_missing_hash() */
+	FAST_HASHED, /* ctx->hashes, filled by jhash_lanes_pass() */
+};
+
 /* The software hash of a packet that came without the NIC's hash it was to be steered by
- * (fast_pass() with @p nic): out of line, so that the loop over packets that have one keeps
+ * (fast_pass() with FAST_NIC): out of line, so that the loop over packets that have one keeps
  * its values in registers. */
 static __rte_noinline uint32_t
 nic_missing_hash(const struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
@@ -366,19 +387,23 @@ nic_missing_hash(const struct rps_steer_ctx *ctx, const struct rps_steer_hasher 
  * check): per packet its hash (headers prefetched when hashed in software), its bucket of the
  * map, the bucket's counters (@p s, or NULL: a constant in each inlined copy) and its worker,
  * in one loop (the hash, the bucket and the worker stay in registers); then the groups.
- * With @p nic (a constant: the caller checked that hs->nic is set, and that neither rules'
- * keys nor ctx->prefetch ask for more) the loop is the NIC's hash alone, and a packet without
- * one calls out: the flags the general loop tests per packet are gone, and what it kept on the
- * stack (the OR of the workers, a chain through memory of a store-to-load a packet) stays in
- * registers.
+ * @p src (a constant in each copy) says where the hash comes from. FAST_NIC: the caller
+ * checked that hs->nic is set and that neither rules' keys nor ctx->prefetch ask for more;
+ * the loop is the NIC's hash alone, and a packet without one calls out: the flags the general
+ * loop tests per packet are gone, and what it kept on the stack (the OR of the workers, a
+ * chain through memory of a store-to-load a packet) stays in registers. FAST_HASHED: the
+ * hashes are in ctx->hashes already.
  */
 static __rte_always_inline void
 fast_pass(struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
 	  const struct rps_map *map, struct rps_bucket_stats *s, const struct rps_flow_key *keys,
-	  struct rte_mbuf **pkts, uint16_t n, uint16_t *nb_touched, uint32_t *computed, int nic)
+	  struct rte_mbuf **pkts, uint16_t n, uint16_t *nb_touched, uint32_t *computed,
+	  enum fast_src src)
 {
 	/* the rules' pass read the headers already when it extracted the keys */
-	const int pf = !nic && keys == NULL && (ctx->mode == RPS_HASH_JHASH || ctx->prefetch);
+	const int pf = src == FAST_KEYS && keys == NULL &&
+		       (ctx->mode == RPS_HASH_JHASH || ctx->prefetch);
+	const uint32_t *hv = ctx->hashes;
 	uint16_t *tv = ctx->target;
 	uint16_t any = 0, all = UINT16_MAX; /* OR and AND of the workers: equal iff one */
 	uint32_t missing = 0; /* with @p nic: packets without the NIC's hash */
@@ -392,13 +417,15 @@ fast_pass(struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
 
 		if (pf)
 			prefetch_ahead(pkts, n, 0, i);
-		if (nic) {
+		if (src == FAST_NIC) {
 			if (likely(rps_hash_has_rss(m))) {
 				h = rps_hash_rss(m);
 			} else {
 				missing++;
 				h = nic_missing_hash(ctx, hs, m);
 			}
+		} else if (src == FAST_HASHED) {
+			h = hv[i];
 		} else {
 			h = packet_hash(ctx, hs, keys, pkts, i, computed);
 		}
@@ -412,9 +439,75 @@ fast_pass(struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
 		any |= w;
 		all &= w;
 	}
-	if (nic)
+	if (src == FAST_NIC)
 		*computed += missing;
 	group_targets(ctx, pkts, n, any == all, nb_touched);
+}
+
+/*
+ * Step 1 of the software jhash in the common case (no rules' keys, no --inner): each packet's
+ * key, its header prefetched ahead, put in its family's lanes (a packet that has the NIC's
+ * hash it is to be steered by, hs->nic, keeps it; one outside the common layout is hashed at
+ * once, rps_steer_flow_hash_slow()); then each family's keys hashed side by side
+ * (rps_hash_jhash3_lanes(), rps_hash_jhash9_lanes()) into ctx->hashes. @p sort a constant in
+ * each copy. The same hashes as rps_steer_key_then_hash() (unit-steer checks it against
+ * rps_hash_sw()), at a fraction of the cost: a key's jhash is a chain of dependent steps, and
+ * one per packet in the loop left the core waiting on each. @return how many it computed.
+ */
+static __rte_always_inline uint32_t
+jhash_lanes_pass(struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
+		 struct rte_mbuf **pkts, uint16_t n, int sort)
+{
+	const struct rps_steer_lanes *l = &ctx->lanes;
+	const uint32_t cap = l->cap;
+	uint32_t *hv = ctx->hashes;
+	uint32_t n4 = 0, n6 = 0, nic = 0;
+
+	prefetch_ahead(pkts, n, 1, 0);
+	for (uint16_t i = 0; i < n; i++) {
+		const struct rte_mbuf *m = pkts[i];
+		struct rps_flow_key k;
+
+		prefetch_ahead(pkts, n, 0, i);
+		if (hs->nic && rps_hash_has_rss(m)) {
+			hv[i] = rps_hash_rss(m);
+			nic++;
+			continue;
+		}
+		switch (rps_flow_key_get_fast(m, sort, NULL, &k)) {
+		case 4:
+			l->w4[n4] = k.src[0];
+			l->w4[cap + n4] = k.dst[0];
+			l->w4[2 * cap + n4] = k.ports;
+			l->i4[n4++] = i;
+			break;
+		case 6:
+			/* word by word, no loop: the key's address is never taken, so that it
+			 * stays in registers (a loop over k.w kept it on the stack) */
+			l->w6[n6] = k.w[0];
+			l->w6[cap + n6] = k.w[1];
+			l->w6[2 * cap + n6] = k.w[2];
+			l->w6[3 * cap + n6] = k.w[3];
+			l->w6[4 * cap + n6] = k.w[4];
+			l->w6[5 * cap + n6] = k.w[5];
+			l->w6[6 * cap + n6] = k.w[6];
+			l->w6[7 * cap + n6] = k.w[7];
+			l->w6[8 * cap + n6] = k.w[8];
+			l->i6[n6++] = i;
+			break;
+		default:
+			hv[i] = rps_steer_flow_hash_slow(ctx, m, RPS_STEER_HASH_JHASH, sort, NULL);
+			break;
+		}
+	}
+	rps_hash_jhash3_lanes(l->w4, cap, n4, ctx->seed, l->h4);
+	rps_hash_jhash9_lanes(l->w6, cap, n6, ctx->seed, l->h6);
+	/* never 0, as rps_hash_key_family() */
+	for (uint32_t j = 0; j < n4; j++)
+		hv[l->i4[j]] = l->h4[j] ? l->h4[j] : 1;
+	for (uint32_t j = 0; j < n6; j++)
+		hv[l->i6[j]] = l->h6[j] ? l->h6[j] : 1;
+	return n - nic;
 }
 
 /* Step 1 of the general path: every packet's hash into ctx->hashes. */
@@ -623,16 +716,32 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 	    (buckets == NULL || rps_buckets_settled(buckets, map))) {
 		/* the common case, in one pass (compiled without keys, with and without counters:
 		 * rules cost nothing when there are none) */
-		if (keys != NULL)
-			fast_pass(ctx, &hs, map, bstats, keys, pkts, n, &nb_touched, &computed, 0);
-		else if (hs.nic && !ctx->prefetch && bstats != NULL)
-			fast_pass(ctx, &hs, map, bstats, NULL, pkts, n, &nb_touched, &computed, 1);
-		else if (hs.nic && !ctx->prefetch)
-			fast_pass(ctx, &hs, map, NULL, NULL, pkts, n, &nb_touched, &computed, 1);
-		else if (bstats != NULL)
-			fast_pass(ctx, &hs, map, bstats, NULL, pkts, n, &nb_touched, &computed, 0);
-		else
-			fast_pass(ctx, &hs, map, NULL, NULL, pkts, n, &nb_touched, &computed, 0);
+		if (keys != NULL) {
+			fast_pass(ctx, &hs, map, bstats, keys, pkts, n, &nb_touched, &computed,
+				  FAST_KEYS);
+		} else if (hs.nic && !ctx->prefetch) {
+			if (bstats != NULL)
+				fast_pass(ctx, &hs, map, bstats, NULL, pkts, n, &nb_touched,
+					  &computed, FAST_NIC);
+			else
+				fast_pass(ctx, &hs, map, NULL, NULL, pkts, n, &nb_touched,
+					  &computed, FAST_NIC);
+		} else if (hs.fn == RPS_STEER_HASH_JHASH && hs.tunnels == NULL) {
+			computed = hs.sort ? jhash_lanes_pass(ctx, &hs, pkts, n, 1) :
+				   jhash_lanes_pass(ctx, &hs, pkts, n, 0);
+			if (bstats != NULL)
+				fast_pass(ctx, &hs, map, bstats, NULL, pkts, n, &nb_touched,
+					  &computed, FAST_HASHED);
+			else
+				fast_pass(ctx, &hs, map, NULL, NULL, pkts, n, &nb_touched,
+					  &computed, FAST_HASHED);
+		} else if (bstats != NULL) {
+			fast_pass(ctx, &hs, map, bstats, NULL, pkts, n, &nb_touched, &computed,
+				  FAST_KEYS);
+		} else {
+			fast_pass(ctx, &hs, map, NULL, NULL, pkts, n, &nb_touched, &computed,
+				  FAST_KEYS);
+		}
 	} else {
 		hash_pass(ctx, &hs, keys, pkts, n, &computed);
 		if (ctx->order != NULL)

@@ -952,6 +952,51 @@ test_hash_jhash4(void)
 	}
 }
 
+/* The lane-wise jhashes are DPDK's, key by key: rps_hash_jhash3_lanes() is
+ * rte_jhash_3words() and rps_hash_jhash9_lanes() is rte_jhash_32b(, 9,) for every count
+ * 0..70 (whole steps of RPS_HASH_LANES and partial ones), random words and seeds, a stride
+ * above the count; the lanes past the count are written, nothing past the rounded count is. */
+static void
+test_hash_jhash_lanes(void)
+{
+	enum { MAXN = 70, STRIDE = 80, CANARY = 0x5a5a5a5a };
+	static uint32_t w[9 * STRIDE], h[STRIDE + 8];
+	uint64_t x = 0x853c49e6748fea9bull;
+
+	for (uint32_t n = 0; n <= MAXN; n++) {
+		const uint32_t rounded = RTE_ALIGN_CEIL(n, RPS_HASH_LANES);
+		uint32_t seed;
+
+		for (unsigned int i = 0; i < RTE_DIM(w); i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			w[i] = (uint32_t)(x >> 16);
+		}
+		seed = (uint32_t)x;
+		for (unsigned int i = 0; i < RTE_DIM(h); i++)
+			h[i] = CANARY;
+		rps_hash_jhash3_lanes(w, STRIDE, n, seed, h);
+		for (uint32_t i = 0; i < n; i++)
+			CU_ASSERT_EQUAL(h[i], rte_jhash_3words(w[i], w[STRIDE + i],
+							       w[2 * STRIDE + i], seed));
+		for (uint32_t i = rounded; i < RTE_DIM(h); i++)
+			CU_ASSERT_EQUAL(h[i], CANARY);
+		for (unsigned int i = 0; i < RTE_DIM(h); i++)
+			h[i] = CANARY;
+		rps_hash_jhash9_lanes(w, STRIDE, n, seed, h);
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t k[9];
+
+			for (unsigned int j = 0; j < 9; j++)
+				k[j] = w[j * STRIDE + i];
+			CU_ASSERT_EQUAL(h[i], rte_jhash_32b(k, 9, seed));
+		}
+		for (uint32_t i = rounded; i < RTE_DIM(h); i++)
+			CU_ASSERT_EQUAL(h[i], CANARY);
+	}
+}
+
 /*
  * A frame without an IP flow in the first segment takes a shortcut to its layer-2 key
  * (rps_flow_key_extract_slow()): the key and hash must be l2_ref()'s, plain and sorted, with
@@ -1361,6 +1406,7 @@ main(int argc, char **argv)
 		{ "hash_key_formula", test_hash_key_formula },
 		{ "hash_jhash9", test_hash_jhash9 },
 		{ "hash_jhash4", test_hash_jhash4 },
+		{ "hash_jhash_lanes", test_hash_jhash_lanes },
 		{ "l2_shortcut", test_l2_shortcut },
 		{ "hash_never_zero", test_hash_never_zero },
 		{ "seeds", test_seeds },
