@@ -510,6 +510,16 @@ jhash_lanes_pass(struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
 	return n - nic;
 }
 
+/* jhash_lanes_pass() compiled once sorted and once not: called once a burst, from the fast
+ * path and from the general one. */
+static __rte_noinline uint32_t
+jhash_lanes(struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
+	    struct rte_mbuf **pkts, uint16_t n)
+{
+	return hs->sort ? jhash_lanes_pass(ctx, hs, pkts, n, 1) :
+	       jhash_lanes_pass(ctx, hs, pkts, n, 0);
+}
+
 /* Step 1 of the general path: every packet's hash into ctx->hashes. */
 static void
 hash_pass(struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
@@ -690,6 +700,7 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 	struct rps_steer_hasher hs;
 	uint16_t nb_touched = 0;
 	uint32_t sent = 0, computed = 0, moved = 0, deferred = 0, limited = 0;
+	int lanes;
 
 	RTE_ASSERT(n <= ctx->burst_max);
 	RTE_ASSERT(buckets == NULL || buckets->mask >= map->mask);
@@ -710,6 +721,9 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 
 	/* 1. hashes: the NIC's, or the flow key's under the function the settings chose;
 	 * 2. each packet's worker; 3. one group per worker */
+	/* the software jhash of keys extracted here, but not for a burst of NIC hashes */
+	lanes = keys == NULL && hs.fn == RPS_STEER_HASH_JHASH && hs.tunnels == NULL &&
+		(!hs.nic || ctx->prefetch);
 	if (bstats != NULL && unlikely(bstats->mask != map->mask))
 		bucket_stats_resize(bstats, map->mask);
 	if (likely(rt == NULL && !ctx->flow_limit && ctx->order == NULL && n != 0) &&
@@ -726,9 +740,8 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 			else
 				fast_pass(ctx, &hs, map, NULL, NULL, pkts, n, &nb_touched,
 					  &computed, FAST_NIC);
-		} else if (hs.fn == RPS_STEER_HASH_JHASH && hs.tunnels == NULL) {
-			computed = hs.sort ? jhash_lanes_pass(ctx, &hs, pkts, n, 1) :
-				   jhash_lanes_pass(ctx, &hs, pkts, n, 0);
+		} else if (lanes) {
+			computed = jhash_lanes(ctx, &hs, pkts, n);
 			if (bstats != NULL)
 				fast_pass(ctx, &hs, map, bstats, NULL, pkts, n, &nb_touched,
 					  &computed, FAST_HASHED);
@@ -743,7 +756,10 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 				  FAST_KEYS);
 		}
 	} else {
-		hash_pass(ctx, &hs, keys, pkts, n, &computed);
+		if (lanes)
+			computed = jhash_lanes(ctx, &hs, pkts, n);
+		else
+			hash_pass(ctx, &hs, keys, pkts, n, &computed);
 		if (ctx->order != NULL)
 			for (uint16_t i = 0; i < n; i++)
 				rps_order_stamp(ctx->order, pkts[i], hv[i], ctx->queue);

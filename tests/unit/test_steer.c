@@ -445,7 +445,9 @@ test_steer_rss(void)
  * it, on the mixed flows (IPv4 and IPv6, a VLAN tag and a non-IP frame that take the slow
  * path, fragments), sorted or not, with and without bucket counters, in bursts whose families
  * fill whole steps of lanes or leave a tail; in auto mode with prefetch (a port that gives
- * the NIC's hash to some packets only), the packets that have it keep it.
+ * the NIC's hash to some packets only), the packets that have it keep it; in the fast path
+ * and, with a reorder-safe table of its own (a new table is not settled on the map: its first
+ * burst takes the general path), in the general one.
  */
 static void
 test_steer_jhash_lanes(void)
@@ -454,8 +456,9 @@ test_steer_jhash_lanes(void)
 	struct rps_bucket_stats *bs = rps_bucket_stats_create(SOCKET_ID_ANY);
 
 	CU_ASSERT_FATAL(bs != NULL);
-	for (int v = 0; v < 8; v++) {
+	for (int v = 0; v < 16; v++) {
 		const enum rps_hash_mode mode = v & 4 ? RPS_HASH_AUTO : RPS_HASH_JHASH;
+		struct rps_buckets *bk = NULL;
 		struct rte_mbuf *pkts[MAX_BURST];
 		unsigned int flow[MAX_BURST], seq[MAX_BURST], seq0 = 0;
 		uint16_t want[MAX_BURST];
@@ -468,6 +471,11 @@ test_steer_jhash_lanes(void)
 			const uint16_t n = sizes[z];
 			unsigned int sw = 0;
 
+			if (v & 8) { /* a fresh table for each burst: the general path each time */
+				rps_buckets_free(bk);
+				bk = rps_buckets_create(RPS_MAP_SIZE_MAX, SOCKET_ID_ANY);
+				CU_ASSERT_FATAL(bk != NULL);
+			}
 			make_burst(pkts, n, flow, seq, seq0);
 			seq0 += n;
 			for (unsigned int i = 0; i < n; i++) {
@@ -486,12 +494,13 @@ test_steer_jhash_lanes(void)
 					sw++;
 				}
 			}
-			CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, t.map, NULL, v & 1 ? bs : NULL,
+			CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, t.map, bk, v & 1 ? bs : NULL,
 							pkts, n), n);
 			computed += sw;
 			CU_ASSERT_EQUAL(t.stats.hash_computed, computed);
 			drain_and_check(&t, pkts, n, want, n);
 		}
+		rps_buckets_free(bk);
 		bed_fini(&t);
 	}
 	rps_bucket_stats_free(bs);
