@@ -7,10 +7,12 @@
  * RSS hash when the settings want it and the mbuf has one; else extract the flow key once
  * and hash it with the function the settings chose before the burst (rps_steer_hasher():
  * jhash with ctx->seed, or Toeplitz with ctx->toeplitz; inner with ctx->inner, canonical
- * when symmetric). That is the one place a steering hash is computed: the key is extracted
- * and the function applied in rps_steer_key_then_hash(), compiled once per decision in
- * steer.c. Headers are prefetched a few packets ahead; the hash's top bits are looked up in
- * the queue's map; the packet is appended to that worker's group. Then one
+ * when symmetric). The key is extracted and the function applied in
+ * rps_steer_key_then_hash(), compiled once per decision in steer.c; the one other place is
+ * the burst's software jhash in steer.c (jhash_lanes_pass()), which extracts the same keys
+ * and hashes them side by side into the same values (unit-steer steer_jhash_lanes holds the
+ * two together). Headers are prefetched a few packets ahead; the hash's top bits are looked
+ * up in the queue's map; the packet is appended to that worker's group. Then one
  * rps_backlog_enqueue() per worker touched, so each ring sees one burst per RX burst.
  *
  * Concurrency: a context belongs to one RX lcore. The map is read-only here.
@@ -388,13 +390,18 @@ rps_steer_sanitize(struct rte_mbuf **pkts, uint16_t n, uint16_t port, struct rps
  * reorder safety is the caller's: app/datapath/rx_loop.c); the others go through the map.
  *
  * The common case (the map settled, no rule matched, no flow limit, no order check) is one
- * loop: per packet its hash (headers prefetched RPS_STEER_PREFETCH ahead when they are hashed
- * in software), its map bucket, the bucket's counters and its worker; then the groups (a
- * burst that all goes to one worker is copied as its group in one piece); then one
- * rps_backlog_enqueue() per worker touched. Otherwise the same steps go in passes over the
- * burst: hashes, targets (per packet through the reorder-safe table while a new map settles),
- * grouping with the flow limit. With rules and a software hash without --inner, the flow keys
- * the rules classified are the ones hashed (extracted once).
+ * loop: per packet its hash, its map bucket, the bucket's counters and its worker; then the
+ * groups (a burst that all goes to one worker is copied as its group in one piece); then one
+ * rps_backlog_enqueue() per worker touched. With the NIC's hash (and ctx->prefetch unset) that
+ * loop reads the mbufs alone, a packet without the hash calling out for its software one.
+ * The software jhash without --inner (and with the NIC's hash when ctx->prefetch is set, for
+ * the packets that lack it) comes first, in a pass of its own: each packet's key extracted,
+ * headers prefetched RPS_STEER_PREFETCH ahead, and the keys of each family hashed side by
+ * side (rps_hash_jhash3_lanes(), rps_hash_jhash9_lanes()); the same hashes as one at a time.
+ * Otherwise the same steps go in passes over the burst: hashes, targets (per packet through
+ * the reorder-safe table while a new map settles), grouping with the flow limit. With rules
+ * and a software hash without --inner, the flow keys the rules classified are the ones hashed
+ * (extracted once).
  * @return packets enqueued.
  */
 uint32_t rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,

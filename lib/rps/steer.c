@@ -49,10 +49,9 @@ rps_steer_init(struct rps_steer_ctx *ctx, enum rps_hash_mode mode, uint32_t seed
 		ctx->lanes.i4 = (uint16_t *)(ctx->lanes.h6 + ctx->lanes.cap);
 		ctx->lanes.i6 = ctx->lanes.i4 + ctx->lanes.cap;
 	}
-	if (ctx->lanes.w4 == NULL ||
-	    ctx->keys == NULL || ctx->rule_target == NULL || ctx->groups == NULL || ctx->group_len == NULL ||
-	    ctx->touched == NULL || ctx->hashes == NULL || ctx->target == NULL ||
-	    ctx->head_snap == NULL) {
+	if (ctx->lanes.w4 == NULL || ctx->keys == NULL || ctx->rule_target == NULL ||
+	    ctx->groups == NULL || ctx->group_len == NULL || ctx->touched == NULL ||
+	    ctx->hashes == NULL || ctx->target == NULL || ctx->head_snap == NULL) {
 		rps_steer_fini(ctx);
 		return -ENOMEM;
 	}
