@@ -33,14 +33,6 @@
 #define GTPU_PN 0x01
 #define GTPU_MAX_EXT 8            /* extension headers walked before giving up */
 
-/* Whether EtherType @p type (network order) is a VLAN tag's TPID: 802.1Q, 802.1ad, 0x9100. */
-static inline int
-is_vlan_tpid(uint16_t type)
-{
-	return type == RTE_BE16(RTE_ETHER_TYPE_VLAN) || type == RTE_BE16(RTE_ETHER_TYPE_QINQ) ||
-	       type == RTE_BE16(RTE_ETHER_TYPE_QINQ1);
-}
-
 /* Skip Ethernet at @p base and any VLAN tags; returns the L3 offset and the inner ethertype
  * (network order), or -1 when the frame is cut short or carries too many tags. */
 static int
@@ -57,7 +49,7 @@ skip_l2(const struct rte_mbuf *m, uint32_t base, uint16_t *ethertype)
 	if (eh == NULL)
 		return -1;
 	memcpy(&type, eh + 12, 2);
-	for (int tags = 0; is_vlan_tpid(type); tags++) {
+	for (int tags = 0; rps_hash_is_vlan_tpid(type); tags++) {
 		struct rte_vlan_hdr vh_buf;
 		const struct rte_vlan_hdr *vh;
 
@@ -233,7 +225,7 @@ rps_flow_key_extract_slow(const struct rte_mbuf *m, int sort,
 
 		memcpy(&type, eh + 12, 2);
 		if (type != RTE_BE16(RTE_ETHER_TYPE_IPV4) && type != RTE_BE16(RTE_ETHER_TYPE_IPV6) &&
-		    !is_vlan_tpid(type)) {
+		    !rps_hash_is_vlan_tpid(type)) {
 			memset(k, 0, sizeof(*k));
 			l2_key_words(eh, type, 0, sort, k->l2);
 			k->has_l2 = 1;
@@ -268,7 +260,7 @@ rps_hash_l2_key(const struct rte_mbuf *m, int sym, uint32_t w[RPS_HASH_L2_WORDS]
 	memcpy(&type, eh + 12, 2);
 	/* the outer VLAN ID and the EtherType after the tags (a tag cut short ends the walk:
 	 * the frame is still hashed on what was read) */
-	for (int tags = 0; tags < RPS_HASH_MAX_VLAN && is_vlan_tpid(type); tags++) {
+	for (int tags = 0; tags < RPS_HASH_MAX_VLAN && rps_hash_is_vlan_tpid(type); tags++) {
 		struct rte_vlan_hdr vh_buf;
 		const struct rte_vlan_hdr *vh = rte_pktmbuf_read(m, off, sizeof(*vh), &vh_buf);
 

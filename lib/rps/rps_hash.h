@@ -119,6 +119,16 @@ struct rps_flow_key {
 #define IPPROTO_UDPLITE 136
 #endif
 
+/** Whether EtherType @p type (network order, as read from the frame) is a VLAN tag's TPID:
+ * 802.1Q, 802.1ad or 0x9100, the tags every header walk here skips (the flow key, the parse
+ * stage, the ARP responder). */
+static inline int
+rps_hash_is_vlan_tpid(uint16_t type)
+{
+	return type == RTE_BE16(RTE_ETHER_TYPE_VLAN) || type == RTE_BE16(RTE_ETHER_TYPE_QINQ) ||
+	       type == RTE_BE16(RTE_ETHER_TYPE_QINQ1);
+}
+
 /** True for the protocols whose first 4 transport bytes join the hash (kernel's list). */
 static inline int
 rps_hash_proto_has_ports(uint8_t proto)

@@ -6,6 +6,7 @@
 #include <rte_mbuf_ptype.h>
 #include <rte_prefetch.h>
 
+#include "rps_hash.h"
 #include "rps_l4.h"
 #include "rps_stage.h"
 
@@ -230,8 +231,7 @@ parse_one(struct rte_mbuf *m, struct parse_counts *pc)
 	if (h == NULL)
 		return RPS_DROP_TRUNCATED;
 	type = (uint16_t)(h[12] << 8 | h[13]);
-	while (type == RTE_ETHER_TYPE_VLAN || type == RTE_ETHER_TYPE_QINQ ||
-	       type == RTE_ETHER_TYPE_QINQ1) {
+	while (rps_hash_is_vlan_tpid(rte_cpu_to_be_16(type))) {
 		uint8_t vb[4];
 		const uint8_t *v;
 

@@ -10,6 +10,7 @@
 #include <rte_mbuf_ptype.h>
 #include <rte_udp.h>
 
+#include "rps_hash.h"
 #include "rps_respond.h"
 #include "rps_stage.h"
 
@@ -422,9 +423,7 @@ answer_arp(struct req *q, struct rte_mbuf *m)
 	if (!conf->has_ipv4 || read_copy(m, 0, RTE_ETHER_HDR_LEN, h) < 0)
 		return R_NONE;
 	memcpy(&type, h + 12, 2);
-	for (int tags = 0; type == RTE_BE16(RTE_ETHER_TYPE_VLAN) ||
-	     type == RTE_BE16(RTE_ETHER_TYPE_QINQ) || type == RTE_BE16(RTE_ETHER_TYPE_QINQ1);
-	     tags++) {
+	for (int tags = 0; rps_hash_is_vlan_tpid(type); tags++) {
 		if (tags == MAX_VLAN || read_copy(m, off, 4, h + off) < 0)
 			return R_NONE;
 		memcpy(&type, h + off + 2, 2);
