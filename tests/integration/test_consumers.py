@@ -116,8 +116,11 @@ def check_shared_groups(F, binary, tmp, inp, frames):
     flow at one consumer of group 0 and in order everywhere; one mbuf with a reference per
     group; the packet's own accounting is group 0's."""
     # and a steering rule: every UDP flow to consumer 1 (the 2nd of group 0: worker 1)
+    # a fixed seed: the 21 TCP flows over the 4 workers 6/6/5/4 (a random seed left a worker
+    # none of them about once in a hundred runs, failing the every-worker check below)
     r, caps, clients = run(binary, tmp, inp, 'shared', (0, 1, 2), 30000,
-                           ['--stats-interval', '1', '--rule', 'udp -> consumer 1'],
+                           ['--stats-interval', '1', '--rule', 'udp -> consumer 1',
+                            '--hash-seed', '3'],
                            lcores=LCORES4, consumers='2,1')
     ctx = '4 workers, groups 2,1'
     s = rpstest.check_exit(F, r, ctx)
