@@ -405,7 +405,7 @@ fast_pass(struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
 	const uint32_t *hv = ctx->hashes;
 	uint16_t *tv = ctx->target;
 	uint16_t any = 0, all = UINT16_MAX; /* OR and AND of the workers: equal iff one */
-	uint32_t missing = 0; /* with @p nic: packets without the NIC's hash */
+	uint32_t missing = 0; /* FAST_NIC: packets without the NIC's hash */
 
 	if (pf)
 		prefetch_ahead(pkts, n, 1, 0);
