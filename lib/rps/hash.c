@@ -310,30 +310,21 @@ rps_hash_jhash9_lanes(const uint32_t *w, uint32_t stride, uint32_t n, uint32_t s
 	const uint32_t init = RTE_JHASH_GOLDEN_RATIO + 9 * 4 + seed;
 
 	for (uint32_t i = 0; i < n; i += RPS_HASH_LANES) {
-		hash_lanes_t a, b, c, k;
+		hash_lanes_t a = { 0 }, b, c, k[9];
 
-		/* rps_hash_jhash9(): two 12-byte blocks mixed, the third added before the final */
-		LANES_LOAD(k, w + i);
-		a = k + init;
-		LANES_LOAD(k, w + stride + i);
-		b = k + init;
-		LANES_LOAD(k, w + 2 * stride + i);
-		c = k + init;
-		__rte_jhash_mix(a, b, c);
-		LANES_LOAD(k, w + 3 * stride + i);
-		a += k;
-		LANES_LOAD(k, w + 4 * stride + i);
-		b += k;
-		LANES_LOAD(k, w + 5 * stride + i);
-		c += k;
-		__rte_jhash_mix(a, b, c);
-		LANES_LOAD(k, w + 6 * stride + i);
-		a += k;
-		LANES_LOAD(k, w + 7 * stride + i);
-		b += k;
-		LANES_LOAD(k, w + 8 * stride + i);
-		c += k;
-		__rte_jhash_final(a, b, c);
+		/* each row by its constant index, no loop: k stays in registers */
+		LANES_LOAD(k[0], w + i);
+		LANES_LOAD(k[1], w + stride + i);
+		LANES_LOAD(k[2], w + 2 * stride + i);
+		LANES_LOAD(k[3], w + 3 * stride + i);
+		LANES_LOAD(k[4], w + 4 * stride + i);
+		LANES_LOAD(k[5], w + 5 * stride + i);
+		LANES_LOAD(k[6], w + 6 * stride + i);
+		LANES_LOAD(k[7], w + 7 * stride + i);
+		LANES_LOAD(k[8], w + 8 * stride + i);
+		a += init;
+		b = c = a;
+		RPS_HASH_JHASH9_BLOCKS(a, b, c, k);
 		LANES_STORE(h + i, c);
 	}
 }

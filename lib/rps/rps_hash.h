@@ -534,6 +534,25 @@ rps_flow_key_get(const struct rte_mbuf *m, int sort, const struct rps_inner_cfg 
 
 /* --- jhash of the key --- */
 
+/* rte_jhash_32b() of the 9 words k[0..8] after its initial value (a, b and c set to it):
+ * two 12-byte blocks mixed, the third added before the final mix; the hash is then c. The
+ * one copy of these steps, for rps_hash_jhash9() and for rps_hash_jhash9_lanes(), whose
+ * a, b, c and k[] are vectors of lanes. */
+#define RPS_HASH_JHASH9_BLOCKS(a, b, c, k) do { \
+	(a) += (k)[0]; \
+	(b) += (k)[1]; \
+	(c) += (k)[2]; \
+	__rte_jhash_mix(a, b, c); \
+	(a) += (k)[3]; \
+	(b) += (k)[4]; \
+	(c) += (k)[5]; \
+	__rte_jhash_mix(a, b, c); \
+	(a) += (k)[6]; \
+	(b) += (k)[7]; \
+	(c) += (k)[8]; \
+	__rte_jhash_final(a, b, c); \
+} while (0)
+
 /**
  * rte_jhash_32b(@p k, 9, @p seed), bit for bit, as straight-line code: DPDK's generic
  * __rte_jhash_2hashes() (a loop over 12-byte blocks and a switch on the tail) is not inlined
@@ -546,18 +565,7 @@ rps_hash_jhash9(const uint32_t k[9], uint32_t seed)
 	uint32_t a, b, c;
 
 	a = b = c = RTE_JHASH_GOLDEN_RATIO + 9 * 4 + seed;
-	a += k[0];
-	b += k[1];
-	c += k[2];
-	__rte_jhash_mix(a, b, c);
-	a += k[3];
-	b += k[4];
-	c += k[5];
-	__rte_jhash_mix(a, b, c);
-	a += k[6];
-	b += k[7];
-	c += k[8];
-	__rte_jhash_final(a, b, c);
+	RPS_HASH_JHASH9_BLOCKS(a, b, c, k);
 	return c;
 }
 

@@ -443,6 +443,19 @@ fast_pass(struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
 	group_targets(ctx, pkts, n, any == all, nb_touched);
 }
 
+/* fast_pass() without the rules' keys, from @p src (a constant), compiled once with the
+ * bucket counters and once without (NULL a constant in that copy). */
+static __rte_always_inline void
+keyless_pass(struct rps_steer_ctx *ctx, const struct rps_steer_hasher *hs,
+	     const struct rps_map *map, struct rps_bucket_stats *s, struct rte_mbuf **pkts,
+	     uint16_t n, uint16_t *nb_touched, uint32_t *computed, enum fast_src src)
+{
+	if (s != NULL)
+		fast_pass(ctx, hs, map, s, NULL, pkts, n, nb_touched, computed, src);
+	else
+		fast_pass(ctx, hs, map, NULL, NULL, pkts, n, nb_touched, computed, src);
+}
+
 /*
  * Step 1 of the software jhash in the common case (no rules' keys, no --inner): each packet's
  * key, its header prefetched ahead, put in its family's lanes (a packet that has the NIC's
@@ -733,26 +746,15 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 			fast_pass(ctx, &hs, map, bstats, keys, pkts, n, &nb_touched, &computed,
 				  FAST_KEYS);
 		} else if (hs.nic && !ctx->prefetch) {
-			if (bstats != NULL)
-				fast_pass(ctx, &hs, map, bstats, NULL, pkts, n, &nb_touched,
-					  &computed, FAST_NIC);
-			else
-				fast_pass(ctx, &hs, map, NULL, NULL, pkts, n, &nb_touched,
-					  &computed, FAST_NIC);
+			keyless_pass(ctx, &hs, map, bstats, pkts, n, &nb_touched, &computed,
+				     FAST_NIC);
 		} else if (lanes) {
 			computed = jhash_lanes(ctx, &hs, pkts, n);
-			if (bstats != NULL)
-				fast_pass(ctx, &hs, map, bstats, NULL, pkts, n, &nb_touched,
-					  &computed, FAST_HASHED);
-			else
-				fast_pass(ctx, &hs, map, NULL, NULL, pkts, n, &nb_touched,
-					  &computed, FAST_HASHED);
-		} else if (bstats != NULL) {
-			fast_pass(ctx, &hs, map, bstats, NULL, pkts, n, &nb_touched, &computed,
-				  FAST_KEYS);
+			keyless_pass(ctx, &hs, map, bstats, pkts, n, &nb_touched, &computed,
+				     FAST_HASHED);
 		} else {
-			fast_pass(ctx, &hs, map, NULL, NULL, pkts, n, &nb_touched, &computed,
-				  FAST_KEYS);
+			keyless_pass(ctx, &hs, map, bstats, pkts, n, &nb_touched, &computed,
+				     FAST_KEYS);
 		}
 	} else {
 		if (lanes)
