@@ -24,6 +24,7 @@
 #include "rps_counters.h"
 #include "rps_cpu.h"
 #include "rps_map.h"
+#include "rps_memif.h"
 #include "rps_steer.h"
 #include "rps_stage.h"
 #include "rps_respond.h"
@@ -155,22 +156,17 @@ struct rps_rebalance_conf {
 	uint32_t interval_ms, threshold_pct, moves, holddown_ms;
 };
 
-/** A consumer (--consumers, setup/consumers.c): a net_memif port in server role with one
- * queue pair that the workers w with w mod K == member send to (K: its group's size): the
- * only one on it directly, several through its share (rps_stage.h). */
+/** A consumer (--consumers, setup/consumers.c): a memif endpoint of dpdk-rps's own server
+ * (rps_memif.h) that the workers w with w mod K == member send to (K: its group's size):
+ * the only one on it directly, several through its share (rps_stage.h). */
 struct rps_consumer {
-	uint16_t port;                 /* its ethdev port */
-	uint16_t nb_queues;            /* the queue pairs its client opens: 1 */
+	struct rps_memif *memif;       /* its endpoint (set-up; its hub thread owns the rest);
+					* NULL once closed at exit: */
+	struct rps_memif_stats last;   /* ... its counts then */
 	uint16_t feeders;              /* workers feeding it */
 	uint16_t group, member;        /* its group, and its index in the group */
 	struct rps_share share;        /* feeders > 1: their ring and lock (ring NULL else) */
-	int up;                        /* a client is connected (control thread; atomic) */
-	uint64_t connects;             /* times a client connected (control thread; atomic) */
 	char path[RPS_CONSUMER_PATH_MAX]; /* its memif socket */
-	char bind_path[RPS_CONSUMER_PATH_MAX]; /* where memif binds it: path + "~", renamed
-					* to path once its port is started (rps_consumers_publish) */
-	int published;                 /* renamed to path: unlink it at exit */
-	char name[32];                 /* its vdev ("net_memif_rpsc0") */
 } __rte_cache_aligned;
 
 struct rps_app {
@@ -223,6 +219,7 @@ struct rps_app {
 	uint16_t group_base[RPS_CONSUMER_GROUPS_MAX]; /* group g's first consumer index */
 	uint16_t group_size[RPS_CONSUMER_GROUPS_MAX]; /* ... and how many it has */
 	struct rps_consumer consumers[RPS_CONSUMERS_MAX];
+	struct rps_memif_hub *memif_hub; /* the consumers' server thread (setup/consumers.c) */
 
 	uint16_t nb_workers;
 	/* Both arrays are contiguous because others index them (reports and telemetry
@@ -517,16 +514,17 @@ int rps_port_to(const struct rps_app *app, uint16_t port);
 int rps_port_paired(const struct rps_app *app, uint16_t port);
 
 /* consumers.c (setup/): --consumers. check: the options (before EAL's ports; the default
- * socket template); create: the memif vdevs, before the ports are planned; publish: each
- * socket at its path once the ports are started (unpublish: remove them at exit); wait: hold RX
- * until every consumer is connected (--consumer-wait); tick: the control thread's look at
- * each consumer's link (connected, reconnects). */
+ * socket template); create: the memif server and its sockets (clients may connect from
+ * then on); publish: start serving them, once the lcores' QSBR exists; freeze: at exit,
+ * once the workers stopped, stop the server's thread (nothing unmapped under the last
+ * flush); close: after it, send the clients away and remove the sockets; wait: hold RX
+ * until every consumer is connected (--consumer-wait). */
 int rps_consumers_check(struct rps_app *app);
 int rps_consumers_create(struct rps_app *app);
 int rps_consumers_publish(struct rps_app *app);
-void rps_consumers_unpublish(struct rps_app *app);
+void rps_consumers_freeze(struct rps_app *app);
+void rps_consumers_close(struct rps_app *app);
 void rps_consumers_wait(struct rps_app *app);
-void rps_consumers_tick(struct rps_app *app);
 /* The consumer worker @p w feeds in group @p g (consumers are numbered across the groups,
  * group 0's first). */
 static inline uint16_t
@@ -537,6 +535,7 @@ rps_consumer_of(const struct rps_app *app, uint16_t g, uint16_t w)
 /* A consumer's counters: the sums over the workers feeding it (each writes its own). */
 struct rps_consumer_stats {
 	uint64_t delivered, absent, full;
+	struct rps_memif_stats link;   /* its endpoint's: connected, clients and refusals */
 };
 void rps_consumer_stats(const struct rps_app *app, uint16_t c, struct rps_consumer_stats *s);
 

@@ -173,8 +173,6 @@ setup(struct rps_app *app)
 		rc = rps_setup_pool(app);
 	if (rc == 0)
 		rc = rps_setup_ports_start(app);
-	if (rc == 0)
-		rc = rps_consumers_publish(app); /* clients may connect from now on */
 	if (rc == 0 && rps_control_check_start_config(app, err, sizeof(err)) < 0) {
 		fprintf(stderr, "dpdk-rps: --config: %s\n", err);
 		rc = -RPS_EXIT_USAGE;
@@ -206,7 +204,7 @@ setup(struct rps_app *app)
 		fprintf(stderr, "dpdk-rps: out of memory\n");
 		return -RPS_EXIT_RUNTIME;
 	}
-	return 0;
+	return rps_consumers_publish(app); /* clients are served from now on */
 }
 
 int

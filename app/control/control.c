@@ -671,7 +671,6 @@ control_thread(void *arg)
 			last = now;
 		}
 		rps_health_tick(app, now);
-		rps_consumers_tick(app);
 		if (now - last_buckets >= (uint64_t)app->rebal.interval_ms * hz / 1000) {
 			rps_buckets_tick(app, now);
 			last_buckets = now;

@@ -44,8 +44,9 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 			struct rps_consumer *k = &app->consumers[rps_consumer_of(app, g, w->index)];
 			struct rps_txq *q = &w->cons_txq[g];
 
-			if (rps_txq_init(q, k->port, 0, o->burst, socket, &w->stats) < 0)
+			if (rps_txq_init(q, 0, 0, o->burst, socket, &w->stats) < 0)
 				return -ENOMEM;
+			rps_txq_set_memif(q, k->memif);
 			rps_txq_set_consumer(q, k->feeders > 1 ? &k->share : NULL,
 					     app->rx[0].steer.backpressure, &app->consumers_stop);
 			if (g > 0 || o->nb_fwd > 0)

@@ -297,7 +297,7 @@ consumer_metrics(struct rps_expo *e, const struct rps_app *app)
 		lab[i][0] = (struct rps_expo_label){ "consumer", id[i] };
 		lab[i][1] = (struct rps_expo_label){ "group", grp[i] };
 		rps_consumer_stats(app, i, &st[i]);
-		connects[i] = __atomic_load_n(&app->consumers[i].connects, __ATOMIC_RELAXED);
+		connects[i] = st[i].link.connects;
 	}
 	rps_expo_family(e, "dpdk_rps_consumer_delivered", RPS_EXPO_COUNTER,
 			"packets handed to the consumer's memif queues (--consumers)");
@@ -320,13 +320,31 @@ consumer_metrics(struct rps_expo *e, const struct rps_app *app)
 	rps_expo_family(e, "dpdk_rps_consumer_connected", RPS_EXPO_GAUGE,
 			"1 while a memif client is connected to the consumer's socket");
 	for (uint16_t i = 0; i < nb; i++)
-		rps_expo_u64(e, lab[i], 2,
-			     (uint64_t)__atomic_load_n(&app->consumers[i].up, __ATOMIC_RELAXED));
+		rps_expo_u64(e, lab[i], 2, (uint64_t)st[i].link.up);
 	rps_expo_family(e, "dpdk_rps_consumer_reconnects", RPS_EXPO_COUNTER,
 			"times a client connected to the consumer again after the first");
 	for (uint16_t i = 0; i < nb; i++)
 		rps_expo_u64(e, lab[i], 2,
 			     connects[i] > 0 ? connects[i] - 1 : 0);
+	rps_expo_family(e, "dpdk_rps_consumer_clients", RPS_EXPO_COUNTER,
+			"clients of the consumer's socket by how they ended: refused (the slot "
+			"was taken), aborted (left in the handshake), timeout (handshake not "
+			"finished in time), rejected (bad handshake: version, id, secret, memory), "
+			"broken (sent away for a bad ring or descriptor)");
+	for (uint16_t i = 0; i < nb; i++) {
+		const struct { const char *why; uint64_t v; } ends[] = {
+			{ "refused", st[i].link.refused }, { "aborted", st[i].link.aborted },
+			{ "timeout", st[i].link.timeouts }, { "rejected", st[i].link.rejected },
+			{ "broken", st[i].link.broken },
+		};
+
+		for (unsigned int j = 0; j < RTE_DIM(ends); j++) {
+			const struct rps_expo_label l[] = {
+				{ "consumer", id[i] }, { "group", grp[i] }, { "end", ends[j].why } };
+
+			rps_expo_u64(e, l, 3, ends[j].v);
+		}
+	}
 }
 
 /* The pool's split (rps_budget.h): the RX lcores' reserve and what each worker may hold. */

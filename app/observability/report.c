@@ -129,16 +129,16 @@ live_consumer_lines(const struct rps_app *app, uint64_t *prev, double dt)
 {
 	for (uint16_t i = 0; i < app->nb_consumers; i++) {
 		const struct rps_consumer *k = &app->consumers[i];
-		const uint64_t connects = __atomic_load_n(&k->connects, __ATOMIC_RELAXED);
 		struct rps_consumer_stats st;
+		uint64_t connects;
 
 		rps_consumer_stats(app, i, &st);
+		connects = st.link.connects;
 		printf("  consumer %u (group %u): delivered %" PRIu64 " (%.3f Mpps)  dropped "
 		       "consumer_absent %" PRIu64 "  consumer_full %" PRIu64 "  connected %s  "
 		       "reconnects %" PRIu64 "\n", i, k->group, st.delivered,
 		       st.delivered >= prev[i] ? (double)(st.delivered - prev[i]) / dt / 1e6 : 0.0,
-		       st.absent, st.full,
-		       __atomic_load_n(&k->up, __ATOMIC_RELAXED) ? "yes" : "no",
+		       st.absent, st.full, st.link.up ? "yes" : "no",
 		       connects > 0 ? connects - 1 : 0);
 		prev[i] = st.delivered;
 	}
@@ -322,19 +322,24 @@ summary_consumers(const struct rps_app *app, FILE *out)
 {
 	if (app->nb_consumers == 0)
 		return;
-	fprintf(out, "  %8s %5s %14s %15s %13s %9s %10s  %s\n", "consumer", "group", "delivered",
-		"consumer_absent", "consumer_full", "connected", "reconnects", "socket");
+	fprintf(out, "  %8s %5s %14s %15s %13s %9s %10s %8s  %s\n", "consumer", "group",
+		"delivered", "consumer_absent", "consumer_full", "connected", "reconnects",
+		"refusals", "socket");
 	for (uint16_t i = 0; i < app->nb_consumers; i++) {
 		const struct rps_consumer *k = &app->consumers[i];
-		const uint64_t connects = __atomic_load_n(&k->connects, __ATOMIC_RELAXED);
 		struct rps_consumer_stats st;
+		uint64_t connects;
 
 		rps_consumer_stats(app, i, &st);
+		connects = st.link.connects;
 		fprintf(out, "  %8u %5u %14" PRIu64 " %15" PRIu64 " %13" PRIu64 " %9s %10" PRIu64
-			"  %s\n", i, k->group, st.delivered, st.absent, st.full,
-			__atomic_load_n(&k->up, __ATOMIC_RELAXED) ? "yes" : "no",
-			connects > 0 ? connects - 1 : 0, k->path);
+			" %8" PRIu64 "  %s\n", i, k->group, st.delivered, st.absent, st.full,
+			st.link.up ? "yes" : "no", connects > 0 ? connects - 1 : 0,
+			st.link.refused + st.link.aborted + st.link.timeouts + st.link.rejected +
+			st.link.broken, k->path);
 	}
+	fprintf(out, "  (refusals: clients turned away, left or timed out in their handshake, "
+		"or sent away: /rps/consumers has each count)\n");
 }
 
 /* Steering rules: a line per rule, in match order (the control thread has stopped). */
@@ -479,19 +484,26 @@ json_consumers(FILE *f, const struct rps_app *app)
 	fprintf(f, "\n  \"consumers\": [");
 	for (uint16_t i = 0; i < app->nb_consumers; i++) {
 		const struct rps_consumer *k = &app->consumers[i];
-		const uint64_t connects = __atomic_load_n(&k->connects, __ATOMIC_RELAXED);
 		struct rps_consumer_stats st;
+		uint64_t connects;
 
 		rps_consumer_stats(app, i, &st);
-		fprintf(f, "%s\n    {\"consumer\": %u, \"group\": %u, \"port\": %u, \"socket\": ",
-			i ? "," : "", i, k->group, k->port);
+		connects = st.link.connects;
+		fprintf(f, "%s\n    {\"consumer\": %u, \"group\": %u, \"socket\": ",
+			i ? "," : "", i, k->group);
 		json_str(f, k->path);
-		fprintf(f, ", \"nb_queues\": %u, \"workers\": %u, \"connected\": %s, "
+		fprintf(f, ", \"workers\": %u, \"connected\": %s, "
 			"\"reconnects\": %" PRIu64 ", \"delivered\": %" PRIu64 ", \"dropped\": "
-			"{\"consumer_absent\": %" PRIu64 ", \"consumer_full\": %" PRIu64 "}}",
-			k->nb_queues, k->feeders,
-			__atomic_load_n(&k->up, __ATOMIC_RELAXED) ? "true" : "false",
-			connects > 0 ? connects - 1 : 0, st.delivered, st.absent, st.full);
+			"{\"consumer_absent\": %" PRIu64 ", \"consumer_full\": %" PRIu64 "}, "
+			"\"clients\": {\"accepted\": %" PRIu64 ", \"connects\": %" PRIu64
+			", \"disconnects\": %" PRIu64 ", \"refused\": %" PRIu64 ", \"aborted\": %"
+			PRIu64 ", \"timeouts\": %" PRIu64 ", \"rejected\": %" PRIu64 ", \"broken\": %"
+			PRIu64 ", \"kicks_drained\": %" PRIu64 "}}",
+			k->feeders, st.link.up ? "true" : "false",
+			connects > 0 ? connects - 1 : 0, st.delivered, st.absent, st.full,
+			st.link.accepted, st.link.connects, st.link.disconnects, st.link.refused,
+			st.link.aborted, st.link.timeouts, st.link.rejected, st.link.broken,
+			st.link.kicks_drained);
 	}
 	fprintf(f, "%s],", app->nb_consumers ? "\n  " : "");
 }

@@ -597,9 +597,9 @@ tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 
 /* ---- /rps/consumers ---- */
 
-/* Each consumer (--consumers): its port, group, socket, queues, workers feeding it, connected,
- * reconnects, delivered and drops by reason (the sums over the workers feeding it). At their
- * widest 16 consumers are about 16 * 360 bytes. */
+/* Each consumer (--consumers): its group, socket, workers feeding it, connected, reconnects,
+ * its clients by how they ended, delivered and drops by reason (the sums over the workers
+ * feeding it). At their widest 16 consumers are about 16 * 640 bytes. */
 static void
 consumers_build(struct tel_out *o, const void *arg)
 {
@@ -611,19 +611,25 @@ consumers_build(struct tel_out *o, const void *arg)
 	tel_open(o, &cs, RTE_TEL_CONTAINER);
 	for (uint16_t i = 0; i < app->nb_consumers; i++) {
 		const struct rps_consumer *k = &app->consumers[i];
-		const uint64_t connects = __atomic_load_n(&k->connects, __ATOMIC_RELAXED);
 		struct rps_consumer_stats st;
 		struct tel_out c;
 
 		rps_consumer_stats(app, i, &st);
 		tel_open(&cs, &c, RTE_TEL_CONTAINER);
-		tel_int(&c, "port_id", k->port);
 		tel_u64(&c, "group", k->group);
 		tel_str(&c, "socket", k->path);
-		tel_u64(&c, "nb_queues", k->nb_queues);
 		tel_u64(&c, "workers", k->feeders);
-		tel_int(&c, "connected", __atomic_load_n(&k->up, __ATOMIC_RELAXED));
-		tel_u64(&c, "reconnects", connects > 0 ? connects - 1 : 0);
+		tel_int(&c, "connected", st.link.up);
+		tel_u64(&c, "reconnects", st.link.connects > 0 ? st.link.connects - 1 : 0);
+		tel_u64(&c, "clients_accepted", st.link.accepted);
+		tel_u64(&c, "clients_connected", st.link.connects);
+		tel_u64(&c, "clients_disconnected", st.link.disconnects);
+		tel_u64(&c, "clients_refused", st.link.refused);
+		tel_u64(&c, "clients_aborted", st.link.aborted);
+		tel_u64(&c, "clients_timed_out", st.link.timeouts);
+		tel_u64(&c, "clients_rejected", st.link.rejected);
+		tel_u64(&c, "clients_broken", st.link.broken);
+		tel_u64(&c, "kicks_drained", st.link.kicks_drained);
 		tel_u64(&c, "delivered", st.delivered);
 		tel_u64(&c, "dropped_consumer_absent", st.absent);
 		tel_u64(&c, "dropped_consumer_full", st.full);

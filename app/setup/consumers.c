@@ -1,25 +1,24 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * consumers.c: --consumers, set up. K net_memif ports in server role, one per consumer, at
- * the paths of --consumer-socket, each with one queue pair; worker w feeds consumer w mod K,
- * on that queue when it is the only one, through the consumer's share (a multi-producer ring
- * in front of the queue, rps_stage.h) when several workers feed it (docs/consumers.md). The checks name the option at fault; the control thread's look at
- * each consumer's client and the per-consumer sums are in control/consumers.c.
+ * consumers.c: --consumers, set up. K endpoints of dpdk-rps's own memif server (rps_memif.h),
+ * one per consumer, at the paths of --consumer-socket; worker w feeds consumer w mod K,
+ * directly when it is the only one, through the consumer's share (a multi-producer ring in
+ * front of the endpoint, rps_stage.h) when several workers feed it (docs/consumers.md). The
+ * checks name the option at fault; the per-consumer sums are in control/consumers.c.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <rte_bus_vdev.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
-#include <rte_ethdev.h>
 #include <rte_ring.h>
 
 #include "app.h"
+#include "rps_memif.h"
+#include "rps_safepath.h"
 #include "setup.h"
 
 #define ORIGIN_MAX (PATH_MAX + 64) /* "FILE:LINE: key =" */
@@ -143,113 +142,132 @@ rps_consumers_check(struct rps_app *app)
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 		snprintf(cs->path, sizeof(cs->path), o->consumer_socket, c);
 #pragma GCC diagnostic pop
-		snprintf(cs->name, sizeof(cs->name), "net_memif_rpsc%u", c);
-		/* Workers c, c + K, c + 2K ... over ONE queue pair, shared when there are
-		 * several: DPDK 22.11's memif server cannot see how many queues its client
-		 * opened (a send on one it did not open goes through a queue never set up:
-		 * region 0, offset 0, the client's own ring), while a client that opens more
-		 * than the server has is disconnected ("Invalid ring index"). With one, a
-		 * client opens exactly it or is refused. */
+		/* workers c, c + K, c + 2K ... over the one ring the server offers (HELLO:
+		 * one each way), through the consumer's share when there are several */
 		cs->feeders = (uint16_t)((nw - j + kg - 1) / kg);
-		cs->nb_queues = 1;
 	}
 	return 0;
+}
+
+/* The folder of @p path is safe: only its owner (root or us) may change what is in it, as
+ * the runtime directory. Else why, in @p why. */
+static int
+folder_safe(const char *path, char *why, size_t len)
+{
+	char dir[RPS_CONSUMER_PATH_MAX];
+	const char *slash = strrchr(path, '/');
+
+	if (slash == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	return rps_safepath_check(dir, why, len);
 }
 
 int
 rps_consumers_create(struct rps_app *app)
 {
+	char why[512];
+
+	if (app->nb_consumers == 0)
+		return 0;
+	app->memif_hub = rps_memif_hub_create(rps_logtype, "RPS: consumer ");
+	if (app->memif_hub == NULL) {
+		fprintf(stderr, "dpdk-rps: --consumers: cannot start the memif server: %s\n",
+			rte_strerror(rte_errno));
+		return -RPS_EXIT_RUNTIME;
+	}
 	for (uint16_t c = 0; c < app->nb_consumers; c++) {
 		struct rps_consumer *cs = &app->consumers[c];
-		char args[RPS_CONSUMER_PATH_MAX + 96];
+		const struct rps_memif_conf conf = {
+			.path = cs->path, .id = 0, .secret = NULL, .mode = 0600,
+			.gid = (gid_t)-1, .handshake_ms = RPS_MEMIF_HANDSHAKE_MS, .name = "dpdk-rps",
+		};
 		int rc;
 
-		/* copies, not zero-copy (the client reads our pool otherwise); a socket file,
-		 * not an abstract one (22.11's default), so that it is where the docs say */
-		size_t len = strnlen(cs->path, sizeof(cs->path) - 2); /* checked: fits with "~" */
-
-		memcpy(cs->bind_path, cs->path, len);
-		memcpy(cs->bind_path + len, "~", 2);
-		snprintf(args, sizeof(args), "id=0,role=server,socket=%s,socket-abstract=no,"
-			 "zero-copy=no", cs->bind_path);
-		rc = rte_vdev_init(cs->name, args);
-		if (rc == 0)
-			rc = rte_eth_dev_get_port_by_name(cs->name, &cs->port);
+		/* who may replace the socket may take the consumer's traffic */
+		rc = folder_safe(cs->path, why, sizeof(why));
 		if (rc < 0) {
-			fprintf(stderr, "dpdk-rps: --consumers: consumer %u: cannot create its memif "
-				"server at %s (%s): is the directory there and writable, the path "
-				"not in use by another process (a stale socket left by one that "
-				"crashed: remove it)? See memif's messages above\n", c,
-				cs->bind_path, rte_strerror(-rc));
+			fprintf(stderr, "dpdk-rps: --consumers: consumer %u: its socket %s: %s\n", c,
+				cs->path, why[0] ? why : strerror(-rc));
+			return -RPS_EXIT_USAGE;
+		}
+		rc = rps_memif_add(app->memif_hub, &conf, &cs->memif);
+		if (rc < 0) {
+			fprintf(stderr, "dpdk-rps: --consumers: consumer %u: cannot listen at %s (%s)%s\n",
+				c, cs->path, strerror(-rc), rc == -EADDRINUSE ?
+				": in use by another process, or a stale socket left by one that "
+				"crashed (remove it)" : "");
 			return -RPS_EXIT_USAGE;
 		}
 		if (cs->feeders > 1) {
 			char ring[RTE_RING_NAMESIZE];
 
 			snprintf(ring, sizeof(ring), "rps_share_%u", c);
-			rc = rps_share_init(&cs->share, ring, cs->port, 0, cs->feeders,
-					    app->opt.burst, (int)rte_socket_id());
+			rc = rps_share_init(&cs->share, ring, 0, 0, cs->feeders, app->opt.burst,
+					    (int)rte_socket_id());
 			if (rc < 0) {
 				fprintf(stderr, "dpdk-rps: --consumers: consumer %u: cannot create "
 					"its ring: %s\n", c, rte_strerror(-rc));
 				return -RPS_EXIT_RUNTIME;
 			}
+			cs->share.memif = cs->memif;
 		}
-		RPS_LOG(INFO, "consumer %u: memif server at %s (port %u), fed by %u worker(s)%s: "
-			"its client opens 1 RX queue", c, cs->path, cs->port, cs->feeders,
-			cs->feeders > 1 ? " through one shared queue" : "");
+		RPS_LOG(INFO, "consumer %u: memif server at %s (mode 0600), fed by %u worker(s)%s",
+			c, cs->path, cs->feeders, cs->feeders > 1 ? " through one shared ring" : "");
 	}
 	return 0;
 }
 
-/*
- * A memif server's socket listens from its vdev's probe, but the server refuses every
- * client ("ID not found") until its port is started, and a 22.11 client that was refused
- * does not try again (dpdk-testpmd stays down for good): a consumer that connected between
- * the two would never get a packet. So memif binds the socket at PATH~ and it appears at
- * PATH, by one rename, only once every port is started. RENAME_NOREPLACE: a PATH that
- * exists (another dpdk-rps serving it, or a stale socket) is refused, as a bind would be.
- */
+/* Clients are served from here on (they may connect from rps_consumers_create() on, and
+ * wait in the socket's backlog till now). After the lcores' QSBR exists: a departed
+ * client's memory is unmapped only once every worker has passed a quiescent state. */
 int
 rps_consumers_publish(struct rps_app *app)
 {
-	for (uint16_t c = 0; c < app->nb_consumers; c++) {
-		struct rps_consumer *cs = &app->consumers[c];
+	int rc;
 
-		if (renameat2(AT_FDCWD, cs->bind_path, AT_FDCWD, cs->path, RENAME_NOREPLACE) < 0) {
-			fprintf(stderr, "dpdk-rps: --consumers: consumer %u: cannot put its socket "
-				"at %s (%s)%s\n", c, cs->path, strerror(errno), errno == EEXIST ?
-				": in use by another process, or a stale socket left by one that "
-				"crashed (remove it)" : "");
-			return -RPS_EXIT_USAGE;
-		}
-		cs->published = 1;
+	if (app->memif_hub == NULL)
+		return 0;
+	rc = rps_memif_hub_start(app->memif_hub, app->cap_qsbr);
+	if (rc < 0) {
+		fprintf(stderr, "dpdk-rps: --consumers: cannot start the memif server's thread: "
+			"%s\n", strerror(-rc));
+		return -RPS_EXIT_RUNTIME;
 	}
 	return 0;
 }
 
-/* At exit, after the ports closed: memif removed PATH~, which is gone; PATH is ours. */
+/* At exit, once the workers stopped and before their last flush: no client's memory is
+ * unmapped from now on. */
 void
-rps_consumers_unpublish(struct rps_app *app)
+rps_consumers_freeze(struct rps_app *app)
+{
+	rps_memif_hub_stop(app->memif_hub);
+}
+
+/* At exit, after the last flush: every client told, unmapped, the sockets removed. */
+void
+rps_consumers_close(struct rps_app *app)
 {
 	for (uint16_t c = 0; c < app->nb_consumers; c++) {
 		struct rps_consumer *cs = &app->consumers[c];
 
-		if (cs->published && unlink(cs->path) < 0 && errno != ENOENT)
-			RPS_LOG(WARNING, "consumer %u: cannot remove its socket %s: %s", c,
-				cs->path, strerror(errno));
-		cs->published = 0;
+		if (cs->memif != NULL)
+			rps_memif_stats_get(cs->memif, &cs->last); /* for the summary */
+		cs->memif = NULL;
 	}
+	rps_memif_hub_destroy(app->memif_hub);
+	app->memif_hub = NULL;
 }
 
 /* Whether consumer @p c has a client now. */
 static int
 consumer_up(const struct rps_consumer *c)
 {
-	struct rte_eth_link link;
-
-	return rte_eth_link_get_nowait(c->port, &link) == 0 &&
-	       link.link_status == RTE_ETH_LINK_UP;
+	return rps_memif_up(c->memif);
 }
 
 void

@@ -107,11 +107,7 @@ plan_port(struct rps_app *app, const char *opt, uint16_t port, enum rps_port_rol
 	u->role = role;
 	u->nb_senders = nb_senders; /* 0: every worker */
 	rc = rps_port_plan(u, pi, &conf, q);
-	if (rc < 0 && role == RPS_PORT_CONSUMER) {
-		fprintf(stderr, "dpdk-rps: --consumers: port %u (%s) cannot have %u queue pairs "
-			"(at most %u RX and %u TX queues)\n", port, pi->driver, q->nb_txq,
-			pi->max_rxq, pi->max_txq);
-	} else if (rc == -ERANGE) {
+	if (rc == -ERANGE) {
 		fprintf(stderr, "dpdk-rps: --rx-queues %u: port %u (%s) has at most %u RX "
 			"queues\n", o->rx_queues, port, pi->driver, pi->max_rxq);
 	} else if (rc == -ENOSPC && o->tx_port == (int)port) {
@@ -187,11 +183,8 @@ rps_setup_ports_plan(struct rps_app *app)
 		if (rc < 0)
 			return rc;
 	}
-	/* --consumers: a memif server each, one queue pair */
+	/* --consumers: an endpoint each of dpdk-rps's memif server (no ethdev port) */
 	rc = rps_consumers_create(app);
-	for (uint16_t c = 0; rc == 0 && c < app->nb_consumers; c++)
-		rc = plan_port(app, "--consumers", app->consumers[c].port, RPS_PORT_CONSUMER,
-			       app->consumers[c].nb_queues);
 	if (rc < 0)
 		return rc;
 	app->rx_port_socket = app->port_info[0].socket;
@@ -270,9 +263,6 @@ rps_setup_ports_start(struct rps_app *app)
 				fprintf(stderr, "dpdk-rps: some PMDs want as many RX queues as TX "
 					"queues (%u here): try --rx-queues %u\n", q->nb_txq,
 					q->nb_txq);
-		} else if (rc < 0 && u->role == RPS_PORT_CONSUMER) {
-			fprintf(stderr, "dpdk-rps: --consumers: set-up of port %u (%u queue pairs) "
-				"failed: %s\n", u->port_id, q->nb_txq, rte_strerror(-rc));
 		} else if (rc < 0) {
 			fprintf(stderr, "dpdk-rps: --tx-port %d: set-up of %u TX queues failed: %s\n",
 				o->tx_port, q->nb_txq, rte_strerror(-rc));

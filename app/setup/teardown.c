@@ -53,6 +53,8 @@ rps_teardown(struct rps_app *app)
 			fprintf(stderr, "dpdk-rps: --flows-json %s: %s\n", app->opt.flows_json,
 				strerror(-frc));
 	}
+	/* the memif server's thread stops: no client's memory is unmapped under the flush */
+	rps_consumers_freeze(app);
 	/* Flush TX, count fragments still held: before the ports close. A worker still stuck
 	 * keeps its state: it may yet touch it. With a telemetry command still running
 	 * (rps_telemetry_close() gave up on it) the flow snapshots, ports and backlogs stay:
@@ -84,7 +86,9 @@ rps_teardown(struct rps_app *app)
 	for (uint16_t i = 0; app->workers_stuck == 0 && !app->tel_stuck && i < app->ports_started;
 	     i++)
 		rps_port_close(app->ports[i].port_id);
-	rps_consumers_unpublish(app);
+	/* unless a stuck worker may still send to them, or telemetry read their counts */
+	if (!stuck && !app->tel_stuck)
+		rps_consumers_close(app);
 	for (uint16_t i = 0; app->backlogs != NULL && !app->tel_stuck && i < app->nb_workers; i++)
 		for (uint16_t r = 0; !app->workers[i].stuck && r < app->nb_rx; r++)
 			rps_backlog_fini(rps_app_backlog(app, r, i));

@@ -704,6 +704,11 @@ rps_consumer_socket_check(const char *tmpl, unsigned int nb, const char **why)
 		*why = "expected a path with exactly one %u (the consumer's index) and no other %";
 		return -EINVAL;
 	}
+	if (strpbrk(tmpl, ",=") != NULL) {
+		*why = "a ',' or '=' in the path: a DPDK memif client takes its socket path in "
+		       "vdev arguments (socket=PATH), which split there";
+		return -EINVAL;
+	}
 	snprintf(last, sizeof(last), "%u", nb > 0 ? nb - 1 : 0);
 	/* - 1 for the NUL, - 1 for the "~" of the name it is made under (consumers.c) */
 	if (strlen(tmpl) - 2 + strlen(last) > RPS_CONSUMER_PATH_MAX - 2) {

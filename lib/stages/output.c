@@ -35,6 +35,7 @@ rps_txq_init(struct rps_txq *q, uint16_t port, uint16_t queue, uint16_t burst, i
 	q->direct = NULL;
 	q->indirect = NULL;
 	q->consumer = 0;
+	q->memif = NULL;
 	q->share = NULL;
 	q->wait = 0;
 	q->stop = NULL;

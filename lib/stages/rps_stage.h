@@ -32,6 +32,7 @@
 
 struct rps_reasm;        /* reassemble.c: per-worker rte_ip_frag tables */
 struct rps_share;        /* below: a consumer queue several workers feed */
+struct rps_memif;        /* rps_memif.h: a consumer's memif endpoint */
 struct rps_flow_table;   /* flow.c: per-worker flow table */
 
 /** A TX queue with its buffer (rte_eth_tx_buffer), owned by one lcore. */
@@ -49,9 +50,10 @@ struct rps_txq {
 	struct rte_mempool *indirect; /* fragments' data references */
 	int consumer;                 /* a consumer's queue (--consumers): it sends itself
 				       * (share.c), what it refuses is consumer_full, or
-				       * consumer_absent while its port's link is down (no client);
+				       * consumer_absent while its endpoint has no client;
 				       * what it takes consumer_delivered */
 	/* consumers only (rps_txq_set_consumer()) */
+	struct rps_memif *memif;      /* the consumer's endpoint, NULL: port and queue above */
 	struct rps_share *share;      /* the consumer's shared queue, NULL: this lcore's own */
 	int wait;                     /* backpressure: a full consumer queue is waited for... */
 	const int *stop;              /* ...until *stop is set (the application's, at exit) */
@@ -64,7 +66,7 @@ struct rps_txq {
 };
 
 /**
- * A consumer fed by several workers (share.c): one memif queue, one multi-producer rte_ring
+ * A consumer fed by several workers (share.c): one memif endpoint (or TX queue), one multi-producer rte_ring
  * in front of it, and a lock that only ever is tried.
  *
  * Concurrency: each feeding worker enqueues a whole burst at a time (multi-producer); the
@@ -82,7 +84,8 @@ struct rps_txq {
  */
 struct rps_share {
 	struct rte_ring *ring;        /* feeding workers' bursts, MP enqueue, dequeued locked */
-	uint16_t port, queue;         /* the memif port and its only TX queue */
+	struct rps_memif *memif;      /* the consumer's endpoint (set after init), or NULL: */
+	uint16_t port, queue;         /* an ethdev TX queue */
 	uint16_t feeders;             /* workers that enqueue here */
 	rte_spinlock_t lock __rte_cache_aligned; /* held by the one draining (trylock only) */
 } __rte_cache_aligned;
@@ -212,6 +215,14 @@ void rps_txq_fini(struct rps_txq *q);
  */
 void rps_txq_set_consumer(struct rps_txq *q, struct rps_share *share, int wait,
 			  const int *stop);
+/** Make consumer queue @p q send to memif endpoint @p m (rps_memif.h) rather than an
+ * ethdev TX queue; a share's queues take its own (rps_share.memif). */
+static inline void
+rps_txq_set_memif(struct rps_txq *q, struct rps_memif *m)
+{
+	q->memif = m;
+}
+
 /** Make consumer queue @p q one of a group after the first (rps_txq.secondary). */
 static inline void
 rps_txq_set_secondary(struct rps_txq *q)

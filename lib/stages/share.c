@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * share.c: sending to a consumer (--consumers): on the worker's own memif queue, or, for a
- * consumer several workers feed, through the consumer's multi-producer ring that whichever
- * worker holds its trylock drains into the one memif queue (rps_stage.h: struct rps_share).
+ * share.c: sending to a consumer (--consumers): on its memif endpoint (rps_memif.h; or an
+ * ethdev TX queue) straight from the worker, or, for a consumer several workers feed,
+ * through the consumer's multi-producer ring that whichever worker holds its trylock drains
+ * into the endpoint (rps_stage.h: struct rps_share).
  * A full queue drops (consumer_full) or, with backpressure, is waited for.
  */
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <rte_atomic.h>
 #include <rte_pause.h>
 
+#include "rps_memif.h"
 #include "rps_stage.h"
 
 /* Packets one drain transmits at a time. */
@@ -22,6 +24,7 @@ rps_share_init(struct rps_share *s, const char *name, uint16_t port, uint16_t qu
 {
 	const unsigned int size = (unsigned int)feeders * RPS_SHARE_PER_FEEDER(burst);
 
+	s->memif = NULL;
 	s->port = port;
 	s->queue = queue;
 	s->feeders = feeders;
@@ -52,19 +55,22 @@ rps_txq_set_consumer(struct rps_txq *q, struct rps_share *share, int wait, const
 	q->wait = wait != 0 && stop != NULL;
 	q->stop = stop;
 	if (share != NULL) {
+		q->memif = share->memif;
 		q->port = share->port;
 		q->queue = share->queue;
 	}
 	rps_txq_set_limits(q, 0, 1, NULL, NULL); /* memif takes any length, any chain */
 }
 
-/* Why the consumer refused packets: absent while its link is down (no memif client; the
- * query reads a flag, no syscall), else full. */
+/* Why the consumer refused packets: absent while it has no client (for a port: its link
+ * down; either query reads a flag, no syscall), else full. */
 static enum rps_drop_reason
 refused_reason(const struct rps_txq *q)
 {
 	struct rte_eth_link link;
 
+	if (q->memif != NULL)
+		return rps_memif_up(q->memif) ? RPS_DROP_CONSUMER_FULL : RPS_DROP_CONSUMER_ABSENT;
 	if (rte_eth_link_get_nowait(q->port, &link) == 0 && link.link_status == RTE_ETH_LINK_UP)
 		return RPS_DROP_CONSUMER_FULL;
 	return RPS_DROP_CONSUMER_ABSENT;
@@ -109,8 +115,9 @@ consumer_tx(struct rps_txq *q, struct rte_mbuf **pkts, uint16_t n)
 	for (uint16_t i = 0; i < n; i++)
 		slot[i] = (uint8_t)rps_stats_slot(q->st, pkts[i]->port);
 	for (;;) {
-		const uint16_t sent = rte_eth_tx_burst(q->port, q->queue, pkts + done,
-						       (uint16_t)(n - done));
+		const uint16_t sent = q->memif != NULL ?
+			rps_memif_tx(q->memif, pkts + done, (uint16_t)(n - done)) :
+			rte_eth_tx_burst(q->port, q->queue, pkts + done, (uint16_t)(n - done));
 
 		if (sent != 0) {
 			RPS_CTR_ADD(q->st->consumer_delivered, sent);

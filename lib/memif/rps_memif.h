@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rps_memif.h: dpdk-rps's own memif server: consumer processes (any memif client: DPDK's
+ * net_memif, libmemif, VPP) connect to a socket each and receive copies of packets in their
+ * shared memory.
+ *
+ * Why not DPDK's net_memif in server role: its control runs on EAL's interrupt thread,
+ * which unmaps a departed client's memory while a worker may be inside rte_eth_tx_burst()
+ * on it (SIGSEGV), panics when a client leaves in the middle of its handshake, lets a
+ * client hold its only slot for ever with a handshake it never finishes, and writes
+ * wherever the client's descriptors point. Here:
+ *  - every step of a client's life (accept, handshake, up, down, gone) runs on the hub's
+ *    own control thread; a handshake not finished in handshake_ms is ended and counted;
+ *  - a client's memory is mapped only from a sealed memfd (F_SEAL_SHRINK: it cannot shrink
+ *    under us into SIGBUS) and unmapped only after a grace period of the senders' QSBR, so
+ *    no sender is still writing into it;
+ *  - the sender checks every descriptor the client wrote (region, offset, length within
+ *    the region, ring indexes within the ring) before it writes; a client whose ring is
+ *    inconsistent is disconnected and counted, never followed;
+ *  - the socket is made 0600 (or the given mode) whatever the umask; an optional secret.
+ *
+ * Threads: one hub thread (rps_memif_hub_start()) serves every endpoint's socket. Senders
+ * (workers) call rps_memif_tx(): for one endpoint, one sender at a time (the caller's own
+ * endpoint, or under its lock), each reporting quiescent states on the QSBR given to
+ * rps_memif_hub_start() outside rps_memif_tx(). Statistics are read from any thread.
+ */
+#ifndef RPS_MEMIF_H
+#define RPS_MEMIF_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <rte_mbuf.h>
+#include <rte_rcu_qsbr.h>
+
+struct rps_memif;      /* one socket: at most one client at a time */
+struct rps_memif_hub;  /* the thread and the endpoints it serves */
+
+#define RPS_MEMIF_ENDPOINTS_MAX 64
+#define RPS_MEMIF_HANDSHAKE_MS 2000u
+
+/** An endpoint's settings (rps_memif_add()). */
+struct rps_memif_conf {
+	const char *path;       /* the socket file: must not exist */
+	uint32_t id;            /* the interface id its client asks for */
+	const char *secret;     /* NULL or "": none; else at most 24 bytes the client must give */
+	mode_t mode;            /* the socket's mode: 0600, 0660 */
+	gid_t gid;              /* its group, (gid_t)-1: the process's */
+	uint32_t handshake_ms;  /* 0: RPS_MEMIF_HANDSHAKE_MS */
+	const char *name;       /* our name in the handshake (at most 31 bytes shown) */
+};
+
+/** An endpoint's counts (hub-written; read at any time, each value alone consistent). */
+struct rps_memif_stats {
+	int up;                 /* a client is connected now */
+	uint64_t accepted;      /* connections accepted: each ends as one of refused,
+				 * aborted, timeouts, rejected or connects (or is in its
+				 * handshake now) */
+	uint64_t connects;      /* handshakes completed */
+	uint64_t disconnects;   /* connected clients that left or were sent away: connects
+				 * less disconnects is up */
+	uint64_t refused;       /* clients turned away at once: the slot was taken */
+	uint64_t aborted;       /* clients that left during their handshake */
+	uint64_t timeouts;      /* handshakes not finished in time */
+	uint64_t rejected;      /* handshakes refused: bad message, version, id, secret,
+				 * region or ring */
+	uint64_t broken;        /* connected clients sent away for an inconsistent ring, a
+				 * descriptor outside their memory or a message out of turn
+				 * (counted in disconnects too) */
+	uint64_t kicks_drained; /* a client's eventfd found near its limit and emptied, so a
+				 * sender's wake-up write cannot block */
+};
+
+/** A hub; @p logtype: rte_log's type for its messages, @p label their prefix. NULL: no
+ * memory (rte_errno). */
+struct rps_memif_hub *rps_memif_hub_create(int logtype, const char *label);
+
+/**
+ * Make an endpoint: bind and listen on conf->path (mode conf->mode whatever the umask).
+ * Clients may connect from now on; they are served once the hub starts.
+ * @return 0, -EINVAL (bad conf, too many endpoints), -ENAMETOOLONG, -EADDRINUSE (the path
+ *         exists), or another -errno of socket(), bind(), chmod(), chown().
+ */
+int rps_memif_add(struct rps_memif_hub *h, const struct rps_memif_conf *conf,
+		  struct rps_memif **out);
+
+/**
+ * Start the hub's thread. @p qsbr: every thread that calls rps_memif_tx() reports on it
+ * (registered, online while it may send); a departed client's memory is unmapped once they
+ * all passed a quiescent state. NULL: unmapped at once (only when no sender runs).
+ */
+int rps_memif_hub_start(struct rps_memif_hub *h, struct rte_rcu_qsbr *qsbr);
+
+/** Stop the hub's thread (joined): from now on nothing is unmapped, connected clients stay
+ * mapped until rps_memif_hub_destroy(). Idempotent. */
+void rps_memif_hub_stop(struct rps_memif_hub *h);
+
+/** Stop, send every client away, unmap, close and remove every socket file. No sender may
+ * run. NULL: nothing. */
+void rps_memif_hub_destroy(struct rps_memif_hub *h);
+
+/**
+ * Send up to @p n packets to @p m's client, copied into its buffers; the ones sent are
+ * freed. @return how many were sent, from the front: 0 when no client is connected (see
+ * rps_memif_up()) or its ring is full. One sender at a time per endpoint.
+ */
+uint16_t rps_memif_tx(struct rps_memif *m, struct rte_mbuf **pkts, uint16_t n);
+
+/** Whether @p m has a connected client (a relaxed read). */
+int rps_memif_up(const struct rps_memif *m);
+
+/** @p m's counts. */
+void rps_memif_stats_get(const struct rps_memif *m, struct rps_memif_stats *s);
+
+/** The socket path @p m listens on. */
+const char *rps_memif_path(const struct rps_memif *m);
+
+#endif /* RPS_MEMIF_H */
