@@ -360,14 +360,18 @@ client_msg(struct rps_memif_hub *h, struct rps_memif *m, const struct rps_memif_
 		return bad;
 	if (msg->type != RPS_MEMIF_MSG_CONNECT)
 		return send_simple(m->cfd, RPS_MEMIF_MSG_ACK, NULL) == 0 ? NULL : "";
-	if (send_simple(m->cfd, RPS_MEMIF_MSG_CONNECTED, m->name) < 0)
-		return "";
-	/* the connection is complete: the senders may use it from this store on */
+	/* the connection is complete: the senders may use it from this store on (before
+	 * CONNECTED, so that a client has its packets as soon as it knows it is connected) */
 	m->pending = NULL;
 	m->state = RPS_MEMIF_CONNECTED;
 	__atomic_store_n(&m->conn, c, __ATOMIC_RELEASE);
 	__atomic_store_n(&m->st.up, 1, __ATOMIC_RELAXED);
 	ST_INC(m, connects);
+	if (send_simple(m->cfd, RPS_MEMIF_MSG_CONNECTED, m->name) < 0) {
+		HLOG(h, m, INFO, "client %s left as it connected", m->peer);
+		client_end(h, m, END_DISCONNECT, NULL);
+		return NULL;
+	}
 	HLOG(h, m, INFO, "client %s connected (%u buffers)", m->peer, c->tx_mask + 1u);
 	return NULL;
 }
@@ -400,6 +404,8 @@ client_readable(struct rps_memif_hub *h, struct rps_memif *m)
 		ssize_t n;
 		int fd = -1;
 
+		if (m->cfd < 0)
+			return; /* ended by the last message */
 		n = recvmsg(m->cfd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return;
