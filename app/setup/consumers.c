@@ -252,11 +252,18 @@ rps_consumers_freeze(struct rps_app *app)
 void
 rps_consumers_close(struct rps_app *app)
 {
+	int up[RPS_CONSUMERS_MAX] = { 0 };
+
+	/* the summary says who was connected at the end, and counts those clients gone */
+	for (uint16_t c = 0; c < app->nb_consumers; c++)
+		up[c] = app->consumers[c].memif != NULL && rps_memif_up(app->consumers[c].memif);
+	rps_memif_hub_shutdown(app->memif_hub);
 	for (uint16_t c = 0; c < app->nb_consumers; c++) {
 		struct rps_consumer *cs = &app->consumers[c];
 
 		if (cs->memif != NULL)
-			rps_memif_stats_get(cs->memif, &cs->last); /* for the summary */
+			rps_memif_stats_get(cs->memif, &cs->last);
+		cs->last.up = up[c];
 		cs->memif = NULL;
 	}
 	rps_memif_hub_destroy(app->memif_hub);

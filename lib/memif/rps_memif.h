@@ -95,8 +95,12 @@ int rps_memif_hub_start(struct rps_memif_hub *h, struct rte_rcu_qsbr *qsbr);
  * mapped until rps_memif_hub_destroy(). Idempotent. */
 void rps_memif_hub_stop(struct rps_memif_hub *h);
 
-/** Stop, send every client away, unmap, close and remove every socket file. No sender may
+/** Stop, and send every client away (counted: a disconnect, or aborted in its handshake)
+ * and unmap its memory; the sockets stay, refusing nothing, serving no one. No sender may
  * run. NULL: nothing. */
+void rps_memif_hub_shutdown(struct rps_memif_hub *h);
+
+/** rps_memif_hub_shutdown(), then close and remove every socket file and free @p h. */
 void rps_memif_hub_destroy(struct rps_memif_hub *h);
 
 /**

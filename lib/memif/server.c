@@ -733,7 +733,7 @@ rps_memif_hub_stop(struct rps_memif_hub *h)
 }
 
 void
-rps_memif_hub_destroy(struct rps_memif_hub *h)
+rps_memif_hub_shutdown(struct rps_memif_hub *h)
 {
 	if (h == NULL)
 		return;
@@ -742,7 +742,22 @@ rps_memif_hub_destroy(struct rps_memif_hub *h)
 	for (unsigned int i = 0; i < h->nb; i++) {
 		struct rps_memif *m = h->ep[i];
 
-		client_end(h, m, END_NONE, "Server going away");
+		if (m->state != RPS_MEMIF_IDLE)
+			client_end(h, m, m->state == RPS_MEMIF_CONNECTED ? END_DISCONNECT :
+				   END_ABORTED, "Server going away");
+	}
+	retired_poll(h);
+}
+
+void
+rps_memif_hub_destroy(struct rps_memif_hub *h)
+{
+	if (h == NULL)
+		return;
+	rps_memif_hub_shutdown(h);
+	for (unsigned int i = 0; i < h->nb; i++) {
+		struct rps_memif *m = h->ep[i];
+
 		close(m->lfd);
 		unlink(m->path);
 		rte_free(m);
