@@ -220,6 +220,7 @@ struct rps_app {
 	uint16_t group_size[RPS_CONSUMER_GROUPS_MAX]; /* ... and how many it has */
 	struct rps_consumer consumers[RPS_CONSUMERS_MAX];
 	struct rps_memif_hub *memif_hub; /* the consumers' server thread (setup/consumers.c) */
+	gid_t consumer_gid;             /* --consumer-group's */
 
 	uint16_t nb_workers;
 	/* Both arrays are contiguous because others index them (reports and telemetry

@@ -141,6 +141,12 @@ rps_control_apply_start_config(struct rps_app *app, char *err, size_t err_len)
 	}
 	if (c->has_consumer_socket && !rps_options_given(o, "consumer-socket"))
 		snprintf(o->consumer_socket, sizeof(o->consumer_socket), "%s", c->consumer_socket);
+	if (c->has_consumer_group && !rps_options_given(o, "consumer-group"))
+		snprintf(o->consumer_group, sizeof(o->consumer_group), "%s", c->consumer_group);
+	if (c->has_consumer_secret) {
+		o->nb_consumer_secrets = c->nb_consumer_secrets;
+		memcpy(o->consumer_secret, c->consumer_secret, sizeof(o->consumer_secret));
+	}
 	if (c->has_rx_lcores && !rps_options_given(o, "rx-lcores")) {
 		o->rx_lcores = c->rx_lcores;
 		o->rx_lcores_given = 1;
@@ -234,6 +240,14 @@ restart_keys(const struct rps_app *app, const struct rps_config *c, char *out, s
 		"consumers");
 	CHANGED(c->has_consumer_socket && strcmp(c->consumer_socket, o->consumer_socket) != 0,
 		"consumer_socket");
+	CHANGED(c->has_consumer_group && strcmp(c->consumer_group, o->consumer_group) != 0,
+		"consumer_group");
+	/* the secrets compared, never shown */
+	CHANGED(c->has_consumer_secret != (o->nb_consumer_secrets > 0) ||
+		(c->has_consumer_secret && (c->nb_consumer_secrets != o->nb_consumer_secrets ||
+					    memcmp(c->consumer_secret, o->consumer_secret,
+						   sizeof(c->consumer_secret)) != 0)),
+		"consumer_secret");
 #undef CHANGED
 }
 

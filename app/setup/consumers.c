@@ -7,8 +7,10 @@
  * checks name the option at fault; the per-consumer sums are in control/consumers.c.
  */
 #include <errno.h>
+#include <grp.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -36,7 +38,7 @@ origin(const struct rps_app *app, enum rps_setting_id id, int eq, char *buf, siz
 	const struct rps_setting *s = &rps_settings[id];
 
 	if (app->start_cfg != NULL && app->start_cfg->line[id] != 0 &&
-	    !rps_options_given(&app->opt, s->flag))
+	    (s->flag == NULL || !rps_options_given(&app->opt, s->flag)))
 		snprintf(buf, len, "%s:%d: %s%s", app->opt.config_path,
 			 app->start_cfg->line[id], s->key, eq ? " =" : "");
 	else
@@ -44,17 +46,39 @@ origin(const struct rps_app *app, enum rps_setting_id id, int eq, char *buf, siz
 	return buf;
 }
 
+/* The group @p name (or number) names. */
+static int
+consumer_gid(const char *name, gid_t *gid)
+{
+	const struct group *g = getgrnam(name);
+	char *end;
+	unsigned long n;
+
+	if (g != NULL) {
+		*gid = g->gr_gid;
+		return 0;
+	}
+	errno = 0;
+	n = strtoul(name, &end, 10);
+	if (errno != 0 || *end != '\0' || end == name || n >= (gid_t)-1)
+		return -1;
+	*gid = (gid_t)n;
+	return 0;
+}
+
 /* Options that make no sense without --consumers. */
 static int
 check_off(const struct rps_app *app)
 {
 	static const enum rps_setting_id needs[] = {
-		RPS_SET_CONSUMER_SOCKET, RPS_SET_CONSUMER_WAIT
+		RPS_SET_CONSUMER_SOCKET, RPS_SET_CONSUMER_WAIT, RPS_SET_CONSUMER_GROUP,
+		RPS_SET_CONSUMER_SECRET
 	};
 	char from[ORIGIN_MAX];
 
 	for (size_t i = 0; i < RTE_DIM(needs); i++)
-		if (rps_options_given(&app->opt, rps_settings[needs[i]].flag) ||
+		if ((rps_settings[needs[i]].flag != NULL &&
+		     rps_options_given(&app->opt, rps_settings[needs[i]].flag)) ||
 		    (app->start_cfg != NULL && app->start_cfg->line[needs[i]] != 0)) {
 			fprintf(stderr, "dpdk-rps: %s: only with --consumers K or consumers = K "
 				"(K > 0)\n", origin(app, needs[i], 0, from, sizeof(from)));
@@ -122,6 +146,18 @@ rps_consumers_check(struct rps_app *app)
 		fprintf(stderr, "dpdk-rps: %s %s: %s\n", sfrom, o->consumer_socket, why);
 		return -1;
 	}
+	if (o->nb_consumer_secrets > 1 && o->nb_consumer_secrets != k) {
+		fprintf(stderr, "dpdk-rps: %s: %u secrets for %u consumers: give one for all, or "
+			"one per consumer\n", origin(app, RPS_SET_CONSUMER_SECRET, 0, sfrom,
+						     sizeof(sfrom)), o->nb_consumer_secrets, k);
+		return -1;
+	}
+	if (o->consumer_group[0] != '\0' && consumer_gid(o->consumer_group, &app->consumer_gid) < 0) {
+		fprintf(stderr, "dpdk-rps: %s %s: no such group\n",
+			origin(app, RPS_SET_CONSUMER_GROUP, 1, sfrom, sizeof(sfrom)),
+			o->consumer_group);
+		return -1;
+	}
 	app->nb_consumers = (uint16_t)k;
 	app->nb_groups = o->consumer_groups;
 	for (uint16_t g = 0; g < o->consumer_groups; g++) {
@@ -181,9 +217,14 @@ rps_consumers_create(struct rps_app *app)
 	}
 	for (uint16_t c = 0; c < app->nb_consumers; c++) {
 		struct rps_consumer *cs = &app->consumers[c];
+		const struct rps_options *o = &app->opt;
+		const int grp = o->consumer_group[0] != '\0';
 		const struct rps_memif_conf conf = {
-			.path = cs->path, .id = 0, .secret = NULL, .mode = 0600,
-			.gid = (gid_t)-1, .handshake_ms = RPS_MEMIF_HANDSHAKE_MS, .name = "dpdk-rps",
+			.path = cs->path, .id = 0,
+			.secret = o->nb_consumer_secrets == 0 ? NULL :
+				  o->consumer_secret[o->nb_consumer_secrets > 1 ? c : 0],
+			.mode = grp ? 0660 : 0600, .gid = grp ? app->consumer_gid : (gid_t)-1,
+			.handshake_ms = RPS_MEMIF_HANDSHAKE_MS, .name = "dpdk-rps",
 		};
 		int rc;
 
@@ -215,8 +256,10 @@ rps_consumers_create(struct rps_app *app)
 			}
 			cs->share.memif = cs->memif;
 		}
-		RPS_LOG(INFO, "consumer %u: memif server at %s (mode 0600), fed by %u worker(s)%s",
-			c, cs->path, cs->feeders, cs->feeders > 1 ? " through one shared ring" : "");
+		RPS_LOG(INFO, "consumer %u: memif server at %s (mode %s%s%s), fed by %u worker(s)%s",
+			c, cs->path, grp ? "0660, group " : "0600", grp ? o->consumer_group : "",
+			conf.secret != NULL ? ", a secret" : "", cs->feeders,
+			cs->feeders > 1 ? " through one shared ring" : "");
 	}
 	return 0;
 }

@@ -132,6 +132,17 @@ h_consumer_socket(struct rps_options *o, const char *arg, const char **why)
 	return 0;
 }
 
+static int
+h_consumer_group(struct rps_options *o, const char *arg, const char **why)
+{
+	if (arg[0] == '\0' || strlen(arg) >= sizeof(o->consumer_group)) {
+		*why = "expected a group's name or number";
+		return -1;
+	}
+	snprintf(o->consumer_group, sizeof(o->consumer_group), "%s", arg);
+	return 0;
+}
+
 /* --rule: parsed here (the grammar); its worker or consumer is checked once the workers
  * are known (rps_app_rules_start()). */
 static int
@@ -399,6 +410,7 @@ static const struct opt_bind {
 	[RPS_SET_CONSUMERS] = { 0, 0, 0, h_consumers },
 	[RPS_SET_CONSUMER_SOCKET] = { 0, 0, 0, h_consumer_socket },
 	[RPS_SET_CONSUMER_WAIT] = { FIELD(consumer_wait_ms), 0, NULL },
+	[RPS_SET_CONSUMER_GROUP] = { 0, 0, 0, h_consumer_group },
 	[RPS_SET_RULE] = { 0, 0, 0, h_rule },
 	[RPS_SET_METRICS] = { 0, 0, 0, h_metrics },
 	[RPS_SET_HELP] = { FIELD(help), 0, NULL },

@@ -105,6 +105,10 @@ struct rps_options {
 	char consumer_socket[RPS_CONSUMER_PATH_MAX]; /* --consumer-socket: the template ("" =
 				       * the default, set once EAL's runtime directory is known) */
 	uint32_t consumer_wait_ms;    /* --consumer-wait: hold RX until they are connected */
+	char consumer_group[RPS_CONSUMER_GROUP_MAX]; /* --consumer-group ("": none, 0600) */
+	unsigned int nb_consumer_secrets; /* the file's consumer_secret: 0, 1 for all, or one
+					   * per consumer */
+	char consumer_secret[RPS_CONSUMERS_MAX][RPS_CONSUMER_SECRET_MAX + 1];
 	struct rps_listen metrics;    /* --metrics: where to serve /metrics (off by default) */
 	uint64_t given;               /* bit i: the i-th option of the table was on the command line */
 };

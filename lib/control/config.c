@@ -590,6 +590,23 @@ set_value(struct parser *p, int id, const char *name, const char *value)
 		c->has_consumer_socket = 1;
 		break;
 	}
+	case RPS_SET_CONSUMER_GROUP:
+		if (value[0] == '\0' || strlen(value) >= sizeof(c->consumer_group))
+			return fail(p, "%s: expected a group's name or number, not '%s'", name,
+				    value);
+		snprintf(c->consumer_group, sizeof(c->consumer_group), "%s", value);
+		c->has_consumer_group = 1;
+		break;
+	case RPS_SET_CONSUMER_SECRET: {
+		const char *w = NULL;
+
+		/* the value is never quoted */
+		if (rps_consumer_secret_parse(value, c->consumer_secret, &c->nb_consumer_secrets,
+					      &w) < 0)
+			return fail(p, "%s: %s", name, w);
+		c->has_consumer_secret = 1;
+		break;
+	}
 	case RPS_SET_METRICS:
 		if (rps_listen_parse(value, &c->metrics, why, sizeof(why)) < 0)
 			return fail(p, "%s: %s, not '%s'", name, why, value);

@@ -135,6 +135,10 @@ struct rps_config {
 	char consumers_text[32];
 	int has_consumer_socket; char consumer_socket[RPS_CONSUMER_PATH_MAX]; /* the template */
 	int has_consumer_wait_ms; uint32_t consumer_wait_ms; /* as --consumer-wait */
+	int has_consumer_group; char consumer_group[RPS_CONSUMER_GROUP_MAX]; /* as --consumer-group */
+	int has_consumer_secret;       /* consumer_secret: one, or one per consumer */
+	unsigned int nb_consumer_secrets;
+	char consumer_secret[RPS_CONSUMERS_MAX][RPS_CONSUMER_SECRET_MAX + 1];
 	/* [map] */
 	int has_default_map;   struct rps_lcoreset default_map;   char default_map_text[128];
 	int has_queue_map[RPS_CONFIG_MAX_QUEUES];

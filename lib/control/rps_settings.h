@@ -43,7 +43,7 @@ enum rps_setting_id {
 	RPS_SET_REBALANCE_THRESHOLD, RPS_SET_REBALANCE_MOVES, RPS_SET_REBALANCE_HOLDDOWN,
 	RPS_SET_BACKPRESSURE, RPS_SET_STALL_TIMEOUT, RPS_SET_IDLE_SLEEP, RPS_SET_IDLE_SPIN,
 	RPS_SET_IDLE_WAIT, RPS_SET_FORWARD, RPS_SET_CONSUMERS, RPS_SET_CONSUMER_SOCKET,
-	RPS_SET_CONSUMER_WAIT, RPS_SET_RULE,
+	RPS_SET_CONSUMER_WAIT, RPS_SET_CONSUMER_GROUP, RPS_SET_CONSUMER_SECRET, RPS_SET_RULE,
 	RPS_SET_METRICS, RPS_SET_HELP,
 	RPS_SET_NB
 };
@@ -142,6 +142,18 @@ int rps_consumers_parse(const char *text, uint16_t *sizes, uint16_t *nb_groups,
 
 /** Room for one consumer's socket path (struct sockaddr_un's sun_path, with its NUL). */
 #define RPS_CONSUMER_PATH_MAX 108
+#define RPS_CONSUMER_SECRET_MAX 24  /* a memif secret's bytes */
+#define RPS_CONSUMER_GROUP_MAX 64   /* a group's name */
+
+/**
+ * Check consumer_secret's value: SECRET, or SECRET,SECRET,... one per consumer in order,
+ * each 1..24 printable bytes without ',', '=' or spaces (a DPDK memif client takes it in
+ * vdev arguments). @p why never quotes the value. On success, each secret into @p out
+ * (NUL-terminated, RPS_CONSUMERS_MAX of them) and their count into @p nb.
+ * @return 0, or -EINVAL.
+ */
+int rps_consumer_secret_parse(const char *text, char out[][RPS_CONSUMER_SECRET_MAX + 1],
+			      unsigned int *nb, const char **why);
 
 /**
  * Check a --consumer-socket template: exactly one "%u" (the consumer index) and no other

@@ -653,6 +653,30 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 			"a replay (net_pcap) then delivers its first packets to consumers that are "
 			"there; the log says which consumers were still missing when it gave up",
 	},
+	[RPS_SET_CONSUMER_GROUP] = {
+		.name = "consumer-group", .flag = "consumer-group", .metavar = "GROUP",
+		.key = "consumer_group", .section = DATAPLANE, .syntax = "GROUP",
+		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_RESTART,
+		.def = "none: sockets 0600",
+		.help = "make the consumers' sockets 0660 and of GROUP (a name or number), so "
+			"that its members' consumers may connect (default: 0600, the user "
+			"dpdk-rps runs as only)",
+		.doc = "who may connect to a consumer's socket: by default only the user dpdk-rps "
+			"runs as (mode 0600, whatever the umask); with a group (a name or number) "
+			"the sockets are 0660 and of that group. A client that connects receives "
+			"a copy of the traffic ([Security](docs/security.md))",
+	},
+	[RPS_SET_CONSUMER_SECRET] = {
+		.name = "consumer_secret",
+		.key = "consumer_secret", .section = DATAPLANE, .syntax = "SECRET[,SECRET...]",
+		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_RESTART, .flags = RPS_SETTING_SECRET,
+		.def = "none",
+		.help = "the memif secret a consumer's client must give (file only)",
+		.doc = "the memif secret each consumer's client must give in its handshake "
+			"(`secret=` of a DPDK memif client): one for all, or one per consumer in "
+			"order; 1 to 24 characters, no `,`, `=` or space. In the configuration file "
+			"only (a command line shows in `ps`); no message, log or reply shows it",
+	},
 	[RPS_SET_RULE] = {
 		.name = "rule", .flag = "rule", .metavar = "RULE",
 		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_START,
@@ -715,6 +739,44 @@ rps_consumer_socket_check(const char *tmpl, unsigned int nb, const char **why)
 		*why = "the path is too long for a socket (at most 106 characters with the index)";
 		return -ENAMETOOLONG;
 	}
+	return 0;
+}
+
+int
+rps_consumer_secret_parse(const char *text, char out[][RPS_CONSUMER_SECRET_MAX + 1],
+			  unsigned int *nb, const char **why)
+{
+	unsigned int n = 0;
+	size_t len = 0;
+
+	for (const char *p = text;; p++) {
+		if (*p == ',' || *p == '\0') {
+			if (len == 0) {
+				*why = "expected SECRET or SECRET,SECRET,... (none empty)";
+				return -EINVAL;
+			}
+			if (n >= RPS_CONSUMERS_MAX) {
+				*why = "more secrets than consumers can be (16)";
+				return -EINVAL;
+			}
+			memcpy(out[n], p - len, len);
+			out[n][len] = '\0';
+			n++;
+			len = 0;
+			if (*p == '\0')
+				break;
+			continue;
+		}
+		if (*p == '=' || *p <= ' ' || *p > '~') {
+			*why = "a secret holds printable characters other than ',', '=' and space";
+			return -EINVAL;
+		}
+		if (++len > RPS_CONSUMER_SECRET_MAX) {
+			*why = "a secret is at most 24 characters (memif's)";
+			return -EINVAL;
+		}
+	}
+	*nb = n;
 	return 0;
 }
 

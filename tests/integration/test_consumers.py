@@ -48,7 +48,7 @@ LCORES4 = '0@0,(1-4)@1'    # RX lcore 0, workers 1-4: two per consumer, sharing 
 FLOWS, PER_FLOW = 48, 12
 
 
-def testpmd(tmp, tag, sock, interactive=False):
+def testpmd(tmp, tag, sock, interactive=False, memif_args=''):
     """Start a dpdk-testpmd memif client of socket @p sock forwarding into tmp/TAG.pcap
     (interactive: connected, but it never starts forwarding: it reads nothing)."""
     out = os.path.join(tmp, '%s.pcap' % tag)
@@ -57,7 +57,8 @@ def testpmd(tmp, tag, sock, interactive=False):
     prefix = rpstest.unique_prefix()
     cmd = ['dpdk-testpmd', '--no-huge', '-m', '256', '--no-pci', '-l', '0,1',
            '--file-prefix', prefix, '--log-level', 'lib.eal:warning',
-           '--vdev', 'net_memif0,role=client,id=0,socket=%s,socket-abstract=no,rsize=11' % sock,
+           '--vdev', 'net_memif0,role=client,id=0,socket=%s,socket-abstract=no,rsize=11%s' % (
+               sock, memif_args),
            '--vdev', 'net_pcap0,rx_pcap=%s,tx_pcap=%s' % (os.path.join(tmp, 'empty.pcap'), out),
            '--', '--forward-mode=io', '--rxq=1', '--txq=1', '--total-num-mbufs=8192',
            '--disable-link-check', '--no-flush-rx'] + (['-i'] if interactive else [])
@@ -414,6 +415,94 @@ def check_reconnect(F, binary, tmp, inp):
               k0['dropped']['consumer_full']))
 
 
+def connect_as(user, path):
+    """Connect to the unix socket @p path as @p user: 'ok' or the error's name."""
+    code = ('import socket,sys\ns=socket.socket(socket.AF_UNIX,socket.SOCK_SEQPACKET)\n'
+            'try:\n s.connect(sys.argv[1]); print("ok")\n'
+            'except OSError as e:\n import errno; print(errno.errorcode.get(e.errno, e))\n')
+    r = subprocess.run(['setpriv', '--reuid', str(user), '--regid', str(user), '--clear-groups',
+                        sys.executable, '-c', code, path], capture_output=True, text=True,
+                       timeout=30)
+    return r.stdout.strip() or r.stderr.strip()[-200:]
+
+
+def check_access(F, binary, tmp, inp):
+    """Who may connect: under umask 000 the socket is still 0600 (another user gets
+    EACCES); with --consumer-group it is 0660 and of that group; with consumer_secret a
+    client without it is refused (counted rejected) and one with it receives."""
+    ctx = 'access'
+    if os.geteuid() != 0:
+        print('%s: skipped (not root: cannot connect as another user)' % ctx)
+        return
+    sock = os.path.join(tmp, 'acc-c%u.sock')
+    cfg = os.path.join(tmp, 'acc.conf')
+    with open(cfg, 'w') as f:
+        f.write('[dataplane]\nconsumer_secret = s3cret\n')
+    os.chmod(cfg, 0o600)
+    prefix = rpstest.unique_prefix()
+    eal = rpstest.eal_args(prefix, lcores=LCORES,
+                           vdevs=[rpstest.pcap_vdev(rx=inp, infinite_rx=True)])
+    app = ['--config', cfg, '--consumers', '1', '--consumer-socket', sock,
+           '--consumer-wait', '30000']
+    seen = {}
+
+    def script():
+        rpstest.wait_for(lambda: os.path.exists(sock % 0), timeout=30)
+        st = os.stat(sock % 0)
+        seen['mode'] = st.st_mode & 0o7777
+        seen['nobody'] = connect_as(65534, sock % 0)
+        wrong = testpmd(tmp, 'acc-wrong', sock % 0, memif_args=',secret=wrong')
+        time.sleep(3)
+        seen['wrong'] = wrong
+        right = testpmd(tmp, 'acc-right', sock % 0, memif_args=',secret=s3cret')
+        seen['right'] = right
+
+    old = os.umask(0)
+    try:
+        t = threading.Thread(target=script)
+        t.start()
+        r = rpstest.run_rps(binary, eal, app, timeout=90, stop_signal=signal.SIGINT,
+                            signal_after=9.0, prefix=prefix,
+                            summary_path=os.path.join(tmp, 'acc_summary.json'))
+        t.join()
+    finally:
+        os.umask(old)
+    got = [testpmd_stop(seen[k]) for k in ('wrong', 'right') if k in seen]
+    s = rpstest.check_exit(F, r, ctx)
+    F.check(seen.get('mode') == 0o600 and seen.get('nobody') == 'EACCES',
+            '%s: under umask 000 the socket is %s, another user: %s' % (
+                ctx, oct(seen.get('mode', 0)), seen.get('nobody')))
+    F.check('s3cret' not in r.stdout + r.stderr, '%s: the secret in the output' % ctx)
+    if s is None:
+        return
+    k = s['consumers'][0]
+    F.check(k['clients']['rejected'] >= 1 and k['clients']['connects'] == 1 and
+            k['delivered'] > 0 and len(got) == 2 and got[1],
+            '%s: the client without the secret refused, the one with it served: %r' % (ctx, k))
+    # --consumer-group: 0660, of that group
+    prefix = rpstest.unique_prefix()
+    sock = os.path.join(tmp, 'grp-c%u.sock')
+    eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=[rpstest.pcap_vdev(rx=inp)])
+
+    def script2():
+        rpstest.wait_for(lambda: os.path.exists(sock % 0), timeout=30)
+        st = os.stat(sock % 0)
+        seen['gmode'], seen['gid'] = st.st_mode & 0o7777, st.st_gid
+
+    t = threading.Thread(target=script2)
+    t.start()
+    r = rpstest.run_rps(binary, eal, ['--consumers', '1', '--consumer-socket', sock,
+                                      '--consumer-group', 'daemon', '--consumer-wait', '1500',
+                                      '--exit-when-idle', '500'],
+                        timeout=60, prefix=prefix)
+    t.join()
+    F.check(r.rc == 0 and seen.get('gmode') == 0o660 and seen.get('gid') == 1,
+            '%s: --consumer-group daemon: rc %s, mode %s, gid %s' % (
+                ctx, r.rc, oct(seen.get('gmode', 0)), seen.get('gid')))
+    print('%s: 0600 under umask 000 (nobody: %s), a wrong secret refused, the right one '
+          'served; --consumer-group: 0660 gid 1' % (ctx, seen.get('nobody')))
+
+
 def check_refusals(F, binary, tmp, inp):
     prefix = rpstest.unique_prefix()
     eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=[rpstest.pcap_vdev(rx=inp)])
@@ -487,6 +576,7 @@ def main():
         check_stuck(F, binary, tmp, inp)
         check_absent(F, binary, tmp, inp, frames)
         check_reconnect(F, binary, tmp, inp)
+        check_access(F, binary, tmp, inp)
     return F.report()
 
 

@@ -256,6 +256,20 @@ test_consumer_keys(void)
 			       "%u (the consumer's index) and no other %, not '/tmp/c.sock'");
 	CU_ASSERT_EQUAL(parse("[dataplane]\nconsumer_socket = /tmp/%u-%u.sock\n"), -EINVAL);
 	CU_ASSERT_EQUAL(cfg.has_consumer_socket, 0);
+	/* memif's vdev arguments split at ',' and '=': a client could not name the path */
+	CU_ASSERT_EQUAL(parse("[dataplane]\nconsumer_socket = /tmp/c%u.sock,id=5\n"), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "a ',' or '=' in the path"));
+	/* consumer_group; consumer_secret: one, or one per consumer */
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\nconsumer_group = rps\n"
+				    "consumer_secret = s3cret\n"), 0);
+	CU_ASSERT(cfg.has_consumer_group && strcmp(cfg.consumer_group, "rps") == 0);
+	CU_ASSERT(cfg.has_consumer_secret && cfg.nb_consumer_secrets == 1 &&
+		  strcmp(cfg.consumer_secret[0], "s3cret") == 0);
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\nconsumer_secret = a,bb,c\n"), 0);
+	CU_ASSERT(cfg.nb_consumer_secrets == 3 && strcmp(cfg.consumer_secret[1], "bb") == 0 &&
+		  strcmp(cfg.consumer_secret[2], "c") == 0);
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\nconsumer_secret = "
+				    "abcdefghijklmnopqrstuvwx\n"), 0); /* 24: memif's most */
 }
 
 /* [rules]: one steering rule a line, with its line; comments and blanks as elsewhere; a bad
@@ -545,7 +559,8 @@ test_tx_port(void)
 	"rss_key, backlog, burst, tx_port, stats_interval, stages, flow_table_size, " \
 	"respond_rate, respond_burst, reorder_safe, flow_limit, rebalance, " \
 	"rebalance_interval_ms, rebalance_threshold, rebalance_moves, rebalance_holddown_ms, " \
-	"idle_sleep_us, idle_spin_us, idle_wait, forward, consumers, consumer_socket, consumer_wait_ms or metrics"
+	"idle_sleep_us, idle_spin_us, idle_wait, forward, consumers, consumer_socket, " \
+	"consumer_wait_ms, consumer_group, consumer_secret or metrics"
 
 static void
 test_errors(void)
@@ -794,6 +809,11 @@ test_errors_secret(void)
 		"[dataplane]\nhash_seedc0ffeec0ffee\n", /* the fuzzer's finds */
 		"[dataplane]\nhash_seed c0ffeec0ffee = 1\n",
 		"[map]\nrss_key\tc0ffeec0ffee = 1\n",
+		/* consumer_secret: too long, a '=', a space, empty among others */
+		"[dataplane]\nconsumer_secret = c0ffeec0ffeec0ffeec0ffeex\n",
+		"[dataplane]\nconsumer_secret = c0ffee=c0ffee\n",
+		"[dataplane]\nconsumer_secret = c0ffee c0ffee\n",
+		"[dataplane]\nconsumer_secret = c0ffee,,c0ffee\n",
 	};
 
 	for (unsigned int i = 0; i < RTE_DIM(bad); i++) {
