@@ -87,14 +87,15 @@ rps_memif_tx(struct rps_memif *m, struct rte_mbuf **pkts, uint16_t n)
 	struct rps_memif_ring *r;
 	uint16_t tail, avail, sent = 0;
 
-	if (unlikely(c == NULL || c->broken))
+	if (unlikely(c == NULL || __atomic_load_n(&c->broken, __ATOMIC_RELAXED)))
 		return 0;
 	r = c->tx;
 	tail = c->tx_tail;
 	/* the buffers posted up to head: written by the client before its head store */
 	avail = (uint16_t)(__atomic_load_n(&r->head, __ATOMIC_ACQUIRE) - tail);
 	if (unlikely(avail > (uint32_t)c->tx_mask + 1)) {
-		c->broken = 1; /* more posted than the ring holds: the hub sends it away */
+		/* more posted than the ring holds: the hub sends the client away */
+		__atomic_store_n(&c->broken, 1, __ATOMIC_RELAXED);
 		return 0;
 	}
 	while (sent < n && avail != 0) {
@@ -102,7 +103,7 @@ rps_memif_tx(struct rps_memif *m, struct rte_mbuf **pkts, uint16_t n)
 
 		if (unlikely(used <= 0)) {
 			if (used < 0)
-				c->broken = 1;
+				__atomic_store_n(&c->broken, 1, __ATOMIC_RELAXED);
 			break;
 		}
 		tail = (uint16_t)(tail + used);

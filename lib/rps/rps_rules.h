@@ -124,4 +124,17 @@ uint16_t rps_rules_classify(const struct rps_rules *rs, struct rte_mbuf *const *
 uint16_t rps_rules_classify_keys(const struct rps_rules *rs, const struct rps_flow_key *keys,
 				 uint16_t n, uint16_t *match);
 
+/**
+ * rps_rules_classify() and rps_rules_classify_keys() for steering that keeps a connection's
+ * two directions together (symmetric, inline pairs): with @p both, a packet takes the first
+ * rule that matches it or its reverse (addresses and ports swapped), so `tcp dport 5201`
+ * also catches the server's replies from port 5201 and both halves go one way. @p both 0:
+ * the packet's own direction only, as the functions above.
+ */
+uint16_t rps_rules_classify_dir(const struct rps_rules *rs, struct rte_mbuf *const *pkts,
+				uint16_t n, uint16_t *match, int both);
+uint16_t rps_rules_classify_keys_dir(const struct rps_rules *rs,
+				     const struct rps_flow_key *keys, uint16_t n,
+				     uint16_t *match, int both);
+
 #endif /* RPS_RULES_H */

@@ -536,10 +536,11 @@ key_ports(const struct rps_flow_key *k, uint16_t *sport, uint16_t *dport)
 	return 1;
 }
 
-/* Classify @p n (at most RULES_CHUNK) packets by their flow keys (@p keys[i]). */
+/* Classify @p n (at most RULES_CHUNK) packets by their flow keys (@p keys[i]); @p rev: by
+ * the keys of their reverse direction (addresses and ports swapped). */
 static void
 classify_chunk(const struct rps_rules *rs, const struct rps_flow_key *keys, uint16_t n,
-	       uint16_t *match)
+	       uint16_t *match, int rev)
 {
 	struct rule_key4 k4[RULES_CHUNK];
 	struct rule_key6 k6[RULES_CHUNK];
@@ -556,20 +557,22 @@ classify_chunk(const struct rps_rules *rs, const struct rps_flow_key *keys, uint
 			struct rule_key4 *q = &k4[n4];
 
 			q->proto = k->proto;
-			q->ports_ok = rte_cpu_to_be_32(key_ports(k, &q->sport, &q->dport));
+			q->ports_ok = rte_cpu_to_be_32(rev ? key_ports(k, &q->dport, &q->sport) :
+							     key_ports(k, &q->sport, &q->dport));
 			q->pad[0] = q->pad[1] = q->pad[2] = 0;
-			q->src = k->src[0];
-			q->dst = k->dst[0];
+			q->src = rev ? k->dst[0] : k->src[0];
+			q->dst = rev ? k->src[0] : k->dst[0];
 			d4[n4] = (const uint8_t *)q;
 			i4[n4++] = i;
 		} else if (k->family == 6 && rs->acl6 != NULL) {
 			struct rule_key6 *q = &k6[n6];
 
 			q->proto = k->proto;
-			q->ports_ok = rte_cpu_to_be_32(key_ports(k, &q->sport, &q->dport));
+			q->ports_ok = rte_cpu_to_be_32(rev ? key_ports(k, &q->dport, &q->sport) :
+							     key_ports(k, &q->sport, &q->dport));
 			q->pad[0] = q->pad[1] = q->pad[2] = 0;
-			memcpy(q->src, k->src, 16);
-			memcpy(q->dst, k->dst, 16);
+			memcpy(q->src, rev ? k->dst : k->src, 16);
+			memcpy(q->dst, rev ? k->src : k->dst, 16);
 			d6[n6] = (const uint8_t *)q;
 			i6[n6++] = i;
 		}
@@ -583,22 +586,38 @@ classify_chunk(const struct rps_rules *rs, const struct rps_flow_key *keys, uint
 }
 
 uint16_t
-rps_rules_classify_keys(const struct rps_rules *rs, const struct rps_flow_key *keys,
-			uint16_t n, uint16_t *match)
+rps_rules_classify_keys_dir(const struct rps_rules *rs, const struct rps_flow_key *keys,
+			    uint16_t n, uint16_t *match, int both)
 {
 	uint16_t hit = 0;
 
-	for (uint16_t o = 0; o < n; o += RULES_CHUNK)
-		classify_chunk(rs, keys + o, RTE_MIN((uint16_t)RULES_CHUNK, (uint16_t)(n - o)),
-			       match + o);
+	for (uint16_t o = 0; o < n; o += RULES_CHUNK) {
+		const uint16_t c = RTE_MIN((uint16_t)RULES_CHUNK, (uint16_t)(n - o));
+		uint16_t back[RULES_CHUNK];
+
+		classify_chunk(rs, keys + o, c, match + o, 0);
+		if (!both)
+			continue;
+		/* the connection's rule: the first that matches either direction */
+		classify_chunk(rs, keys + o, c, back, 1);
+		for (uint16_t i = 0; i < c; i++)
+			match[o + i] = RTE_MIN(match[o + i], back[i]);
+	}
 	for (uint16_t i = 0; i < n; i++)
 		hit += match[i] != RPS_RULE_NONE;
 	return hit;
 }
 
 uint16_t
-rps_rules_classify(const struct rps_rules *rs, struct rte_mbuf *const *pkts, uint16_t n,
-		   uint16_t *match)
+rps_rules_classify_keys(const struct rps_rules *rs, const struct rps_flow_key *keys,
+			uint16_t n, uint16_t *match)
+{
+	return rps_rules_classify_keys_dir(rs, keys, n, match, 0);
+}
+
+uint16_t
+rps_rules_classify_dir(const struct rps_rules *rs, struct rte_mbuf *const *pkts, uint16_t n,
+		       uint16_t *match, int both)
 {
 	struct rps_flow_key keys[RULES_CHUNK];
 	uint16_t hit = 0;
@@ -608,7 +627,14 @@ rps_rules_classify(const struct rps_rules *rs, struct rte_mbuf *const *pkts, uin
 
 		for (uint16_t i = 0; i < c; i++)
 			(void)rps_flow_key_get(pkts[o + i], 0, NULL, &keys[i]);
-		hit += rps_rules_classify_keys(rs, keys, c, match + o);
+		hit += rps_rules_classify_keys_dir(rs, keys, c, match + o, both);
 	}
 	return hit;
+}
+
+uint16_t
+rps_rules_classify(const struct rps_rules *rs, struct rte_mbuf *const *pkts, uint16_t n,
+		   uint16_t *match)
+{
+	return rps_rules_classify_dir(rs, pkts, n, match, 0);
 }

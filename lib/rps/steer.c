@@ -657,6 +657,9 @@ rules_pass(struct rps_steer_ctx *ctx, struct rte_mbuf **pkts, uint16_t n, int sh
 	struct rps_flow_key *keys = ctx->keys;
 	uint16_t *rt = ctx->rule_target;
 	uint16_t kept = 0, dropped = 0, steered = 0, matched;
+	/* where both directions of a connection go to one worker, a rule takes the connection:
+	 * it matches a packet or its reverse */
+	const int both = ctx->symmetric != RPS_SYM_OFF;
 
 	if (share) {
 		prefetch_ahead(pkts, n, 1, 0);
@@ -664,9 +667,9 @@ rules_pass(struct rps_steer_ctx *ctx, struct rte_mbuf **pkts, uint16_t n, int sh
 			prefetch_ahead(pkts, n, 0, i);
 			(void)rps_flow_key_get(pkts[i], 0, NULL, &keys[i]);
 		}
-		matched = rps_rules_classify_keys(rs, keys, n, rt);
+		matched = rps_rules_classify_keys_dir(rs, keys, n, rt, both);
 	} else {
-		matched = rps_rules_classify(rs, pkts, n, rt);
+		matched = rps_rules_classify_dir(rs, pkts, n, rt, both);
 	}
 	*steered_out = 0;
 	if (matched == 0)

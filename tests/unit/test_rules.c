@@ -9,6 +9,7 @@
 #include <rte_errno.h>
 #include <rte_mbuf.h>
 
+#include "rps_hash.h"
 #include "rps_rules.h"
 #include "test_common.h"
 
@@ -265,6 +266,66 @@ test_match_v6(void)
 	rps_rules_free(rs);
 }
 
+/* The rule of a v4 or v6 packet classified both ways (rps_rules_classify_dir() with both)
+ * and, to check the two entry points agree, by its key (rps_rules_classify_keys_dir()). */
+static uint16_t
+match_both(const struct rps_rules *rs, int v6, uint32_t src, uint32_t dst, uint8_t proto,
+	   uint16_t sp, uint16_t dp)
+{
+	struct ut_pkt p;
+	struct rps_flow_key k;
+	struct rte_mbuf *m;
+	uint16_t r, rk;
+
+	if (v6)
+		ut_pkt_v6(&p, src, dst, proto, sp, dp);
+	else
+		ut_pkt_v4(&p, src, dst, proto, sp, dp);
+	m = ut_mbuf(p.b, p.len);
+	CU_ASSERT_FATAL(m != NULL);
+	rps_rules_classify_dir(rs, &m, 1, &r, 1);
+	(void)rps_flow_key_get(m, 0, NULL, &k);
+	rps_rules_classify_keys_dir(rs, &k, 1, &rk, 1);
+	CU_ASSERT_EQUAL(r, rk);
+	rte_pktmbuf_free(m);
+	return r;
+}
+
+/* Both ways (symmetric steering, pairs): a packet takes the first rule that matches it or
+ * its reverse, so a server's replies follow its clients' rule; one way, only its own. */
+static void
+test_match_both_ways(void)
+{
+	const char *const txt[] = {
+		"tcp dport 5201 -> worker 1",                 /* 0 */
+		"src 198.18.0.0/24 sport 53 -> worker 2",     /* 1 */
+		"udp dst 2001:db8::/120 dport 80 -> worker 3", /* 2 */
+		"udp -> worker 4",                            /* 3 */
+	};
+	struct rps_rules *rs = build(txt, RTE_DIM(txt));
+
+	CU_ASSERT_FATAL(rs != NULL);
+	/* client to server, and the server's reply (sport 5201) */
+	CU_ASSERT(match_both(rs, 0, UT_IP4(300), UT_IP4(400), IPPROTO_TCP, 40000, 5201) == 0);
+	CU_ASSERT(match_both(rs, 0, UT_IP4(400), UT_IP4(300), IPPROTO_TCP, 5201, 40000) == 0);
+	CU_ASSERT(match4(rs, UT_IP4(400), UT_IP4(300), IPPROTO_TCP, 5201, 40000) ==
+		  RPS_RULE_NONE);
+	CU_ASSERT(match_both(rs, 0, UT_IP4(400), UT_IP4(300), IPPROTO_TCP, 5200, 40000) ==
+		  RPS_RULE_NONE);
+	/* prefix and port swap together: the reverse of src 198.18.0.5:53 -> x:9 */
+	CU_ASSERT(match_both(rs, 0, UT_IP4(300), UT_IP4(5), IPPROTO_TCP, 9, 53) == 1);
+	CU_ASSERT(match_both(rs, 0, UT_IP4(300), UT_IP4(5), IPPROTO_TCP, 53, 9) ==
+		  RPS_RULE_NONE); /* the address one way, the port the other: no */
+	CU_ASSERT(match_both(rs, 0, UT_IP4(5), UT_IP4(300), IPPROTO_TCP, 53, 9) == 1);
+	/* the first rule either way wins: the reply from [2001:db8::7]:80 is rule 2, though
+	 * its own direction matches only rule 3 */
+	CU_ASSERT(match_both(rs, 1, 0x300, 7, IPPROTO_UDP, 1234, 80) == 2);
+	CU_ASSERT(match_both(rs, 1, 7, 0x300, IPPROTO_UDP, 80, 1234) == 2);
+	CU_ASSERT(match6(rs, 7, 0x300, IPPROTO_UDP, 80, 1234) == 3);
+	CU_ASSERT(match_both(rs, 1, 7, 0x300, IPPROTO_UDP, 1234, 80) == 3);
+	rps_rules_free(rs);
+}
+
 /* The first rule in the list wins, whatever is more specific. */
 static void
 test_first_match(void)
@@ -354,6 +415,7 @@ main(int argc, char **argv)
 		{ "match_v4", test_match_v4 },
 		{ "match_v6", test_match_v6 },
 		{ "first_match", test_first_match },
+		{ "match_both_ways", test_match_both_ways },
 		{ "burst_and_fragments", test_burst_and_fragments },
 		{ "maximum", test_maximum },
 		CU_TEST_INFO_NULL,
