@@ -410,11 +410,12 @@ static void restart(struct consumer *cs)
 
 /*
  * Not connected: start the port when the socket is there, and see whether the handshake
- * (run by memif on the interrupt thread, not parked now) brought the link up. A socket can
- * be there before its server takes clients: dpdk-rps creates it when its memif port is
- * probed and starts the port later, and a client that says hello in between is told "ID
- * not found" and disconnected, link down for good. So a start that has not connected within
- * CONNECT_TIMEOUT_MS is stopped and tried again.
+ * (run by memif on the interrupt thread, not parked now) brought the link up. A 22.11 client
+ * that is refused or sent away (another client holds the socket, its handshake did not
+ * finish in time, the server went away) has its link down for good: it does not try again.
+ * (dpdk-rps itself does not refuse a client that connects while it starts: the client waits
+ * in the socket's backlog.) So a start that has not connected within CONNECT_TIMEOUT_MS is
+ * stopped and tried again.
  */
 static void connect_step(struct consumer *cs, const char *sock)
 {

@@ -607,16 +607,18 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 		.key = "consumers", .section = DATAPLANE, .syntax = "K[,K...]",
 		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_RESTART,
 		.def = "0 (off)",
-		.help = "deliver what the workers processed to K memif consumers (net_memif "
-			"servers at --consumer-socket, one queue each), worker w to consumer w mod K, "
-			"in place of --tx-port; K,K...: groups, every packet to one consumer of each; "
-			"0 = off (default), at most 16 in all, K at most the workers",
+		.help = "deliver what the workers processed to K memif consumers (a socket each "
+			"of dpdk-rps's own memif server at --consumer-socket, one queue each), worker "
+			"w to consumer w mod K, in place of --tx-port; K,K...: groups, every packet to "
+			"one consumer of each; 0 = off (default), at most 16 in all, K at most the "
+			"workers",
 		.doc = "deliver what the workers processed to K consumers (at most as many as "
-			"workers): dpdk-rps opens K net_memif ports in server role (one per consumer, "
-			"at `--consumer-socket`), each with one queue pair, and worker `w` sends to "
-			"consumer `w mod K`: on that queue when it is the consumer's only worker, "
-			"else through a ring the consumer's workers share, so a consumer opens one RX "
-			"queue, always. In place of `--tx-port`; needs `output` in `--stages` and "
+			"workers): dpdk-rps's own memif server listens at K sockets (one per "
+			"consumer, at `--consumer-socket`), each for one memif client at a time "
+			"(DPDK's net_memif, libmemif, VPP) and with one ring to it, and worker `w` "
+			"sends to consumer `w mod K`: on that ring when it is the consumer's only "
+			"worker, else through a ring the consumer's workers share, so a client opens "
+			"one queue, always. In place of `--tx-port`; needs `output` in `--stages` and "
 			"workers; with `--forward`, beside the forward. A consumer that is not "
 			"connected or does "
 			"not keep up loses its packets, counted per consumer (`consumer_absent`, "
@@ -633,12 +635,19 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_RESTART,
 		.def = "<EAL runtime directory>/consumer-%u.sock",
 		.help = "the consumers' memif socket paths, %u the consumer's index (default: "
-			"consumer-%u.sock in EAL's runtime directory)",
+			"consumer-%u.sock in EAL's runtime directory), made 0600 (0660 with "
+			"--consumer-group)",
 		.doc = "the path of each consumer's memif socket (a file, not an abstract "
 			"socket), `%u` replaced by the consumer's index 0..K-1: exactly one `%u`, no "
-			"other `%`, at most 106 characters once replaced. Default: "
-			"`consumer-%u.sock` in EAL's runtime directory (`/run/dpdk/rte/` as root, "
-			"with `--file-prefix` its name)",
+			"other `%`, no `,` or `=` (a DPDK memif client's vdev arguments split there), "
+			"at most 106 characters once replaced. Default: `consumer-%u.sock` in EAL's "
+			"runtime directory (`/run/dpdk/rte/` as root, with `--file-prefix` its name). "
+			"Each socket is made 0600 whatever the umask, or 0660 and of the group with "
+			"`--consumer-group`. Every folder on the way to it must be owned by root or "
+			"the user dpdk-rps runs as and writable by no one else (unless sticky), as "
+			"for the configuration file, else exit 2 naming the folder "
+			"([Security](docs/security.md#consumer-sockets)). A path that exists is "
+			"refused (exit 2); dpdk-rps removes its sockets at exit",
 	},
 	[RPS_SET_CONSUMER_WAIT] = {
 		.name = "consumer-wait", .flag = "consumer-wait", .metavar = "MS",
@@ -734,7 +743,7 @@ rps_consumer_socket_check(const char *tmpl, unsigned int nb, const char **why)
 		return -EINVAL;
 	}
 	snprintf(last, sizeof(last), "%u", nb > 0 ? nb - 1 : 0);
-	/* - 1 for the NUL, - 1 for the "~" of the name it is made under (consumers.c) */
+	/* - 1 for the NUL, - 1 kept spare (sun_path holds 108 bytes) */
 	if (strlen(tmpl) - 2 + strlen(last) > RPS_CONSUMER_PATH_MAX - 2) {
 		*why = "the path is too long for a socket (at most 106 characters with the index)";
 		return -ENAMETOOLONG;

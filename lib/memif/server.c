@@ -440,7 +440,8 @@ client_readable(struct rps_memif_hub *h, struct rps_memif *m)
 				close(fd);
 			HLOG(h, m, WARNING, "client %s sent a malformed message: sent away",
 			     m->peer);
-			client_end(h, m, END_REJECTED, "Invalid message size");
+			client_end(h, m, m->state == RPS_MEMIF_CONNECTED ? END_BROKEN : END_REJECTED,
+				   "Invalid message size");
 			return;
 		}
 		if (msg.type == RPS_MEMIF_MSG_DISCONNECT) {
@@ -683,9 +684,9 @@ rps_memif_add(struct rps_memif_hub *h, const struct rps_memif_conf *conf, struct
 	rc = bind(m->lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ? -errno : 0;
 	umask(old);
 	if (rc == 0) {
-		if (chmod(m->path, conf->mode) < 0 ||
-		    (conf->gid != (gid_t)-1 && chown(m->path, (uid_t)-1, conf->gid) < 0) ||
-		    listen(m->lfd, 16) < 0) {
+		/* the group before the mode: never 0660 under another group */
+		if ((conf->gid != (gid_t)-1 && chown(m->path, (uid_t)-1, conf->gid) < 0) ||
+		    chmod(m->path, conf->mode) < 0 || listen(m->lfd, 16) < 0) {
 			rc = -errno;
 			unlink(m->path);
 		}

@@ -129,6 +129,7 @@ def main():
                 print('SKIP: cannot set up the namespaces and veths: %s' % e)
                 return rpstest.SKIP
             respond_run(F, binary, tmp)
+            rule_run(F, binary, tmp)
             run(F, binary, tmp)
         finally:
             teardown()
@@ -189,6 +190,70 @@ def respond_run(F, binary, tmp):
         arp = sum(w.get('arp_replies', 0) for w in s['workers'])
         F.check(echo == 10 and arp >= 2, 'respond: %d echo replies (10 expected), %d ARP '
                 'replies (2 at least)' % (echo, arp))
+
+
+def all_flows(prefix):
+    """Every flow /rps/flows,64 lists, page by page: [(lcore, flow)], or None."""
+    out, first = [], 0
+    while True:
+        r = rpstest.telemetry(prefix, '/rps/flows,64,%d' % first)
+        try:
+            fl = r[0]['/rps/flows']
+        except (IndexError, KeyError, TypeError):
+            return None
+        out += [(v['lcore'], v) for k, v in fl.items() if k.isdigit()]
+        if 'next' not in fl:
+            return out
+        first = fl['next']
+
+
+def rule_run(F, binary, tmp):
+    """A rule on a pair takes the connection (issue: it split them): with
+    'tcp dport 5301 -> worker 1', iperf3 -P 4 --bidir's connections to port 5301 each sit in
+    one flow entry with both directions counted (orig and reply), all on worker 1's lcore
+    (2), while the sender's half alone would match the rule."""
+    ctx = 'rule on a pair'
+    prefix = rpstest.unique_prefix()
+    summary = os.path.join(tmp, 'rule_summary.json')
+    cmd = [binary] + rpstest.eal_args(prefix, lcores=LCORES, vdevs=vdevs(), mem_mb=1024) + \
+        ['--', '--forward', '0:1', '--map', '0x6', '--rule', 'tcp dport 5301 -> worker 1',
+         '--summary-json', summary]
+    log = os.path.join(tmp, 'dpdk-rps-rule.log')
+    proc = rpstest.start_logged(cmd, log)
+    seen = {}
+    try:
+        if not F.check(rpstest.wait_ready_socket(prefix) is not None, '%s: not ready' % ctx):
+            return
+        in_ns(0, 'ping', '-c', '3', '-i', '0.1', '-W', '2', ADDR[1], check=False)
+        import threading
+
+        def sample():
+            time.sleep(2.5)
+            seen['flows'] = all_flows(prefix)
+        t = threading.Thread(target=sample)
+        t.start()
+        ab, ba, err = iperf(5, rate='20M')
+        t.join()
+        F.check(err is None and ab > 40 and ba > 40,
+                '%s: iperf3: a->b %.1f, b->a %.1f Mbit/s, error %s' % (ctx, ab, ba, err))
+    finally:
+        s = stop_rps(F, proc, prefix, log, summary, ctx)
+    flows = [(lc, f) for lc, f in (seen.get('flows') or [])
+             if f.get('proto') in ('tcp', 6) and 5301 in (f.get('sport'), f.get('dport'))]
+    conns = {}
+    for lc, f in flows:
+        key = tuple(sorted([(f['src'], f['sport']), (f['dst'], f['dport'])]))
+        conns.setdefault(key, []).append((lc, f['orig']['packets'], f['reply']['packets']))
+    split = {k: v for k, v in conns.items() if len(v) != 1 or v[0][1] == 0 or v[0][2] == 0}
+    off = {k: v for k, v in conns.items() if any(lc != 2 for lc, _, _ in v)}
+    F.check(len(conns) >= 8 and not split and not off,
+            '%s: %d connections to 5301 in /rps/flows; split or one-way: %s; not on lcore 2: '
+            '%s' % (ctx, len(conns), split, off))
+    if s is not None:
+        hits = [r.get('hits', 0) for r in s.get('rules', [])]
+        F.check(hits and hits[0] > 0, '%s: rule hits %s' % (ctx, hits))
+    print('%s: %d connections, each one entry with both directions on lcore 2' % (
+        ctx, len(conns)), flush=True)
 
 
 def run(F, binary, tmp):
