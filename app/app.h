@@ -418,8 +418,9 @@ int rps_metrics_open(struct rps_app *app, char *err, size_t err_len);
 int rps_metrics_start(struct rps_app *app);
 void rps_metrics_close(struct rps_app *app);
 
-/* test_hooks.c: read RPS_TEST_* from the environment (builds with -Dtest_hooks=true; others
- * warn that the variables are ignored). */
+/* test_hooks.c: read RPS_TEST_* from the environment. Only builds with -Dtest_hooks=true
+ * have it; in others the stubs below (#else) stand in and no such variable is read. */
+#ifdef RPS_TEST_HOOKS
 void rps_test_hooks_init(struct rps_app *app);
 /* Stop what the hooks started (the ring-drain thread). */
 void rps_test_hooks_fini(void);
@@ -440,6 +441,17 @@ void rps_test_tel_hold(const char *cmd);
 /* RPS_TEST_EXIT_WAIT_S: how long (s) the exit waits for a worker still running (not
  * stalled) before it gives up on it: @p dflt, or less under the hook. */
 unsigned int rps_test_exit_wait_s(unsigned int dflt);
+/* Count @p n packets received; pause the RX lcore when RPS_TEST_RX_GAP says so. */
+void rps_test_rx_gap(struct rps_app *app, uint16_t n);
+#else
+static inline void rps_test_hooks_init(struct rps_app *app) { (void)app; }
+static inline void rps_test_hooks_fini(void) {}
+static inline uint16_t rps_test_rx_queues(const struct rps_app *app) { return app->nb_rxq; }
+static inline int rps_test_flow_crc(void) { return 0; }
+static inline void rps_test_start_pause(void) {}
+static inline unsigned int rps_test_exit_wait_s(unsigned int dflt) { return dflt; }
+#endif
+
 /* rx_intr.c: an idle RX lcore sleeps on its queues' RX interrupts where the PMD has them.
  * arm: once, on the RX lcore, 1 when every queue of it has one; sleep: until a packet, a stop
  * or timeout_ms; stop: wake every sleeper for good (async-signal-safe). */
@@ -452,9 +464,6 @@ void rps_rx_intr_stop(struct rps_app *app);
  * far in ms (0 before it runs). Control thread. */
 const char *rps_lcore_state_name(const struct rps_worker *w);
 uint64_t rps_lcore_cpu_ms(const struct rps_worker *w);
-
-/* Count @p n packets received; pause the RX lcore when RPS_TEST_RX_GAP says so. */
-void rps_test_rx_gap(struct rps_app *app, uint16_t n);
 
 /* notify.c: readiness (app->ready, log, sd_notify READY=1) and other sd_notify states. */
 /* pdump.c: dpdk-dumpcap / dpdk-pdump support, with a grace period for removed callbacks */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_hooks.c: fault injection for the tests, so that no test depends on the speed of the
- * machine to create its condition. Compiled in with -Dtest_hooks=true (the default; a
- * package build passes false) and inert unless the variable is set:
+ * machine to create its condition. Compiled only with -Dtest_hooks=true (scripts/run-tests.sh's
+ * trees; the default is false, so a build a user makes has none) and inert unless the
+ * variable is set:
  *
  *   RPS_TEST_WORKER_DELAY_NS=N   every worker spends N ns per packet after its stages: a
  *                                worker slower than the RX lcore on any machine (overload,
@@ -39,8 +40,10 @@
  *                                S s after the stop instead of 10 (1..10): the same give-up,
  *                                sooner (stuck-worker tests)
  *
- * A build without the hooks warns when such a variable is set, so a test can tell that it
- * cannot set up its condition (and skip) instead of passing or failing by chance.
+ * Each hook says so in the log when its variable takes effect ("test hook: ..."). A build
+ * without the hooks has none of this file: app.h's stubs stand in, no RPS_TEST_* variable is
+ * read, and the binary holds no such name (unit-no-test-hooks checks it). A test that needs a
+ * hook asks rpstest.hooks_built() first and exits 77 (skipped) without one.
  */
 #include <limits.h>
 #include <pthread.h>
@@ -87,21 +90,15 @@ rps_test_rx_queues(const struct rps_app *app)
 
 	if (v == NULL)
 		return app->nb_rxq;
-#ifdef RPS_TEST_HOOKS
-	{
-		char *end;
-		unsigned long n = strtoul(v, &end, 10);
+	char *end;
+	unsigned long n = strtoul(v, &end, 10);
 
-		if (*v != '\0' && *end == '\0' && n >= 1 && n <= app->nb_rxq) {
-			RPS_LOG(WARNING, "test hook: polling %lu of %u RX queue(s) (%s)", n,
-				app->nb_rxq, RXQ_VAR);
-			return (uint16_t)n;
-		}
-		RPS_LOG(ERR, "test hook: %s=%s is not 1..%u: ignored", RXQ_VAR, v, app->nb_rxq);
+	if (*v != '\0' && *end == '\0' && n >= 1 && n <= app->nb_rxq) {
+		RPS_LOG(WARNING, "test hook: polling %lu of %u RX queue(s) (%s)", n,
+			app->nb_rxq, RXQ_VAR);
+		return (uint16_t)n;
 	}
-#else
-	RPS_LOG(WARNING, "test hook: %s is ignored: built without -Dtest_hooks=true", RXQ_VAR);
-#endif
+	RPS_LOG(ERR, "test hook: %s=%s is not 1..%u: ignored", RXQ_VAR, v, app->nb_rxq);
 	return app->nb_rxq;
 }
 
@@ -113,23 +110,15 @@ delay_var(const char *var, const char *who)
 
 	if (v == NULL)
 		return 0;
-#ifdef RPS_TEST_HOOKS
-	{
-		char *end;
-		unsigned long long ns = strtoull(v, &end, 10);
+	char *end;
+	unsigned long long ns = strtoull(v, &end, 10);
 
-		if (*v == '\0' || *end != '\0' || ns > 1000000000ull) {
-			RPS_LOG(ERR, "test hook: %s=%s is not 0..1000000000 (ns): ignored", var, v);
-			return 0;
-		}
-		RPS_LOG(WARNING, "test hook: %s spends %llu ns per packet (%s)", who, ns, var);
-		return (uint64_t)((double)ns * (double)rte_get_tsc_hz() / 1e9);
+	if (*v == '\0' || *end != '\0' || ns > 1000000000ull) {
+		RPS_LOG(ERR, "test hook: %s=%s is not 0..1000000000 (ns): ignored", var, v);
+		return 0;
 	}
-#else
-	(void)who;
-	RPS_LOG(WARNING, "test hook: %s is ignored: built without -Dtest_hooks=true", var);
-	return 0;
-#endif
+	RPS_LOG(WARNING, "test hook: %s spends %llu ns per packet (%s)", who, ns, var);
+	return (uint64_t)((double)ns * (double)rte_get_tsc_hz() / 1e9);
 }
 
 void
@@ -151,31 +140,24 @@ rx_gap_var(struct rps_app *app)
 
 	if (v == NULL)
 		return;
-#ifdef RPS_TEST_HOOKS
-	{
-		char *end, *end2;
-		unsigned long every = strtoul(v, &end, 10);
-		unsigned long ms = *end == ':' ? strtoul(end + 1, &end2, 10) : 0;
-		int random = *end == ':' && strcmp(end2, ":random") == 0;
+	char *end, *end2;
+	unsigned long every = strtoul(v, &end, 10);
+	unsigned long ms = *end == ':' ? strtoul(end + 1, &end2, 10) : 0;
+	int random = *end == ':' && strcmp(end2, ":random") == 0;
 
-		if (*v == '\0' || *end != ':' || end[1] == '\0' || (*end2 != '\0' && !random) ||
-		    every == 0 ||
-		    every > 100000000ul || ms == 0 || ms > 10000) {
-			RPS_LOG(ERR, "test hook: %s=%s is not PACKETS:MS[:random] (1..10000 ms): "
-				"ignored",
-				RX_GAP_VAR, v);
-			return;
-		}
-		RPS_LOG(WARNING, "test hook: the RX lcore pauses %s%lu ms after every %lu packets "
-			"(%s)", random ? "0 to " : "", ms, every, RX_GAP_VAR);
-		app->test_rx_gap_random = random;
-		app->test_rx_gap_every = every;
-		app->test_rx_gap_tsc = (uint64_t)ms * rte_get_tsc_hz() / 1000;
+	if (*v == '\0' || *end != ':' || end[1] == '\0' || (*end2 != '\0' && !random) ||
+	    every == 0 ||
+	    every > 100000000ul || ms == 0 || ms > 10000) {
+		RPS_LOG(ERR, "test hook: %s=%s is not PACKETS:MS[:random] (1..10000 ms): "
+			"ignored",
+			RX_GAP_VAR, v);
+		return;
 	}
-#else
-	(void)app;
-	RPS_LOG(WARNING, "test hook: %s is ignored: built without -Dtest_hooks=true", RX_GAP_VAR);
-#endif
+	RPS_LOG(WARNING, "test hook: the RX lcore pauses %s%lu ms after every %lu packets "
+		"(%s)", random ? "0 to " : "", ms, every, RX_GAP_VAR);
+	app->test_rx_gap_random = random;
+	app->test_rx_gap_every = every;
+	app->test_rx_gap_tsc = (uint64_t)ms * rte_get_tsc_hz() / 1000;
 }
 
 int
@@ -185,17 +167,12 @@ rps_test_flow_crc(void)
 
 	if (v == NULL)
 		return 0;
-#ifdef RPS_TEST_HOOKS
 	if (strcmp(v, "crc32c") == 0) {
 		RPS_LOG(WARNING, "test hook: this flow table hashes with CRC32C, seed 0 (%s)",
 			FLOW_HASH_VAR);
 		return 1;
 	}
 	RPS_LOG(ERR, "test hook: %s=%s is not crc32c: ignored", FLOW_HASH_VAR, v);
-#else
-	RPS_LOG(WARNING, "test hook: %s is ignored: built without -Dtest_hooks=true",
-		FLOW_HASH_VAR);
-#endif
 	return 0;
 }
 
@@ -222,49 +199,41 @@ stall_var(struct rps_app *app)
 
 	if (v == NULL)
 		return;
-#ifdef RPS_TEST_HOOKS
-	{
-		unsigned long long f[4] = { 0, 0, 0, 0 };
-		int nf = 0;
-		const char *p = v;
+	unsigned long long f[4] = { 0, 0, 0, 0 };
+	int nf = 0;
+	const char *p = v;
 
-		while (nf < 4) {
-			char *end;
+	while (nf < 4) {
+		char *end;
 
-			if (*p < '0' || *p > '9')
-				break;
-			f[nf++] = strtoull(p, &end, 10);
-			p = end;
-			if (*p != ':')
-				break;
-			p++;
-		}
-		if (*p != '\0' || nf < 3 || f[0] >= app->nb_workers || f[2] == 0 ||
-		    f[2] > 3600000 || f[3] > 3600000) {
-			RPS_LOG(ERR, "test hook: %s=%s is not W:PACKETS:MS[:EVERY_MS] with W < %u: "
-				"ignored", STALL_VAR, v, app->nb_workers);
-			return;
-		}
-		struct rps_worker *w = &app->workers[f[0]];
-
-		w->test_stall_after = f[1];
-		w->test_stall_tsc = f[2] * rte_get_tsc_hz() / 1000;
-		w->test_stall_every_tsc = f[3] * rte_get_tsc_hz() / 1000;
-		RPS_LOG(WARNING, "test hook: worker %llu (lcore %u) stops for %llu ms after %llu "
-			"packets%s (%s)", f[0], w->lcore, f[2], f[1], f[3] ? ", repeatedly" : "",
-			STALL_VAR);
+		if (*p < '0' || *p > '9')
+			break;
+		f[nf++] = strtoull(p, &end, 10);
+		p = end;
+		if (*p != ':')
+			break;
+		p++;
 	}
-#else
-	(void)app;
-	RPS_LOG(WARNING, "test hook: %s is ignored: built without -Dtest_hooks=true", STALL_VAR);
-#endif
+	if (*p != '\0' || nf < 3 || f[0] >= app->nb_workers || f[2] == 0 ||
+	    f[2] > 3600000 || f[3] > 3600000) {
+		RPS_LOG(ERR, "test hook: %s=%s is not W:PACKETS:MS[:EVERY_MS] with W < %u: "
+			"ignored", STALL_VAR, v, app->nb_workers);
+		return;
+	}
+	struct rps_worker *w = &app->workers[f[0]];
+
+	w->test_stall_after = f[1];
+	w->test_stall_tsc = f[2] * rte_get_tsc_hz() / 1000;
+	w->test_stall_every_tsc = f[3] * rte_get_tsc_hz() / 1000;
+	RPS_LOG(WARNING, "test hook: worker %llu (lcore %u) stops for %llu ms after %llu "
+		"packets%s (%s)", f[0], w->lcore, f[2], f[1], f[3] ? ", repeatedly" : "",
+		STALL_VAR);
 }
 
 /*
  * The hooks that act from outside the lcores (ring drain, RX hold) share one thread, started
  * at init when either is set and stopped by rps_test_hooks_fini() before the ports close.
  */
-#ifdef RPS_TEST_HOOKS
 static struct {
 	char name[RTE_RING_NAMESIZE];  /* RING_DRAIN: the net_ring port, "" if none */
 	unsigned long ms;              /* RING_DRAIN: after this long */
@@ -337,7 +306,6 @@ hook_thread(void *arg)
 	drain_all(r, nr); /* what the workers sent last */
 	return NULL;
 }
-#endif
 
 /* RPS_TEST_RING_DRAIN=NAME:MS into hk.name / hk.ms. */
 static void
@@ -347,27 +315,20 @@ ring_drain_var(void)
 
 	if (v == NULL)
 		return;
-#ifdef RPS_TEST_HOOKS
-	{
-		const char *colon = strrchr(v, ':');
-		char *end;
-		unsigned long ms = colon != NULL ? strtoul(colon + 1, &end, 10) : 0;
+	const char *colon = strrchr(v, ':');
+	char *end;
+	unsigned long ms = colon != NULL ? strtoul(colon + 1, &end, 10) : 0;
 
-		if (colon == NULL || colon == v || (size_t)(colon - v) >= sizeof(hk.name) ||
-		    colon[1] == '\0' || *end != '\0' || ms > 3600000) {
-			RPS_LOG(ERR, "test hook: %s=%s is not NAME:MS: ignored", RING_DRAIN_VAR, v);
-			return;
-		}
-		memcpy(hk.name, v, (size_t)(colon - v));
-		hk.name[colon - v] = '\0';
-		hk.ms = ms;
-		RPS_LOG(WARNING, "test hook: the rings of %s are drained after %lu ms (%s)",
-			hk.name, ms, RING_DRAIN_VAR);
+	if (colon == NULL || colon == v || (size_t)(colon - v) >= sizeof(hk.name) ||
+	    colon[1] == '\0' || *end != '\0' || ms > 3600000) {
+		RPS_LOG(ERR, "test hook: %s=%s is not NAME:MS: ignored", RING_DRAIN_VAR, v);
+		return;
 	}
-#else
-	RPS_LOG(WARNING, "test hook: %s is ignored: built without -Dtest_hooks=true",
-		RING_DRAIN_VAR);
-#endif
+	memcpy(hk.name, v, (size_t)(colon - v));
+	hk.name[colon - v] = '\0';
+	hk.ms = ms;
+	RPS_LOG(WARNING, "test hook: the rings of %s are drained after %lu ms (%s)",
+		hk.name, ms, RING_DRAIN_VAR);
 }
 
 /* RPS_TEST_RX_HOLD=PATH into hk.hold. */
@@ -378,7 +339,6 @@ rx_hold_var(void)
 
 	if (v == NULL)
 		return;
-#ifdef RPS_TEST_HOOKS
 	if (*v == '\0') {
 		RPS_LOG(ERR, "test hook: %s is empty: ignored", RX_HOLD_VAR);
 		return;
@@ -386,13 +346,8 @@ rx_hold_var(void)
 	hk.hold = v;
 	RPS_LOG(WARNING, "test hook: the RX lcore polls nothing while %s exists (%s)", v,
 		RX_HOLD_VAR);
-#else
-	RPS_LOG(WARNING, "test hook: %s is ignored: built without -Dtest_hooks=true",
-		RX_HOLD_VAR);
-#endif
 }
 
-#ifdef RPS_TEST_HOOKS
 /* "NAME:MS" or "W:MS": the part before the last colon into @p name, MS (1..3600000) into
  * *@p ms. @return 0, or -1. */
 static int
@@ -410,7 +365,6 @@ name_ms(const char *v, char *name, size_t len, unsigned long *ms)
 	name[colon - v] = '\0';
 	return 0;
 }
-#endif
 
 void
 rps_test_start_pause(void)
@@ -419,25 +373,18 @@ rps_test_start_pause(void)
 
 	if (v == NULL)
 		return;
-#ifdef RPS_TEST_HOOKS
-	{
-		char *end;
-		unsigned long ms = strtoul(v, &end, 10);
+	char *end;
+	unsigned long ms = strtoul(v, &end, 10);
 
-		if (*v == '\0' || *end != '\0' || ms == 0 || ms > 600000) {
-			RPS_LOG(ERR, "test hook: %s=%s is not 1..600000 (ms): ignored",
-				START_PAUSE_VAR, v);
-			return;
-		}
-		RPS_LOG(WARNING, "test hook: start-up paused for %lu ms after EAL's "
-			"initialisation (%s)", ms, START_PAUSE_VAR);
-		rte_delay_us_sleep((unsigned int)(ms * 1000));
-		RPS_LOG(WARNING, "test hook: start-up resumed (%s)", START_PAUSE_VAR);
+	if (*v == '\0' || *end != '\0' || ms == 0 || ms > 600000) {
+		RPS_LOG(ERR, "test hook: %s=%s is not 1..600000 (ms): ignored",
+			START_PAUSE_VAR, v);
+		return;
 	}
-#else
-	RPS_LOG(WARNING, "test hook: %s is ignored: built without -Dtest_hooks=true",
-		START_PAUSE_VAR);
-#endif
+	RPS_LOG(WARNING, "test hook: start-up paused for %lu ms after EAL's "
+		"initialisation (%s)", ms, START_PAUSE_VAR);
+	rte_delay_us_sleep((unsigned int)(ms * 1000));
+	RPS_LOG(WARNING, "test hook: start-up resumed (%s)", START_PAUSE_VAR);
 }
 
 void
@@ -457,27 +404,19 @@ snap_stall_var(struct rps_app *app)
 
 	if (v == NULL)
 		return;
-#ifdef RPS_TEST_HOOKS
-	{
-		char idx[16] = "", *end = idx;
-		unsigned long ms = 0, wi = ULONG_MAX;
+	char idx[16] = "", *end = idx;
+	unsigned long ms = 0, wi = ULONG_MAX;
 
-		if (name_ms(v, idx, sizeof(idx), &ms) == 0)
-			wi = strtoul(idx, &end, 10);
-		if (*end != '\0' || wi >= app->nb_workers) {
-			RPS_LOG(ERR, "test hook: %s=%s is not W:MS with W < %u: ignored",
-				SNAP_STALL_VAR, v, app->nb_workers);
-			return;
-		}
-		app->workers[wi].test_snap_stall_tsc = (uint64_t)ms * rte_get_tsc_hz() / 1000;
-		RPS_LOG(WARNING, "test hook: worker %lu (lcore %u) stops for %lu ms inside its first "
-			"flow snapshot (%s)", wi, app->workers[wi].lcore, ms, SNAP_STALL_VAR);
+	if (name_ms(v, idx, sizeof(idx), &ms) == 0)
+		wi = strtoul(idx, &end, 10);
+	if (*end != '\0' || wi >= app->nb_workers) {
+		RPS_LOG(ERR, "test hook: %s=%s is not W:MS with W < %u: ignored",
+			SNAP_STALL_VAR, v, app->nb_workers);
+		return;
 	}
-#else
-	(void)app;
-	RPS_LOG(WARNING, "test hook: %s is ignored: built without -Dtest_hooks=true",
-		SNAP_STALL_VAR);
-#endif
+	app->workers[wi].test_snap_stall_tsc = (uint64_t)ms * rte_get_tsc_hz() / 1000;
+	RPS_LOG(WARNING, "test hook: worker %lu (lcore %u) stops for %lu ms inside its first "
+		"flow snapshot (%s)", wi, app->workers[wi].lcore, ms, SNAP_STALL_VAR);
 }
 
 /* RPS_TEST_TEL_HOLD: the command and how long (set once at init, before telemetry). */
@@ -504,7 +443,6 @@ tel_hold_var(void)
 
 	if (v == NULL)
 		return;
-#ifdef RPS_TEST_HOOKS
 	if (name_ms(v, tel_hold.cmd, sizeof(tel_hold.cmd), &tel_hold.ms) < 0) {
 		tel_hold.ms = 0;
 		RPS_LOG(ERR, "test hook: %s=%s is not COMMAND:MS: ignored", TEL_HOLD_VAR, v);
@@ -512,10 +450,6 @@ tel_hold_var(void)
 	}
 	RPS_LOG(WARNING, "test hook: telemetry command %s takes %lu ms (%s)", tel_hold.cmd,
 		tel_hold.ms, TEL_HOLD_VAR);
-#else
-	RPS_LOG(WARNING, "test hook: %s is ignored: built without -Dtest_hooks=true",
-		TEL_HOLD_VAR);
-#endif
 }
 
 /* RPS_TEST_EXIT_WAIT_S: seconds (0: not set), read once at init. */
@@ -535,35 +469,26 @@ exit_wait_var(void)
 
 	if (v == NULL)
 		return;
-#ifdef RPS_TEST_HOOKS
-	{
-		char *end;
-		unsigned long s = strtoul(v, &end, 10);
+	char *end;
+	unsigned long s = strtoul(v, &end, 10);
 
-		if (*v == '\0' || *end != '\0' || s == 0 || s > 10) {
-			RPS_LOG(ERR, "test hook: %s=%s is not 1..10 (s): ignored", EXIT_WAIT_VAR, v);
-			return;
-		}
-		exit_wait_s = s;
-		RPS_LOG(WARNING, "test hook: the exit gives up on a worker still running %lu s after "
-			"the stop (%s)", s, EXIT_WAIT_VAR);
+	if (*v == '\0' || *end != '\0' || s == 0 || s > 10) {
+		RPS_LOG(ERR, "test hook: %s=%s is not 1..10 (s): ignored", EXIT_WAIT_VAR, v);
+		return;
 	}
-#else
-	RPS_LOG(WARNING, "test hook: %s is ignored: built without -Dtest_hooks=true",
-		EXIT_WAIT_VAR);
-#endif
+	exit_wait_s = s;
+	RPS_LOG(WARNING, "test hook: the exit gives up on a worker still running %lu s after "
+		"the stop (%s)", s, EXIT_WAIT_VAR);
 }
 
 void
 rps_test_hooks_fini(void)
 {
-#ifdef RPS_TEST_HOOKS
 	if (!hk.running)
 		return;
 	__atomic_store_n(&hk.stop, 1, __ATOMIC_RELEASE);
 	pthread_join(hk.thread, NULL);
 	hk.running = 0;
-#endif
 }
 
 void
@@ -571,12 +496,10 @@ rps_test_hooks_init(struct rps_app *app)
 {
 	ring_drain_var();
 	rx_hold_var();
-#ifdef RPS_TEST_HOOKS
 	hk.app = app;
 	if ((hk.name[0] != '\0' || hk.hold != NULL) &&
 	    rte_ctrl_thread_create(&hk.thread, "rps-test-hook", NULL, hook_thread, NULL) == 0)
 		hk.running = 1;
-#endif
 	stall_var(app);
 	snap_stall_var(app);
 	tel_hold_var();

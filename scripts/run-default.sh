@@ -5,7 +5,8 @@
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/bootstrap.sh
-sh scripts/build.sh build
+# a build as a user makes it: without the test hooks (scripts/run-tests.sh turns them on)
+sh scripts/build.sh build -Dtest_hooks=false
 cap="$PWD/build/tools/default.pcap"
 # Hugepages when some are free and mounted, otherwise plain memory.
 mem="--no-huge -m 512"

@@ -3,7 +3,9 @@
 #   build        gcc, -Werror, test hooks: unit + integration tests
 #   build-clang  clang, -Werror, -Dcpu=generic (x86-64-v2): unit tests. Proves the code is
 #                clang-clean and that nothing needs an instruction beyond the baseline: an
-#                unguarded CPU-specific builtin fails this build on any CI machine
+#                unguarded CPU-specific builtin fails this build on any CI machine. Its other
+#                options are the defaults, test hooks off: unit-no-test-hooks checks that
+#                such a build carries none
 #   build-asan   gcc with ASan+UBSan, test hooks: unit + integration tests
 #   build-fuzz   clang with libFuzzer+ASan+UBSan: each stage harness for FUZZ_SECONDS (60)
 # Ends with "N passed, N failed, N skipped" and exits non-zero if anything failed. A test
@@ -52,8 +54,9 @@ fail_build=0
 # each phase's start time, so that a slow CI run says where its time went
 phase() { echo "== $(date -u +%T) $*"; }
 phase "build (gcc)"
-# The test hooks (app/test_hooks.c, inert unless an RPS_TEST_* variable is set) let tests make
-# their conditions (an overloaded worker) instead of depending on the machine's speed.
+# The test hooks (app/test_hooks.c, inert unless an RPS_TEST_* variable is set; off by default,
+# so a user's build has none) let tests make their conditions (an overloaded worker) instead
+# of depending on the machine's speed.
 sh scripts/build.sh build -Dtest_hooks=true || fail_build=$((fail_build + 1))
 if [ "${1:-}" = "--quick" ]; then
 	DIRS="build"

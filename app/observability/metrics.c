@@ -12,6 +12,8 @@
  * path. rps_metrics_close() (before teardown) stops the thread, which ends any request in
  * progress first, then closes every connection and the socket: no request can read what
  * teardown frees, and a client polling while dpdk-rps stops gets a refused connection.
+ * Slow or silent clients cost a slot each, not the thread's time: up to 1024 at once, each
+ * closed after 5 s without a byte (connection_limit(), METRICS_TIMEOUT_S).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -21,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -34,13 +37,24 @@
 #include "expo.h"
 
 #define METRICS_POLL_MS 50         /* how long close() may wait for the thread to notice */
-#define METRICS_CONNECTIONS 32     /* clients at once; more wait in the listen backlog */
-#define METRICS_TIMEOUT_S 10       /* an idle or slow connection is closed after this */
+/*
+ * Clients at once. At the limit libmicrohttpd stops accepting: a scrape then waits in the
+ * kernel's listen queue, or has its SYN dropped and resent after 1, 3, 7, 15 s..., until a
+ * slot frees. With 32 slots, 200 connections that sent half a request (and nothing more)
+ * held a scrape 50 s. A connection costs one descriptor and a lazily touched 32 KiB pool, so
+ * allow many (the same event loop serves them all: a half-sent request blocks nothing but
+ * its slot), and bound the time a silent one holds its slot.
+ */
+#define METRICS_CONNECTIONS_MAX 1024
+#define METRICS_CONNECTIONS_MIN 32 /* even when the descriptor limit leaves less room */
+#define METRICS_TIMEOUT_S 5        /* a connection silent this long is closed */
+#define METRICS_BACKLOG 128        /* connections the kernel queues past the limit */
 
 struct rps_metrics {
 	struct rps_app *app;
 	struct MHD_Daemon *daemon;
 	int fd;                        /* the listening socket until the daemon owns it */
+	unsigned int limit;            /* clients at once (connection_limit()) */
 	pthread_t thread;
 	int running;
 	int stop;
@@ -612,7 +626,7 @@ listen_on(const struct rps_listen *l, char *where, size_t where_len)
 	/* a restart does not wait for the last run's connections in TIME_WAIT; another
 	 * listener on the port is still refused (EADDRINUSE) */
 	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 64) < 0 ||
+	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, METRICS_BACKLOG) < 0 ||
 	    getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
 		err = errno;
 		close(fd);
@@ -630,6 +644,25 @@ listen_on(const struct rps_listen *l, char *where, size_t where_len)
 		snprintf(where, where_len, "%s:%u", host, ntohs(a->sin_port));
 	}
 	return fd;
+}
+
+/*
+ * Clients at once: METRICS_CONNECTIONS_MAX, or half the descriptors the open-file limit
+ * (ulimit -n) leaves free when that is less, so that scrapers can never take the
+ * descriptors the ports, the consumers or a reload need. @p fd, the listening socket just
+ * made, is the lowest free descriptor: about as many are open already.
+ */
+static unsigned int
+connection_limit(int fd)
+{
+	struct rlimit rl;
+	rlim_t free_fds;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return METRICS_CONNECTIONS_MAX;
+	free_fds = rl.rlim_cur > (rlim_t)fd + 1 ? rl.rlim_cur - (rlim_t)fd - 1 : 0;
+	return (unsigned int)RTE_MAX((rlim_t)METRICS_CONNECTIONS_MIN,
+				     RTE_MIN(free_fds / 2, (rlim_t)METRICS_CONNECTIONS_MAX));
 }
 
 int
@@ -659,12 +692,13 @@ rps_metrics_open(struct rps_app *app, char *err, size_t err_len)
 	}
 	m->app = app;
 	m->fd = fd;
+	m->limit = connection_limit(fd);
 	m->daemon = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
 				     (l->family == AF_INET6 ? MHD_USE_IPv6 : 0), 0, NULL, NULL,
 				     handle, m,
 				     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				     MHD_OPTION_LISTEN_SOCKET, fd,
-				     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)METRICS_CONNECTIONS,
+				     MHD_OPTION_CONNECTION_LIMIT, m->limit,
 				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)METRICS_TIMEOUT_S,
 				     MHD_OPTION_END);
 	if (m->daemon == NULL) {
@@ -706,8 +740,9 @@ rps_metrics_start(struct rps_app *app)
 		return -rc;
 	}
 	m->running = 1;
-	RPS_LOG(INFO, "metrics: http://%s/metrics (Prometheus text 0.0.4, OpenMetrics on request)",
-		app->metrics_where);
+	RPS_LOG(INFO, "metrics: http://%s/metrics (Prometheus text 0.0.4, OpenMetrics on request; "
+		"%u clients at once, silent ones closed after %d s)", app->metrics_where,
+		m->limit, METRICS_TIMEOUT_S);
 	return 0;
 }
 

@@ -63,6 +63,40 @@ fail(struct parser *p, const char *fmt, ...)
 
 static size_t secret_key_prefix(const char *s, size_t n);
 
+/*
+ * How much of @p s (@p n bytes of a line the parser refuses: a section's name, what follows
+ * its ']', a line that is not "key = value", a setting under [rules]) a message may quote:
+ * leading blanks and the first word (up to a blank, '=' or ':', the ':' shown), at most 64
+ * characters, and of a word that starts with a secret's key ("hash_seed0x1234") only the
+ * key. The rest may
+ * be a secret's value (hash_seed, rss_key), which no message repeats: "[hash_seed = X]" is an
+ * unknown section, "[map] rss_key: X" a section with something after it. Blanks alone after
+ * the word are quoted too ("[ map ]"). *@p cut: 1 when something else is left out.
+ */
+static int
+quotable(const char *s, size_t n, int *cut)
+{
+	size_t b = 0, w, k, r;
+
+	while (b < n && (s[b] == ' ' || s[b] == '\t'))
+		b++;
+	w = b;
+	while (w < n && s[w] != ' ' && s[w] != '\t' && s[w] != '=' && s[w] != ':')
+		w++;
+	k = secret_key_prefix(s + b, w - b);
+	if (k != 0)
+		w = b + k;
+	else if (w < n && s[w] == ':')
+		w++; /* "backlog: 5" shows its ':', the mistake */
+	w = RTE_MIN(w, (size_t)64);
+	for (r = w; r < n && (s[r] == ' ' || s[r] == '\t'); r++)
+		;
+	if (r == n)
+		w = n <= 64 ? n : w;
+	*cut = w < n;
+	return (int)w;
+}
+
 /* A line of [rules]: one steering rule (rps_rules.h), kept with its line; inih gets an empty
  * line for it (it is not "key = value"). @return 0, or -1 after recording the error. */
 static int
@@ -80,20 +114,11 @@ rule_line(struct parser *p, const char *s, size_t n)
 	 * starts with a secret's key ("hash_seed: ..."; a rule's IPv6 prefix has ':'). Its first
 	 * word only: the value may be a secret (hash_seed, rss_key), which no message repeats,
 	 * and it may stand before the '=' ("hash_seed 0x1234 = 1", "rss_key: 6d5a... a=b") */
-	const char *sep = memchr(s, '=', n);
-	size_t k = sep != NULL ? (size_t)(sep - s) : secret_key_prefix(s, n);
+	if (memchr(s, '=', n) != NULL || secret_key_prefix(s, n) != 0) {
+		int cut;
 
-	if (sep != NULL || k != 0) {
-		size_t w = 0;
-
-		while (w < k && s[w] != ' ' && s[w] != '\t' && s[w] != ':')
-			w++;
-		/* "hash_seed0x1234 = 1": a secret's key and its value in one word */
-		k = secret_key_prefix(s, w);
-		if (k == 0)
-			k = w;
 		fail(p, "[rules]: '%.*s ...' is a setting, not a rule: settings go in the "
-		     "sections before [rules]", (int)RTE_MIN(k, (size_t)64), s);
+		     "sections before [rules]", quotable(s, n, &cut), s);
 		return -1;
 	}
 	snprintf(text, sizeof(text), "%.*s", (int)n, s);
@@ -148,6 +173,7 @@ reader(char *str, int num, void *stream)
 	struct parser *p = stream;
 	const char *s, *e, *eol;
 	size_t n;
+	int cut;
 
 	if (p->err_line != 0 || p->pos >= p->len)
 		return NULL;
@@ -183,16 +209,19 @@ reader(char *str, int num, void *stream)
 		return NULL;
 	}
 	if (n > 0 && *s == '[') {
+		/* a header is quoted only as far as quotable() allows: "[hash_seed = X]" */
 		const char *close = memchr(s, ']', n);
-		int len = close != NULL ? (int)(close - s - 1) : 0;
+		size_t len = close != NULL ? (size_t)(close - s - 1) : n - 1;
+		int q = quotable(s + 1, len, &cut), qa, cut_a;
 
 		if (close == NULL) {
-			fail(p, "'%.*s': section header without ']'", (int)n, s);
+			fail(p, "'[%.*s%s': section header without ']'", q, s + 1, cut ? " ..." : "");
 			return NULL;
 		}
 		if (close + 1 != e) {
-			fail(p, "unexpected '%.*s' after [%.*s]", (int)(e - close - 1), close + 1, len,
-			     s + 1);
+			qa = quotable(close + 1, (size_t)(e - close - 1), &cut_a);
+			fail(p, "unexpected '%.*s%s' after [%.*s%s]", qa, close + 1,
+			     cut_a ? " ..." : "", q, s + 1, cut ? " ..." : "");
 			return NULL;
 		}
 		p->in_rules = len == 5 && memcmp(s + 1, "rules", 5) == 0;
@@ -201,7 +230,8 @@ reader(char *str, int num, void *stream)
 			n = 0; /* inih needs no section of ours to know */
 		} else if (!((len == 9 && memcmp(s + 1, "dataplane", 9) == 0) ||
 		      (len == 3 && memcmp(s + 1, "map", 3) == 0))) {
-			fail(p, "unknown section [%.*s] (expected [dataplane], [map] or [rules])", len, s + 1);
+			fail(p, "unknown section [%.*s%s] (expected [dataplane], [map] or [rules])",
+			     q, s + 1, cut ? " ..." : "");
 			return NULL;
 		}
 	} else if (n > 0 && p->in_rules) {
@@ -215,12 +245,12 @@ reader(char *str, int num, void *stream)
 		while (sep < e && *sep != '=' && *sep != ':')
 			sep++;
 		if (sep == e || *sep != '=') {
-			/* "rss_key: 6d5a...", "hash_seed0x1234": a secret's: quote the key only */
-			size_t k = secret_key_prefix(s, n);
+			/* its first word only: "rss_key: 6d5a...", "hash_seed0x1234", but also
+			 * "x: hash_seed = 6d5a" may hold a secret */
+			int q = quotable(s, n, &cut);
 
-			if (k > 0)
-				n = k;
-			fail(p, "'%.*s': expected 'key = value', a [section] or a comment", (int)n, s);
+			fail(p, "'%.*s%s': expected 'key = value', a [section] or a comment", q, s,
+			     cut ? " ..." : "");
 			return NULL;
 		}
 	}
@@ -440,8 +470,12 @@ key_lookup(struct parser *p, const char *section, const char *name)
 	if (*section == '\0')
 		fail(p, "key '%s' outside any section (put it under [dataplane] or [map])",
 		     key_shown(name, shown, sizeof(shown)));
-	else /* the reader refuses unknown sections first */
-		fail(p, "unknown section [%s] (expected [dataplane], [map] or [rules])", section);
+	else { /* the reader refuses unknown sections first */
+		int cut, q = quotable(section, strlen(section), &cut);
+
+		fail(p, "unknown section [%.*s%s] (expected [dataplane], [map] or [rules])", q,
+		     section, cut ? " ..." : "");
+	}
 	return -1;
 }
 

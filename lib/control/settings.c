@@ -711,12 +711,16 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 		.help = "serve the counters for Prometheus over HTTP at "
 			"http://ADDR:PORT/metrics (text format 0.0.4, or OpenMetrics): "
 			"PORT alone listens on 127.0.0.1, [IPV6]:PORT, 0.0.0.0:PORT on every "
-			"address, port 0 a free one (/rps/info says which); off (the default)",
+			"address, port 0 a free one (/rps/info says which); off (the default). Up "
+			"to 1024 clients at once, one silent for 5 s is closed",
 		.doc = "serve every counter for Prometheus over HTTP at `http://ADDR:PORT/metrics` "
 			"([Metrics](#metrics-prometheus)): `9100` listens on 127.0.0.1, "
 			"`0.0.0.0:9100` on every IPv4 address, `[::1]:9100` on IPv6, port 0 on a free "
 			"port (`/rps/info` says which); `off`. No host names. A bad value, an address "
-			"this host lacks or a port in use exits 2, before the ports are set up",
+			"this host lacks or a port in use exits 2, before the ports are set up. Up to "
+			"1024 clients at once (fewer under a low `ulimit -n`: half the descriptors "
+			"free at start), a connection silent for 5 s is closed, so clients that send "
+			"half a request cannot hold up a scrape",
 	},
 	[RPS_SET_HELP] = {
 		.name = "help", .flag = "help",

@@ -8,7 +8,8 @@
  *    the StrictModes walk, the parse). Checks: a refused file names FILE:LINE (or FILE:) and
  *    leaves the config all zero; an accepted one answers rps_config_value() and
  *    rps_config_queue_map() for every setting and queue; a secret's value (the text after
- *    "hash_seed"/"rss_key" on a line) never appears in the error.
+ *    "hash_seed"/"rss_key" at the start of a line, of a section header or after its ']')
+ *    never appears in the error.
  *  - FUZZ_PARAMS: the input is one telemetry parameter string or command-line value, fed to
  *    every parser that takes one: rps_number_list_parse() (the /rps/ commands' "Q,FIRST"),
  *    rps_number_parse(), rps_listen_parse() (--metrics), rps_lcoreset_parse() and
@@ -71,40 +72,68 @@ all_zero(const void *p, size_t n)
 
 #define CANARY "Zq9QxWv7"
 
+static size_t
+skip_blanks(const uint8_t *data, size_t size, size_t i)
+{
+	while (i < size && (data[i] == ' ' || data[i] == '\t'))
+		i++;
+	return i;
+}
+
+/* The end of a secret's key at @p at and the separators after it, or 0: the key, then a
+ * separator or not ("hash_seed0x12 = 3" is a value typed without its '=' too), and a value. */
+static size_t
+secret_at(const uint8_t *data, size_t size, size_t at)
+{
+	static const char *const keys[] = { "hash_seed", "rss_key" };
+
+	for (unsigned int k = 0; k < 2; k++) {
+		size_t kl = strlen(keys[k]), v = at + kl;
+
+		if (at > size || size - at <= kl || memcmp(data + at, keys[k], kl) != 0 ||
+		    data[v] == '\n' || data[v] == 0)
+			continue;
+		while (v < size && strchr(" \t=:", data[v]) != NULL && data[v] != 0)
+			v++;
+		return v;
+	}
+	return 0;
+}
+
 /*
  * @p data with CANARY put at the start of each secret's value ("hash_seed = X", "rss_key: X",
- * "hash_seedX": the key first on its line, then a separator or not): if the canary is ever in
- * an error message, a value was quoted.
+ * "hash_seedX"), where the key is the first word of its line, of a section header
+ * ("[hash_seed = X]", "[ rss_key: X"), or the first after a header's ']' ("[map] hash_seed
+ * = X"): if the canary is ever in an error message, a value was quoted. At most three a line.
  */
 static size_t
 with_canary(const uint8_t *data, size_t size, char *out)
 {
-	static const char *const keys[] = { "hash_seed", "rss_key" };
 	size_t o = 0, i = 0;
 
 	while (i < size) {
-		size_t ws = i;
+		const uint8_t *nl = memchr(data + i, '\n', size - i);
+		const size_t eol = nl != NULL ? (size_t)(nl - data) : size;
+		size_t at[3], nat = 0, ws = skip_blanks(data, size, i);
 
-		while (ws < size && (data[ws] == ' ' || data[ws] == '\t'))
-			ws++;
-		for (unsigned int k = 0; k < 2; k++) {
-			size_t kl = strlen(keys[k]);
+		at[nat++] = ws;
+		if (ws < eol && data[ws] == '[') {
+			const uint8_t *close = memchr(data + ws, ']', eol - ws);
 
-			if (size - ws > kl && memcmp(data + ws, keys[k], kl) == 0 &&
-			    data[ws + kl] != '\n' && data[ws + kl] != 0) {
-				/* the key, then a separator or not ("hash_seed0x12 = 3" is a
-				 * value typed without its '=' too): a value follows */
-				size_t v = ws + kl;
+			at[nat++] = skip_blanks(data, size, ws + 1);
+			if (close != NULL)
+				at[nat++] = skip_blanks(data, size, (size_t)(close - data) + 1);
+		}
+		for (size_t a = 0; a < nat; a++) {
+			size_t v = at[a] >= i && at[a] < eol ? secret_at(data, size, at[a]) : 0;
 
-				while (v < size && strchr(" \t=:", data[v]) != NULL && data[v] != 0)
-					v++;
-				memcpy(out + o, data + i, v - i);
-				o += v - i;
-				memcpy(out + o, CANARY, strlen(CANARY));
-				o += strlen(CANARY);
-				i = v;
-				break;
-			}
+			if (v == 0)
+				continue;
+			memcpy(out + o, data + i, v - i);
+			o += v - i;
+			memcpy(out + o, CANARY, strlen(CANARY));
+			o += strlen(CANARY);
+			i = v;
 		}
 		while (i < size && data[i] != '\n')
 			out[o++] = (char)data[i++];
@@ -159,7 +188,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * the input has it already: libFuzzer learns it from the strstr() below) */
 	if (memmem(data, size, CANARY, strlen(CANARY)) != NULL)
 		return 0;
-	marked = malloc(size + strlen(CANARY) * (size + 1) + 1); /* a canary a line at most */
+	marked = malloc(size + 3 * strlen(CANARY) * (size + 1) + 1); /* 3 a line at most */
 	if (marked == NULL)
 		abort();
 	n = with_canary(data, size, marked);

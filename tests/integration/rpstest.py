@@ -571,19 +571,40 @@ def eal_args(prefix, lcores='0@0,(1-3)@1', vdevs=(), mem_mb=512, extra=(), no_hu
 
 
 # Test hooks (app/test_hooks.c, builds with -Dtest_hooks=true): conditions made, not hoped for.
+# The default build has none and reads no RPS_TEST_* variable: a test that needs one asks
+# hooks_built() (or skip_without_hooks()) before it relies on it, and is skipped without.
 WORKER_DELAY = 'RPS_TEST_WORKER_DELAY_NS'
 NO_HOOKS = 'built without -Dtest_hooks=true'
 SKIP = 77   # meson: skipped
+_hooks = {}
 
 
 def hooks_built(binary, tmp):
-    """Whether binary has the test hooks: a short run with one set, on a tiny capture."""
-    inp = os.path.join(tmp, 'probe.pcap')
-    write_pcap(inp, gen_traffic.generate_frames(flows=2, packets_per_flow=5, seed=1,
-                                                frag_datagrams=0, non_ip=0))
-    res, _ = run_pcap(binary, tmp, inp, 0, ['--exit-when-idle', '100'], tag='probe',
-                      timeout=30, env={'RPS_TEST_RX_HOLD': '/nonexistent'})
-    return NO_HOOKS not in res.stderr
+    """Whether binary has the test hooks: a short run on a tiny capture with
+    RPS_TEST_RX_HOLD naming a file that does not exist (nothing held), whose hook says so in
+    the log ("test hook: ... (RPS_TEST_RX_HOLD)"); a build without the hooks says nothing.
+    A probe that does not exit 0 counts as hooks present, so that the test runs and fails
+    on its own checks instead of being skipped. Asked once per binary."""
+    key = os.path.realpath(binary)
+    if key not in _hooks:
+        inp = os.path.join(tmp, 'probe.pcap')
+        write_pcap(inp, gen_traffic.generate_frames(flows=2, packets_per_flow=5, seed=1,
+                                                    frag_datagrams=0, non_ip=0))
+        res, _ = run_pcap(binary, tmp, inp, 0, ['--exit-when-idle', '100'], tag='probe',
+                          timeout=30, env={'RPS_TEST_RX_HOLD': '/nonexistent'})
+        if res.rc != 0:
+            print('hooks_built: the probe run exited %s: %s' % (res.rc, res.stderr[-500:]),
+                  flush=True)
+        _hooks[key] = res.rc != 0 or '(RPS_TEST_RX_HOLD)' in res.stderr
+    return _hooks[key]
+
+
+def skip_without_hooks(binary, tmp, what):
+    """Exit 77 (meson: skipped), saying why, when binary lacks the test hooks; what: the
+    hooks the test needs (their variables)."""
+    if not hooks_built(binary, tmp):
+        print('SKIP: %s is %s (the test needs %s)' % (binary, NO_HOOKS, what), flush=True)
+        sys.exit(SKIP)
 
 
 def run_rps(binary, eal, app, timeout=60.0, summary_path=None, stop_signal=None,

@@ -29,7 +29,8 @@ received = processed + dropped, every mbuf back.
            (Before: applied with a warning; the grandparent not even warned about.)
   hostile  reloads of 'metrics = 9100]' (killed the process: a NULL dereference), a bad
            rss_key and hash_seed (their values were quoted into /rps/config's
-           last_reload_result): each refused with FILE:LINE, no secret anywhere.
+           last_reload_result), section headers holding one ('[hash_seed = X]' was quoted
+           whole as an unknown section): each refused with FILE:LINE, no secret anywhere.
   settings every setting the file shares with the command line, set off its default: the
            running values in /rps/config are the file's (hash_seed too: it was drawn before
            the file was read), but where the command line said otherwise; a reload applies
@@ -407,7 +408,10 @@ def case_hostile(F, binary, tmp):
     bad = [('metrics = 9100]', 'metrics', 'brackets'),  # exit 139 before the fix
            ('rss_key = ' + secret, 'rss_key', 'secret: not shown'),
            ('hash_seed = 0xc0ffeec0ffee', 'hash_seed', 'secret: not shown'),
-           ('rss_key: ' + secret, "'rss_key'", 'expected')]
+           ('rss_key: ' + secret, "'rss_key ...'", 'expected'),
+           # a section header is quoted by its first word (issue 37: echoed whole)
+           ('[hash_seed = 0xc0ffeec0ffee]', 'unknown section [hash_seed ...]', 'expected'),
+           ('[map] rss_key: ' + secret, "unexpected ' rss_key ...' after [map]", 'after')]
     run = Run(binary, tmp, 'hostile', cfg)
     try:
         if not ready(F, run):

@@ -6,6 +6,8 @@
   bin/dpdk-rps-top (executable; it answers --help), the man
   pages, <sysconfdir>/dpdk-rps/dpdk-rps.conf, the systemd unit dpdk-rps@.service,
   librps (shared and static), its headers under include/rps/ and the pkg-config file rps.pc.
+- A build with the default options (no -Dtest_hooks=true) installs a dpdk-rps with no
+  RPS_TEST_* name in it.
 - The installed dpdk-rps replays the bundled capture (the README's quick start, once rather
   than in a loop) with the installed example configuration: exit 0, every packet of the
   capture received, rx_packets == processed + sum(dropped). The installed bench answers
@@ -154,6 +156,13 @@ def main():
                          '%d, workers %s' % (r.summary['rx_packets'], r.summary['processed'],
                                              rpstest.dropped_total(r.summary),
                                              [w['lcore'] for w in r.summary['workers']]))
+        # the test hooks: a build of the default options installs a dpdk-rps without them
+        hooked = b'RPS_TEST_' in open(files['binary'], 'rb').read()
+        if hooked and not opt['test_hooks']:
+            errs.append('installed dpdk-rps: RPS_TEST_* in a build without -Dtest_hooks=true')
+        notes.append('installed dpdk-rps: %s' % (
+            'with the test hooks (this tree: -Dtest_hooks=true; a build to install leaves them '
+            'off, the default)' if hooked else 'no test hook'))
         b = subprocess.run([files['bench'], '--help'], capture_output=True, text=True,
                            timeout=60, env=dict(os.environ, **env))
         if b.returncode != 0 or 'Usage' not in b.stdout + b.stderr:

@@ -18,14 +18,20 @@
    without steering (--map 0): the RX lcore is listed once.
 4. Shutdown: scrapes in a loop (curl and http.client) while SIGINT arrives, at a different
    moment each run: exit 0, the summary exact, no mbuf leaked.
+5. Slow clients (test_metrics.py BINARY slow, integration-metrics-slow-clients): 200
+   connections each send half a request line and then nothing; a normal scrape still answers
+   within 1 s (it took 50 s when the server took 32 clients at once), every silent
+   connection is closed by the server within its timeout (5 s) plus a margin, and a scrape
+   after that still answers. Needs no test hook.
 
-usage: test_metrics.py PATH/TO/dpdk-rps
+usage: test_metrics.py PATH/TO/dpdk-rps [slow]
 """
 
 import http.client
 import json
 import os
 import re
+import select
 import signal
 import socket
 import subprocess
@@ -524,9 +530,116 @@ def shutdown(F, binary, tmp):
             F.check(took < 10, '%s: took %.1f s to stop' % (ctx, took))
 
 
+# ------------------------------------------------------------------------- 5. slow clients
+
+SLOW_CLIENTS = 200
+SLOW_TIMEOUT_S = 5        # METRICS_TIMEOUT_S of app/observability/metrics.c
+SCRAPE_WITHIN_S = 1.0
+
+
+def timed_scrape(where, timeout):
+    """GET /metrics with http.client: (seconds, HTTP status or None, body or the error)."""
+    host, _, port = where.rpartition(':')
+    t0 = time.monotonic()
+    try:
+        c = http.client.HTTPConnection(host.strip('[]'), int(port), timeout=timeout)
+        try:
+            c.request('GET', '/metrics')
+            r = c.getresponse()
+            body = r.read().decode(errors='replace')
+        finally:
+            c.close()
+        return time.monotonic() - t0, r.status, body
+    except (OSError, http.client.HTTPException) as e:
+        return time.monotonic() - t0, None, repr(e)
+
+
+def closed_by_peer(s):
+    """Whether the server has closed s (EOF or reset); s is non-blocking."""
+    try:
+        return s.recv(64) == b''
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+
+
+def slow_clients(F, binary, tmp):
+    inp = os.path.join(tmp, 'loop5.pcap')
+    rpstest.write_pcap(inp, rpstest.gen_traffic.generate_frames(
+        flows=16, packets_per_flow=4, seed=5, non_ip=0))
+    proc, prefix = start(binary, inp, '0@0,(1-2)@1', ['--map', '1-2', '--metrics', '0'],
+                         infinite=True)
+    ctx = 'slow clients'
+    socks = []
+    try:
+        info = rpstest.wait_ready_socket(prefix)
+        if not F.check(info is not None and info.get('metrics'), '%s: never ready' % ctx):
+            return
+        where = info['metrics']
+        host, _, port = where.rpartition(':')
+        took, code, body = timed_scrape(where, 10)
+        print('%s: a scrape before: HTTP %s in %.3f s' % (ctx, code, took), flush=True)
+        if not F.check(code == 200, '%s: the first scrape: %s %s' % (ctx, code, body[-300:])):
+            return
+        # SLOW_CLIENTS connections, each with half a request line and then silence
+        for _ in range(SLOW_CLIENTS):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.setblocking(False)
+            s.connect_ex((host, int(port)))
+            socks.append(s)
+        waiting, sent = list(socks), 0
+        deadline = time.monotonic() + 2
+        while waiting and time.monotonic() < deadline:
+            _, ready, _ = select.select([], waiting, [], 0.1)
+            for s in ready:
+                waiting.remove(s)
+                try:
+                    s.send(b'GET /metrics HT')
+                    sent += 1
+                except OSError:
+                    pass
+        print('%s: %d connections, %d sent half a request line (%d never connected)' % (
+            ctx, SLOW_CLIENTS, sent, len(waiting)), flush=True)
+        time.sleep(0.2)             # the server has seen them
+        took, code, body = timed_scrape(where, 10)
+        print('%s: a scrape with %d slow clients: HTTP %s in %.3f s' % (
+            ctx, SLOW_CLIENTS, code, took), flush=True)
+        F.check(code == 200 and took < SCRAPE_WITHIN_S,
+                '%s: a scrape with %d connections holding half a request: HTTP %s after '
+                '%.2f s, expected 200 within %.1f s (%s)' % (
+                    ctx, SLOW_CLIENTS, code, took, SCRAPE_WITHIN_S, body[-200:]))
+        # the server closes every silent connection once its timeout has passed
+        t0 = time.monotonic()
+        open_ = list(socks)
+        while open_ and time.monotonic() < t0 + SLOW_TIMEOUT_S + 5:
+            open_ = [s for s in open_ if not closed_by_peer(s)]
+            time.sleep(0.1)
+        print('%s: %d of %d slow connections closed by the server within %.1f s' % (
+            ctx, SLOW_CLIENTS - len(open_), SLOW_CLIENTS, time.monotonic() - t0), flush=True)
+        F.check(not open_, '%s: %d of the %d silent connections still open %d s after the '
+                'scrape (the server closes them after %d s)' % (
+                    ctx, len(open_), SLOW_CLIENTS, SLOW_TIMEOUT_S + 5, SLOW_TIMEOUT_S))
+        took, code, body = timed_scrape(where, 10)
+        print('%s: a scrape after: HTTP %s in %.3f s' % (ctx, code, took), flush=True)
+        F.check(code == 200 and took < SCRAPE_WITHIN_S,
+                '%s: the scrape after the slow clients were closed: HTTP %s after %.2f s' % (
+                    ctx, code, took))
+    finally:
+        for s in socks:
+            s.close()
+        out, err = rpstest.stop(proc, prefix)
+    F.check(proc.returncode == 0, '%s: exit %s: %s' % (ctx, proc.returncode,
+                                                      err.decode(errors='replace')[-1500:]))
+
+
 def main():
     binary = rpstest.binary_from_argv()
     F = rpstest.Failures('test_metrics')
+    if sys.argv[2:] == ['slow']:
+        with rpstest.TempDir('metrics_slow') as tmp:
+            slow_clients(F, binary, tmp)
+        return F.report()
     counters, reasons = counters_of_header()
     if len(counters) < 30 or len(reasons) < 10:
         print('FAIL: parsed %d counters and %d reasons from rps_counters.h' % (

@@ -91,8 +91,6 @@ def recover(F, binary, tmp, rx_lcores=1):
         res = rpstest.run_rps(binary, eal, ['--rx-lcores', '0,1', '--map', '2-4'] + app,
                               timeout=60, summary_path=os.path.join(tmp, tag + '.json'),
                               prefix=prefix, env=env)
-    if rpstest.NO_HOOKS in res.stderr:
-        return 'skip'
     s = rpstest.check_exit(F, res, ctx)
     if s is None:
         return None
@@ -212,9 +210,9 @@ def main():
     binary = rpstest.binary_from_argv()
     F = rpstest.Failures('test_stall')
     with rpstest.TempDir('stall') as tmp:
-        if recover(F, binary, tmp) == 'skip':
-            print('SKIP: %s' % rpstest.NO_HOOKS)
-            return rpstest.SKIP
+        rpstest.skip_without_hooks(binary, tmp, 'RPS_TEST_WORKER_STALL, RPS_TEST_RX_DELAY_NS, '
+                                   'RPS_TEST_EXIT_WAIT_S')
+        recover(F, binary, tmp)
         recover(F, binary, tmp, rx_lcores=2)
         stuck(F, binary, tmp)
         stuck_no_health(F, binary, tmp)

@@ -586,6 +586,18 @@ test_errors(void)
 		{ "[]\n", "t.conf:1: unknown section [] (expected [dataplane], [map] or [rules])" },
 		{ "[map\n", "t.conf:1: '[map': section header without ']'" },
 		{ "[map] x\n", "t.conf:1: unexpected ' x' after [map]" },
+		/* a header is quoted to its first word: the rest may be a secret's value */
+		{ "[map x y\n", "t.conf:1: '[map ...': section header without ']'" },
+		{ "[map] x y\n", "t.conf:1: unexpected ' x ...' after [map]" },
+		{ "[map x] y\n", "t.conf:1: unexpected ' y' after [map ...]" },
+		{ "[mapp x]\n", "t.conf:1: unknown section [mapp ...] (expected [dataplane], [map] or "
+		  "[rules])" },
+		{ "[map: x]\n", "t.conf:1: unknown section [map: ...] (expected [dataplane], [map] or "
+		  "[rules])" },
+		{ "[hash_seed = 0x1234]\n", "t.conf:1: unknown section [hash_seed ...] (expected "
+		  "[dataplane], [map] or [rules])" },
+		{ "[rss_key]\n", "t.conf:1: unknown section [rss_key] (expected [dataplane], [map] or "
+		  "[rules])" },
 		/* numbers */
 		{ "[dataplane]\nbacklog = abc\n",
 		  "t.conf:2: backlog: expected 1..16777216 packets, not 'abc'" },
@@ -758,12 +770,14 @@ test_errors(void)
 		{ "hash_seed 0x1234 = 5\n",
 		  "t.conf:1: key 'hash_seed ...' outside any section (put it under [dataplane] or "
 		  "[map])" },
+		/* a line that is not "key = value": its first word (the rest may be a secret's
+		 * value, "x: hash_seed = 5") */
 		{ "[dataplane]\njust words\n",
-		  "t.conf:2: 'just words': expected 'key = value', a [section] or a comment" },
+		  "t.conf:2: 'just ...': expected 'key = value', a [section] or a comment" },
 		{ "[dataplane]\nbacklog\n",
 		  "t.conf:2: 'backlog': expected 'key = value', a [section] or a comment" },
 		{ "[dataplane]\nbacklog: 5\n", /* inih would take ':' as '=' */
-		  "t.conf:2: 'backlog: 5': expected 'key = value', a [section] or a comment" },
+		  "t.conf:2: 'backlog: ...': expected 'key = value', a [section] or a comment" },
 		{ "[dataplane]\nbacklog ; = 5\n",
 		  "t.conf:2: 'backlog': expected 'key = value', a [section] or a comment" },
 		{ "[dataplane]\n= 5\n", "t.conf:2: missing key name before '='" },
@@ -814,6 +828,17 @@ test_errors_secret(void)
 		"[dataplane]\nconsumer_secret = c0ffee=c0ffee\n",
 		"[dataplane]\nconsumer_secret = c0ffee c0ffee\n",
 		"[dataplane]\nconsumer_secret = c0ffee,,c0ffee\n",
+		/* section headers (issue 37: "[hash_seed = SECRET]" came back whole as an
+		 * unknown section in the log and last_reload_result) */
+		"[map]\n[hash_seed = c0ffeec0ffee]\n",
+		"[map]\n[ hash_seed c0ffee ]\n",
+		"[map]\n[hash_seedc0ffee]\n",
+		"[map]\n[rss_key: c0ffeec0ffee]\n",
+		"[map]\n[rss_key = c0ffeec0ffee\n",
+		"[map]\n[map] hash_seed = c0ffee\n",
+		"[map]\n[dataplane]rss_key:c0ffee\n",
+		"[map]\n[hash_seed = c0ffee] rss_key = c0ffee\n",
+		"[map]\nx: hash_seed = c0ffee\n",
 	};
 
 	for (unsigned int i = 0; i < RTE_DIM(bad); i++) {
