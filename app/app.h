@@ -37,6 +37,8 @@ extern int rps_logtype;
 	rte_log(RTE_LOG_##level, rps_logtype, "RPS: " fmt "\n", ##__VA_ARGS__)
 
 #define RPS_TOP_FLOWS 32
+/* --flows-json: the flows each worker removed that it keeps for the file (the last ones) */
+#define RPS_FLOWS_REMOVED_KEPT 16384
 /* (port, queue) pairs over every --rx-port: rps_order's bucket holds at most 256 */
 #define RPS_RX_QUEUES_MAX 256
 /* every --rx-port, the --tx-port and the consumers' ports */

@@ -113,6 +113,8 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 			.idle_timeout_ms = o->flow_timeout_ms,
 			.closed_timeout_ms = o->flow_closed_timeout_ms,
 			.hash = rps_test_flow_crc() ? RPS_FLOW_HASH_CRC32C : RPS_FLOW_HASH_SIPHASH,
+			/* --flows-json: the flows that ended during the run too */
+			.log_size = o->flows_json != NULL ? RPS_FLOWS_REMOVED_KEPT : 0,
 		};
 
 		snprintf(name, sizeof(name), "rps_flows_%u", w->lcore);

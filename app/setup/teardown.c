@@ -25,6 +25,8 @@ write_flows_json(const struct rps_app *app, const char *path)
 
 	if (rc < 0)
 		return rc;
+	uint64_t lost = 0, l;
+
 	fprintf(f, "{\"flows\": [");
 	if (RPS_APP_SELF(app)->ctx.flows != NULL)
 		n += rps_flow_table_dump_json(RPS_APP_SELF(app)->ctx.flows, f,
@@ -33,7 +35,21 @@ write_flows_json(const struct rps_app *app, const char *path)
 		if (app->workers[i].ctx.flows != NULL)
 			n += rps_flow_table_dump_json(app->workers[i].ctx.flows, f,
 						      app->workers[i].lcore, n > 0);
-	fprintf(f, "\n]}\n");
+	/* the flows that ended during the run (expired, closed, evicted), as they ended */
+	fprintf(f, "\n],\n\"removed\": [");
+	n = 0;
+	if (RPS_APP_SELF(app)->ctx.flows != NULL) {
+		n += rps_flow_table_dump_removed_json(RPS_APP_SELF(app)->ctx.flows, f,
+						      RPS_APP_SELF(app)->lcore, n > 0, &l);
+		lost += l;
+	}
+	for (uint16_t i = 0; i < app->nb_workers; i++)
+		if (app->workers[i].ctx.flows != NULL) {
+			n += rps_flow_table_dump_removed_json(app->workers[i].ctx.flows, f,
+							      app->workers[i].lcore, n > 0, &l);
+			lost += l;
+		}
+	fprintf(f, "\n],\n\"removed_not_kept\": %" PRIu64 "}\n", lost);
 	return rps_outfile_commit(&of);
 }
 

@@ -396,8 +396,14 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 		.name = "flows-json", .flag = "flows-json", .metavar = "FILE",
 		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_START,
 		.def = "none",
-		.help = "write every worker's flow table as JSON at exit",
-		.doc = "write every worker's flow table as JSON at exit",
+		.help = "write every worker's flow table as JSON at exit, and the flows that ended "
+			"during the run",
+		.doc = "write every worker's flow table as JSON at exit (`flows`: each flow with "
+			"its `lcore`, both directions' packets, bytes and TCP flags, its state), and "
+			"the flows that ended during the run (`removed`: expired, closed or evicted, "
+			"as they were then, with `removed_ms`; the last 16384 of each worker, "
+			"`removed_not_kept` counts the older ones): after an `iperf3` run every "
+			"connection and the worker that carried it are there",
 	},
 	[RPS_SET_CONFIG] = {
 		.name = "config", .flag = "config", .metavar = "FILE",

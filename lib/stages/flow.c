@@ -107,6 +107,11 @@ struct rps_flow_table {
 	uint64_t top_min;
 	uint32_t top_n;
 	uint32_t top[FLOW_TOP];
+	/* The flows removed, as they were (conf.log_size, a ring; NULL: none kept). */
+	struct rps_flow_summary *log;
+	uint64_t *log_when;     /* TSC of each removal */
+	uint64_t log_n;         /* removals logged since creation */
+	uint64_t now;           /* the time of the last burst or ageing step */
 };
 
 /* What the stage needs from one packet. */
@@ -483,7 +488,7 @@ rps_flow_table_create(const struct rps_flow_conf *conf, const char *name, int so
 
 	if (conf == NULL || name == NULL || conf->size < 8 ||
 	    (conf->hash != RPS_FLOW_HASH_SIPHASH && conf->hash != RPS_FLOW_HASH_CRC32C) ||
-	    conf->size > (1u << 30)) {
+	    conf->size > (1u << 30) || conf->log_size > (1u << 20)) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -506,10 +511,19 @@ rps_flow_table_create(const struct rps_flow_conf *conf, const char *name, int so
 					   RTE_CACHE_LINE_SIZE, socket);
 	t->load = rte_zmalloc_socket("rps_flow_load", (size_t)buckets * sizeof(*t->load),
 				     RTE_CACHE_LINE_SIZE, socket);
-	if (t->flows == NULL || t->first_seen == NULL || t->load == NULL) {
+	if (conf->log_size != 0) {
+		t->log = rte_zmalloc_socket("rps_flow_log", (size_t)conf->log_size *
+					    sizeof(*t->log), RTE_CACHE_LINE_SIZE, socket);
+		t->log_when = rte_zmalloc_socket("rps_flow_log", (size_t)conf->log_size *
+						 sizeof(*t->log_when), RTE_CACHE_LINE_SIZE, socket);
+	}
+	if (t->flows == NULL || t->first_seen == NULL || t->load == NULL ||
+	    (conf->log_size != 0 && (t->log == NULL || t->log_when == NULL))) {
 		rte_free(t->flows);
 		rte_free(t->first_seen);
 		rte_free(t->load);
+		rte_free(t->log);
+		rte_free(t->log_when);
 		rte_free(t);
 		rte_errno = ENOMEM;
 		return NULL;
@@ -521,6 +535,8 @@ rps_flow_table_create(const struct rps_flow_conf *conf, const char *name, int so
 		rte_free(t->flows);
 		rte_free(t->first_seen);
 		rte_free(t->load);
+		rte_free(t->log);
+		rte_free(t->log_when);
 		rte_free(t);
 		rte_errno = err;
 		return NULL;
@@ -538,6 +554,8 @@ rps_flow_table_free(struct rps_flow_table *t)
 	rte_free(t->flows);
 	rte_free(t->first_seen);
 	rte_free(t->load);
+	rte_free(t->log);
+	rte_free(t->log_when);
 	rte_free(t);
 }
 
@@ -632,7 +650,9 @@ top_join(struct rps_flow_table *t, uint32_t pos)
 		t->top_min = flow_packets(&t->flows[t->top[top_smallest(t)]]);
 }
 
-/* Remove the flow at @p pos. */
+static void summarize(const struct rps_flow_table *t, uint32_t pos, struct rps_flow_summary *s);
+
+/* Remove the flow at @p pos (into the log first, when there is one). */
 static void
 flow_remove(struct rps_flow_table *t, uint32_t pos)
 {
@@ -640,6 +660,12 @@ flow_remove(struct rps_flow_table *t, uint32_t pos)
 	struct flow_key k;
 	void *kp;
 
+	if (t->log != NULL) {
+		const uint64_t at = t->log_n++ % t->conf.log_size;
+
+		summarize(t, pos, &t->log[at]);
+		t->log_when[at] = t->now;
+	}
 	if (rte_hash_get_key_with_position(t->h, (int32_t)pos, &kp) == 0) {
 		memcpy(&k, kp, sizeof(k));
 		rte_hash_del_key_with_hash(t->h, &k, f->sig);
@@ -682,6 +708,7 @@ age_step(struct rps_flow_table *t, uint64_t now, uint32_t budget)
 
 	if (t->active == 0)
 		return 0;
+	t->now = now;
 	if (budget > size)
 		budget = size;
 	for (uint32_t i = 0; i < budget; i++) {
@@ -970,6 +997,7 @@ rps_stage_flow(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 		return n;
 	if (c->hz != 0 && c->hz != t->hz)
 		set_hz(t, c->hz);
+	t->now = now; /* an eviction's time in the log */
 	for (uint16_t base = 0; base < n; base += FLOW_CHUNK) {
 		const uint16_t cnt = (uint16_t)RTE_MIN((unsigned int)FLOW_CHUNK,
 						       (unsigned int)(n - base));
@@ -1116,6 +1144,38 @@ rps_flow_table_top(const struct rps_flow_table *t, struct rps_flow_summary *out,
 	return (int)have;
 }
 
+/* One flow as JSON (rps_flow_table_dump_json()), @p extra (", \"removed_ms\": N" or "")
+ * before its closing brace. */
+static void
+json_flow(FILE *f, const struct rps_flow_summary *s, unsigned int lcore, uint64_t hz,
+	  const char *sep, const char *extra)
+{
+	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+	char of[RPS_FLOW_FLAGS_LEN], rf[RPS_FLOW_FLAGS_LEN];
+
+	if (inet_ntop(s->family == 4 ? AF_INET : AF_INET6, s->src, src, sizeof(src)) == NULL)
+		snprintf(src, sizeof(src), "?");
+	if (inet_ntop(s->family == 4 ? AF_INET : AF_INET6, s->dst, dst, sizeof(dst)) == NULL)
+		snprintf(dst, sizeof(dst), "?");
+	fprintf(f, "%s{\"lcore\": %u, \"family\": %u, \"proto\": %u, \"src\": \"%s\", "
+		"\"dst\": \"%s\", \"sport\": %u, \"dport\": %u, \"packets\": %" PRIu64
+		", \"bytes\": %" PRIu64 ", \"orig\": {\"packets\": %" PRIu64
+		", \"bytes\": %" PRIu64 ", \"flags\": \"%s\"}, \"reply\": {\"packets\": %" PRIu64
+		", \"bytes\": %" PRIu64 ", \"flags\": \"%s\"}, \"state\": \"%s\""
+		", \"out_of_order\": %" PRIu64
+		", \"retransmit\": %" PRIu64 ", \"first_seen_ms\": %" PRIu64
+		", \"last_seen_ms\": %" PRIu64 "%s}",
+		sep, lcore, s->family, s->proto, src, dst,
+		s->sport, s->dport, s->packets, s->bytes, s->dir[RPS_FLOW_ORIG].packets,
+		s->dir[RPS_FLOW_ORIG].bytes,
+		rps_flow_flags_format(s->dir[RPS_FLOW_ORIG].flags, of, sizeof(of)),
+		s->dir[RPS_FLOW_REPLY].packets, s->dir[RPS_FLOW_REPLY].bytes,
+		rps_flow_flags_format(s->dir[RPS_FLOW_REPLY].flags, rf, sizeof(rf)),
+		rps_flow_state_name(s->state),
+		s->out_of_order, s->retransmit, tsc_to_ms(s->first_seen, hz),
+		tsc_to_ms(s->last_seen, hz), extra);
+}
+
 int
 rps_flow_table_dump_json(const struct rps_flow_table *t, FILE *f, unsigned int lcore,
 			 int need_comma)
@@ -1126,33 +1186,38 @@ rps_flow_table_dump_json(const struct rps_flow_table *t, FILE *f, unsigned int l
 		return 0;
 	for (uint32_t i = 0; i < t->conf.size; i++) {
 		struct rps_flow_summary s;
-		char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
-		char of[RPS_FLOW_FLAGS_LEN], rf[RPS_FLOW_FLAGS_LEN];
 
 		if (!t->flows[i].in_use)
 			continue;
 		summarize(t, i, &s);
-		if (inet_ntop(s.family == 4 ? AF_INET : AF_INET6, s.src, src, sizeof(src)) == NULL)
-			snprintf(src, sizeof(src), "?");
-		if (inet_ntop(s.family == 4 ? AF_INET : AF_INET6, s.dst, dst, sizeof(dst)) == NULL)
-			snprintf(dst, sizeof(dst), "?");
-		fprintf(f, "%s{\"lcore\": %u, \"family\": %u, \"proto\": %u, \"src\": \"%s\", "
-			"\"dst\": \"%s\", \"sport\": %u, \"dport\": %u, \"packets\": %" PRIu64
-			", \"bytes\": %" PRIu64 ", \"orig\": {\"packets\": %" PRIu64
-			", \"bytes\": %" PRIu64 ", \"flags\": \"%s\"}, \"reply\": {\"packets\": %" PRIu64
-			", \"bytes\": %" PRIu64 ", \"flags\": \"%s\"}, \"state\": \"%s\""
-			", \"out_of_order\": %" PRIu64
-			", \"retransmit\": %" PRIu64 ", \"first_seen_ms\": %" PRIu64
-			", \"last_seen_ms\": %" PRIu64 "}",
-			(written > 0 || need_comma) ? ",\n" : "", lcore, s.family, s.proto, src, dst,
-			s.sport, s.dport, s.packets, s.bytes, s.dir[RPS_FLOW_ORIG].packets,
-			s.dir[RPS_FLOW_ORIG].bytes,
-			rps_flow_flags_format(s.dir[RPS_FLOW_ORIG].flags, of, sizeof(of)),
-			s.dir[RPS_FLOW_REPLY].packets, s.dir[RPS_FLOW_REPLY].bytes,
-			rps_flow_flags_format(s.dir[RPS_FLOW_REPLY].flags, rf, sizeof(rf)),
-			rps_flow_state_name(s.state),
-			s.out_of_order, s.retransmit, tsc_to_ms(s.first_seen, t->hz),
-			tsc_to_ms(s.last_seen, t->hz));
+		json_flow(f, &s, lcore, t->hz, (written > 0 || need_comma) ? ",\n" : "", "");
+		written++;
+	}
+	return written;
+}
+
+int
+rps_flow_table_dump_removed_json(const struct rps_flow_table *t, FILE *f, unsigned int lcore,
+				 int need_comma, uint64_t *lost)
+{
+	uint64_t first;
+	int written = 0;
+
+	if (lost != NULL)
+		*lost = 0;
+	if (t == NULL || f == NULL || t->log == NULL)
+		return 0;
+	first = t->log_n > t->conf.log_size ? t->log_n - t->conf.log_size : 0;
+	if (lost != NULL)
+		*lost = first;
+	for (uint64_t i = first; i < t->log_n; i++) {
+		const uint64_t at = i % t->conf.log_size;
+		char extra[48];
+
+		snprintf(extra, sizeof(extra), ", \"removed_ms\": %" PRIu64,
+			 tsc_to_ms(t->log_when[at], t->hz));
+		json_flow(f, &t->log[at], lcore, t->hz, (written > 0 || need_comma) ? ",\n" : "",
+			  extra);
 		written++;
 	}
 	return written;

@@ -86,6 +86,9 @@ struct rps_flow_conf {
 	uint32_t idle_timeout_ms;   /**< an idle flow is removed after this */
 	uint32_t closed_timeout_ms; /**< a TCP flow closed by FIN/RST is removed after this */
 	enum rps_flow_hash hash;    /**< 0: SipHash */
+	uint32_t log_size;          /**< keep the last this many flows removed (expired,
+				     *   closed, evicted) for rps_flow_table_dump_json(); 0: none
+				     *   (at most 2^20) */
 };
 
 /**
@@ -189,6 +192,14 @@ void rps_flow_table_age_paced(struct rps_stage_ctx *c, uint32_t max_budget);
  */
 int rps_flow_table_dump_json(const struct rps_flow_table *t, FILE *f, unsigned int lcore,
 			     int need_comma);
+/**
+ * rps_flow_table_dump_json() of the flows removed from the table (conf.log_size): the last
+ * log_size removed, oldest first, each with "removed_ms" (when, the TSC in ms) beside the
+ * fields above. @p lost (optional) receives how many older ones were overwritten.
+ * @return flows written.
+ */
+int rps_flow_table_dump_removed_json(const struct rps_flow_table *t, FILE *f,
+				     unsigned int lcore, int need_comma, uint64_t *lost);
 /** Free the table (NULL is fine). Flows still in it are not counted as expired. */
 void rps_flow_table_free(struct rps_flow_table *t);
 

@@ -215,9 +215,10 @@ def rule_run(F, binary, tmp):
     ctx = 'rule on a pair'
     prefix = rpstest.unique_prefix()
     summary = os.path.join(tmp, 'rule_summary.json')
+    flows_json = os.path.join(tmp, 'rule_flows.json')
     cmd = [binary] + rpstest.eal_args(prefix, lcores=LCORES, vdevs=vdevs(), mem_mb=1024) + \
         ['--', '--forward', '0:1', '--map', '0x6', '--rule', 'tcp dport 5301 -> worker 1',
-         '--summary-json', summary]
+         '--summary-json', summary, '--flows-json', flows_json]
     log = os.path.join(tmp, 'dpdk-rps-rule.log')
     proc = rpstest.start_logged(cmd, log)
     seen = {}
@@ -252,8 +253,27 @@ def rule_run(F, binary, tmp):
     if s is not None:
         hits = [r.get('hits', 0) for r in s.get('rules', [])]
         F.check(hits and hits[0] > 0, '%s: rule hits %s' % (ctx, hits))
-    print('%s: %d connections, each one entry with both directions on lcore 2' % (
-        ctx, len(conns)), flush=True)
+    # after the run, --flows-json has every connection (those that closed: 'removed'), each
+    # with the worker that carried it: the same ones, none split
+    try:
+        with open(flows_json) as f:
+            fj = json.load(f)
+        ended = [(x['lcore'], x) for x in fj.get('flows', []) + fj.get('removed', [])
+                 if x.get('proto') == 6 and 5301 in (x.get('sport'), x.get('dport'))]
+    except (OSError, ValueError) as e:
+        F.fail('%s: --flows-json: %s' % (ctx, e))
+        ended = []
+    after = {}
+    for lc, x in ended:
+        key = tuple(sorted([(x['src'], x['sport']), (x['dst'], x['dport'])]))
+        after.setdefault(key, []).append((lc, x['orig']['packets'], x['reply']['packets']))
+    F.check(set(after) >= set(conns) and len(after) >= 8 and
+            all(len(v) == 1 and v[0][0] == 2 and v[0][1] > 0 and v[0][2] > 0
+                for v in after.values()),
+            '%s: --flows-json after the run: %d connections (%d live ones seen): %s' % (
+                ctx, len(after), len(conns), after))
+    print('%s: %d connections, each one entry with both directions on lcore 2; after the '
+          'run --flows-json has all %d' % (ctx, len(conns), len(after)), flush=True)
 
 
 def run(F, binary, tmp):

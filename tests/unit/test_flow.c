@@ -41,11 +41,12 @@ struct fx {
 };
 
 static int
-fx_init(struct fx *f, uint32_t size, uint32_t idle_ms, uint32_t closed_ms)
+fx_init_log(struct fx *f, uint32_t size, uint32_t idle_ms, uint32_t closed_ms, uint32_t log)
 {
 	static unsigned int seq;
 	struct rps_flow_conf conf = {
 		.size = size, .idle_timeout_ms = idle_ms, .closed_timeout_ms = closed_ms,
+		.log_size = log,
 	};
 	char name[32];
 
@@ -68,7 +69,8 @@ fx_fini(struct fx *f)
 	f->t = NULL;
 }
 
-#define FX_INIT(f, size, idle, closed) CU_ASSERT_EQUAL_FATAL(fx_init(f, size, idle, closed), 0)
+#define FX_INIT(f, size, idle, closed) \
+	CU_ASSERT_EQUAL_FATAL(fx_init_log(f, size, idle, closed, 0), 0)
 
 /* A packet to build: v4 or v6 (addresses: UT_IP4(n) or 2001:db8::n), TCP or UDP. */
 struct seg {
@@ -773,6 +775,60 @@ test_dir_limits(void)
 	CU_ASSERT_EQUAL(top[1].packets, 5);
 	check_dir(&top[1], RPS_FLOW_ORIG, 5, 5u * frame_len(&one), 0);
 	check_dir(&top[1], RPS_FLOW_REPLY, 0, 0, 0);
+	fx_fini(&f);
+}
+
+/* The flows removed (expired here) are kept for the dump, the last log_size of them, oldest
+ * first, as they were when removed; those overwritten are counted. */
+static void
+test_removed_log(void)
+{
+	struct fx f;
+	struct seg q[3];
+	struct rte_mbuf *b[4];
+	char *buf = NULL, want[128];
+	size_t len = 0;
+	uint64_t lost = 9;
+	FILE *mf;
+
+	CU_ASSERT_EQUAL_FATAL(fx_init_log(&f, 64, 1000, 100, 2), 0);
+	for (int i = 0; i < 3; i++) {
+		q[i] = (struct seg){ 0, UT_IP4(10), UT_IP4(20), (uint16_t)(5000 + i), 53,
+				     IPPROTO_UDP, 0, 0, 30, 0 };
+		b[i] = mk(&q[i]);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(b[i]);
+	}
+	b[3] = mk(&q[1]); /* the second flow has two packets */
+	CU_ASSERT_EQUAL(run(&f, b, 4), 4);
+	mf = open_memstream(&buf, &len);
+	CU_ASSERT_EQUAL(rps_flow_table_dump_removed_json(f.t, mf, 5, 0, &lost), 0);
+	fclose(mf);
+	free(buf);
+	CU_ASSERT_EQUAL(lost, 0);
+	/* idle past the timeout: all three go, the first is overwritten */
+	f.c.now = T0 + 2 * HZ;
+	rps_flow_table_age(&f.c, 64);
+	CU_ASSERT_EQUAL(f.st.flows_expired, 3);
+	mf = open_memstream(&buf, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mf);
+	CU_ASSERT_EQUAL(rps_flow_table_dump_removed_json(f.t, mf, 5, 0, &lost), 2);
+	fclose(mf);
+	CU_ASSERT_EQUAL(lost, 1);
+	CU_ASSERT_PTR_NULL(strstr(buf, "\"sport\": 5000,"));
+	snprintf(want, sizeof(want), "\"lcore\": 5, \"family\": 4, \"proto\": 17, ");
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, want));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"sport\": 5001, \"dport\": 53, \"packets\": 2,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"sport\": 5002, \"dport\": 53, \"packets\": 1,"));
+	CU_ASSERT_TRUE(strstr(buf, "5001") < strstr(buf, "5002")); /* oldest first */
+	snprintf(want, sizeof(want), "\"removed_ms\": %" PRIu64 "}", (T0 + 2 * HZ) * 1000 / HZ);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, want));
+	if (strstr(buf, want) == NULL)
+		printf("\n  dump: %s\n  want: %s\n", buf, want);
+	free(buf);
+	/* a table without a log writes none */
+	fx_fini(&f);
+	FX_INIT(&f, 64, 1000, 100);
+	CU_ASSERT_EQUAL(rps_flow_table_dump_removed_json(f.t, stdout, 5, 0, &lost), 0);
 	fx_fini(&f);
 }
 
@@ -1749,6 +1805,7 @@ main(int argc, char **argv)
 		{ "reply_first", test_reply_first },
 		{ "dir_limits", test_dir_limits },
 		{ "udp", test_udp },
+		{ "removed_log", test_removed_log },
 		{ "ipv6", test_ipv6 },
 		{ "through_parse", test_through_parse },
 		{ "short_l4", test_short_l4 },
