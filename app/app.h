@@ -93,6 +93,16 @@ struct rps_worker {
 	struct rps_txq *reply_port_txq[RTE_MAX_ETHPORTS]; /* respond's queue by RX port (ctx) */
 	struct rps_flow_snap *flow_snap; /* NULL without the flow stage */
 	uint64_t next_snap_tsc;
+	/* /rps/flow (observability/flow_lookup.c): a flow looked up in this worker's table.
+	 * Telemetry writes q, then bumps req (release), only while done == req; the worker,
+	 * between bursts (rps_process_idle()), answers into rc and out, then stores done = req
+	 * (release). */
+	struct rps_flow_ask {
+		struct rps_flow_tuple q;
+		struct rps_flow_summary out;
+		int rc;
+		uint32_t req, done;
+	} ask;
 	struct rps_health health;      /* stalled or not (health.c) */
 	struct rps_wake wake;          /* asleep or not: RX lcores wake it (rps_wake.h) */
 	int tid;                       /* its thread's id (CPU time in /proc), 0 until it runs */
@@ -550,6 +560,11 @@ struct rps_consumer_stats {
 	struct rps_memif_stats link;   /* its endpoint's: connected, clients and refusals */
 };
 void rps_consumer_stats(const struct rps_app *app, uint16_t c, struct rps_consumer_stats *s);
+
+/* flow_lookup.c: /rps/flow's reply for PARAMS "PROTO,SRC,SPORT,DST,DPORT[,QUEUE]" into
+ * @p d (-EINVAL for bad params). Telemetry thread. */
+struct rte_tel_data;
+int rps_tel_flow(struct rps_app *app, const char *params, struct rte_tel_data *d);
 
 /* report.c: the live table and the exit summary. */
 int rps_report_start(struct rps_app *app);

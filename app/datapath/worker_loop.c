@@ -226,6 +226,13 @@ rps_process_idle(struct rps_worker *w)
 	if (c->reasm != NULL)
 		rps_reasm_tick(c);
 	if (c->flows != NULL) {
+		/* a /rps/flow query: one lookup, answered between bursts */
+		if (unlikely(__atomic_load_n(&w->ask.req, __ATOMIC_ACQUIRE) != w->ask.done)) {
+			const uint32_t req = w->ask.req;
+
+			w->ask.rc = rps_flow_table_lookup_tuple(c->flows, &w->ask.q, &w->ask.out);
+			__atomic_store_n(&w->ask.done, req, __ATOMIC_RELEASE);
+		}
 		rps_flow_table_age_paced(c, RPS_FLOW_AGE_BUDGET);
 		uint64_t wanted = __atomic_load_n(&w->app->flows_wanted_tsc, __ATOMIC_RELAXED);
 

@@ -720,6 +720,14 @@ tel_rules(const char *cmd, const char *params, struct rte_tel_data *d)
 	return rc;
 }
 
+/* Where a flow goes (flow_lookup.c). */
+static int
+tel_flow(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	return rps_tel_flow((struct rps_app *)(uintptr_t)tel_app, params, d);
+}
+
 /* ---- /rps/workers and /rps/worker ---- */
 
 /*
@@ -1590,8 +1598,8 @@ static const struct {
 	  "workers' summaries from FIRST. Params: [FIRST]" },
 	{ "/rps/ports", tel_ports, "Each RX port by id: received, processed, forwarded, drops "
 	  "by reason, the port it forwards to. No parameters" },
-	{ "/rps/consumers", tel_consumers, "Each consumer (--consumers) by index: port, group, "
-	  "socket, queues, link, delivered, drops by reason. No parameters" },
+	{ "/rps/consumers", tel_consumers, "Each consumer (--consumers) by index: group, socket, "
+	  "workers, connected, clients, delivered, drops by reason. No parameters" },
 	{ "/rps/workers", tel_workers, "A page of 16 workers from FIRST: backlog, health, load, "
 	  "buckets, drops. Params: [FIRST]" },
 	{ "/rps/worker", tel_worker, "One worker: every counter and drop reason, backlog, health, "
@@ -1604,6 +1612,8 @@ static const struct {
 	  "Params: N (1..64, default 10)[,FIRST]" },
 	{ "/rps/rules", tel_rules, "Steering rules from FIRST (32 a page), in match order: text, "
 	  "action, hits. Params: [FIRST]" },
+	{ "/rps/flow", tel_flow, "Where a flow goes: hash, bucket, rule, worker, consumers, its "
+	  "flow-table entry. Params: PROTO,SRC,SPORT,DST,DPORT[,QUEUE]" },
 	{ "/rps/config", tel_config, "Active settings, generation, last reload time and result. "
 	  "No parameters" },
 };

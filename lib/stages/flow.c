@@ -1116,6 +1116,30 @@ rps_flow_table_lookup(const struct rps_flow_table *t, const struct rte_mbuf *m,
 }
 
 int
+rps_flow_table_lookup_tuple(const struct rps_flow_table *t, const struct rps_flow_tuple *q,
+			    struct rps_flow_summary *out)
+{
+	const size_t alen = q->family == 4 ? 4 : 16;
+	struct flow_key k;
+	int32_t pos;
+
+	if (t == NULL || (q->family != 4 && q->family != 6))
+		return -EINVAL;
+	memset(&k, 0, sizeof(k));
+	k.family = q->family;
+	k.proto = q->proto;
+	/* as extract() makes it: ports only for a protocol that has them */
+	(void)key_set_endpoints(&k, q->src, q->dst, alen,
+				proto_has_ports(q->proto) ? rte_cpu_to_be_16(q->sport) : 0,
+				proto_has_ports(q->proto) ? rte_cpu_to_be_16(q->dport) : 0);
+	pos = rte_hash_lookup_with_hash(t->h, &k, flow_sig(t, &k));
+	if (pos < 0 || !t->flows[pos].in_use)
+		return -ENOENT;
+	summarize(t, (uint32_t)pos, out);
+	return 0;
+}
+
+int
 rps_flow_table_top(const struct rps_flow_table *t, struct rps_flow_summary *out,
 		   unsigned int n)
 {

@@ -222,6 +222,20 @@ int rps_flow_table_top(const struct rps_flow_table *t, struct rps_flow_summary *
  */
 int rps_flow_table_lookup(const struct rps_flow_table *t, const struct rte_mbuf *m,
 			  struct rps_flow_summary *out);
+/** A flow named by its tuple, either direction (rps_flow_table_lookup_tuple()). */
+struct rps_flow_tuple {
+	uint8_t family;        /**< 4 or 6 */
+	uint8_t proto;
+	uint16_t sport, dport; /**< host order; ignored for a protocol without ports */
+	uint8_t src[16];       /**< network order; IPv4 the first 4 bytes */
+	uint8_t dst[16];
+};
+/**
+ * The flow of tuple @p q (either direction). @return 0 and @p out filled, or -ENOENT (not in
+ * the table), -EINVAL (no table, a family other than 4 and 6). Owner lcore only, as a lookup.
+ */
+int rps_flow_table_lookup_tuple(const struct rps_flow_table *t, const struct rps_flow_tuple *q,
+				struct rps_flow_summary *out);
 /** "none", "new", "syn_sent", "syn_recv", "established", "fin_wait", "closed"; NULL if bad. */
 const char *rps_flow_state_name(enum rps_flow_state s);
 /**

@@ -231,6 +231,13 @@ def rule_run(F, binary, tmp):
         def sample():
             time.sleep(2.5)
             seen['flows'] = all_flows(prefix)
+            # /rps/flow of a server-to-client half (sport 5301): the rule, worker 1's lcore
+            for _, f in seen['flows'] or []:
+                if f.get('proto') == 6 and f.get('dport') == 5301:
+                    r = rpstest.telemetry(prefix, '/rps/flow,tcp,%s,5301,%s,%d' % (
+                        f['dst'], f['src'], f['sport']))
+                    seen['lookup'] = r[0].get('/rps/flow') if r else None
+                    break
         t = threading.Thread(target=sample)
         t.start()
         ab, ba, err = iperf(5, rate='20M')
@@ -241,6 +248,11 @@ def rule_run(F, binary, tmp):
         s = stop_rps(F, proc, prefix, log, summary, ctx)
     flows = [(lc, f) for lc, f in (seen.get('flows') or [])
              if f.get('proto') in ('tcp', 6) and 5301 in (f.get('sport'), f.get('dport'))]
+    look = seen.get('lookup')
+    F.check(isinstance(look, dict) and look['steered_by'] == 'rule' and look['rule'] == 0 and
+            look['lcore'] == 2 and list(look['flow']) == ['2'] and
+            look['flow']['2']['orig_packets'] > 0 and look['flow']['2']['reply_packets'] > 0,
+            '%s: /rps/flow of a reply half: %s' % (ctx, look))
     conns = {}
     for lc, f in flows:
         key = tuple(sorted([(f['src'], f['sport']), (f['dst'], f['dport'])]))

@@ -127,6 +127,37 @@ def main():
                             v['orig']['bytes'] + v['reply']['bytes'] == v['bytes']
                             for v in flows.values()),
                         '/rps/flows,5: orig and reply: %s' % fl)
+                # /rps/flow of the busiest flow, by its tuple either way: the lcore that has
+                # it in /rps/flows, its entry there with both counts; a bad tuple refused
+                top = max(flows.values(), key=lambda v: v['packets'], default=None)
+                if top is not None:
+                    proto = {6: 'tcp', 17: 'udp'}.get(top['proto'], str(top['proto']))
+                    fwd, back, bad = (r.get('/rps/flow') for r in rpstest.telemetry(
+                        prefix,
+                        '/rps/flow,%s,%s,%d,%s,%d' % (proto, top['src'], top['sport'],
+                                                      top['dst'], top['dport']),
+                        '/rps/flow,%s,%s,%d,%s,%d' % (proto, top['dst'], top['dport'],
+                                                      top['src'], top['sport']),
+                        '/rps/flow,tcp,198.18.0.1,1,nothing,2'))
+                    F.check(isinstance(fwd, dict) and fwd['lcore'] == top['lcore'] and
+                            fwd['steered_by'] == 'map' and fwd['rule'] == -1 and
+                            fwd['bucket_lcore'] == top['lcore'] and
+                            list(fwd['flow']) == [str(top['lcore'])] and
+                            fwd['flow'][str(top['lcore'])]['packets'] >= top['packets'] and
+                            fwd['flow_unanswered'] == [] and fwd['flow_tables'] == 3,
+                            '/rps/flow of %s: %s' % (top, fwd))
+                    F.check(isinstance(back, dict) and list(back.get('flow', {})) ==
+                            [str(top['lcore'])], '/rps/flow reversed: %s' % back)
+                    F.check(bad is None, '/rps/flow with a bad address: %s' % bad)
+                # every listed flow: /rps/flow names the lcore that has it
+                for v in flows.values():
+                    proto = {6: 'tcp', 17: 'udp'}.get(v['proto'], str(v['proto']))
+                    r = rpstest.telemetry(prefix, '/rps/flow,%s,%s,%d,%s,%d' % (
+                        proto, v['src'], v['sport'], v['dst'], v['dport']))
+                    got = r[0].get('/rps/flow') if r else None
+                    F.check(isinstance(got, dict) and got['lcore'] == v['lcore'] and
+                            str(v['lcore']) in got['flow'],
+                            '/rps/flow of %s: %s' % (v, got))
                 F.check(cf['generation'] == 1 and cf['config_file'] == cfg and
                         cf['backlog'] == 4096 and cf['flow_limit'] == 0,
                         '/rps/config: %s' % cf)
