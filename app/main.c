@@ -7,6 +7,7 @@
  * and drivers/.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include <rte_random.h>
 
 #include "app.h"
+#include "rps_eal_args.h"
 #include "rps_settings.h"
 #include "setup.h"
 
@@ -98,6 +100,39 @@ parse_options(struct rps_app *app, int argc, char **argv, int sep)
 	return rc < 0 ? RPS_EXIT_USAGE : -1;
 }
 
+/* Lcores on CPUs the machine does not have: one line saying what works, not EAL's whole
+ * usage. @return -1 to go on, else the exit status. */
+static int
+check_eal_lcores(int sep, char **argv)
+{
+	char msg[1024];
+	cpu_set_t cpus;
+
+	rps_eal_cpus_detected(&cpus);
+	if (rps_eal_check_lcores(sep, argv, &cpus, msg, sizeof(msg)) == 0)
+		return -1;
+	fprintf(stderr, "dpdk-rps: %s\n", msg);
+	return RPS_EXIT_USAGE;
+}
+
+/* EAL said no: for want of hugepages, what to do (EAL's errno alone reads "Permission
+ * denied", even as root); else its reason. @return the exit status. */
+static int
+eal_failed(int sep, char **argv)
+{
+	const int err = rte_errno;
+	struct rps_huge_facts f;
+	char msg[PATH_MAX + 512];
+
+	rps_eal_huge_facts_read(rps_eal_arg(sep, argv, "--huge-dir"), &f);
+	if (rps_eal_huge_advice(sep, argv, err, &f, msg, sizeof(msg)))
+		fprintf(stderr, "dpdk-rps: %s\n", msg);
+	else
+		fprintf(stderr, "dpdk-rps: EAL initialisation failed: %s\n",
+			err ? rte_strerror(err) : "(EAL gave no reason: see its log above)");
+	return err == EINVAL ? RPS_EXIT_USAGE : RPS_EXIT_RUNTIME;
+}
+
 /* EAL, with its sockets (dpdk_telemetry.v2, mp_socket) owner-only from birth: they are
  * bound with the umask's mode, so not after a chmod; the process gets its own umask back
  * for what it writes later. @return -1 to go on, else the exit status. */
@@ -114,9 +149,7 @@ start_eal(struct rps_app *app, int sep, char **argv)
 	if (ret < 0) {
 		if (rps_stop_requested(app, "EAL initialisation"))
 			return RPS_EXIT_RUNTIME;
-		fprintf(stderr, "dpdk-rps: EAL initialisation failed: %s\n",
-			rte_errno ? rte_strerror(rte_errno) : "(EAL gave no reason: see its log above)");
-		return rte_errno == EINVAL ? RPS_EXIT_USAGE : RPS_EXIT_RUNTIME;
+		return eal_failed(sep, argv);
 	}
 	ret = -1;
 	if (rps_stop_requested(app, "EAL initialisation")) {
@@ -220,7 +253,9 @@ main(int argc, char **argv)
 		return ret;
 	if (rps_stop_requested(app, "option parsing"))
 		return 0;
-	ret = start_eal(app, sep, argv);
+	ret = check_eal_lcores(sep, argv);
+	if (ret < 0)
+		ret = start_eal(app, sep, argv);
 	if (ret >= 0)
 		return ret;
 	rps_test_start_pause();

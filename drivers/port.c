@@ -33,6 +33,18 @@ rps_port_pmd_limits(const char *driver, unsigned int year, unsigned int month,
 		*max_queues = 2 * MP_FDS_BEFORE_24_11;  /* one per pair */
 }
 
+const char *
+rps_port_txq_hint(const char *driver, uint16_t nb_txq, char *buf, size_t len)
+{
+	if (strcmp(driver, "net_pcap") == 0)
+		snprintf(buf, len, " (net_pcap: one tx_pcap= or tx_iface= per queue)");
+	else if (strcmp(driver, "net_af_packet") == 0)
+		snprintf(buf, len, " (net_af_packet: add qpairs=%u to its --vdev)", nb_txq);
+	else if (len > 0)
+		buf[0] = '\0';
+	return buf;
+}
+
 int
 rps_port_check_queues(const struct rps_port_info *info, uint16_t nb_rxq, uint16_t nb_txq)
 {

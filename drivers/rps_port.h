@@ -99,6 +99,16 @@ void rps_port_pmd_limits(const char *driver, unsigned int year, unsigned int mon
 			 int *pair_queues, uint16_t *max_queues);
 
 /**
+ * How a port of driver @p driver gets more TX queues, for a message that says it has too
+ * few: the PMD's own argument, where the queue count is one.
+ * @param nb_txq the TX queues needed
+ * @param[out] buf " (net_af_packet: add qpairs=3 to its --vdev)", " (net_pcap: one tx_pcap=
+ *   or tx_iface= per queue)", or "" for a PMD whose queues are not a vdev argument
+ * @return @p buf
+ */
+const char *rps_port_txq_hint(const char *driver, uint16_t nb_txq, char *buf, size_t len);
+
+/**
  * Check queue counts against the port's rules (rps_port_info.pair_queues, .max_queues,
  * .max_rxq, .max_txq) before anything is configured.
  * @return 0 when the PMD can start them; -EINVAL when the RX and TX counts must be equal

@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "app.h"
 #include "setup.h"
@@ -86,14 +85,16 @@ rps_pairs_rx_ports(struct rps_app *app)
 	return 0;
 }
 
-/* -ENOSPC from the plan: the count a pair needs, and net_pcap's way to give it. */
+/* -ENOSPC from the plan: the count a pair needs, and the PMD's way to give it
+ * (qpairs=N on net_af_packet, a tx_pcap= per queue on net_pcap). */
 void
 rps_pairs_report_txq_limit(uint16_t port, const struct rps_port_info *pi, uint16_t nb_txq)
 {
+	char hint[96];
+
 	fprintf(stderr, "dpdk-rps: --forward: port %u (%s) has %u TX queues; an inline "
 		"pair needs one per worker on each of its ports: %u%s\n", port, pi->driver,
-		pi->max_txq, nb_txq, strcmp(pi->driver, "net_pcap") == 0 ?
-		" (net_pcap: one tx_pcap= or tx_iface= per queue)" : "");
+		pi->max_txq, nb_txq, rps_port_txq_hint(pi->driver, nb_txq, hint, sizeof(hint)));
 }
 
 /* Read once the port is started (its MTU is final then): each worker's queue there

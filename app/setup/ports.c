@@ -91,6 +91,7 @@ plan_port(struct rps_app *app, const char *opt, uint16_t port, enum rps_port_rol
 	struct rps_port_use *u = &app->ports[app->nb_ports];
 	struct rps_port_info *pi = &app->port_info[app->nb_ports];
 	struct rps_port_queues *q = &app->port_queues[app->nb_ports];
+	char hint[96];
 	int rc;
 
 	if (rps_port_query(port, pi) < 0) {
@@ -112,7 +113,8 @@ plan_port(struct rps_app *app, const char *opt, uint16_t port, enum rps_port_rol
 			"queues\n", o->rx_queues, port, pi->driver, pi->max_rxq);
 	} else if (rc == -ENOSPC && o->tx_port == (int)port) {
 		fprintf(stderr, "dpdk-rps: --tx-port %d: port (%s) has %u TX queues, one per "
-			"worker needs %u\n", o->tx_port, pi->driver, pi->max_txq, q->nb_txq);
+			"worker needs %u%s\n", o->tx_port, pi->driver, pi->max_txq, q->nb_txq,
+			rps_port_txq_hint(pi->driver, q->nb_txq, hint, sizeof(hint)));
 	} else if (rc == -ENOSPC && rps_fwd_peer(o, port) >= 0) {
 		rps_pairs_report_txq_limit(port, pi, q->nb_txq);
 	} else if (rc == -ENOSPC) {
@@ -120,8 +122,8 @@ plan_port(struct rps_app *app, const char *opt, uint16_t port, enum rps_port_rol
 			"stage (--stages %s) answers on every RX port from each worker's own TX "
 			"queue there: it needs %u%s; take respond out of --stages, this port out "
 			"of --rx-port, or workers out of --map\n", port, pi->driver, pi->max_txq,
-			o->stages_text, q->nb_txq, strcmp(pi->driver, "net_pcap") == 0 ?
-			" (net_pcap: one tx_pcap= or tx_iface= per queue)" : "");
+			o->stages_text, q->nb_txq,
+			rps_port_txq_hint(pi->driver, q->nb_txq, hint, sizeof(hint)));
 	} else if (rc < 0) {
 		/* a PMD's own rules, before anything is configured: net_tap before DPDK
 		 * 24.11 aborts at start past its limit */

@@ -232,6 +232,24 @@ static int parse_args(int argc, char **argv, struct options *o)
 	return 0;
 }
 
+/* "--" splits EAL's arguments from the consumer's: its index, or argc when there is none
+ * (then all are EAL's). */
+static int find_separator(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0)
+			return i;
+	return argc;
+}
+
+static bool want_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return true;
+	return false;
+}
+
 /* ---- parsing: Ethernet, VLAN/QinQ, IPv4/IPv6, ports ---- */
 
 static inline bool is_vlan_tpid(uint16_t t)
@@ -668,21 +686,32 @@ int main(int argc, char **argv)
 	struct flow_entry *v;
 	struct sigaction sa;
 	unsigned int n;
-	int rc, eal;
+	int rc, eal, sep;
+	char *none[] = { argv[0], NULL };
 
 	setvbuf(stdout, NULL, _IOLBF, 0);  /* the connection lines reach a log at once */
-	eal = rte_eal_init(argc, argv);
-	if (eal < 0) {
-		fprintf(stderr, PROG ": EAL: %s\n", rte_strerror(rte_errno));
-		return 2;
+	/* the options first, without EAL: --help and a bad option cost nothing (no hugepages,
+	 * no runtime directory); --help with no "--" too, before EAL takes it for its own */
+	sep = find_separator(argc, argv);
+	if (sep == argc && want_help(argc, argv)) {
+		usage(stdout);
+		return 0;
 	}
-	argv[eal] = argv[0];
-	rc = parse_args(argc - eal, argv + eal, &o);
+	if (sep < argc) {
+		argv[sep] = argv[0]; /* the consumer's argv[0]; EAL sees argv[0..sep) */
+		rc = parse_args(argc - sep, argv + sep, &o);
+	} else {
+		rc = parse_args(1, none, &o);
+	}
 	if (rc != 0) {
 		if (rc < 0)
 			usage(stderr);
-		rte_eal_cleanup();
 		return rc < 0 ? 2 : 0;
+	}
+	eal = rte_eal_init(sep, argv);
+	if (eal < 0) {
+		fprintf(stderr, PROG ": EAL: %s\n", rte_strerror(rte_errno));
+		return 2;
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;

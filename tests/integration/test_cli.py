@@ -3,6 +3,15 @@
 """test_cli.py: bad command lines are refused with exit code 2 and a message naming the
 argument; --help exits 0 and lists every option; a bad EAL argument fails non-zero.
 
+Two EAL failures a newcomer meets first say what to do in one dpdk-rps line:
+- -l 0-N on a machine of N CPUs (one lcore more than there are CPUs): exit 2, "-l 0-N: this
+  machine has CPUs ...; ... use --lcores '...'" and not EAL's usage; the --lcores it names
+  runs (exit 0).
+- no hugepage memory (--huge-dir on an empty folder, no --no-huge: EAL says EACCES whatever
+  hugepages the machine has): "EAL found no hugepage memory to use (--huge-dir ... is not a
+  hugetlbfs mount): run with --no-huge -m 512 ..., or reserve 2 MiB hugepages: echo 512 >
+  .../nr_hugepages", exit 1.
+
 Every bad command line is otherwise valid (EAL with four lcores and a net_pcap port), so
 the one wrong argument is what the program must complain about.
 
@@ -10,6 +19,7 @@ usage: test_cli.py PATH/TO/dpdk-rps
 """
 
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -130,6 +140,8 @@ def main():
             F.check(r.rc is not None and r.rc > 0, '%s: exit code %s, expected a non-zero '
                     'exit (not a signal)' % (why, r.rc), r)
             print('%-36s exit %s' % (why, r.rc), flush=True)
+        check_lcores_beyond_cpus(F, binary, inp)
+        check_no_hugepages(F, binary, tmp, inp)
         prefix = rpstest.unique_prefix()
         r = rpstest.run_rps(binary, rpstest.eal_args(prefix, vdevs=[rpstest.pcap_vdev(
             rx=os.path.join(tmp, 'does-not-exist.pcap'))]), ['--exit-when-idle', '200'],
@@ -138,6 +150,72 @@ def main():
                 'expected non-zero' % r.rc, r)
         print('%-36s exit %s' % ('missing rx_pcap file', r.rc), flush=True)
     return F.report()
+
+
+def detected_cpus():
+    """The CPUs EAL 22.11 finds (those with a topology in sysfs: eal_cpu_detected())."""
+    base = '/sys/devices/system/cpu'
+    return sorted(int(d[3:]) for d in os.listdir(base) if re.fullmatch(r'cpu\d+', d) and
+                  os.path.exists(os.path.join(base, d, 'topology', 'core_id')))
+
+
+def check_lcores_beyond_cpus(F, binary, inp):
+    """-l 0-N, one lcore on a CPU past the machine's: dpdk-rps's own line, exit 2, not EAL's
+    usage; the --lcores it suggests runs."""
+    cpus = detected_cpus()
+    n = max(cpus) + 1
+    if n >= 127:
+        print('-l beyond the CPUs: %d CPUs, past RTE_MAX_LCORE: skipped' % n, flush=True)
+        return
+    lcores = '0-%d' % n
+    prefix = rpstest.unique_prefix()
+    eal = ['--no-huge', '-m', '512', '--no-pci', '--file-prefix', prefix, '-l', lcores,
+           '--vdev', rpstest.pcap_vdev(rx=inp)]
+    r = rpstest.run_rps(binary, eal, ['--map', '1-%d' % n, '--exit-when-idle', '200'],
+                        timeout=30, prefix=prefix)
+    want = 'dpdk-rps: -l %s: this machine has CPUs ' % lcores
+    m = re.search(r"use --lcores '([^']+)'", r.stderr)
+    ok = F.check(r.rc == 2 and want in r.stderr and m is not None, '-l %s on %d CPUs: exit '
+                 '%s, expected 2 with "%s...use --lcores \'...\'"' % (lcores, len(cpus), r.rc,
+                                                                  want), r)
+    ok &= F.check('Usage:' not in r.stdout + r.stderr and 'EAL common options' not in
+                  r.stdout + r.stderr, '-l %s: EAL\'s usage printed' % lcores, r)
+    print('%-36s exit %s %s' % ('-l %s on %d CPUs' % (lcores, len(cpus)), r.rc,
+                                'ok' if ok else 'FAIL'), flush=True)
+    if m is None:
+        return
+    # what it says to do works: the same lcores, the workers sharing the CPUs
+    prefix = rpstest.unique_prefix()
+    eal = rpstest.eal_args(prefix, lcores=m.group(1), vdevs=[rpstest.pcap_vdev(rx=inp)])
+    r = rpstest.run_rps(binary, eal, ['--map', '1-%d' % n, '--exit-when-idle', '200'],
+                        timeout=60, prefix=prefix)
+    ok = F.check(r.rc == 0, "--lcores '%s' (the suggestion): exit %s, expected 0" % (
+        m.group(1), r.rc), r)
+    print("%-36s exit %s %s" % ("--lcores '%s'" % m.group(1), r.rc, 'ok' if ok else 'FAIL'),
+          flush=True)
+
+
+def check_no_hugepages(F, binary, tmp, inp):
+    """EAL without --no-huge and with no hugepage memory it can use (--huge-dir on a folder
+    that is not a hugetlbfs mount: so whatever the machine has reserved): one dpdk-rps line
+    naming --no-huge -m 512 and how to reserve hugepages."""
+    empty = os.path.join(tmp, 'not-hugetlbfs')
+    os.makedirs(empty, exist_ok=True)
+    prefix = rpstest.unique_prefix()
+    eal = ['--huge-dir', empty, '--no-pci', '--file-prefix', prefix,
+           '--lcores', '0@0,(1-3)@1', '--vdev', rpstest.pcap_vdev(rx=inp)]
+    r = rpstest.run_rps(binary, eal, ['--map', '1-3', '--exit-when-idle', '200'], timeout=30,
+                        prefix=prefix)
+    ours = [ln for ln in r.stderr.splitlines() if ln.startswith('dpdk-rps: ')]
+    want = ['EAL found no hugepage memory to use', '--huge-dir %s is not a hugetlbfs mount'
+            % empty, '--no-huge -m 512',
+            'echo 512 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages']
+    missing = [w for w in want if not ours or w not in ours[-1]]
+    ok = F.check(r.rc == 1 and len(ours) == 1 and not missing, 'no hugepages: exit %s, '
+                 'expected 1 with one dpdk-rps line saying %s; its lines: %s' % (
+                     r.rc, missing, ours), r)
+    print('%-36s exit %s %s' % ('no hugepages (--huge-dir empty)', r.rc,
+                                'ok' if ok else 'FAIL'), flush=True)
 
 
 def _run_plain(cmd, timeout):

@@ -21,12 +21,16 @@
 - A consumer killed mid-run (SIGKILL) and a new one started at its socket, on an endless
   replay paced to 5,000 packets/s (test hook RPS_TEST_RX_DELAY_NS): dpdk-rps keeps running, counts the gap consumer_absent and one reconnect, the new
   one receives, the other consumer is undisturbed, /rps/consumers says so live; exit 0 after SIGINT, accounting exact.
+- The clean exits (groups 2,1; forward; consumer 1 absent) leave no consumer socket (PATH,
+  PATH~) and print nothing about one: no "Failed to remove socket file", which DPDK 22.11's net_memif
+  server printed at every exit before consumers moved to lib/memif.
 - Refusals: --consumers with --tx-port, more consumers than workers (in any group), more
   than 4 groups, a template without %u, --consumer-wait without --consumers: exit 2 naming
   the option or FILE:LINE.
 
 usage: test_consumers.py PATH/TO/dpdk-rps
 """
+import glob
 import os
 import re
 import shutil
@@ -110,6 +114,16 @@ def run(binary, tmp, inp, tag, present, wait_ms, extra=(), lcores=LCORES, consum
     return r, caps, clients
 
 
+def check_clean_exit(F, ctx, r, tmp, tag):
+    """After an exit 0: no word about the consumer sockets (DPDK 22.11's net_memif server,
+    before lib/memif, printed "Failed to remove socket file: PATH~" at every clean exit), and
+    the sockets gone, PATH and PATH~ alike."""
+    out = r.stdout + r.stderr
+    left = sorted(glob.glob(os.path.join(tmp, tag + '-c*.sock*')))
+    said = [ln for ln in out.splitlines() if 'Failed to remove socket' in ln]
+    F.check(not said and not left, '%s: at exit: %s; sockets left: %s' % (ctx, said[:3], left))
+
+
 def check_shared_groups(F, binary, tmp, inp, frames):
     """4 workers, --consumers 2,1: group 0's consumers 0 and 1 are fed by workers 0 and 2,
     and 1 and 3, each pair sharing its consumer's one queue; group 1's consumer 2 by all
@@ -127,6 +141,7 @@ def check_shared_groups(F, binary, tmp, inp, frames):
     s = rpstest.check_exit(F, r, ctx)
     if s is None:
         return
+    check_clean_exit(F, ctx, r, tmp, 'shared')
     # the live table: a line per consumer with its group, delivered never above the final
     live = {}
     for line in r.stdout.splitlines():
@@ -237,6 +252,7 @@ def check_forward(F, binary, tmp, frames):
     s = rpstest.check_exit(F, r, ctx)
     if s is None:
         return
+    check_clean_exit(F, ctx, r, tmp, 'fwd')
     if any(caps.get(c) is None for c in (0, 1)):
         F.fail('%s: a consumer wrote no capture' % ctx)
         return
@@ -309,6 +325,7 @@ def check_absent(F, binary, tmp, inp, frames):
     s = rpstest.check_exit(F, r, ctx)
     if s is None:
         return
+    check_clean_exit(F, ctx, r, tmp, 'absent')
     F.check('--consumer-wait 3000: consumer(s) 1 still not connected' in r.stderr + r.stdout,
             '%s: no warning naming consumer 1' % ctx)
     workers = sorted(s['workers'], key=lambda w: w['lcore'])

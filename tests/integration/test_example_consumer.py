@@ -12,6 +12,9 @@ consumers (--consumers 2, 2 workers), started before dpdk-rps (they wait for its
   computed here from the frames), each consumer's total equals what dpdk-rps delivered to
   it over both runs (--summary-json consumers), nothing dropped, nothing untracked.
 - Bad arguments: exit 2 naming the option.
+- --help, alone and after "--" (no EAL options): the usage on stdout, exit 0, and EAL never
+  started (no "EAL:" line: started without --no-huge, it would log, and fail where the
+  machine has no hugepages).
 
 usage: test_example_consumer.py PATH/TO/dpdk-rps PATH/TO/dpdk-rps-example-consumer
 """
@@ -31,6 +34,7 @@ LCORES = '0@0,(1-2)@1'     # RX lcore 0, workers 1 and 2
 # only once: the counts are exact, not a race against the consumer
 FLOWS, PER_FLOW = 48, 12
 RUNS = 2                   # dpdk-rps runs, one after the other, under the same consumers
+PROG = 'dpdk-rps-example-consumer'
 
 
 def flow_of(frame):
@@ -193,6 +197,17 @@ def check_refusals(F, consumer, tmp):
     print('refusals: %d cases exit 2 naming the option' % len(cases))
 
 
+def check_help(F, consumer):
+    for args in (['--help'], ['--', '--help'], ['-h']):
+        p = subprocess.run([consumer] + args, capture_output=True, text=True, timeout=30,
+                           stdin=subprocess.DEVNULL)
+        F.check(p.returncode == 0 and '--socket PATH' in p.stdout and
+                'EAL:' not in p.stdout + p.stderr,
+                '%s %s: exit %s, expected 0 with the usage and no EAL; stdout %s, stderr %s' % (
+                    PROG, ' '.join(args), p.returncode, p.stdout[-300:], p.stderr[-300:]))
+    print('--help: the usage, exit 0, without EAL')
+
+
 def main():
     rps = rpstest.binary_from_argv()
     if len(sys.argv) < 3 or not os.access(sys.argv[2], os.X_OK):
@@ -204,6 +219,7 @@ def main():
                                                      seed=28, frag_datagrams=0, non_ip=0)
         inp = os.path.join(tmp, 'in.pcap')
         rpstest.write_pcap(inp, frames)
+        check_help(F, consumer)
         check_refusals(F, consumer, tmp)
         check_run(F, rps, consumer, tmp, inp, frames)
     return F.report()

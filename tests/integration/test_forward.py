@@ -32,7 +32,8 @@ the two directions of a conversation count differently.
    the replay (TX timestamps), not in bunches when a queue's buffer fills or at exit.
 6. Refused with exit 2 and the reason: a port paired with itself, a port in two pairs,
    --tx-port on a paired port, a pair whose port has fewer TX queues than workers (the count
-   it needs is in the message).
+   it needs is in the message, and how to get it: net_pcap's tx_pcap= per queue; for two
+   net_af_packet ports on lo, as root, "add qpairs=3 to its --vdev").
 
 usage: test_forward.py PATH/TO/dpdk-rps
 """
@@ -315,6 +316,24 @@ def refused(F, binary, tmp, ctx, app, ntx, want):
         ctx, res.rc, want, out[-600:]))
 
 
+def refused_af_packet(F, binary, app):
+    """A pair of net_af_packet ports (on lo: refused before anything is sent) with one queue
+    pair each, 3 workers: the message names the vdev argument that gives them 3."""
+    if os.geteuid() != 0:
+        print('queues (net_af_packet): not root (AF_PACKET sockets): skipped', flush=True)
+        return
+    prefix = rpstest.unique_prefix()
+    eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=['net_af_packet0,iface=lo',
+                                                         'net_af_packet1,iface=lo'])
+    res = rpstest.run_rps(binary, eal, app + ['--forward', '0:1'], timeout=60, prefix=prefix)
+    want = 'port 0 (net_af_packet) has 1 TX queues; an inline pair needs one per worker on ' \
+        'each of its ports: 3 (net_af_packet: add qpairs=3 to its --vdev)'
+    out = res.stdout + res.stderr
+    F.check(res.rc == 2 and want in out, 'queues (net_af_packet): exit %s, expected 2 with '
+            '"%s"; output: %s' % (res.rc, want, out[-600:]))
+    print('queues (net_af_packet): exit %s' % res.rc, flush=True)
+
+
 def main():
     binary = rpstest.binary_from_argv()
     F = rpstest.Failures('test_forward')
@@ -391,7 +410,8 @@ def main():
         refused(F, binary, tmp, 'tx-port', app + ['--forward', '0:1', '--tx-port', '1'], 3,
                 '--tx-port is for the RX ports in no pair')
         refused(F, binary, tmp, 'queues', app + ['--forward', '0:1'], 1,
-                'needs one per worker on each of its ports: 3')
+                'needs one per worker on each of its ports: 3 (net_pcap: one tx_pcap=')
+        refused_af_packet(F, binary, app)
     return F.report()
 
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_port.c: the PMD queue rules of drivers/port.c (rps_port_pmd_limits(),
  * rps_port_check_queues()): net_tap's pairs and its file descriptor limit per DPDK release;
- * and the queues each role gets (rps_port_plan(), rps_ports_plan()), without a NIC. */
+ * and the queues each role gets (rps_port_plan(), rps_ports_plan()), without a NIC; the hint
+ * for a port with too few TX queues (rps_port_txq_hint()). */
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
@@ -170,6 +171,20 @@ test_ports_plan(void)
 	CU_ASSERT_EQUAL(bad, 2);
 }
 
+/* a port with too few TX queues: the PMD's own argument that gives more, with the count */
+static void
+test_txq_hint(void)
+{
+	char buf[96];
+
+	CU_ASSERT_STRING_EQUAL(rps_port_txq_hint("net_af_packet", 3, buf, sizeof(buf)),
+			       " (net_af_packet: add qpairs=3 to its --vdev)");
+	CU_ASSERT_STRING_EQUAL(rps_port_txq_hint("net_pcap", 3, buf, sizeof(buf)),
+			       " (net_pcap: one tx_pcap= or tx_iface= per queue)");
+	CU_ASSERT_STRING_EQUAL(rps_port_txq_hint("net_tap", 3, buf, sizeof(buf)), "");
+	CU_ASSERT_STRING_EQUAL(rps_port_txq_hint("net_af_packetx", 3, buf, sizeof(buf)), "");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -178,6 +193,7 @@ main(int argc, char **argv)
 		{ "check", test_check },
 		{ "roles", test_roles },
 		{ "ports_plan", test_ports_plan },
+		{ "txq_hint", test_txq_hint },
 		CU_TEST_INFO_NULL,
 	};
 
