@@ -362,6 +362,41 @@ summary_rules(const struct rps_app *app, FILE *out)
 	}
 }
 
+/* The ports' forwarded summed: each packet that left by a TX queue or reached a consumer,
+ * once however many fragments. */
+static uint64_t
+forwarded_total(const struct rps_lcore_stats *t)
+{
+	uint64_t sum = 0;
+
+	for (unsigned int k = 0; k < RPS_PORT_SLOTS; k++)
+		sum += t->port[k].forwarded;
+	return sum;
+}
+
+/*
+ * processed and tx_packets taken apart into counters shown beside them (docs/operations.md,
+ * "What adds up"): a packet is processed once, as forwarded, consumed or a fragment absorbed
+ * into its datagram; a forwarded packet is one frame, or tx_fragments frames for each of the
+ * tx_fragmented ones. The respond stage's answers are forwarded packets.
+ */
+static void
+summary_reconcile(const struct rps_lcore_stats *t, FILE *out)
+{
+	const uint64_t fwd = forwarded_total(t);
+	const uint64_t answers = t->arp_replies + t->icmp_echo_replies + t->icmp6_echo_replies +
+				 t->nd_replies + t->udp_echo_replies;
+
+	fprintf(out, "  processed %" PRIu64 " = forwarded %" PRIu64 " + consumed %" PRIu64
+		" + frags_absorbed %" PRIu64 ";  tx_packets %" PRIu64 " = forwarded %" PRIu64
+		" - tx_fragmented %" PRIu64 " + tx_fragments %" PRIu64 ";  answers %" PRIu64
+		" among forwarded\n", t->processed, fwd, t->consumed, t->frags_absorbed,
+		t->tx_packets, fwd, t->tx_fragmented, t->tx_fragments, answers);
+	if (t->processed != fwd + t->consumed + t->frags_absorbed ||
+	    t->tx_packets + t->tx_fragmented != fwd + t->tx_fragments)
+		fprintf(out, "  WARNING: processed or tx_packets does not add up\n");
+}
+
 void
 rps_report_summary(const struct rps_app *app, FILE *out)
 {
@@ -376,11 +411,15 @@ rps_report_summary(const struct rps_app *app, FILE *out)
 	fprintf(out, "  rx_packets %" PRIu64 "  processed %" PRIu64 "  tx_packets %" PRIu64
 		"  dropped %" PRIu64 "\n", s->rx.rx_packets, s->total.processed,
 		s->total.tx_packets, rps_stats_dropped_total(&s->total));
+	summary_reconcile(&s->total, out);
 	/* beside the invariant, what it cannot count: packets the ports never handed over */
 	fprintf(out, "  not received (outside rx_packets): rx_nombuf %" PRIu64 "  imissed %"
 		PRIu64 "\n", app->port_stats.rx_nombuf, app->port_stats.imissed);
+	/* the reasons that happened; every one with --verbose (the JSON has them all) */
 	for (unsigned int r = 0; r < RPS_DROP_MAX; r++)
-		fprintf(out, "    %-16s %" PRIu64 "\n", rps_drop_name(r), s->total.dropped[r]);
+		if (s->total.dropped[r] != 0 || app->opt.verbose)
+			fprintf(out, "    %-16s %" PRIu64 "\n", rps_drop_name(r),
+				s->total.dropped[r]);
 	fprintf(out, "  %5s %14s %14s %8s %12s %12s\n", "lcore", "received_rps", "processed",
 		"hwm", "time_squeeze", "dropped");
 	for (uint16_t i = 0; i < s->nb; i++)

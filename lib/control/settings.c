@@ -285,6 +285,15 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 		.help = "write the exit summary as JSON to FILE",
 		.doc = "write the exit summary as JSON",
 	},
+	[RPS_SET_VERBOSE] = {
+		.name = "verbose", .flag = "verbose",
+		.type = RPS_SETTING_SWITCH, .when = RPS_SETTING_START,
+		.def = "off",
+		.help = "the exit summary lists every drop reason, those at 0 too (default: "
+			"those that are not 0)",
+		.doc = "the exit summary lists every drop reason, those at 0 too (the JSON always "
+			"has them all)",
+	},
 	[RPS_SET_STAGES] = {
 		.name = "stages", .flag = "stages", .metavar = "LIST",
 		.key = "stages", .section = DATAPLANE, .syntax = "LIST",
