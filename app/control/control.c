@@ -369,8 +369,8 @@ rps_control_reload(struct rps_app *app, const char *why)
 		/* blocks until no RX lcore reads the old set; they take the new one
 		 * reorder-safely (rx_loop.c) */
 		rps_app_rules_publish(app, rules);
-		RPS_LOG(INFO, "config %s (%s): %u steering rule(s), generation %u", app->opt.config_path,
-			why, rules->nb_rules, rules->generation);
+		RPS_LOG(INFO, "config %s (%s): %u steering rule(s), rules generation %u",
+			app->opt.config_path, why, rules->nb_rules, rules->generation);
 		rules = NULL;
 	}
 	if (c->has_reorder_safe)

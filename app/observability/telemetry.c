@@ -670,7 +670,7 @@ rules_build(struct tel_out *o, const void *arg)
 
 	tel_u64(o, "nb_rules", a->nb);
 	tel_u64(o, "max_rules", RPS_RULES_MAX);
-	tel_u64(o, "generation", a->generation);
+	tel_u64(o, "rules_generation", a->generation);
 	tel_u64(o, "first", a->first);
 	tel_open(o, &rs, RTE_TEL_CONTAINER);
 	for (uint32_t i = 0; i < a->count; i++) {
