@@ -350,12 +350,16 @@ summary_rules(const struct rps_app *app, FILE *out)
 
 	if (rs == NULL || rs->nb_rules == 0)
 		return;
-	fprintf(out, "  %4s %14s  %-22s %s\n", "rule", "hits", "action", "match");
+	/* hits: since the set was taken (the last reload that changed the rules); since
+	 * start: every set that held the rule's text */
+	fprintf(out, "  %4s %14s %14s  %-22s %s\n", "rule", "hits", "since start", "action",
+		"match");
 	for (uint16_t i = 0; i < rs->nb_rules; i++) {
 		char act[48];
 		const char *arrow = strstr(rs->text[i], " -> ");
 
-		fprintf(out, "  %4u %14" PRIu64 "  %-22s %.*s\n", i, rps_app_rule_hits(app, rs, i),
+		fprintf(out, "  %4u %14" PRIu64 " %14" PRIu64 "  %-22s %.*s\n", i,
+			rps_app_rule_hits(app, rs, i), rps_app_rule_hits_total(app, rs, i),
 			rps_app_rule_action(rs, i, act, sizeof(act)),
 			arrow != NULL ? (int)(arrow - rs->text[i]) : 3,
 			arrow != NULL ? rs->text[i] : "any"); /* "-> drop": every IP packet */
@@ -547,7 +551,8 @@ json_consumers(FILE *f, const struct rps_app *app)
 	fprintf(f, "%s],", app->nb_consumers ? "\n  " : "");
 }
 
-/* "rules": each steering rule in match order, its action and hits; [] without rules. */
+/* "rules": each steering rule in match order, its action and hits (since the set was taken,
+ * since start); [] without rules. */
 static void
 json_rules(FILE *f, const struct rps_app *app)
 {
@@ -560,8 +565,9 @@ json_rules(FILE *f, const struct rps_app *app)
 
 		fprintf(f, "%s\n    {\"rule\": ", i ? "," : "");
 		json_str(f, rs->text[i]);
-		fprintf(f, ", \"action\": \"%s\", \"hits\": %" PRIu64 "}",
-			rps_app_rule_action(rs, i, act, sizeof(act)), rps_app_rule_hits(app, rs, i));
+		fprintf(f, ", \"action\": \"%s\", \"hits\": %" PRIu64 ", \"hits_since_start\": %"
+			PRIu64 "}", rps_app_rule_action(rs, i, act, sizeof(act)),
+			rps_app_rule_hits(app, rs, i), rps_app_rule_hits_total(app, rs, i));
 	}
 	fprintf(f, "%s],", n ? "\n  " : "");
 }

@@ -658,7 +658,7 @@ struct rules_arg {
 	uint32_t generation, nb, first, count;
 	char text[TEL_RULES_PAGE][RPS_RULE_TEXT_MAX];
 	char action[TEL_RULES_PAGE][48];
-	uint64_t hits[TEL_RULES_PAGE];
+	uint64_t hits[TEL_RULES_PAGE], hits_total[TEL_RULES_PAGE];
 };
 
 static void
@@ -680,13 +680,15 @@ rules_build(struct tel_out *o, const void *arg)
 		tel_str(&c, "rule", a->text[i]);
 		tel_str(&c, "action", a->action[i]);
 		tel_u64(&c, "hits", a->hits[i]);
+		tel_u64(&c, "hits_since_start", a->hits_total[i]);
 		snprintf(name, sizeof(name), "%u", a->first + i);
 		tel_close(&rs, name, &c);
 	}
 	tel_close(o, "rules", &rs);
 }
 
-/* Each steering rule from FIRST (a page of 32): its text, action and hits, in match order. */
+/* Each steering rule from FIRST (a page of 32): its text, action and hits (since its set was
+ * taken, since start), in match order. */
 static int
 tel_rules(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -711,6 +713,7 @@ tel_rules(const char *cmd, const char *params, struct rte_tel_data *d)
 			memcpy(a->text[i], rs->text[k], sizeof(a->text[i]));
 			rps_app_rule_action(rs, k, a->action[i], sizeof(a->action[i]));
 			a->hits[i] = rps_app_rule_hits(app, rs, k);
+			a->hits_total[i] = rps_app_rule_hits_total(app, rs, k);
 		}
 	}
 	pthread_mutex_unlock(&app->ctl_lock);

@@ -62,7 +62,8 @@ struct rps_steer_ctx {
 	const struct rps_rules *rules; /**< steering rules checked before the map, or NULL: the
 				      * caller sets it before each burst (read under RCU); every
 				      * target must be below nb_workers */
-	uint64_t *rule_hits;         /**< [RPS_RULES_MAX] hits of each rule of ctx->rules, this
+	uint64_t *rule_hits;         /**< [RPS_RULE_SLOTS] hits of each rule of ctx->rules in
+				      * its slot (rps_rules.h: rule_hits[rules->slot[i]]), this
 				      * RX lcore the only writer; needed with rules */
 	uint32_t held;               /**< packets held for full backlogs (backpressure) */
 	uint16_t nb_held;            /**< workers with held packets: touched[0..nb_held) */

@@ -679,7 +679,7 @@ rules_pass(struct rps_steer_ctx *ctx, struct rte_mbuf **pkts, uint16_t n, int sh
 		uint16_t r = rt[i], t = RPS_RULE_NONE;
 
 		if (r != RPS_RULE_NONE) {
-			ctx->rule_hits[r]++;
+			ctx->rule_hits[rs->slot[r]]++;
 			t = rs->target[r];
 			if (t == RPS_RULE_DROP) {
 				rps_stats_port_drop(ctx->stats, m, RPS_DROP_RULE);
