@@ -314,6 +314,17 @@ info_build(struct tel_out *o, const void *arg)
 	tel_u64(o, "tsc_hz", rte_get_tsc_hz());
 	tel_u64(o, "config_generation", __atomic_load_n(&app->generation, __ATOMIC_ACQUIRE));
 	tel_str(o, "hash", rps_hash_mode_name(app->opt.hash_mode));
+	/* both directions of a connection on one worker or not: what a pair needs (pairs.c
+	 * turns it on for one unless told off) */
+	tel_str(o, "symmetric", rps_sym_mode_name((enum rps_sym_mode)app->opt.symmetric));
+	tel_open(o, &w, RTE_TEL_STRING_VAL);
+	for (uint16_t i = 0; i < app->opt.nb_fwd; i++) {
+		char pair[16];
+
+		snprintf(pair, sizeof(pair), "%u:%u", app->opt.fwd[i].a, app->opt.fwd[i].b);
+		tel_arr_str(&w, pair);
+	}
+	tel_close(o, "pairs", &w);
 	tel_str(o, "stages", app->opt.stages_text);
 	tel_int(o, "ready", __atomic_load_n(&app->ready, __ATOMIC_ACQUIRE));
 	tel_str(o, "build_cpu", app->cpu.build);
