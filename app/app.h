@@ -284,6 +284,13 @@ struct rps_app {
 	int stop_fd;                   /* eventfd SIGINT/SIGTERM and rx_stop write, never read:
 					* wakes RX lcores asleep on RX interrupts (rx_intr.c) */
 	uint64_t reloads_ok, reloads_failed;
+	uint64_t reloads_unchanged;    /* reloads of the file as last applied: nothing to do */
+	/* the file as last applied (control.c; start or a reload): its digest, whether there is
+	 * one, the generation it made and the keys it changed that need a restart */
+	uint64_t applied_digest;
+	int applied_known;
+	uint32_t applied_gen;
+	char applied_restart[160];
 	uint64_t last_reload_tsc;      /* 0 = never */
 	char last_reload_result[256];  /* "ok", "ok; needs a restart for: backlog", or the error */
 	uint64_t watch_events;         /* inotify events on the config's names (atomic reads) */

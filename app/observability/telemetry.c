@@ -1327,6 +1327,7 @@ config_build(struct tel_out *o, const void *arg)
 		(rte_rdtsc() - app->last_reload_tsc) / rte_get_tsc_hz());
 	tel_u64(o, "reloads_ok", app->reloads_ok);
 	tel_u64(o, "reloads_failed", app->reloads_failed);
+	tel_u64(o, "reloads_unchanged", app->reloads_unchanged);
 	tel_u64(o, "watch_events", __atomic_load_n(&app->watch_events, __ATOMIC_RELAXED));
 	tel_u64(o, "watch_names", __atomic_load_n(&app->watch_names, __ATOMIC_RELAXED));
 	tel_int(o, "watch_armed", __atomic_load_n(&app->watch_armed, __ATOMIC_RELAXED));
