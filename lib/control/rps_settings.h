@@ -65,7 +65,9 @@ enum rps_setting_when {
 
 /* .flags */
 #define RPS_SETTING_FILE_WORD 1u /* the file takes .word in place of a number (-1) */
-#define RPS_SETTING_SECRET 2u    /* a key: no message, log or reply ever shows its value */
+#define RPS_SETTING_SECRET 2u    /* a key: no message or log ever shows its value; the only
+				  * reply that may is /rps/config, the seed and the key to the
+				  * owner (telemetry.c secrets_visible()) */
 
 struct rps_setting {
 	const char *name;      /* its name everywhere: the flag, or the key when file only */
