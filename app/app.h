@@ -133,8 +133,8 @@ struct rps_rx_lcore {
 	uint64_t empty_tsc;            /* last loop that polled its queues and took nothing */
 	int sleeping;                  /* 1 while it waits for an RX interrupt (rx_intr.c) */
 	struct rte_epoll_event stop_ev; /* app->stop_fd in its epoll (rx_intr.c) */
-	/* steering rules (rules.c, rx_loop.c): the generation it steers by, 0 while it zeroes
-	 * rule_hits (a sequence count for readers); the one it waits to take */
+	/* steering rules (rules.c, rx_loop.c): the generation it steers by, 0 while it sets
+	 * rule_base (a sequence count for readers); the one it waits to take */
 	uint32_t rules_gen;
 	uint32_t rules_wait_gen;
 	/* bucket moves (rx_loop.c, moves_drained()): the first loop of the current run of
@@ -144,8 +144,20 @@ struct rps_rx_lcore {
 	/* a drain (new rules, a move): each backlog's tail when it began (drain_start()) */
 	uint64_t drain_tail[RTE_MAX_LCORE];
 	const struct rps_map *seen_map[RPS_RX_QUEUES_MAX]; /* each queue's map last loop */
-	uint64_t rule_hits[RPS_RULES_MAX] __rte_cache_aligned; /* this RX lcore only writes */
+	/* each rule's hits by its slot (rps_rules.h), since start, never reset: a rule keeps its
+	 * slot across the sets that hold it (rules.c); this RX lcore only writes */
+	uint64_t rule_hits[RPS_RULE_SLOTS] __rte_cache_aligned;
+	/* rule i's slot count when this lcore took the set it steers by: hits since, the set's */
+	uint64_t rule_base[RPS_RULES_MAX];
 } __rte_cache_aligned;
+
+/** Which rule text counts in which hit slot (rules.c): a text keeps its slot, so its count
+ * since start, across the rule sets that hold it. Control thread, under ctl_lock. */
+struct rps_rule_slots {
+	char text[RPS_RULE_SLOTS][RPS_RULE_TEXT_MAX]; /* "": never used */
+	uint64_t base[RPS_RULE_SLOTS];  /* the slot's count (every RX lcore) when given its text */
+	uint32_t gen[RPS_RULE_SLOTS];   /* the last set generation that held it */
+};
 
 /** What the control thread knows of one RX queue's buckets (buckets.c): owners of the
  * published map, and each bucket's rate and cycle estimate. Written by the control thread
@@ -261,6 +273,7 @@ struct rps_app {
 					* it once per loop (RCU: qsbr), replaced only by
 					* rps_app_rules_publish() */
 	uint32_t rules_gen;            /* generation of the last rules built (ctl_lock) */
+	struct rps_rule_slots *rule_slots; /* rules.c (ctl_lock); NULL until the first set */
 	int reorder_safe;              /* read by the RX lcore once per burst */
 	int flow_limit;                /* --flow-limit, likewise */
 	struct rte_rcu_qsbr *qsbr;     /* every RX lcore (thread = its index) reports once
@@ -283,6 +296,13 @@ struct rps_app {
 	int stop_fd;                   /* eventfd SIGINT/SIGTERM and rx_stop write, never read:
 					* wakes RX lcores asleep on RX interrupts (rx_intr.c) */
 	uint64_t reloads_ok, reloads_failed;
+	uint64_t reloads_unchanged;    /* reloads of the file as last applied: nothing to do */
+	/* the file as last applied (control.c; start or a reload): its digest, whether there is
+	 * one, the generation it made and the keys it changed that need a restart */
+	uint64_t applied_digest;
+	int applied_known;
+	uint32_t applied_gen;
+	char applied_restart[160];
 	uint64_t last_reload_tsc;      /* 0 = never */
 	char last_reload_result[256];  /* "ok", "ok; needs a restart for: backlog", or the error */
 	uint64_t watch_events;         /* inotify events on the config's names (atomic reads) */
@@ -352,7 +372,7 @@ void rps_app_maps_check_numa(const struct rps_app *app, const struct rps_lcorese
  * resolved and built. @return 1 and *out (a new set to publish), 0 (nothing to change:
  * the same rules, or none), or -errno with @p err naming the rule ("--rule 'TEXT': ..." or
  * "FILE:LINE: rule: ..."). */
-int rps_app_rules_build(const struct rps_app *app, const struct rps_config *c,
+int rps_app_rules_build(struct rps_app *app, const struct rps_config *c,
 			struct rps_rules **out, char *err, size_t err_len);
 /* rules.c: the start's rules (before the RX lcores run). @return 0 or -errno with @p err. */
 int rps_app_rules_start(struct rps_app *app, char *err, size_t err_len);
@@ -361,8 +381,13 @@ int rps_app_rules_start(struct rps_app *app, char *err, size_t err_len);
 void rps_app_rules_publish(struct rps_app *app, struct rps_rules *rs);
 void rps_app_rules_fini(struct rps_app *app);
 /* rules.c: hits of rule @p i of @p rs (the current set, read under ctl_lock), summed over the
- * RX lcores that steer by it. */
+ * RX lcores that steer by it: since they took the set (the last reload that changed the
+ * rules). */
 uint64_t rps_app_rule_hits(const struct rps_app *app, const struct rps_rules *rs, uint16_t i);
+/* rules.c: hits of rule @p i of @p rs since start: every set that held its text (ctl_lock,
+ * or the control thread stopped). */
+uint64_t rps_app_rule_hits_total(const struct rps_app *app, const struct rps_rules *rs,
+				 uint16_t i);
 /* rules.c: "worker 3", "consumer 1 (worker 1)" or "drop". */
 const char *rps_app_rule_action(const struct rps_rules *rs, uint16_t i, char *buf, size_t len);
 

@@ -25,16 +25,18 @@
 #include "app.h"
 
 /*
- * Read @p path. A file that others could change (rps_safepath.h) is refused, as sshd's
- * StrictModes refuses authorized_keys, unless --strict-modes off: then a warning per load.
+ * Read @p path (its content's digest into *@p digest). A file that others could change
+ * (rps_safepath.h) is refused, as sshd's StrictModes refuses authorized_keys, unless
+ * --strict-modes off: then a warning per load.
  */
 static int
 load_file(const struct rps_options *o, const char *path, struct rps_config *c, const char *why,
-	  char *err, size_t err_len)
+	  uint64_t *digest, char *err, size_t err_len)
 {
 	struct rps_config_file info;
 	int rc = rps_config_load_file(path, c, &info, err, err_len);
 
+	*digest = info.digest;
 	if (info.unsafe[0] == '\0')
 		return rc;
 	if (o->strict_modes) {
@@ -107,10 +109,12 @@ rps_control_apply_start_config(struct rps_app *app, char *err, size_t err_len)
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return -ENOMEM;
-	if (load_file(o, o->config_path, c, "start", err, err_len) < 0) {
+	if (load_file(o, o->config_path, c, "start", &app->applied_digest, err, err_len) < 0) {
 		free(c);
 		return -EINVAL;
 	}
+	app->applied_known = 1;
+	app->applied_gen = 1; /* the start's (maps.c) */
 	/* every number, boolean and enum the file set and the command line did not (the
 	 * settings table's; symmetric, inner and the lists follow in apply_hash_options) */
 	for (unsigned int i = 0; i < RPS_SET_NB; i++) {
@@ -293,6 +297,7 @@ rps_control_reload(struct rps_app *app, const char *why)
 	struct rps_rebalance_conf rb = app->rebal;
 	int safe = __atomic_load_n(&app->reorder_safe, __ATOMIC_RELAXED);
 	struct rps_rules *rules = NULL;
+	uint64_t digest = 0;
 	int rc = -EINVAL, fresh;
 
 	if (c == NULL || maps == NULL || sets == NULL) {
@@ -304,8 +309,27 @@ rps_control_reload(struct rps_app *app, const char *why)
 		snprintf(err, sizeof(err), "no --config file to reload: nothing changed");
 		goto out;
 	}
-	if (load_file(&app->opt, app->opt.config_path, c, why, err, sizeof(err)) < 0 ||
-	    check_file_maps(app, c, err, sizeof(err)) < 0)
+	if (load_file(&app->opt, app->opt.config_path, c, why, &digest, err, sizeof(err)) < 0)
+		goto out;
+	if (app->applied_known && digest == app->applied_digest) {
+		/* the file as applied already (a save, then a SIGHUP for it): nothing to do, and
+		 * no generation for nothing */
+		pthread_mutex_lock(&app->ctl_lock);
+		app->reloads_unchanged++;
+		if (app->applied_restart[0] != '\0')
+			snprintf(app->last_reload_result, sizeof(app->last_reload_result),
+				 "ok; needs a restart for: %s (unchanged since generation %u)",
+				 app->applied_restart, app->applied_gen);
+		else
+			snprintf(app->last_reload_result, sizeof(app->last_reload_result),
+				 "ok (unchanged since generation %u)", app->applied_gen);
+		pthread_mutex_unlock(&app->ctl_lock);
+		RPS_LOG(INFO, "config %s (%s): unchanged since generation %u applied it: nothing "
+			"to do", app->opt.config_path, why, app->applied_gen);
+		rc = 0;
+		goto out;
+	}
+	if (check_file_maps(app, c, err, sizeof(err)) < 0)
 		goto out;
 	if (c->has_table_size)
 		size = c->table_size;
@@ -369,8 +393,8 @@ rps_control_reload(struct rps_app *app, const char *why)
 		/* blocks until no RX lcore reads the old set; they take the new one
 		 * reorder-safely (rx_loop.c) */
 		rps_app_rules_publish(app, rules);
-		RPS_LOG(INFO, "config %s (%s): %u steering rule(s), generation %u", app->opt.config_path,
-			why, rules->nb_rules, rules->generation);
+		RPS_LOG(INFO, "config %s (%s): %u steering rule(s), rules generation %u",
+			app->opt.config_path, why, rules->nb_rules, rules->generation);
 		rules = NULL;
 	}
 	if (c->has_reorder_safe)
@@ -392,6 +416,10 @@ rps_control_reload(struct rps_app *app, const char *why)
 			 "ok; needs a restart for: %s", restart);
 	else
 		snprintf(app->last_reload_result, sizeof(app->last_reload_result), "ok");
+	app->applied_digest = digest;
+	app->applied_known = 1;
+	app->applied_gen = gen;
+	memcpy(app->applied_restart, restart, sizeof(app->applied_restart));
 	pthread_mutex_unlock(&app->ctl_lock);
 	if (restart[0] != '\0') {
 		RPS_LOG(WARNING, "config %s (%s): generation %u applied; these keys changed but "
@@ -461,6 +489,12 @@ update_rates(struct rps_app *app, uint64_t *prev, double dt)
  * half-written until closed); any event on a watched name pushes an armed reload back, which
  * runs once nothing has happened for WATCH_QUIET_MS. rps_config_load() then reads the file
  * until two reads agree.
+ *
+ * One save and a SIGHUP for it make one reload, not two: a SIGHUP's reload reads the file
+ * after every event seen so far, so it takes the place of an armed one; and a reload of the
+ * file as last applied (its digest: the SIGHUP came after the watch's reload, however much
+ * later) changes nothing and makes no generation (reloads_unchanged). The digest, not a
+ * window of time: a user may send the SIGHUP seconds after saving.
  */
 #define WATCH_QUIET_MS 100
 #define WATCH_NAMES_MAX 32
@@ -670,6 +704,9 @@ control_thread(void *arg)
 				n = 0; /* EAGAIN: another read took it */
 		}
 		if (__atomic_exchange_n(&app->reload_requested, 0, __ATOMIC_ACQ_REL)) {
+			/* it reads the file after the events seen: an armed reload is its */
+			w.deadline = 0;
+			__atomic_store_n(&app->watch_armed, 0, __ATOMIC_RELAXED);
 			watch_arm(app, &w); /* the chain may lead elsewhere now */
 			rps_control_reload(app, "SIGHUP");
 		}

@@ -2,10 +2,17 @@
 /*
  * rules.c: the steering rules of the application: every --rule, then the file's [rules],
  * resolved against the workers and consumers, built (librte_acl) on the control thread and
- * published under RCU like the maps; each rule's hits summed over the RX lcores.
+ * published under RCU like the maps; each rule's hits summed over the RX lcores, since its
+ * set was taken and since start.
+ *
+ * Since start: each RX lcore counts a rule's hits in the rule's slot (rps_rules.h), never
+ * reset. A text keeps its slot in every set that holds it (rules_slots()), so its count goes
+ * on across reloads; a slot goes to another text only once no RX lcore can count in it any
+ * more, its count then the new text's zero (base).
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_errno.h>
@@ -25,8 +32,84 @@ rule_origin(const struct rps_app *app, const struct rps_config *c, uint16_t i, c
 			 c->rule_line[i - app->opt.nb_rules]);
 }
 
+/* The RX lcores' counts of slot @p k, summed. */
+static uint64_t
+slot_count(const struct rps_app *app, uint16_t k)
+{
+	uint64_t sum = 0;
+
+	for (uint16_t r = 0; r < app->nb_rx; r++)
+		sum += __atomic_load_n(&app->rx[r].rule_hits[k], __ATOMIC_RELAXED);
+	return sum;
+}
+
+/*
+ * Give each rule of @p rs (generation G, not yet published) its hit slot: the slot of its
+ * text where there is one (its count since start goes on), else one never used, else one
+ * whose last set is older than every RX lcore's (none counts in it any more: an RX lcore
+ * counts only in the slots of the set it steers by, and takes newer sets only). Control
+ * thread. @return 0, or -ENOSPC with @p err: every slot is held by a set some RX lcore may
+ * still steer by (thousands of distinct rules in reloads faster than the drains).
+ */
+static int
+rules_slots(struct rps_app *app, struct rps_rules *rs, char *err, size_t err_len)
+{
+	struct rps_rule_slots *t = app->rule_slots;
+	uint8_t mine[RPS_RULE_SLOTS] = { 0 };
+	uint32_t oldest = UINT32_MAX;
+
+	if (t == NULL) {
+		t = calloc(1, sizeof(*t));
+		if (t == NULL) {
+			snprintf(err, err_len, "cannot count the steering rules' hits: out of "
+				 "memory");
+			return -ENOMEM;
+		}
+		pthread_mutex_lock(&app->ctl_lock);
+		app->rule_slots = t;
+		pthread_mutex_unlock(&app->ctl_lock);
+	}
+	for (uint16_t r = 0; r < app->nb_rx; r++) /* 0: none yet, or taking one */
+		oldest = RTE_MIN(oldest, __atomic_load_n(&app->rx[r].rules_gen,
+							 __ATOMIC_ACQUIRE));
+	pthread_mutex_lock(&app->ctl_lock); /* readers of the slots' base */
+	for (uint16_t i = 0; i < rs->nb_rules; i++) {
+		unsigned int k, fresh = RPS_RULE_SLOTS, old = RPS_RULE_SLOTS;
+
+		for (k = 0; k < RPS_RULE_SLOTS; k++) {
+			if (mine[k])
+				continue;
+			if (t->text[k][0] == '\0') {
+				fresh = RTE_MIN(fresh, k);
+				continue;
+			}
+			if (strcmp(t->text[k], rs->text[i]) == 0)
+				break;
+			if (t->gen[k] < oldest && old == RPS_RULE_SLOTS)
+				old = k;
+		}
+		if (k == RPS_RULE_SLOTS) {
+			k = fresh != RPS_RULE_SLOTS ? fresh : old;
+			if (k == RPS_RULE_SLOTS) {
+				pthread_mutex_unlock(&app->ctl_lock);
+				snprintf(err, err_len, "steering rules: no hit counter free for rule "
+					 "'%s' (%u in use by sets not yet taken by every RX lcore): "
+					 "reload again in a moment", rs->text[i], RPS_RULE_SLOTS);
+				return -ENOSPC;
+			}
+			memcpy(t->text[k], rs->text[i], sizeof(t->text[k]));
+			t->base[k] = slot_count(app, (uint16_t)k);
+		}
+		mine[k] = 1;
+		t->gen[k] = rs->generation;
+		rs->slot[i] = (uint16_t)k;
+	}
+	pthread_mutex_unlock(&app->ctl_lock);
+	return 0;
+}
+
 int
-rps_app_rules_build(const struct rps_app *app, const struct rps_config *c,
+rps_app_rules_build(struct rps_app *app, const struct rps_config *c,
 		    struct rps_rules **out, char *err, size_t err_len)
 {
 	static struct rps_rule rules[RPS_RULES_MAX]; /* control thread, or start-up: one caller */
@@ -34,6 +117,7 @@ rps_app_rules_build(const struct rps_app *app, const struct rps_config *c,
 	const uint16_t nb_file = c != NULL ? c->nb_rules : 0;
 	const uint16_t n = (uint16_t)(app->opt.nb_rules + nb_file);
 	struct rps_rules *rs;
+	int rc;
 
 	*out = NULL;
 	if (n > RPS_RULES_MAX) {
@@ -66,6 +150,11 @@ rps_app_rules_build(const struct rps_app *app, const struct rps_config *c,
 		snprintf(err, err_len, "cannot build %u steering rules: %s", n,
 			 rte_strerror(rte_errno));
 		return -ENOMEM;
+	}
+	rc = rules_slots(app, rs, err, err_len);
+	if (rc < 0) {
+		rps_rules_free(rs);
+		return rc;
 	}
 	*out = rs;
 	return 1;
@@ -109,6 +198,8 @@ rps_app_rules_fini(struct rps_app *app)
 {
 	rps_rules_free(app->rules);
 	app->rules = NULL;
+	free(app->rule_slots);
+	app->rule_slots = NULL;
 }
 
 uint64_t
@@ -118,20 +209,29 @@ rps_app_rule_hits(const struct rps_app *app, const struct rps_rules *rs, uint16_
 
 	for (uint16_t r = 0; r < app->nb_rx; r++) {
 		const struct rps_rx_lcore *rx = &app->rx[r];
-		/* a sequence count: the RX lcore zeroes its hits between two stores of rules_gen
-		 * (0 while it does); only counts read between two loads of this set's
-		 * generation are this set's */
+		/* a sequence count: the RX lcore sets the set's base between two stores of
+		 * rules_gen (0 while it does); only a base read between two loads of this
+		 * set's generation is this set's */
 		uint32_t g1 = __atomic_load_n(&rx->rules_gen, __ATOMIC_ACQUIRE);
-		uint64_t v;
+		uint64_t base, v;
 
 		if (g1 != rs->generation)
 			continue; /* it has not steered by this set yet */
-		v = __atomic_load_n(&rx->rule_hits[i], __ATOMIC_RELAXED);
+		base = __atomic_load_n(&rx->rule_base[i], __ATOMIC_RELAXED);
+		v = __atomic_load_n(&rx->rule_hits[rs->slot[i]], __ATOMIC_RELAXED);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&rx->rules_gen, __ATOMIC_RELAXED) == g1)
-			sum += v;
+			sum += v - base;
 	}
 	return sum;
+}
+
+uint64_t
+rps_app_rule_hits_total(const struct rps_app *app, const struct rps_rules *rs, uint16_t i)
+{
+	const uint16_t k = rs->slot[i];
+
+	return slot_count(app, k) - (app->rule_slots != NULL ? app->rule_slots->base[k] : 0);
 }
 
 const char *

@@ -138,7 +138,8 @@ drained(struct rps_app *app, const struct rps_rx_lcore *rx)
  * them (rps_backlog_passed(), the moves' test; a worker marked failed is not waited for, as
  * a failover), so no flow has a new packet processed before its old ones. Meanwhile the RX
  * lcore takes nothing from its queues (the packets wait in the NIC), a drain of the
- * backlogs, once per reload. Its hits restart for the new set.
+ * backlogs, once per reload. The new set's hits count from here (rule_base); each rule's
+ * count since start goes on in its slot.
  * @return 1 when @p rs (NULL: none) is the set to steer by, 0 while the workers drain.
  */
 static int
@@ -154,11 +155,11 @@ rules_take(struct rps_app *app, struct rps_rx_lcore *rx, const struct rps_rules 
 	}
 	if (!drained(app, rx))
 		return 0;
-	/* hits restart: a sequence count for rps_app_rule_hits() */
+	/* the set's hits start here: a sequence count for rps_app_rule_hits() */
 	__atomic_store_n(&rx->rules_gen, 0, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	for (unsigned int i = 0; i < RPS_RULES_MAX; i++)
-		__atomic_store_n(&rx->rule_hits[i], 0, __ATOMIC_RELAXED);
+	for (uint16_t i = 0; rs != NULL && i < rs->nb_rules; i++)
+		__atomic_store_n(&rx->rule_base[i], rx->rule_hits[rs->slot[i]], __ATOMIC_RELAXED);
 	__atomic_store_n(&rx->rules_gen, gen, __ATOMIC_RELEASE);
 	return 1;
 }

@@ -448,25 +448,34 @@ globals(struct rps_expo *e, const struct rps_app *app, const struct locked *lk)
 }
 
 /* Each steering rule's hits (rules.c), labelled with its index in match order, text and
- * action; they restart with a reload that changes the rules (a counter reset). */
+ * action: since start (a counter: a reload goes on counting a rule whose text it keeps), and
+ * since the set was taken (a gauge: it starts again with a reload that changes the rules). */
 static void
 rule_metrics(struct rps_expo *e, struct rps_app *app)
 {
 	const struct rps_rules *rs;
 
-	rps_expo_family(e, "dpdk_rps_rule_hits", RPS_EXPO_COUNTER,
-			"packets each steering rule matched (--rule, [rules]), since its set was "
-			"taken");
 	pthread_mutex_lock(&app->ctl_lock); /* the set stays while it is held */
 	rs = app->rules;
-	for (uint16_t i = 0; rs != NULL && i < rs->nb_rules; i++) {
-		char idx[8], act[48];
-		const struct rps_expo_label l[] = {
-			{ "rule", idx }, { "text", rs->text[i] },
-			{ "action", rps_app_rule_action(rs, i, act, sizeof(act)) } };
+	for (int since_reload = 0; since_reload < 2; since_reload++) {
+		if (since_reload)
+			rps_expo_family(e, "dpdk_rps_rule_hits_since_reload", RPS_EXPO_GAUGE,
+					"packets each steering rule matched since the reload that "
+					"last changed the rules");
+		else
+			rps_expo_family(e, "dpdk_rps_rule_hits", RPS_EXPO_COUNTER,
+					"packets each steering rule matched (--rule, [rules]) "
+					"since start, across the reloads that kept it");
+		for (uint16_t i = 0; rs != NULL && i < rs->nb_rules; i++) {
+			char idx[8], act[48];
+			const struct rps_expo_label l[] = {
+				{ "rule", idx }, { "text", rs->text[i] },
+				{ "action", rps_app_rule_action(rs, i, act, sizeof(act)) } };
 
-		snprintf(idx, sizeof(idx), "%u", i);
-		rps_expo_u64(e, l, 3, rps_app_rule_hits(app, rs, i));
+			snprintf(idx, sizeof(idx), "%u", i);
+			rps_expo_u64(e, l, 3, since_reload ? rps_app_rule_hits(app, rs, i) :
+				     rps_app_rule_hits_total(app, rs, i));
+		}
 	}
 	pthread_mutex_unlock(&app->ctl_lock);
 }

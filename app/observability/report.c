@@ -350,16 +350,55 @@ summary_rules(const struct rps_app *app, FILE *out)
 
 	if (rs == NULL || rs->nb_rules == 0)
 		return;
-	fprintf(out, "  %4s %14s  %-22s %s\n", "rule", "hits", "action", "match");
+	/* hits: since the set was taken (the last reload that changed the rules); since
+	 * start: every set that held the rule's text */
+	fprintf(out, "  %4s %14s %14s  %-22s %s\n", "rule", "hits", "since start", "action",
+		"match");
 	for (uint16_t i = 0; i < rs->nb_rules; i++) {
 		char act[48];
 		const char *arrow = strstr(rs->text[i], " -> ");
 
-		fprintf(out, "  %4u %14" PRIu64 "  %-22s %.*s\n", i, rps_app_rule_hits(app, rs, i),
+		fprintf(out, "  %4u %14" PRIu64 " %14" PRIu64 "  %-22s %.*s\n", i,
+			rps_app_rule_hits(app, rs, i), rps_app_rule_hits_total(app, rs, i),
 			rps_app_rule_action(rs, i, act, sizeof(act)),
 			arrow != NULL ? (int)(arrow - rs->text[i]) : 3,
 			arrow != NULL ? rs->text[i] : "any"); /* "-> drop": every IP packet */
 	}
+}
+
+/* The ports' forwarded summed: each packet that left by a TX queue or reached a consumer,
+ * once however many fragments. */
+static uint64_t
+forwarded_total(const struct rps_lcore_stats *t)
+{
+	uint64_t sum = 0;
+
+	for (unsigned int k = 0; k < RPS_PORT_SLOTS; k++)
+		sum += t->port[k].forwarded;
+	return sum;
+}
+
+/*
+ * processed and tx_packets taken apart into counters shown beside them (docs/operations.md,
+ * "What adds up"): a packet is processed once, as forwarded, consumed or a fragment absorbed
+ * into its datagram; a forwarded packet is one frame, or tx_fragments frames for each of the
+ * tx_fragmented ones. The respond stage's answers are forwarded packets.
+ */
+static void
+summary_reconcile(const struct rps_lcore_stats *t, FILE *out)
+{
+	const uint64_t fwd = forwarded_total(t);
+	const uint64_t answers = t->arp_replies + t->icmp_echo_replies + t->icmp6_echo_replies +
+				 t->nd_replies + t->udp_echo_replies;
+
+	fprintf(out, "  processed %" PRIu64 " = forwarded %" PRIu64 " + consumed %" PRIu64
+		" + frags_absorbed %" PRIu64 ";  tx_packets %" PRIu64 " = forwarded %" PRIu64
+		" - tx_fragmented %" PRIu64 " + tx_fragments %" PRIu64 ";  answers %" PRIu64
+		" among forwarded\n", t->processed, fwd, t->consumed, t->frags_absorbed,
+		t->tx_packets, fwd, t->tx_fragmented, t->tx_fragments, answers);
+	if (t->processed != fwd + t->consumed + t->frags_absorbed ||
+	    t->tx_packets + t->tx_fragmented != fwd + t->tx_fragments)
+		fprintf(out, "  WARNING: processed or tx_packets does not add up\n");
 }
 
 void
@@ -376,11 +415,15 @@ rps_report_summary(const struct rps_app *app, FILE *out)
 	fprintf(out, "  rx_packets %" PRIu64 "  processed %" PRIu64 "  tx_packets %" PRIu64
 		"  dropped %" PRIu64 "\n", s->rx.rx_packets, s->total.processed,
 		s->total.tx_packets, rps_stats_dropped_total(&s->total));
+	summary_reconcile(&s->total, out);
 	/* beside the invariant, what it cannot count: packets the ports never handed over */
 	fprintf(out, "  not received (outside rx_packets): rx_nombuf %" PRIu64 "  imissed %"
 		PRIu64 "\n", app->port_stats.rx_nombuf, app->port_stats.imissed);
+	/* the reasons that happened; every one with --verbose (the JSON has them all) */
 	for (unsigned int r = 0; r < RPS_DROP_MAX; r++)
-		fprintf(out, "    %-16s %" PRIu64 "\n", rps_drop_name(r), s->total.dropped[r]);
+		if (s->total.dropped[r] != 0 || app->opt.verbose)
+			fprintf(out, "    %-16s %" PRIu64 "\n", rps_drop_name(r),
+				s->total.dropped[r]);
 	fprintf(out, "  %5s %14s %14s %8s %12s %12s\n", "lcore", "received_rps", "processed",
 		"hwm", "time_squeeze", "dropped");
 	for (uint16_t i = 0; i < s->nb; i++)
@@ -508,7 +551,8 @@ json_consumers(FILE *f, const struct rps_app *app)
 	fprintf(f, "%s],", app->nb_consumers ? "\n  " : "");
 }
 
-/* "rules": each steering rule in match order, its action and hits; [] without rules. */
+/* "rules": each steering rule in match order, its action and hits (since the set was taken,
+ * since start); [] without rules. */
 static void
 json_rules(FILE *f, const struct rps_app *app)
 {
@@ -521,8 +565,9 @@ json_rules(FILE *f, const struct rps_app *app)
 
 		fprintf(f, "%s\n    {\"rule\": ", i ? "," : "");
 		json_str(f, rs->text[i]);
-		fprintf(f, ", \"action\": \"%s\", \"hits\": %" PRIu64 "}",
-			rps_app_rule_action(rs, i, act, sizeof(act)), rps_app_rule_hits(app, rs, i));
+		fprintf(f, ", \"action\": \"%s\", \"hits\": %" PRIu64 ", \"hits_since_start\": %"
+			PRIu64 "}", rps_app_rule_action(rs, i, act, sizeof(act)),
+			rps_app_rule_hits(app, rs, i), rps_app_rule_hits_total(app, rs, i));
 	}
 	fprintf(f, "%s],", n ? "\n  " : "");
 }

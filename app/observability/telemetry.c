@@ -314,6 +314,17 @@ info_build(struct tel_out *o, const void *arg)
 	tel_u64(o, "tsc_hz", rte_get_tsc_hz());
 	tel_u64(o, "config_generation", __atomic_load_n(&app->generation, __ATOMIC_ACQUIRE));
 	tel_str(o, "hash", rps_hash_mode_name(app->opt.hash_mode));
+	/* both directions of a connection on one worker or not: what a pair needs (pairs.c
+	 * turns it on for one unless told off) */
+	tel_str(o, "symmetric", rps_sym_mode_name((enum rps_sym_mode)app->opt.symmetric));
+	tel_open(o, &w, RTE_TEL_STRING_VAL);
+	for (uint16_t i = 0; i < app->opt.nb_fwd; i++) {
+		char pair[16];
+
+		snprintf(pair, sizeof(pair), "%u:%u", app->opt.fwd[i].a, app->opt.fwd[i].b);
+		tel_arr_str(&w, pair);
+	}
+	tel_close(o, "pairs", &w);
 	tel_str(o, "stages", app->opt.stages_text);
 	tel_int(o, "ready", __atomic_load_n(&app->ready, __ATOMIC_ACQUIRE));
 	tel_str(o, "build_cpu", app->cpu.build);
@@ -658,7 +669,7 @@ struct rules_arg {
 	uint32_t generation, nb, first, count;
 	char text[TEL_RULES_PAGE][RPS_RULE_TEXT_MAX];
 	char action[TEL_RULES_PAGE][48];
-	uint64_t hits[TEL_RULES_PAGE];
+	uint64_t hits[TEL_RULES_PAGE], hits_total[TEL_RULES_PAGE];
 };
 
 static void
@@ -670,7 +681,7 @@ rules_build(struct tel_out *o, const void *arg)
 
 	tel_u64(o, "nb_rules", a->nb);
 	tel_u64(o, "max_rules", RPS_RULES_MAX);
-	tel_u64(o, "generation", a->generation);
+	tel_u64(o, "rules_generation", a->generation);
 	tel_u64(o, "first", a->first);
 	tel_open(o, &rs, RTE_TEL_CONTAINER);
 	for (uint32_t i = 0; i < a->count; i++) {
@@ -680,13 +691,15 @@ rules_build(struct tel_out *o, const void *arg)
 		tel_str(&c, "rule", a->text[i]);
 		tel_str(&c, "action", a->action[i]);
 		tel_u64(&c, "hits", a->hits[i]);
+		tel_u64(&c, "hits_since_start", a->hits_total[i]);
 		snprintf(name, sizeof(name), "%u", a->first + i);
 		tel_close(&rs, name, &c);
 	}
 	tel_close(o, "rules", &rs);
 }
 
-/* Each steering rule from FIRST (a page of 32): its text, action and hits, in match order. */
+/* Each steering rule from FIRST (a page of 32): its text, action and hits (since its set was
+ * taken, since start), in match order. */
 static int
 tel_rules(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -711,6 +724,7 @@ tel_rules(const char *cmd, const char *params, struct rte_tel_data *d)
 			memcpy(a->text[i], rs->text[k], sizeof(a->text[i]));
 			rps_app_rule_action(rs, k, a->action[i], sizeof(a->action[i]));
 			a->hits[i] = rps_app_rule_hits(app, rs, k);
+			a->hits_total[i] = rps_app_rule_hits_total(app, rs, k);
 		}
 	}
 	pthread_mutex_unlock(&app->ctl_lock);
@@ -1321,6 +1335,7 @@ config_build(struct tel_out *o, const void *arg)
 		(rte_rdtsc() - app->last_reload_tsc) / rte_get_tsc_hz());
 	tel_u64(o, "reloads_ok", app->reloads_ok);
 	tel_u64(o, "reloads_failed", app->reloads_failed);
+	tel_u64(o, "reloads_unchanged", app->reloads_unchanged);
 	tel_u64(o, "watch_events", __atomic_load_n(&app->watch_events, __ATOMIC_RELAXED));
 	tel_u64(o, "watch_names", __atomic_load_n(&app->watch_names, __ATOMIC_RELAXED));
 	tel_int(o, "watch_armed", __atomic_load_n(&app->watch_armed, __ATOMIC_RELAXED));

@@ -379,6 +379,7 @@ static const struct opt_bind {
 	[RPS_SET_DURATION] = { 0, 0, 0, h_duration },
 	[RPS_SET_EXIT_WHEN_IDLE] = { FIELD(exit_when_idle), 0, NULL },
 	[RPS_SET_SUMMARY_JSON] = { 0, 0, 0, h_summary },
+	[RPS_SET_VERBOSE] = { FIELD(verbose), 0, NULL },
 	[RPS_SET_STAGES] = { 0, 0, 0, h_stages },
 	[RPS_SET_FLOW_TABLE_SIZE] = { FIELD(flow_table_size), 0, NULL },
 	[RPS_SET_FLOW_TIMEOUT] = { FIELD(flow_timeout_ms), 1000, NULL },

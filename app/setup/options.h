@@ -79,6 +79,7 @@ struct rps_options {
 	const char *config_path;      /* --config FILE */
 	int reorder_safe;             /* remaps never reorder a flow (default on) */
 	int check_order;              /* measure reordering at the steering point */
+	int verbose;                  /* --verbose: the summary lists every drop reason */
 	int recycle;                  /* --recycle-mbufs: consumed mbufs go back to their RX lcore */
 	int strict_modes;             /* --strict-modes: refuse a config file others can change */
 	int flow_limit;               /* --flow-limit: the kernel's per-backlog flow limit */

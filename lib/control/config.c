@@ -21,6 +21,7 @@
 #include "rps_listen.h"
 #include "rps_number.h"
 #include "rps_safepath.h"
+#include "rps_siphash.h"
 #include "rps_counters.h"
 #include "rps_settings.h"
 
@@ -914,8 +915,12 @@ rps_config_load_file(const char *path, struct rps_config *cfg, struct rps_config
 	rc = read_stable(path, r, err, err_len);
 	if (rc < 0)
 		goto out;
-	if (info != NULL)
+	if (info != NULL) {
+		static const struct rps_siphash_key key = { { 0x6470646b2d727073ull, 0x636f6e666967ull } };
+
 		check_file_safety(path, &r[1].st, info->unsafe, sizeof(info->unsafe));
+		info->digest = rps_siphash24(&key, r[1].buf, r[1].len);
+	}
 	rc = parse_text(r[1].buf, r[1].len, path, cfg, err, err_len);
 out:
 	free(r[0].buf);

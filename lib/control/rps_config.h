@@ -183,6 +183,10 @@ struct rps_config_file {
 	 * caller decides (the application refuses it unless --strict-modes off).
 	 */
 	char unsafe[512];
+	/** SipHash-2-4 of the bytes read (under a fixed key: it tells a change, it keeps no
+	 * secret), whenever the file could be read: a reload can tell a file it applied
+	 * already. */
+	uint64_t digest;
 };
 
 /**

@@ -34,7 +34,7 @@ enum rps_setting_id {
 	RPS_SET_HASH_SEED, RPS_SET_SYMMETRIC, RPS_SET_SYMMETRIC_XOR, RPS_SET_INNER,
 	RPS_SET_VXLAN_PORT, RPS_SET_RSS_KEY, RPS_SET_BACKLOG, RPS_SET_BURST, RPS_SET_RECYCLE,
 	RPS_SET_TX_PORT, RPS_SET_MBUFS, RPS_SET_MTU, RPS_SET_STATS_INTERVAL, RPS_SET_DURATION,
-	RPS_SET_EXIT_WHEN_IDLE, RPS_SET_SUMMARY_JSON, RPS_SET_STAGES, RPS_SET_FLOW_TABLE_SIZE,
+	RPS_SET_EXIT_WHEN_IDLE, RPS_SET_SUMMARY_JSON, RPS_SET_VERBOSE, RPS_SET_STAGES, RPS_SET_FLOW_TABLE_SIZE,
 	RPS_SET_FLOW_TIMEOUT, RPS_SET_FRAG_MAX, RPS_SET_FRAG_MBUFS, RPS_SET_FRAG_TIMEOUT,
 	RPS_SET_RESPOND_IP, RPS_SET_RESPOND_IP6, RPS_SET_UDP_ECHO_PORT, RPS_SET_RESPOND_RATE,
 	RPS_SET_RESPOND_BURST, RPS_SET_FLOWS_JSON, RPS_SET_CONFIG, RPS_SET_STRICT_MODES,
@@ -65,7 +65,9 @@ enum rps_setting_when {
 
 /* .flags */
 #define RPS_SETTING_FILE_WORD 1u /* the file takes .word in place of a number (-1) */
-#define RPS_SETTING_SECRET 2u    /* a key: no message, log or reply ever shows its value */
+#define RPS_SETTING_SECRET 2u    /* a key: no message or log ever shows its value; the only
+				  * reply that may is /rps/config, the seed and the key to the
+				  * owner (telemetry.c secrets_visible()) */
 
 struct rps_setting {
 	const char *name;      /* its name everywhere: the flag, or the key when file only */

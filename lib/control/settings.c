@@ -106,7 +106,10 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 		.lo = 0, .hi = UINT32_MAX, .what = "a 32-bit number ", .unit = "",
 		.def = "random",
 		.help = "jhash seed (default: random at start)",
-		.doc = "the jhash seed (set it to get the same flow to worker assignment across runs)",
+		.doc = "the jhash seed (set it to get the same flow to worker assignment across "
+			"runs); a secret, never printed or logged: `/rps/config` shows it to the "
+			"owner, only while EAL's runtime directory is closed to group and others "
+			"(`hidden` otherwise)",
 	},
 	[RPS_SET_SYMMETRIC] = {
 		.name = "symmetric", .flag = "symmetric",
@@ -176,7 +179,9 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 			"hex (`6d5a56da...` or `6d:5a:56:da:...`); with `--symmetric-xor` it must "
 			"repeat one 16-bit pattern (else exit 2). The default is a 40-byte key drawn "
 			"from `getrandom(2)` at each start (as Linux's `netdev_rss_key_fill`), never "
-			"printed: set one only to reproduce a NIC's placement",
+			"printed or logged: `/rps/config` shows it to the owner, only while EAL's "
+			"runtime directory is closed to group and others (`hidden` otherwise). Set "
+			"one only to reproduce a NIC's placement",
 	},
 	[RPS_SET_BACKLOG] = {
 		.name = "backlog", .flag = "backlog", .metavar = "N",
@@ -284,6 +289,15 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 		.def = "none",
 		.help = "write the exit summary as JSON to FILE",
 		.doc = "write the exit summary as JSON",
+	},
+	[RPS_SET_VERBOSE] = {
+		.name = "verbose", .flag = "verbose",
+		.type = RPS_SETTING_SWITCH, .when = RPS_SETTING_START,
+		.def = "off",
+		.help = "the exit summary lists every drop reason, those at 0 too (default: "
+			"those that are not 0)",
+		.doc = "the exit summary lists every drop reason, those at 0 too (the JSON always "
+			"has them all)",
 	},
 	[RPS_SET_STAGES] = {
 		.name = "stages", .flag = "stages", .metavar = "LIST",

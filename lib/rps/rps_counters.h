@@ -78,6 +78,7 @@ enum rps_drop_reason {
 	X(received_rps, "packets this worker dequeued from its backlog")                     \
 	X(processed, "packets that completed processing (consumed, transmitted, answered or absorbed into a reassembled datagram)") \
 	X(tx_packets, "frames transmitted (output and respond)")                            \
+	X(consumed, "packets that completed processing without leaving: no output stage, or a port with nowhere to send (counted as processed)") \
 	X(consumer_delivered, "--consumers: packets this worker handed to consumers' memif queues (a copy to each consumer group; on a shared consumer, the others' packets it sent too)") \
 	X(tx_fragmented, "packets above the TX port's MTU re-fragmented and sent whole")     \
 	X(tx_fragments, "frames those re-fragmented packets became on the wire")             \

@@ -34,6 +34,9 @@ struct rps_flow_key; /* rps_hash.h */
 
 /** At most this many rules (the command line's and the file's together). */
 #define RPS_RULES_MAX 256
+/** Hit counters a steering context has (rps_steer.h rule_hits): a rule counts in its set's
+ * slot[] of it, so that a caller can keep a rule's count across the sets that hold it. */
+#define RPS_RULE_SLOTS (4 * RPS_RULES_MAX)
 /** A rule's text as rps_rule_format() writes it, with its NUL. */
 #define RPS_RULE_TEXT_MAX 160
 /** rps_rules_classify(): no rule matched. */
@@ -96,6 +99,10 @@ struct rps_rules {
 	uint16_t target[RPS_RULES_MAX];  /**< resolved: a worker or RPS_RULE_DROP */
 	struct rps_rule rule[RPS_RULES_MAX];
 	char text[RPS_RULES_MAX][RPS_RULE_TEXT_MAX]; /**< as rps_rule_format() */
+	/** where rule i counts its hits: rule_hits[slot[i]] of the steering context, below
+	 * RPS_RULE_SLOTS and each distinct in the set. rps_rules_build() sets slot[i] = i; a
+	 * caller that keeps a rule's count across sets sets its own before publishing it. */
+	uint16_t slot[RPS_RULES_MAX];
 };
 
 /**

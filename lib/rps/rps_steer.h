@@ -62,7 +62,8 @@ struct rps_steer_ctx {
 	const struct rps_rules *rules; /**< steering rules checked before the map, or NULL: the
 				      * caller sets it before each burst (read under RCU); every
 				      * target must be below nb_workers */
-	uint64_t *rule_hits;         /**< [RPS_RULES_MAX] hits of each rule of ctx->rules, this
+	uint64_t *rule_hits;         /**< [RPS_RULE_SLOTS] hits of each rule of ctx->rules in
+				      * its slot (rps_rules.h: rule_hits[rules->slot[i]]), this
 				      * RX lcore the only writer; needed with rules */
 	uint32_t held;               /**< packets held for full backlogs (backpressure) */
 	uint16_t nb_held;            /**< workers with held packets: touched[0..nb_held) */
@@ -382,7 +383,8 @@ rps_steer_sanitize(struct rte_mbuf **pkts, uint16_t n, uint16_t port, struct rps
  * the seed's behaviour (a new map applies at once and may reorder). Every map published for
  * a queue must carry a new generation (the settled check compares pointer and generation,
  * so a new map that reuses a freed one's address is still seen as new). With @p bstats
- * (NULL: none) every packet is counted in its map bucket.
+ * (NULL: none) every packet the map steers is counted in its map bucket (not one a rule sent
+ * to its worker: the bucket's owner never gets it).
  *
  * With ctx->rules, the rules come first (rps_rules_classify() over the burst, hits counted in
  * ctx->rule_hits): a packet a drop rule matches is freed and counted as `rule`; one a worker

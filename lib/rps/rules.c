@@ -494,6 +494,7 @@ rps_rules_build(const struct rps_rule *rules, const uint16_t *targets, uint16_t 
 	for (uint16_t i = 0; i < n; i++) {
 		rs->rule[i] = rules[i];
 		rs->target[i] = targets[i];
+		rs->slot[i] = i;
 		rps_rule_format(&rules[i], rs->text[i], sizeof(rs->text[i]));
 		any4 |= rules[i].family != 6;
 		any6 |= rules[i].family != 4;

@@ -144,13 +144,18 @@ bucket_stats_resize(struct rps_bucket_stats *s, uint32_t mask)
 	__atomic_store_n(&s->epoch, s->epoch + 1, __ATOMIC_RELEASE);
 }
 
-/* Count a burst in its map buckets (plain stores: this lcore is the only writer). */
+/* Count a burst in its map buckets (plain stores: this lcore is the only writer), but not
+ * the packets a rule sent to its worker (@p rt, NULL: none): they are not the bucket's, its
+ * owner never sees them (and a move of the bucket would not move them). */
 static inline void
 bucket_stats_add(struct rps_bucket_stats *s, const struct rps_map *map, const uint32_t *hv,
-		 struct rte_mbuf *const *pkts, uint16_t n)
+		 const uint16_t *rt, struct rte_mbuf *const *pkts, uint16_t n)
 {
 	for (uint16_t i = 0; i < n; i++) {
 		struct rps_bucket_ctr *c = &s->b[rps_map_bucket(map, hv[i])];
+
+		if (rt != NULL && rt[i] != RPS_RULE_NONE)
+			continue;
 
 		c->packets++;
 		c->bytes += pkts[i]->pkt_len;
@@ -679,7 +684,7 @@ rules_pass(struct rps_steer_ctx *ctx, struct rte_mbuf **pkts, uint16_t n, int sh
 		uint16_t r = rt[i], t = RPS_RULE_NONE;
 
 		if (r != RPS_RULE_NONE) {
-			ctx->rule_hits[r]++;
+			ctx->rule_hits[rs->slot[r]]++;
 			t = rs->target[r];
 			if (t == RPS_RULE_DROP) {
 				rps_stats_port_drop(ctx->stats, m, RPS_DROP_RULE);
@@ -768,7 +773,7 @@ rps_steer_burst(struct rps_steer_ctx *ctx, const struct rps_map *map,
 			for (uint16_t i = 0; i < n; i++)
 				rps_order_stamp(ctx->order, pkts[i], hv[i], ctx->queue);
 		if (bstats != NULL)
-			bucket_stats_add(bstats, map, hv, pkts, n);
+			bucket_stats_add(bstats, map, hv, rt, pkts, n);
 		if (buckets == NULL || rps_buckets_settled(buckets, map)) {
 			for (uint16_t i = 0; i < n; i++)
 				tv[i] = rt != NULL && rt[i] != RPS_RULE_NONE ? rt[i] :

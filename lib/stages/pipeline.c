@@ -139,6 +139,7 @@ pipeline_run(const struct rps_pipeline *p, struct rps_stage_ctx *c, struct rte_m
 		else
 			rte_pktmbuf_free_bulk(pkts, n);
 		RPS_CTR_ADD(st->processed, n);
+		RPS_CTR_ADD(st->consumed, n);
 		RPS_CTR_ADD(st->bytes, bytes);
 	}
 }

@@ -11,6 +11,10 @@
   consumer's delivered equals its capture and what its workers received; the workers'
   consumer_delivered is a copy per group; the live lines and the summary give each
   consumer's group, workers, connected, reconnects 0.
+- Every /rps/ command and /metrics asked with two consumers connected on a looping capture:
+  each answers, and no "Invalid port_id" in the log (issue 38: consumers were ethdev ports
+  once and /rps/stats read port 65535's stats; with dpdk-rps's own memif server it no longer
+  happens, the assertion keeps it so).
 - --forward 0:1 with 2 consumers on 4 workers: each side forwarded byte for byte, the
   consumers get both directions, each conversation's two at one consumer, in order.
 - Backpressure with a consumer connected but never reading (testpmd -i), --duration 1: the
@@ -39,6 +43,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rpstest  # noqa: E402
@@ -85,9 +90,12 @@ def testpmd_stop(p):
 
 
 def run(binary, tmp, inp, tag, present, wait_ms, extra=(), lcores=LCORES, consumers='2',
-        vdevs=None, interactive=False):
+        vdevs=None, interactive=False, queries=None, stop_after=None):
     """dpdk-rps on inp (or the ports of vdevs) with --consumers CONSUMERS and testpmd
-    consumers for the indexes in present. Returns (RunResult-like dict, {index: frames})."""
+    consumers for the indexes in present. With a dict @p queries, every /rps/ command's
+    reply is put there, asked once every consumer connected and traffic flows. stop_after:
+    SIGINT that many seconds after it is ready (an endless replay).
+    Returns (RunResult-like dict, {index: frames})."""
     total = sum(int(k) for k in consumers.split(','))
     sock = os.path.join(tmp, tag + '-c%u.sock')
     prefix = rpstest.unique_prefix()
@@ -104,10 +112,30 @@ def run(binary, tmp, inp, tag, present, wait_ms, extra=(), lcores=LCORES, consum
                          timeout=30)
         for c in present:
             clients[c] = testpmd(tmp, '%s-c%d' % (tag, c), sock % c, interactive)
+        if queries is not None:
+            def connected():
+                r = rpstest.telemetry(prefix, '/rps/consumers')
+                k = r[0].get('/rps/consumers') if r else None
+                return k and all(v.get('connected') for v in k['consumers'].values())
+            rpstest.wait_for(connected, timeout=30)
+            rpstest.wait_traffic(prefix)
+            # (/rps/worker takes an lcore: the first worker's)
+            cmds = [c + (',1' if c == '/rps/worker' else '')
+                    for r in rpstest.telemetry(prefix, '/') for c in r.get('/', [])
+                    if c.startswith('/rps/')]
+            for r in rpstest.telemetry(prefix, *cmds):
+                queries.update(r)
+            where = (queries.get('/rps/info') or {}).get('metrics')
+            if where:
+                queries['/metrics'] = urllib.request.urlopen(
+                    'http://%s/metrics' % where, timeout=10).read().decode()
 
     t = threading.Thread(target=start_clients)
     t.start()
-    r = rpstest.run_rps(binary, eal, app, timeout=90, summary_path=summary, prefix=prefix)
+    stop = dict(stop_signal=signal.SIGINT, signal_after=stop_after, after_ready=True) \
+        if stop_after is not None else {}
+    r = rpstest.run_rps(binary, eal, app, timeout=90, summary_path=summary, prefix=prefix,
+                        **stop)
     t.join()
     time.sleep(0.3)
     caps = {c: testpmd_stop(p) for c, p in clients.items()}
@@ -351,6 +379,34 @@ def check_absent(F, binary, tmp, inp, frames):
         k0['delivered'], k1['dropped']['consumer_absent']))
 
 
+def check_telemetry_log(F, binary, tmp, inp):
+    """Every /rps/ command and /metrics asked while two consumers are connected and the
+    capture loops (issue 38): each answers, /rps/stats with the workers' counters, and nothing
+    in the log
+    names an invalid port (consumers are no ethdev ports: before dpdk-rps had its own memif
+    server, /rps/stats read the stats of port 65535 and EAL logged "Invalid port_id=65535")."""
+    ctx = 'telemetry with consumers'
+    replies = {}
+    r, caps, clients = run(binary, tmp, inp, 'tel', (0, 1), 30000,
+                           ['--metrics', '0'], queries=replies, stop_after=4,
+                           vdevs=[rpstest.pcap_vdev(rx=inp, infinite_rx=True)])
+    s = rpstest.check_exit(F, r, ctx)
+    if s is None:
+        return
+    F.check('dpdk_rps_consumer_delivered_total' in (replies.get('/metrics') or ''),
+            '%s: no /metrics page with the consumers' % ctx)
+    st = replies.get('/rps/stats')
+    F.check(isinstance(st, dict) and st.get('processed', 0) > 0 and 'nb_workers' in st,
+            '%s: /rps/stats %r' % (ctx, st))
+    F.check(len(replies) >= 10 and None not in replies.values(), '%s: %d commands, those '
+            'that did not answer: %s' % (ctx, len(replies),
+                                         [c for c, v in replies.items() if v is None]))
+    bad = [ln for ln in (r.stdout + r.stderr).splitlines() if 'Invalid port_id' in ln]
+    F.check(not bad, '%s: the log names an invalid port: %s' % (ctx, bad[:3]))
+    print('%s: %d /rps/ commands asked, %d lines naming an invalid port; consumers got %s' % (
+        ctx, len(replies), len(bad), {c: len(v or []) for c, v in caps.items()}), flush=True)
+
+
 def check_reconnect(F, binary, tmp, inp):
     """A consumer killed mid-run (SIGKILL, as a crash) and a new one started at its socket:
     dpdk-rps keeps running, counts consumer 1's packets absent meanwhile and one reconnect,
@@ -589,6 +645,7 @@ def main():
         rpstest.write_pcap(os.path.join(tmp, 'empty.pcap'), [])
         check_refusals(F, binary, tmp, inp)
         check_shared_groups(F, binary, tmp, inp, frames)
+        check_telemetry_log(F, binary, tmp, inp)
         check_forward(F, binary, tmp, frames)
         check_stuck(F, binary, tmp, inp)
         check_absent(F, binary, tmp, inp, frames)

@@ -42,6 +42,30 @@ def mentions(text, name):
     return '`%s`' % name in text or '`%s.' % name in text
 
 
+# What telemetry.c's secrets_visible() does, as every doc that says it words it.
+SECRETS_RULE = 'closed to group and others'
+
+
+def secrets_rule(conf, security, keys):
+    """The docs that say when /rps/config shows the jhash seed and the Toeplitz key say the
+    same: to the owner, while EAL's runtime directory is closed to group and others, `hidden`
+    otherwise. Returns the errors."""
+    errs = []
+    said = {}
+    for opt in ('--hash-seed', '--rss-key'):
+        row = re.search(r'^\| `%s [^\n]*' % opt, conf, re.M)
+        said['docs/configuration.md, the %s row' % opt] = row.group(0) if row else ''
+    para = [p for p in security.split('\n\n') if 'secret' in p and '/rps/config' in p]
+    said['docs/security.md, where it says /rps/config shows the secrets'] = '\n'.join(para)
+    said['docs/steering-keys.md'] = keys
+    for where, text in said.items():
+        flat = ' '.join(text.split())
+        if not ('`/rps/config`' in flat and SECRETS_RULE in flat and '`hidden`' in flat):
+            errs.append('%s does not say when /rps/config shows the secrets as the others '
+                        'do ("%s", `hidden` otherwise)' % (where, SECRETS_RULE))
+    return errs
+
+
 def main():
     binary, root = sys.argv[1], sys.argv[2]
 
@@ -76,6 +100,10 @@ def main():
     missing = [o for o in opts if '`%s' % o not in conf]
     if missing:
         errs.append('not in docs/configuration.md: %s' % ', '.join(missing))
+    # when /rps/config shows the steering secrets: the same rule wherever the docs say it
+    # (issue 38: configuration.md said the key was never printed, security.md that
+    # /rps/config shows it when the runtime directory is closed to others)
+    errs += secrets_rule(conf, read('docs/security.md'), read('docs/steering-keys.md'))
     tel = section(read('docs/telemetry.md'), '## Commands', 'docs/telemetry.md')
     missing = [c for c in cmds if not re.search(r'^\| `%s[`,]' % re.escape(c), tel, re.M)]
     if missing:

@@ -23,7 +23,9 @@ the two directions of a conversation count differently.
    received = processed + dropped (all reasons), and forwarded is what the other port's TX
    files hold; each names the other as "to".
 3. Live: /rps/ports (telemetry) while the run is up, once both captures went through, says
-   the same per port, and the summary written at the SIGINT that follows agrees with it.
+   the same per port, and the summary written at the SIGINT that follows agrees with it;
+   /rps/info names the pair ("pairs": ["0:1"]) and the symmetric hash it steers by
+   ("symmetric": "sort", turned on for the pair).
 4. Drops by port: port 1's capture with truncated frames (parse drops them) and a slow worker
    behind a 16-packet backlog (backlog_full, test hooks): each port's drops are its own
    (truncated only on port 1), received = processed + dropped, forwarded = the other
@@ -227,8 +229,13 @@ def live_ports(F, binary, tmp, a_path, b_path, app, a_frames, b_frames):
         return ports if done else None
     try:
         ports = rpstest.wait_for(drained, timeout=30)
+        r = rpstest.telemetry_socket(prefix, '/rps/info')
+        info = r[0].get('/rps/info') if r else None
     finally:
         out, err = rpstest.stop(proc, prefix)
+    F.check(isinstance(info, dict) and info.get('pairs') == ['0:1'] and
+            info.get('symmetric') == 'sort', 'live: /rps/info does not name the pair 0:1 and '
+            'the symmetric hash: %r' % info)
     if ports is None:
         F.fail('live: /rps/ports never showed both captures through (%d frames); output: %s'
                % (n, (out + err).decode(errors='replace')[-800:]))

@@ -21,6 +21,14 @@ port 1 replays B: the same traffic with every address swapped, and a few request
    own MAC on its own TX files; the rest is consumed.
 4. Refused with exit 2 and the count it needs: respond on an RX port whose PMD has fewer TX
    queues than workers.
+5. What adds up (issue 38): the pair with reassemble and respond, port 0 also sending UDP
+   datagrams of 4000-11000 bytes in fragments (reassembled, then re-fragmented to port 1's
+   1500-byte MTU) and a few unfragmentable DF frames (tx_too_big). The summary's line
+   "processed P = forwarded F + consumed C + frags_absorbed A;  tx_packets T = forwarded F -
+   tx_fragmented R + tx_fragments N;  answers Q among forwarded" adds up, and each of its
+   terms is the JSON's counter (F the ports' forwarded, Q the replies); runs 1-3 check it too
+   (consumed in 3). Its drop reasons are those not 0 (tx_too_big alone); with --verbose
+   every reason.
 
 usage: test_forward_respond.py PATH/TO/dpdk-rps
 """
@@ -36,6 +44,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rpstest  # noqa: E402
 import test_forward as TF  # noqa: E402
 import test_respond_reflect as RR  # noqa: E402  (its request builders)
+import test_tx_mtu as TM  # noqa: E402  (its fragmented datagrams)
 
 G = rpstest.gen_traffic
 SELF4, SELF6 = RR.SELF4, RR.SELF6
@@ -164,6 +173,56 @@ def check_counts(F, ctx, s, n_in, n_arp, n_icmp, n_icmp6, n_tx):
         ctx, s['rx_packets'], s['tx_packets'], *got), flush=True)
 
 
+RECONCILE = re.compile(
+    r'^  processed (\d+) = forwarded (\d+) \+ consumed (\d+) \+ frags_absorbed (\d+);  '
+    r'tx_packets (\d+) = forwarded (\d+) - tx_fragmented (\d+) \+ tx_fragments (\d+);  '
+    r'answers (\d+) among forwarded$', re.M)
+
+
+def check_reconcile(F, ctx, res, s):
+    """The summary's line that takes processed and tx_packets apart: its terms add up to
+    both, and each is the summary JSON's counter. Returns the JSON's totals."""
+    t = totals(s)
+    m = RECONCILE.search(res.stdout)
+    if not F.check(m is not None, '%s: no "processed = forwarded + ..." line in the summary'
+                   % ctx, res):
+        return t
+    p, f, c, a, tx, f2, r, n, q = map(int, m.groups())
+    fwd = sum(v['forwarded'] for v in s['ports'].values())
+    answers = sum(t[k] for k in ('arp_replies', 'icmp_echo_replies', 'icmp6_echo_replies',
+                                 'nd_replies', 'udp_echo_replies'))
+    F.check(p == f + c + a and tx == f2 - r + n and f == f2,
+            '%s: the printed terms do not add up: %s' % (ctx, m.group(0).strip()))
+    want = (s['processed'], fwd, t['consumed'], t['frags_absorbed'], s['tx_packets'],
+            t['tx_fragmented'], t['tx_fragments'], answers)
+    F.check((p, f, c, a, tx, r, n, q) == want, '%s: printed %s, the JSON says %s' % (
+        ctx, (p, f, c, a, tx, r, n, q), want))
+    F.check('WARNING' not in res.stdout, '%s: a warning in the summary' % ctx, res)
+    print('%s: %s' % (ctx, m.group(0).strip()), flush=True)
+    return t
+
+
+def printed_reasons(res):
+    """The drop reasons the text summary lists under its first line: {reason: count}."""
+    return {m.group(1): int(m.group(2))
+            for m in re.finditer(r'^    ([a-z_0-9]+) +(\d+)$', res.stdout, re.M)}
+
+
+def big_frames(rng):
+    """Port 0's extra traffic: TM's fragmented datagrams and DF frames above the MTU.
+    Returns (frames, datagrams, DF frames)."""
+    frames, n = [], 12
+    for i in range(n):
+        frames += TM.datagram(rng, i)[1]
+    eth4 = G.eth_header(b'\x02\0\0\0\0\x02', b'\x02\0\0\0\0\x01', [], 0x0800)
+    for i in range(3):
+        src, dst = bytes([198, 18, 2, i + 1]), bytes([198, 19, 2, i + 1])
+        seg = G.udp_datagram(False, src, dst, 6000 + i, 7000, bytes(3000))
+        frames.append(eth4 + G.ipv4_header(src, dst, 17, len(seg), 1, flags_frag=0x4000) +
+                      seg)
+    return frames, n, 3
+
+
 def main():
     binary = rpstest.binary_from_argv()
     F = rpstest.Failures('test_forward_respond')
@@ -194,6 +253,9 @@ def main():
             F.extend(rpstest.check_outputs(a_ord, rest_b, exact=True), ctx + ', 0 -> 1')
             F.extend(rpstest.check_outputs(b_ord, rest_a, exact=True), ctx + ', 1 -> 0')
             check_counts(F, ctx, s, n_in, 12, 26, 10, n_in)
+            check_reconcile(F, ctx, res, s)
+            F.check(printed_reasons(res) == {}, '%s: the summary lists drop reasons at 0: %s'
+                    % (ctx, printed_reasons(res)))
 
         # 2. the control: no respond stage, every request crosses the pair as it came
         ctx = 'pair, no respond (control)'
@@ -206,6 +268,7 @@ def main():
             F.extend(rpstest.check_outputs(a_in, out_b, exact=True), ctx + ', 0 -> 1')
             F.extend(rpstest.check_outputs(b_in, out_a, exact=True), ctx + ', 1 -> 0')
             check_counts(F, ctx, s, n_in, 0, 0, 0, n_in)
+            check_reconcile(F, ctx, res, s)
 
         # 3. two plain RX ports: each answers its own, the rest is consumed
         ctx = 'two --rx-port + respond'
@@ -221,11 +284,41 @@ def main():
                     'sent that are no replies' % (ctx, sum(map(len, rest_a.values())) +
                                                   sum(map(len, rest_b.values()))))
             check_counts(F, ctx, s, n_in, 12, 26, 10, len(a_req) + len(b_req))
+            t = check_reconcile(F, ctx, res, s)
+            F.check(t['consumed'] == n_in - len(a_req) - len(b_req), '%s: consumed %d, '
+                    'expected %d' % (ctx, t['consumed'], n_in - len(a_req) - len(b_req)))
 
         # 4. a port without a TX queue per worker
         TF.refused(F, binary, tmp, 'respond, 1 TX queue', app + RESPOND + [
             '--rx-port', '0', '--rx-port', '1', '--stages', 'parse,respond'], 1,
             'answers on every RX port from each worker\'s own TX queue there: it needs 3')
+
+        # 5. fragments absorbed and re-fragmented, answers, drops: the line adds up
+        big, n_dgram, n_df = big_frames(random.Random(5))
+        c_path = os.path.join(tmp, 'c.pcap')
+        rpstest.write_pcap(c_path, mix(a_in, big, 3))
+        for verbose in ([], ['--verbose']):
+            ctx = 'pair + reassemble + respond%s' % (' --verbose' if verbose else '')
+            res, _, _ = TF.run(binary, tmp, 'big', c_path, b_path, app + RESPOND + verbose + [
+                '--forward', '0:1', '--stages', 'parse,reassemble,flow,respond,output'],
+                ntx=NTX)
+            s = rpstest.check_exit(F, res, ctx, strict=True)
+            if s is None:
+                continue
+            t = check_reconcile(F, ctx, res, s)
+            # (the generated traffic has fragments of its own, datagrams of both sizes)
+            F.check(t['frags_reassembled'] >= n_dgram and t['frags_absorbed'] > 0 and
+                    t['tx_fragmented'] >= n_dgram and t['tx_fragments'] > t['tx_fragmented'],
+                    '%s: reassembled %d, absorbed %d, re-fragmented %d into %d: the test '
+                    'needs %d datagrams reassembled and re-fragmented' % (
+                        ctx, t['frags_reassembled'], t['frags_absorbed'], t['tx_fragmented'],
+                        t['tx_fragments'], n_dgram))
+            F.check(s['dropped']['tx_too_big'] == n_df and rpstest.dropped_total(s) == n_df,
+                    '%s: dropped %s, expected tx_too_big %d alone' % (ctx, {
+                        k: v for k, v in s['dropped'].items() if v}, n_df))
+            want = dict(s['dropped']) if verbose else {'tx_too_big': n_df}
+            F.check(printed_reasons(res) == want, '%s: the summary lists the drop reasons %s, '
+                    'expected %s' % (ctx, printed_reasons(res), want))
     return F.report()
 
 

@@ -8,7 +8,10 @@ queried through dpdk-telemetry.py, in one batch, and its JSON checked. (The poll
 follows uses the socket itself: rpstest.telemetry_socket(), not a Python start-up each
 time.) Then:
 a valid config (new map) applied by SIGHUP shows up in /rps/map with a new generation and
-the traffic follows it (the dropped worker stops processing); an invalid config written by
+the traffic follows it (the dropped worker stops processing); that save and its SIGHUP are
+one reload (issue 38: the file watch applied the save again 100 ms later, generation 3), and
+a SIGHUP a second later, the file unchanged, makes no generation (reloads_unchanged, "ok
+(unchanged since generation 2)"); an invalid config written by
 replacing the file (inotify) is refused with FILE:LINE in /rps/config, generation and map
 unchanged; a good file replaced again applies; a restart-only key is reported; then a storm
 of 2000 SIGHUPs (and as many file writes) alternating maps under traffic. SIGINT: exit 0, accounting exact, no mbuf
@@ -172,6 +175,20 @@ def main():
             cf = one(prefix, '/rps/config')
             F.check(cf is not None and cf['flow_limit'] == 1,
                     'after SIGHUP flow_limit = on: /rps/config %s' % cf)
+            # one save and its SIGHUP: one reload, once the watch is quiet too
+            time.sleep(0.5)     # past the watch's 100 ms: a reload for the save would be done
+            cf = wait_for(lambda: (lambda c: c if c and c['watch_armed'] == 0 else None)(
+                one(prefix, '/rps/config')))
+            F.check(cf is not None and cf['generation'] == 2 and cf['reloads_ok'] == 1,
+                    'save + SIGHUP: not one reload: /rps/config %s' % cf)
+            # a SIGHUP with the file as applied: nothing to do, no generation
+            unchanged = cf['reloads_unchanged'] if cf else 0
+            os.kill(proc.pid, signal.SIGHUP)
+            cf = wait_for(lambda: (lambda c: c if c and c['reloads_unchanged'] > unchanged
+                                   else None)(one(prefix, '/rps/config')))
+            F.check(cf is not None and cf['generation'] == 2 and cf['reloads_ok'] == 1 and
+                    cf['last_reload_result'] == 'ok (unchanged since generation 2)',
+                    'SIGHUP, file unchanged: /rps/config %s' % cf)
             # lcore 3 drains what it had: its buckets move once it has (reorder_safe), then
             # its backlog stays empty and its count still
             F.check(rpstest.wait_worker_drained(prefix, 3),
@@ -184,9 +201,7 @@ def main():
             F.check(w3a == w3b and w1 > 0, 'traffic does not follow the map: lcore 3 '
                     'processed %d -> %d, lcore 1 pps %d' % (w3a, w3b, w1))
 
-            # an invalid file, by replacing it (inotify): refused, nothing changes. (The
-            # SIGHUP above may have been followed by a reload for the file write itself,
-            # 100 ms after it: long done, and none pending, watch_armed 0.)
+            # an invalid file, by replacing it (inotify): refused, nothing changes
             F.check(wait_for(lambda: (lambda c: c and c['watch_armed'] == 0)(
                 one(prefix, '/rps/config'))), 'a reload for the file still pending')
             gen = one(prefix, '/rps/config')['generation']

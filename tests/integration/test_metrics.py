@@ -23,8 +23,15 @@
    within 1 s (it took 50 s when the server took 32 clients at once), every silent
    connection is closed by the server within its timeout (5 s) plus a margin, and a scrape
    after that still answers. Needs no test hook.
+6. Docs (test_metrics.py BINARY docs, integration-metrics-docs; issue 38): every metric name
+   README.md and docs/*.md write (dpdk_rps_..., a * or a trailing _ a pattern) is a series
+   of a live /metrics page, as the page writes it (a counter with its _total), the pages of
+   two runs: three workers steering, and one with a consumer (no client) and a steering
+   rule, whose families only appear then; and no rps_NAME where dpdk_rps_NAME[_total] is a
+   series (docs/rules.md said rps_rule_hits for dpdk_rps_rule_hits_total). Needs no test
+   hook.
 
-usage: test_metrics.py PATH/TO/dpdk-rps [slow]
+usage: test_metrics.py PATH/TO/dpdk-rps [slow|docs]
 """
 
 import http.client
@@ -633,12 +640,88 @@ def slow_clients(F, binary, tmp):
                                                       err.decode(errors='replace')[-1500:]))
 
 
+# ------------------------------------------------------------------------- 6. docs
+
+def page_names(text):
+    """The series names of a /metrics page (0.0.4): its samples', and each # TYPE line's
+    (the sample name there too, _total included)."""
+    names = set()
+    for line in text.splitlines():
+        m = re.match(r'^# TYPE ([a-zA-Z_:][\w:]*) ', line) or \
+            re.match(r'^([a-zA-Z_:][\w:]*)[{ ]', line)
+        if m:
+            names.add(m.group(1))
+    return names
+
+
+def doc_names_checked(have, files):
+    """[(file, name, why)] for each metric name of @p files (path: text) that /metrics does
+    not write: a dpdk_rps_ name no series has (a * or a trailing _: no series matches), or
+    an rps_ name written without the dpdk_ of its series."""
+    import fnmatch
+    bad = []
+    for path, text in files.items():
+        for m in re.finditer(r'(?<![\w-])(?:dpdk_)?rps_[a-z0-9_*]+', text):
+            name = m.group(0)
+            if name.startswith('dpdk_rps_'):
+                pat = name + '*' if name.endswith('_') else name
+                if not (fnmatch.filter(have, pat) if '*' in pat else pat in have):
+                    bad.append((path, name, 'no such series on /metrics'))
+            elif any('dpdk_' + name + sfx in have for sfx in ('', '_total', '_info')):
+                bad.append((path, name, 'its series is dpdk_%s%s' % (name, next(
+                    sfx for sfx in ('', '_total', '_info') if 'dpdk_' + name + sfx in have))))
+    return bad
+
+
+def docs_names(F, binary, tmp):
+    inp = os.path.join(tmp, 'loop.pcap')
+    rpstest.write_pcap(inp, rpstest.gen_traffic.generate_frames(
+        flows=32, packets_per_flow=4, seed=3, non_ip=4))
+    runs = [('steering', ['--map', '1-3']),
+            ('a consumer and a rule', ['--map', '1-3', '--consumers', '1', '--consumer-socket',
+                                       os.path.join(tmp, 'c%u.sock'), '--rule',
+                                       'udp -> worker 1'])]
+    have = set()
+    for ctx, app in runs:
+        proc, prefix = start(binary, inp, '0@0,(1-3)@1', app + ['--metrics', '0'],
+                             infinite=True)
+        try:
+            info = rpstest.wait_ready_socket(prefix)
+            if F.check(info is not None and info.get('metrics'), '%s: never ready, or no '
+                       'metrics address: %s' % (ctx, info)):
+                s = scrape(F, 'http://%s/metrics' % info['metrics'], ctx)
+                if s is not None:
+                    have |= page_names(s.text)
+        finally:
+            out, err = rpstest.stop(proc, prefix)
+        F.check(proc.returncode == 0, '%s: exit %s: %s' % (
+            ctx, proc.returncode, err.decode(errors='replace')[-1500:]))
+    if not F.check(len(have) > 60 and 'dpdk_rps_consumer_delivered_total' in have and
+                   'dpdk_rps_rule_hits_total' in have, 'the pages have %d series names: %s'
+                   % (len(have), sorted(have)[:20])):
+        return
+    root = rpstest.SRC_ROOT
+    files = {'README.md': open(os.path.join(root, 'README.md')).read()}
+    for name in sorted(os.listdir(os.path.join(root, 'docs'))):
+        if name.endswith('.md'):
+            files['docs/' + name] = open(os.path.join(root, 'docs', name)).read()
+    bad = doc_names_checked(have, files)
+    for path, name, why in bad:
+        F.fail('%s: %s: %s' % (path, name, why))
+    print('docs: %d files, %d series names on the two pages, %d names the docs write that '
+          '/metrics does not' % (len(files), len(have), len(bad)), flush=True)
+
+
 def main():
     binary = rpstest.binary_from_argv()
     F = rpstest.Failures('test_metrics')
     if sys.argv[2:] == ['slow']:
         with rpstest.TempDir('metrics_slow') as tmp:
             slow_clients(F, binary, tmp)
+        return F.report()
+    if sys.argv[2:] == ['docs']:
+        with rpstest.TempDir('metrics_docs') as tmp:
+            docs_names(F, binary, tmp)
         return F.report()
     counters, reasons = counters_of_header()
     if len(counters) < 30 or len(reasons) < 10:

@@ -11,7 +11,13 @@
 2. A live run on a looping capture with --check-order and the rules in the file's [rules]:
    21 SIGHUP reloads flip UDP between worker 1 and worker 2 (a drain at each swap):
    /rps/rules shows the last set and its hits grow, reordered == 0; then a reload
-   with a bad rule is refused naming FILE:LINE and the running rules stay.
+   with a bad rule is refused naming FILE:LINE and the running rules stay. Its generation
+   is rules_generation (the configuration's is /rps/config's generation: two counters, two
+   names). Hits since start (issue 38): the drop rule, in every set, counts on across the
+   reloads, so at exit its hits_since_start is every rule drop (dropped.rule) while its hits
+   are only the last set's; the UDP rule's hits_since_start holds the earlier sets of its
+   text too; /metrics' dpdk_rps_rule_hits_total is since start,
+   dpdk_rps_rule_hits_since_reload the set's.
 3. A bad --rule, a rule naming a worker that does not exist, and a bad [rules] line at start
    each exit 2 naming the argument or FILE:LINE.
 
@@ -114,8 +120,8 @@ def live(F, binary, tmp, inp):
         rpstest.wait_traffic(prefix)
         t = rpstest.Telemetry(prefix)
         r0 = tel(t, '/rps/rules')
-        F.check(r0 is not None and r0['nb_rules'] == 2 and r0['generation'] == 1,
-                'live: /rps/rules at start %s' % r0)
+        F.check(r0 is not None and r0['nb_rules'] == 2 and r0.get('rules_generation') == 1 and
+                'generation' not in r0, 'live: /rps/rules at start %s' % r0)
         reloads = 21        # odd: the last set (UDP to worker 2) is not the first
         for i in range(1, reloads + 1):
             with open(cfg, 'w') as f:
@@ -129,12 +135,12 @@ def live(F, binary, tmp, inp):
             '0', {}).get('rule') == final, timeout=10)
         time.sleep(0.3)     # the file watch's last reload (same rules: no new set)
         r1 = tel(t, '/rps/rules')
-        F.check(ok and r1 is not None and r1['generation'] > 1, 'live: after %d reloads: %s'
-                % (reloads, r1))
+        F.check(ok and r1 is not None and r1.get('rules_generation', 0) > 1,
+                'live: after %d reloads: %s' % (reloads, r1))
         if r1:
             F.check(r1['rules']['0']['action'] == 'worker %d' % (1 + reloads % 2),
                     'live: rule 0 after the reloads %s' % r1['rules'])
-        gen = r1['generation'] if r1 else -1
+        gen = r1.get('rules_generation', -1) if r1 else -1
         h1 = r1['rules']['0']['hits'] if r1 else 0
         grew = rpstest.wait_for(
             lambda: (tel(t, '/rps/rules') or {}).get('rules', {}).get('0', {}).get('hits', 0)
@@ -142,12 +148,32 @@ def live(F, binary, tmp, inp):
         F.check(grew, 'live: hits of the new rules do not grow (%d)' % h1)
         # the metrics page: each rule's hits, labelled with its text and action
         where = (tel(t, '/rps/info') or {}).get('metrics')
+        r1b = tel(t, '/rps/rules') or {'rules': {}}
         page = urllib.request.urlopen('http://%s/metrics' % where, timeout=5).read().decode()
+        r1c = tel(t, '/rps/rules') or {'rules': {}}
         want_rule = 'udp -> worker %d' % (1 + reloads % 2)
-        m = re.search(r'^dpdk_rps_rule_hits_total\{rule="0",text="%s",action="worker %d"\} '
-                      r'(\d+)$' % (re.escape(want_rule), 1 + reloads % 2), page, re.M)
-        F.check(m is not None and int(m.group(1)) > 0, 'live: metrics rule hits: %s' % (
-            [ln for ln in page.splitlines() if 'rule_hits' in ln][:4]))
+        got = {}
+        for fam in ('dpdk_rps_rule_hits_total', 'dpdk_rps_rule_hits_since_reload'):
+            for i, rule in enumerate((want_rule, 'tcp src 198.18.0.0/16 -> drop')):
+                m = re.search(r'^%s\{rule="%d",text="%s",action="[^"]*"\} (\d+)$' % (
+                    fam, i, re.escape(rule)), page, re.M)
+                got[fam, i] = int(m.group(1)) if m else None
+        print('live: metrics rule hits %s' % got, flush=True)
+        F.check(None not in got.values(), 'live: metrics rule hits: %s' % (
+            [ln for ln in page.splitlines() if 'rule_hits' in ln][:6]))
+        for i in range(2):
+            b, c = r1b['rules'].get(str(i), {}), r1c['rules'].get(str(i), {})
+            F.check(got[('dpdk_rps_rule_hits_since_reload', i)] is not None and
+                    b.get('hits', -1) <= got[('dpdk_rps_rule_hits_since_reload', i)] <=
+                    c.get('hits', -1) and
+                    got[('dpdk_rps_rule_hits_total', i)] is not None and
+                    b.get('hits_since_start', -1) <= got[('dpdk_rps_rule_hits_total', i)] <=
+                    c.get('hits_since_start', -1),
+                    'live: rule %d: metrics %s between /rps/rules %s and %s' % (i, got, b, c))
+            # the drop rule is in every set: counted since start, more than the last set's
+            F.check(c.get('hits_since_start', 0) > c.get('hits', 0) > 0 if i == 1 else
+                    c.get('hits_since_start', 0) >= c.get('hits', 0) > 0,
+                    'live: rule %d since start %s' % (i, c))
         # a bad reload: refused with FILE:LINE, the running rules stay
         with open(cfg, 'w') as f:
             f.write('[rules]\nudp -> worker 1\nudp dport 70000 -> worker 1\n')
@@ -160,7 +186,7 @@ def live(F, binary, tmp, inp):
         F.check(rpstest.wait_for(refused, timeout=10), 'live: bad reload not refused with '
                 '%r: %s' % (want, (tel(t, '/rps/config') or {}).get('last_reload_result')))
         r2 = tel(t, '/rps/rules')
-        F.check(r2 is not None and r2['generation'] == gen and
+        F.check(r2 is not None and r2.get('rules_generation') == gen and
                 r2['rules']['0']['rule'] == r1['rules']['0']['rule'],
                 'live: after the refused reload %s' % r2)
         time.sleep(0.2)
@@ -178,6 +204,17 @@ def live(F, binary, tmp, inp):
     F.check(reordered == 0, 'live: reordered %d across rule swaps, expected 0' % reordered)
     F.check(s['dropped'].get('rule', 0) > 0, 'live: no rule drop counted')
     F.check(s['rx_lcore']['rule_steered'] > 0, 'live: rule_steered 0')
+    # the drop rule, in every set since start: its count since start is every rule drop
+    drop = [r for r in s['rules'] if r['action'] == 'drop']
+    F.check(len(drop) == 1 and drop[0].get('hits_since_start') == s['dropped']['rule'] and
+            drop[0]['hits'] < drop[0].get('hits_since_start', 0), 'live: the drop rule %s, '
+            'dropped.rule %d: since start must be every rule drop, the set\'s fewer' % (
+                drop, s['dropped']['rule']))
+    # the UDP rule: its text's earlier sets too, every steered packet in the two texts'
+    udp = [r for r in s['rules'] if r['rule'].startswith('udp')]
+    F.check(len(udp) == 1 and udp[0]['hits'] < udp[0].get('hits_since_start', 0) <=
+            s['rx_lcore']['rule_steered'], 'live: the UDP rule %s, rule_steered %d' % (
+                udp, s['rx_lcore']['rule_steered']))
 
 
 def usage(F, binary, tmp):

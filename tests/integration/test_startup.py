@@ -7,9 +7,9 @@ dpdk-rps takes SIGINT, SIGTERM and SIGHUP from before main() (the executable's
 (SigCgt): before that only the dynamic loader runs. For each signal and each delay of 0, 10,
 50, 200 and 600 ms after t:
 
-- SIGHUP is never fatal: it is applied once dpdk-rps is ready (a reload of its --config:
-  /rps/config reloads_ok becomes 1), the process keeps steering, and a later SIGINT stops it
-  cleanly;
+- SIGHUP is never fatal: it is applied once dpdk-rps is ready (a reload of its --config,
+  which is as it started: /rps/config reloads_unchanged becomes 1, nothing to change), the
+  process keeps steering, and a later SIGINT stops it cleanly;
 - SIGINT and SIGTERM end the process within a second, exit 0: with the summary (accounting
   holds, no mbuf left) once EAL is up, or saying "start-up interrupted by ..." before.
 
@@ -105,7 +105,8 @@ def hup_case(F, binary, tmp, ms):
     alive = proc.poll() is None
     # the reload is taken up by the control thread once it runs
     deadline = time.monotonic() + 5
-    while alive and cfg is not None and cfg.get('reloads_ok', 0) < 1 and \
+    while alive and cfg is not None and \
+            cfg.get('reloads_ok', 0) + cfg.get('reloads_unchanged', 0) < 1 and \
             time.monotonic() < deadline:
         time.sleep(0.02)
         r = rpstest.telemetry_socket(prefix, '/rps/config')
@@ -114,17 +115,20 @@ def hup_case(F, binary, tmp, ms):
     t0 = time.monotonic()
     out, err, hung = finish(proc, prefix, 10)
     took = time.monotonic() - t0
-    print('%s: alive %s, ready %s, reloads_ok %s, exit %s' % (
-        ctx, alive, info is not None and info.get('ready'),
-        cfg and cfg.get('reloads_ok'), proc.returncode), flush=True)
+    print('%s: alive %s, ready %s, reloads_ok %s unchanged %s, exit %s' % (
+        ctx, alive, info is not None and info.get('ready'), cfg and cfg.get('reloads_ok'),
+        cfg and cfg.get('reloads_unchanged'), proc.returncode), flush=True)
     if not F.check(alive and proc.returncode == 0 and not hung,
                    '%s: fatal (exit %s, hung %s): %s' % (ctx, proc.returncode, hung,
                                                         err[-800:])):
         return
     F.check(info is not None, '%s: never ready (/rps/info ready)' % ctx)
-    F.check(cfg is not None and cfg.get('reloads_ok') == 1 and cfg.get('reloads_failed') == 0,
+    # the file is as it started: taken up, nothing to change
+    F.check(cfg is not None and cfg.get('reloads_unchanged') == 1 and
+            cfg.get('reloads_ok') == 0 and cfg.get('reloads_failed') == 0,
             '%s: the SIGHUP was not applied once ready: %s' % (ctx, cfg and {
-                k: cfg.get(k) for k in ('reloads_ok', 'reloads_failed', 'last_reload')}))
+                k: cfg.get(k) for k in ('reloads_ok', 'reloads_unchanged', 'reloads_failed',
+                                        'last_reload_result')}))
     F.check('config reload' in err or 'applied' in err, '%s: no reload in the log' % ctx)
     F.check(took <= STOP_WITHIN + 1, '%s: SIGINT after ready took %.2f s' % (ctx, took))
     check_summary(F, ctx, proc, err, summary, out)

@@ -11,7 +11,9 @@ sockets: EAL's sockets (dpdk_telemetry.v2, and mp_socket, which the capture tool
   again after EAL's initialisation (/proc/PID/status). A runtime directory made beforehand
   with mode 0777, or owned by another user, or inside a dpdk/ folder of mode 0777
   (RUNTIME_DIRECTORY), is refused: exit 2, the message naming the directory, its owner and
-  mode.
+  mode. What the docs say of /rps/config's secrets holds: with EAL's own 0700 directory it
+  shows hash_seed and rss_key; with one made beforehand 0755 (accepted: others can only
+  read and search it) both are "hidden".
 
 flows: /rps/flows asks the workers for snapshots (each walks the worker's flow table) only
   for a few seconds, and never waits long for them. Worker 0 is stopped for 2 s
@@ -34,6 +36,7 @@ usage: test_telemetry_safety.py PATH/TO/dpdk-rps sockets|flows|stall
 """
 import os
 import pwd
+import re
 import shutil
 import stat
 import subprocess
@@ -107,6 +110,22 @@ def socket_modes(F, prefix, ctx):
     return modes
 
 
+def secrets_shown(F, prefix, ctx, shown):
+    """/rps/config's hash_seed and rss_key: values when @p shown, else both "hidden"."""
+    r = rpstest.telemetry_socket(prefix, '/rps/config')
+    c = r[0].get('/rps/config') if r else None
+    got = (c or {}).get('hash_seed'), (c or {}).get('rss_key')
+    if shown:
+        ok = isinstance(got[0], int) and isinstance(got[1], str) and \
+            re.fullmatch(r'[0-9a-f:]{80,}', got[1] or '') is not None
+    else:
+        ok = got == ('hidden', 'hidden')
+    F.check(ok, '%s: /rps/config hash_seed %r, rss_key %r: expected %s' % (
+        ctx, got[0], got[1], 'their values' if shown else '"hidden"'))
+    print('%s: /rps/config secrets %s' % (ctx, 'shown' if got[0] != 'hidden' else 'hidden'),
+          flush=True)
+
+
 def sockets(F, binary, tmp, inp):
     # 1. born owner-only, under umask 000, before anything of dpdk-rps ran
     prefix = rpstest.unique_prefix()
@@ -127,6 +146,7 @@ def sockets(F, binary, tmp, inp):
                 early, stat.S_IMODE(d.st_mode), oct(proc_umask(proc.pid) or 0)), flush=True)
             if ready(F, proc, prefix, 'sockets'):
                 late = socket_modes(F, prefix, 'sockets, once ready')
+                secrets_shown(F, prefix, 'sockets, runtime dir 0700', True)
                 um = proc_umask(proc.pid)
                 F.check(um == 0, 'sockets: the process umask is %s once ready, not the '
                         '000 it was started with' % (oct(um) if um is not None else None))
@@ -136,7 +156,23 @@ def sockets(F, binary, tmp, inp):
         out, err = rpstest.stop(proc, prefix, timeout=20)
     rpstest.check_stopped(F, proc, err, summary, 'sockets')
 
-    # 2. a runtime directory others could write to, or someone else's, or in a folder others
+    # 2. a runtime directory group and others can read and search (0755, as a systemd
+    # RuntimeDirectory= may be): accepted, the secrets hidden
+    prefix = rpstest.unique_prefix()
+    d = runtime_dir(prefix)
+    os.makedirs(os.path.dirname(d), exist_ok=True)
+    os.mkdir(d)
+    os.chmod(d, 0o755)
+    proc = start(binary, prefix, [], ['--map', '0x2'], inp=inp, infinite=True)
+    try:
+        if ready(F, proc, prefix, 'runtime dir 0755'):
+            secrets_shown(F, prefix, 'runtime dir 0755', False)
+    finally:
+        out, err = rpstest.stop(proc, prefix, timeout=20)
+        shutil.rmtree(d, ignore_errors=True)
+    F.check(proc.returncode == 0, 'runtime dir 0755: exit %s' % proc.returncode)
+
+    # 3. a runtime directory others could write to, or someone else's, or in a folder others
     # could rename it in (EAL's dpdk/ under RUNTIME_DIRECTORY): refused, exit 2
     base = os.path.join(tmp, 'rtbase')
     cases = [('mode 0777', 0o777, None, None)]

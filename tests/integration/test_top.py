@@ -19,6 +19,11 @@ on the workers, so drop reasons keep growing). dpdk-rps-top runs in a detached t
   columns adding up; --once on a prefix where nothing runs: exit 1, "cannot connect".
 - dpdk-rps stopped by SIGINT while dpdk-rps-top watches: it prints "dpdk-rps exited" and
   exits 0 with the terminal restored; dpdk-rps exits 0.
+- Rule-steered packets are the worker's that got them (issue 38): all-UDP traffic and
+  --rule 'udp -> worker 2' over --map 1-3; --once shows lcore 3 (worker 2) alone with a rate,
+  no hot bucket with a packet (none reached its owner), and under RULES rule 0 on lcore 3 at
+  a rate above 0. Before, the buckets counted the rule's packets and the view credited them
+  to the buckets' owners, lcores 1 and 2 included.
 
 Without tmux the test prints SKIP and exits 77.
 
@@ -124,8 +129,12 @@ def parse_frame(text):
                 for name, v in zip(reasons, f[6:]):
                     r[name] = int(v)
                 rows[int(f[0])] = r
-    hot = [ln for ln in lines[[j for j, ln in enumerate(lines) if ln.startswith('QUEUE')][0] + 1:]
-           if re.match(r'^\s*\d+\s+\d+\s+\d+\s', ln)] if 'QUEUE BUCKET' in text else []
+    hot = []
+    if 'QUEUE BUCKET' in text:   # its rows, up to the blank line before RULES (if any)
+        for ln in lines[[j for j, ln in enumerate(lines) if ln.startswith('QUEUE')][0] + 1:]:
+            if not re.match(r'^\s*\d+\s+\d+\s+\d+\s', ln):
+                break
+            hot.append(ln)
     return rows, reasons, rx, hot
 
 
@@ -157,6 +166,62 @@ def check_frame(F, text, ctx):
                     ctx, lc, {n: r.get(n) for n in reasons}, r['dropped']))
     F.check(all(n in reasons for n in REASONS), '%s: drop columns %s' % (ctx, reasons))
     F.check(len(hot) == 5, '%s: %d hot bucket rows' % (ctx, len(hot)))
+
+
+def parse_rules(text):
+    """The RULES rows of a frame: [(rule, lcore, kpps, packets, match)]."""
+    lines = text.splitlines()
+    at = [j for j, ln in enumerate(lines) if ln.split()[:2] == ['RULE', 'LCORE']]
+    out = []
+    for ln in lines[at[0] + 1:] if at else []:
+        f = ln.split(None, 4)
+        if len(f) < 5 or not f[0].isdigit():
+            break
+        out.append((int(f[0]), int(f[1]) if f[1].isdigit() else None,
+                    float(f[2]) if f[2] != '-' else None, int(f[3]), f[4]))
+    return out
+
+
+def ruled(F, binary, top, tmp):
+    """All-UDP traffic steered by a rule to worker 2 (lcore 3): --once credits it to lcore 3,
+    under RULES, and no bucket counted a packet of it."""
+    frames = [f for f in rpstest.gen_traffic.generate_frames(flows=64, packets_per_flow=8,
+                                                             seed=7)
+              if (lambda k: k is not None and k.proto == 17 and not k.is_frag)(
+                  rpstest.parse_l3(f))]
+    inp = os.path.join(tmp, 'udp.pcap')
+    rpstest.write_pcap(inp, frames)
+    prefix = rpstest.unique_prefix()
+    eal = rpstest.eal_args(prefix, lcores='0@0,(1-3)@1',
+                           vdevs=[rpstest.pcap_vdev(rx=inp, infinite_rx=True)])
+    proc = rpstest.drain(subprocess.Popen(
+        [binary] + eal + ['--', '--map', '1-3', '--stats-interval', '0', '--rule',
+                          'udp -> worker 2'], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL, start_new_session=True))
+    try:
+        if not F.check(rpstest.wait_ready(prefix, timeout=60) is not None,
+                       'rules: dpdk-rps not ready in 60 s'):
+            return
+        p = subprocess.run([sys.executable, top, '-f', prefix, '--once', '--interval', '0.5'],
+                           capture_output=True, text=True, timeout=120)
+        F.check(p.returncode == 0 and p.stderr == '', 'rules --once: exit %d, stderr %r' % (
+            p.returncode, p.stderr))
+        rows, _, _, hot = parse_frame(p.stdout)
+        rules = parse_rules(p.stdout)
+        print('rules: %d UDP frames looped, --once:\n%s' % (len(frames), p.stdout), flush=True)
+        F.check(sorted(rows) == WORKERS and rows[3]['mpps'] and
+                not rows[1]['mpps'] and not rows[2]['mpps'],
+                'rules: not lcore 3 alone with a rate: %s' % rows)
+        F.check(hot and all(int(h.split()[4]) == 0 for h in hot),
+                'rules: hot buckets with packets (the rule\'s, credited to the buckets\' '
+                'owners):\n%s' % '\n'.join(hot))
+        F.check(len(rules) == 1 and rules[0][:2] == (0, 3) and rules[0][2] and
+                rules[0][3] > 0 and rules[0][4] == 'udp',
+                'rules: RULES rows %s, want rule 0 on lcore 3 at a rate' % rules)
+    finally:
+        out, err = rpstest.stop(proc, prefix)
+        F.check(proc.returncode == 0, 'rules: dpdk-rps exit %s\n%s' % (
+            proc.returncode, err.decode(errors='replace')[-2000:]))
 
 
 def main():
@@ -247,6 +312,8 @@ def main():
             tmux.close()
             if proc is not None:
                 rpstest.stop(proc, prefix)
+        # 5. rule-steered packets: the worker's that got them
+        ruled(F, binary, top, tmp)
     return F.report()
 
 

@@ -20,7 +20,7 @@
 static struct rte_mbuf *pk[NPKT];
 static struct rps_backlog bl[NW];
 static struct rps_lcore_stats st;
-static uint64_t hits[RPS_RULES_MAX];
+static uint64_t hits[RPS_RULE_SLOTS];
 
 /* Half IPv4 TCP, half IPv6 UDP, random flows; dport 80 (no rule's) or @p dport. */
 static void

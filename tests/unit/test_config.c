@@ -1013,6 +1013,34 @@ test_file_types(void)
 	rmdir(dir);
 }
 
+/* rps_config_load_file()'s digest: the same bytes the same, a byte changed another, and
+ * there when the file does not parse (a reload tells the file it applied already). */
+static void
+test_file_digest(void)
+{
+	struct rps_config_file info;
+	char dir[256], file[320];
+	uint64_t d1, d2;
+
+	snprintf(dir, sizeof(dir), "%s", tmp_dir());
+	snprintf(file, sizeof(file), "%s/rps.conf", dir);
+	write_file(file, "[dataplane]\nbacklog = 9\n", 0600);
+	CU_ASSERT_EQUAL(rps_config_load_file(file, &cfg, &info, err, sizeof(err)), 0);
+	d1 = info.digest;
+	write_file(file, "[dataplane]\nbacklog = 9\n", 0600); /* saved again, as it was */
+	CU_ASSERT_EQUAL(rps_config_load_file(file, &cfg, &info, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(info.digest, d1);
+	write_file(file, "[dataplane]\nbacklog = 8\n", 0600);
+	CU_ASSERT_EQUAL(rps_config_load_file(file, &cfg, &info, err, sizeof(err)), 0);
+	d2 = info.digest;
+	CU_ASSERT(d2 != d1);
+	write_file(file, "[dataplane]\nbacklog = lots\n", 0600);
+	CU_ASSERT_EQUAL(rps_config_load_file(file, &cfg, &info, err, sizeof(err)), -EINVAL);
+	CU_ASSERT(info.digest != d1 && info.digest != d2 && info.digest != 0);
+	unlink(file);
+	rmdir(dir);
+}
+
 /* The owner and mode findings of rps_config_load_file(); the file parses either way. */
 static void
 test_file_modes(void)
@@ -1263,6 +1291,7 @@ main(int argc, char **argv)
 		{ "files_missing_directory_good_bad", test_files },
 		{ "file_types_fifo_socket_symlink", test_file_types },
 		{ "file_owner_and_mode_warnings", test_file_modes },
+		{ "file_digest", test_file_digest },
 		{ "layout_comments_crlf_indent_bom", test_layout },
 		{ "random_texts", test_random_texts },
 		{ "example_file", test_example_file },

@@ -1017,7 +1017,7 @@ test_rules_pass(void)
 	const uint16_t only0[] = { 0 };
 	struct rps_rule r[2];
 	uint16_t tg[2];
-	uint64_t hits[RPS_RULES_MAX] = { 0 };
+	uint64_t hits[RPS_RULE_SLOTS] = { 0 };
 	struct rps_rules *rs;
 	struct rps_buckets *bk;
 	char e[128];
@@ -1039,6 +1039,10 @@ test_rules_pass(void)
 		t.ctx.rules = rs;
 		t.ctx.rule_hits = hits;
 		memset(hits, 0, sizeof(hits));
+		if (safe) { /* the caller's slots (the application's counts across sets) */
+			rs->slot[0] = RPS_RULE_SLOTS - 1;
+			rs->slot[1] = 5;
+		}
 		for (unsigned int i = 0; i < RTE_DIM(pk); i++) {
 			struct ut_pkt p;
 
@@ -1048,7 +1052,8 @@ test_rules_pass(void)
 			CU_ASSERT_FATAL(pk[i] != NULL);
 		}
 		CU_ASSERT(rps_steer_burst(&t.ctx, t.map, safe ? bk : NULL, NULL, pk, 30) == 20);
-		CU_ASSERT(hits[0] == 10 && hits[1] == 10);
+		CU_ASSERT(hits[rs->slot[0]] == 10 && hits[rs->slot[1]] == 10);
+		CU_ASSERT(hits[0] + hits[1] + hits[5] + hits[RPS_RULE_SLOTS - 1] == 20);
 		CU_ASSERT(t.stats.dropped[RPS_DROP_RULE] == 10 && t.stats.rule_steered == 10);
 		CU_ASSERT(t.stats.enqueued == 20);
 		got = rps_backlog_dequeue(&t.bl[2], out, 64, &left);
@@ -1083,7 +1088,7 @@ test_rules_shared_key(void)
 				    "udp dport 80 -> drop" };
 	struct rps_rule r[3];
 	uint16_t tg[3];
-	uint64_t hits[RPS_RULES_MAX] = { 0 };
+	uint64_t hits[RPS_RULE_SLOTS] = { 0 };
 	struct rps_rules *rs;
 	struct rps_bucket_stats *bs = rps_bucket_stats_create(SOCKET_ID_ANY);
 	char e[128];
@@ -1119,10 +1124,18 @@ test_rules_shared_key(void)
 		}
 		/* drops between kept packets: the keys are compacted with the burst */
 		CU_ASSERT(ruled > 0 && dropped > 0 && ruled + dropped < MAX_BURST);
+		memset(bs->b, 0, sizeof(bs->b)); /* the last round's second burst */
 		CU_ASSERT_EQUAL(rps_steer_burst(&t.ctx, t.map, NULL, v & 4 ? bs : NULL, pkts,
 						MAX_BURST), MAX_BURST - dropped);
 		CU_ASSERT_EQUAL(t.stats.hash_computed, MAX_BURST - dropped);
 		CU_ASSERT_EQUAL(t.stats.rule_steered, ruled);
+		if (v & 4) { /* the buckets count what the map steered, not the rules' */
+			uint64_t counted = 0;
+
+			for (unsigned int b = 0; b < RPS_MAP_SIZE_MAX; b++)
+				counted += bs->b[b].packets;
+			CU_ASSERT_EQUAL(counted, MAX_BURST - dropped - ruled);
+		}
 		drain_and_check(&t, orig, MAX_BURST, want, MAX_BURST - dropped);
 		/* and a burst no rule matches (the one-pass path, keys shared) */
 		for (unsigned int i = 0; i < MAX_BURST; i++) {
