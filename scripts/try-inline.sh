@@ -7,6 +7,7 @@
 # DPDK_RPS=PATH runs that binary; otherwise build/app/dpdk-rps, built (as
 # scripts/run-default.sh does) when it is missing. Exit 0 when everything crossed.
 set -eu
+case ${DPDK_RPS:-} in "" | /*) ;; *) DPDK_RPS=$PWD/$DPDK_RPS ;; esac
 cd "$(dirname "$0")/.."
 if [ "$(id -u)" -ne 0 ]; then
 	echo "try-inline.sh: run it as root (network namespaces, AF_PACKET)" >&2
@@ -18,12 +19,11 @@ for t in ip ethtool iperf3 ping ss; do
 		exit 1
 	fi
 done
-rps=${DPDK_RPS:-build/app/dpdk-rps}
+rps=${DPDK_RPS:-$PWD/build/app/dpdk-rps}
 if [ -z "${DPDK_RPS:-}" ] && [ ! -x "$rps" ]; then
 	sh scripts/bootstrap.sh
 	sh scripts/build.sh build -Dtest_hooks=false
 fi
-case $rps in /*) ;; *) rps=$PWD/$rps ;; esac
 
 # What this run made, removed by cleanup() on any exit: a name already there is refused
 # below, never removed.
