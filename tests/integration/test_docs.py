@@ -13,6 +13,8 @@ are in sync, and every link between them resolves, so the docs cannot fall behin
 - Every relative link of README.md and docs/*.md leads to a file that exists, and every
   #anchor to a heading of it (tools/doclinks.py).
 - README.md is a front page: at most 300 lines.
+- README.md, docs/ and the man pages name no issue numbers and have no "Not yet" sections;
+  each guide (GUIDES) ends with a "## Limits" section.
 
 usage: test_docs.py PATH/TO/dpdk-rps SOURCE_ROOT
 """
@@ -25,6 +27,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rpstest  # noqa: E402
 
 README_MAX_LINES = 300
+# the guides a user follows: each ends with its Limits
+GUIDES = ['docs/user-guide.md', 'docs/inline.md', 'docs/consumers.md', 'docs/rules.md',
+          'docs/tuning.md']
 
 
 def section(text, heading, path):
@@ -128,6 +133,20 @@ def main():
     if lines > README_MAX_LINES:
         errs.append('README.md has %d lines: the front page keeps to %d, the rest goes in '
                     'a guide under docs/' % (lines, README_MAX_LINES))
+    # the pages speak of the product: no issue numbers, no "Not yet"; each guide ends with
+    # what it does not do
+    pages = files + [os.path.join('man', m) for m in sorted(os.listdir(os.path.join(root, 'man')))
+                     if re.match(r'.*\.[0-9]$', m)]
+    for f in pages:
+        for n, line in enumerate(read(f).splitlines(), 1):
+            if re.search(r'\bissues?\s+#?[0-9]+|^#+ Not yet', line, re.I):
+                errs.append('%s:%d: speaks of the tracker, not the product: %s' % (
+                    f, n, line.strip()[:100]))
+    for g in GUIDES:
+        heads = re.findall(r'^## .*$', read(g), re.M)
+        if not heads or heads[-1] != '## Limits':
+            errs.append('%s: a guide ends with "## Limits" (its last section is %r)' % (
+                g, heads[-1] if heads else None))
 
     if errs:
         print('test_docs: FAIL\n' + '\n'.join(errs))
