@@ -29,9 +29,9 @@
    timestamps) within BURST_SPREAD_MAX of each other, far below SELF_WAKE_MS: a worker the
    RX lcore does not kick holds its share of a burst until its own wake-up, seconds later
    (fails with the kick of the last worker skipped in rx_loop.c's wake_workers()). Then
-   /rps/workers on a live run: busy_percent is 0 and cpu_ms flat for workers asleep on an
-   idle port, and busy_percent over BUSY_MIN for workers slower than an endless replay
-   (RPS_TEST_WORKER_DELAY_NS), their cpu_ms growing.
+   /rps/workers on a live run: busy_percent is 0, cpu_ms flat and the state sleeping for
+   workers asleep on an idle port, and busy_percent over BUSY_MIN for workers slower than
+   an endless replay (RPS_TEST_WORKER_DELAY_NS), their cpu_ms growing.
 
 4. tap (`test_idle.py BINARY tap`, integration-idle-tap; needs root and /dev/net/tun): the
    same on net_tap, whose RX queues have interrupts: the log says the RX lcore sleeps on
@@ -259,11 +259,14 @@ def busy_run(F, binary, tmp):
                            '%s: /rps/workers %s' % (tag, w1)):
                 continue
             busy = {k: w1[k]['busy_percent'] for k in w1}
+            state = {k: w1[k].get('state') for k in w1}
             cpu = {k: w1[k]['cpu_ms'] - w0[k]['cpu_ms'] for k in w1}
             proc_ms = (c1 - c0) * 1000
-            print('%s: busy_percent %s; cpu_ms +%s over 0.5 s, the process +%.0f ms' % (
-                tag, busy, cpu, proc_ms), flush=True)
+            print('%s: busy_percent %s; cpu_ms +%s over 0.5 s, the process +%.0f ms; '
+                  'states %s' % (tag, busy, cpu, proc_ms, state), flush=True)
             if tag == 'asleep':
+                F.check(all(v == 'sleeping' for v in state.values()), 'asleep: /rps/workers '
+                        'states %s, expected every worker sleeping' % state)
                 F.check(all(b == 0 for b in busy.values()) and
                         all(0 <= c <= 50 for c in cpu.values()),
                         'asleep: busy_percent %s, cpu_ms +%s in 0.5 s: expected 0 and flat for '
