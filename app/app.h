@@ -336,6 +336,8 @@ struct rps_app {
 	uint64_t test_rx_gap_seen;     /* packets since the last RX pause */
 	int test_rx_gap_random;        /* each pause 0..test_rx_gap_tsc, uniform */
 	int test_rx_hold;              /* test hook: the RX lcore polls nothing while set */
+	uint32_t test_self_wake_us;    /* test hook: a sleeping worker's own wake-up instead of
+					* RPS_WAKE_IDLE_US (0: that) */
 	int rx_done;                   /* set once every RX lcore stopped (release) */
 	int rx_stop;                   /* RX lcore 0 tells the others to stop (idle, deadline) */
 	int report_stop;               /* tells the live-table thread to end */

@@ -36,6 +36,10 @@
  *                                preempted or given up on while a reader wants its flows
  *   RPS_TEST_TEL_HOLD=CMD:MS     the telemetry command CMD (e.g. /rps/config) takes MS ms, each
  *                                time, counted in flight: a command still running at exit
+ *   RPS_TEST_SELF_WAKE_MS=MS     a sleeping worker wakes by itself after MS ms instead of
+ *                                RPS_WAKE_IDLE_US (10 ms): a kick the RX lcore fails to
+ *                                make shows as packets held for seconds, not 10 ms
+ *                                (integration-wake)
  *   RPS_TEST_EXIT_WAIT_S=S       the exit gives up on a worker still running (not stalled)
  *                                S s after the stop instead of 10 (1..10): the same give-up,
  *                                sooner (stuck-worker tests)
@@ -73,6 +77,7 @@
 #define SNAP_STALL_VAR "RPS_TEST_SNAP_STALL"
 #define TEL_HOLD_VAR "RPS_TEST_TEL_HOLD"
 #define EXIT_WAIT_VAR "RPS_TEST_EXIT_WAIT_S"
+#define SELF_WAKE_VAR "RPS_TEST_SELF_WAKE_MS"
 
 void
 rps_test_spin(uint64_t tsc)
@@ -481,6 +486,26 @@ exit_wait_var(void)
 		"the stop (%s)", s, EXIT_WAIT_VAR);
 }
 
+/* RPS_TEST_SELF_WAKE_MS=MS into app->test_self_wake_us. */
+static void
+self_wake_var(struct rps_app *app)
+{
+	const char *v = getenv(SELF_WAKE_VAR);
+
+	if (v == NULL)
+		return;
+	char *end;
+	unsigned long ms = strtoul(v, &end, 10);
+
+	if (*v == '\0' || *end != '\0' || ms == 0 || ms > 60000) {
+		RPS_LOG(ERR, "test hook: %s=%s is not 1..60000 (ms): ignored", SELF_WAKE_VAR, v);
+		return;
+	}
+	app->test_self_wake_us = (uint32_t)(ms * 1000);
+	RPS_LOG(WARNING, "test hook: a sleeping worker wakes by itself after %lu ms (%s)", ms,
+		SELF_WAKE_VAR);
+}
+
 void
 rps_test_hooks_fini(void)
 {
@@ -504,6 +529,7 @@ rps_test_hooks_init(struct rps_app *app)
 	snap_stall_var(app);
 	tel_hold_var();
 	exit_wait_var();
+	self_wake_var(app);
 	rx_gap_var(app);
 	app->test_delay_tsc = delay_var(DELAY_VAR, "every worker");
 	app->test_rx_delay_tsc = delay_var(RX_DELAY_VAR, "the RX lcore");

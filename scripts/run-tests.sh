@@ -95,7 +95,8 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 phase "tests: build-clang (unit)"
 [ -f build-clang/build.ninja ] && meson test -C build-clang --suite unit --print-errorlogs
 phase "tests: build-asan"
-# the 'timing' suite (tests/integration/meson.build) runs in the plain build only
+# the 'timing' suite (tests/integration/meson.build) runs in the plain build only; the wake
+# path (integration-wake) and the consumers (integration-consumers, -more) are not in it
 [ -f build-asan/build.ninja ] && meson test -C build-asan --print-errorlogs --num-processes 2 \
 	--timeout-multiplier 3 --no-suite timing
 phase "tests: build-fuzz"

@@ -263,6 +263,20 @@ worker_nothing_to_do(void *arg)
 	return 1;
 }
 
+/* How long a sleeping worker sleeps when no kick comes: RPS_WAKE_IDLE_US, or seconds under
+ * RPS_TEST_SELF_WAKE_MS, so that a lost kick shows as a packet late by that much. */
+static inline uint32_t
+self_wake_us(const struct rps_app *app)
+{
+#ifdef RPS_TEST_HOOKS
+	if (unlikely(app->test_self_wake_us != 0))
+		return app->test_self_wake_us;
+#else
+	(void)app;
+#endif
+	return RPS_WAKE_IDLE_US;
+}
+
 /* An empty poll: spin for --idle-spin, then sleep: in the kernel until an RX lcore's kick
  * (rps_wake.h) or RPS_WAKE_IDLE_US, offline for the capture's QSBR meanwhile; with
  * --idle-wait monitor on a CPU that can wait on a cache line (rps_idle.h) and one backlog, a
@@ -281,7 +295,7 @@ worker_idle(struct rps_worker *w, struct rps_idle *idle, const volatile uint32_t
 		return 0;
 	}
 	rte_rcu_qsbr_thread_offline(w->app->cap_qsbr, tid);
-	slept = rps_wake_sleep(&w->wake, worker_nothing_to_do, w, RPS_WAKE_IDLE_US);
+	slept = rps_wake_sleep(&w->wake, worker_nothing_to_do, w, self_wake_us(w->app));
 	rte_rcu_qsbr_thread_online(w->app->cap_qsbr, tid);
 	return slept;
 }

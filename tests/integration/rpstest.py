@@ -747,6 +747,32 @@ def check_accounting(s):
     wsum = sum(w.get('processed', 0) for w in s['workers'])
     if s['workers'] and wsum != s['processed']:
         errs.append('sum of workers[].processed %d != processed %d' % (wsum, s['processed']))
+    errs += check_port_accounting(s)
+    return errs
+
+
+def check_port_accounting(s):
+    """Each RX port's packets end in one counter too: received == processed + dropped_total,
+    its drops by reason summing to dropped_total; over the ports (when none is "other"),
+    received is rx_packets and each reason's drops the summary's: a drop counted for no
+    port (a consumer's, a stage's) shows as a port that does not add up."""
+    errs = []
+    ports = {k: v for k, v in (s.get('ports') or {}).items() if k != 'other'}
+    for name, p in sorted(ports.items()):
+        by_reason = sum(p.get('dropped', {}).values())
+        if p['received'] != p['processed'] + p['dropped_total'] or \
+                by_reason != p['dropped_total']:
+            errs.append('port %s: received %d != processed %d + dropped %d (by reason %s)' % (
+                name, p['received'], p['processed'], p['dropped_total'],
+                {k: v for k, v in p.get('dropped', {}).items() if v}))
+    if ports and 'other' not in (s.get('ports') or {}):
+        rx = sum(p['received'] for p in ports.values())
+        if rx != s['rx_packets']:
+            errs.append('ports received %d in all, rx_packets %d' % (rx, s['rx_packets']))
+        for r, v in s['dropped'].items():
+            pv = sum(p.get('dropped', {}).get(r, 0) for p in ports.values())
+            if pv != v:
+                errs.append('dropped.%s %d, the ports\' %d' % (r, v, pv))
     return errs
 
 
@@ -869,12 +895,20 @@ def check_workers_vs_files(summary, lcores, files_counts, field='processed'):
 # --------------------------------------------------------------------------- test plumbing
 
 class Failures:
-    """Collects failed checks; report() prints them and returns the exit status."""
+    """Collects failed checks; report() prints them and returns the exit status: 1 when a
+    check failed, else SKIP (77) when a part could not run here (skip()), else 0."""
 
     def __init__(self, name):
         self.name = name
         self.items = []
+        self.skipped = []
         self.t0 = time.monotonic()
+
+    def skip(self, part, why):
+        """Part @p part of the test cannot run here (@p why): the others still run, and
+        the test ends SKIP, not OK, saying so."""
+        print('%s: skipped: %s' % (part, why), flush=True)
+        self.skipped.append('%s: %s' % (part, why))
 
     def check(self, cond, msg, run=None):
         if not cond:
@@ -898,6 +932,10 @@ class Failures:
         if self.items:
             print('%s: %d check(s) failed (%.1f s)' % (self.name, len(self.items), dt))
             return 1
+        if self.skipped:
+            print('SKIP: %s: the checks that ran passed, but not every part ran: %s (%.1f s)'
+                  % (self.name, '; '.join(self.skipped), dt))
+            return SKIP
         print('%s: all checks passed (%.1f s)' % (self.name, dt))
         return 0
 

@@ -134,7 +134,8 @@ def drops_by_port(F, binary, tmp, app, a_frames, b_frames):
     if rpstest.hooks_built(binary, tmp):
         runs.append(('drops backlog_full', {'RPS_TEST_WORKER_DELAY_NS': '100000'}, '16'))
     else:
-        print('drops: %s, the backlog_full run skipped' % rpstest.NO_HOOKS, flush=True)
+        F.skip('drops backlog_full', '%s is %s (a slow worker: RPS_TEST_WORKER_DELAY_NS)' % (
+            binary, rpstest.NO_HOOKS))
     for ctx, env, backlog in runs:
         res, txa, txb = run(binary, tmp, 'drops', os.path.join(tmp, 'a.pcap'), bp,
                             app + ['--forward', '0:1', '--stages', 'parse,flow,output',
@@ -398,8 +399,8 @@ def main():
             res, txa, txb = run(binary, tmp, 'paced', sa, sb, app + ['--forward', '0:1'],
                                 env={'RPS_TEST_RX_DELAY_NS': '2000000'})
         else:
-            print('paced: %s, the paced run skipped (RPS_TEST_RX_DELAY_NS)' % rpstest.NO_HOOKS,
-                  flush=True)
+            F.skip('paced', '%s is %s (a paced source: RPS_TEST_RX_DELAY_NS)' % (
+                binary, rpstest.NO_HOOKS))
         if paced and rpstest.check_exit(F, res, 'paced', strict=True) is not None:
             for side, tx in (('0 -> 1', txb), ('1 -> 0', txa)):
                 ts = sorted(t for t, _, _ in rpstest.wire_order(tx))

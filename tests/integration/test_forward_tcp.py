@@ -69,12 +69,21 @@ teardown = PAIR.teardown
 
 
 def nstat(i):
+    """Namespace i's counters (nstat -az --json) as {name: value}, or a string saying why
+    they cannot be read: output that is not nstat's JSON, or without a counter of REORDER.
+    (Unreadable output once made empty dicts, so zero deltas: the reorder check passed
+    whatever TCP saw.)"""
     r = in_ns(i, 'nstat', '-az', '--json', check=False)
     try:
         d = json.loads(r.stdout)
     except ValueError:
-        return {}
-    return next(iter(d.values()), {}) if isinstance(d, dict) else {}
+        return 'nstat in %s: not JSON (exit %s): %r %r' % (NS[i], r.returncode,
+                                                           r.stdout[:200], r.stderr[:200])
+    c = next(iter(d.values()), None) if isinstance(d, dict) else None
+    missing = [k for k in REORDER if not isinstance((c or {}).get(k), int)]
+    if not isinstance(c, dict) or missing:
+        return 'nstat in %s: no counter %s in %r' % (NS[i], missing, r.stdout[:200])
+    return c
 
 
 def iperf(seconds, rate=None, streams=4):
@@ -335,6 +344,10 @@ def run(F, binary, tmp):
         # only with map rewrites (frames left in a TX ring past a move); with the send buffer
         # holding the ring too, 0 in 7 beside the hog
         for i in range(2):
+            bad = [x for x in (before[i], after[i]) if isinstance(x, str)]
+            if bad:
+                F.fail('%s: the reorder counters cannot be read: %s' % (NS[i], bad[0]))
+                continue
             print('%s: %s' % (NS[i], ', '.join('%s +%d' % (k, after[i].get(k, 0) -
                                                           before[i].get(k, 0))
                                                for k in REORDER + DIAG)))

@@ -13,18 +13,34 @@
 2. stress: 64 flows x 300 packets through 4 workers, the RX lcore pausing 0 to 3 ms (random)
    after every 40 packets (RPS_TEST_RX_GAP): long enough for every worker to fall asleep
    between bursts, many times. Every packet comes out (rx == processed, nothing dropped),
-   every flow in order on one worker's file, and the RX lcore woke workers (wakeups > 0):
-   no lost wake-up leaves a packet behind (--exit-when-idle would end the run first, with
-   packets missing from the output).
+   every flow in order on one worker's file, and the RX lcore woke workers (wakeups > 50).
+   This is a stress of the wake-up's races (the sanitizers' and the order check's), not the
+   check of a lost wake-up: a worker that is never kicked still wakes by itself every
+   10 ms, and --exit-when-idle waits for every backlog to empty, so these checks pass
+   without any kick; the wake run (3.) is the one that fails then.
 
-3. tap (`test_idle.py BINARY tap`, integration-idle-tap; needs root and /dev/net/tun): the
+3. wake (`test_idle.py BINARY wake`, integration-wake, in the quick suite and the ASan
+   run): the one check a lost wake-up fails. A sleeping worker wakes by itself every 10 ms
+   (RPS_WAKE_IDLE_US), so in the stress run above a kick that never comes only delays its
+   packets by 10 ms: every packet still comes out, in order. Here the test hook
+   RPS_TEST_SELF_WAKE_MS stretches that self-wake to SELF_WAKE_MS, and the RX lcore pauses
+   GAP_MS after each burst of 32 (RPS_TEST_RX_GAP, --burst 32), so every worker sleeps in
+   the kernel before each burst arrives. Each burst's packets must all leave (TX pcap
+   timestamps) within BURST_SPREAD_MAX of each other, far below SELF_WAKE_MS: a worker the
+   RX lcore does not kick holds its share of a burst until its own wake-up, seconds later
+   (fails with the kick of the last worker skipped in rx_loop.c's wake_workers()). Then
+   /rps/workers on a live run: busy_percent is 0, cpu_ms flat and the state sleeping for
+   workers asleep on an idle port, and busy_percent over BUSY_MIN for workers slower than
+   an endless replay (RPS_TEST_WORKER_DELAY_NS), their cpu_ms growing.
+
+4. tap (`test_idle.py BINARY tap`, integration-idle-tap; needs root and /dev/net/tun): the
    same on net_tap, whose RX queues have interrupts: the log says the RX lcore sleeps on
    them after a second of idle, the whole process then idles under TAP_IDLE_MAX of one CPU,
    frames written into the interface in bursts 1.2 s apart all arrive (the interrupt wakes
    the RX lcore, which wakes the workers), and a reload and SIGINT while every lcore sleeps
    take effect within REACT_S.
 
-usage: test_idle.py PATH/TO/dpdk-rps [tap]
+usage: test_idle.py PATH/TO/dpdk-rps [wake|tap]
 """
 
 import json
@@ -44,6 +60,11 @@ POLL_MIN = 0.35        # of one CPU, polling: 5 lcores spin (200% on an idle 2-C
 REACT_S = 1.0          # a reload or a stop while asleep takes effect within this
 TAP_IDLE_MAX = 0.05    # of one CPU, every lcore asleep on net_tap (0.7% measured)
 TAP_IFACE = 'rpsidle%d' % (os.getpid() % 100000)
+SELF_WAKE_MS = 3000    # wake: a sleeping worker's own wake-up, stretched (test hook)
+GAP_MS = 150           # wake: the RX lcore's pause after each burst: every worker sleeps
+WAKE_BURST = 32        # wake: --burst, and the packets between pauses
+BURST_SPREAD_MAX = 0.5  # wake: s between a burst's first and last packet out, at most
+BUSY_MIN = 90          # wake: busy_percent of a worker slower than its source, at least
 
 
 def cpu_seconds(pid):
@@ -155,6 +176,120 @@ def stress_run(F, binary, tmp):
     F.extend(rpstest.check_outputs(frames, outs, exact=True), 'stress')
 
 
+def wake_run(F, binary, tmp):
+    """Bursts of WAKE_BURST packets GAP_MS apart, each worker asleep before each, its own
+    wake-up stretched to SELF_WAKE_MS: every burst leaves within BURST_SPREAD_MAX."""
+    nb = 12
+    frames = rpstest.gen_traffic.generate_frames(flows=48, packets_per_flow=nb * WAKE_BURST // 48,
+                                                 seed=31, frag_datagrams=0, non_ip=0)
+    inp = os.path.join(tmp, 'wake.pcap')
+    rpstest.write_pcap(inp, frames)
+    index = {rpstest.marker(f): i for i, f in enumerate(frames)}
+    env = {'RPS_TEST_RX_GAP': '%d:%d' % (WAKE_BURST, GAP_MS),
+           'RPS_TEST_SELF_WAKE_MS': str(SELF_WAKE_MS)}
+    res, tx = rpstest.run_pcap(binary, tmp, inp, len(WORKERS),
+                               ['--map', '0x1e', '--tx-port', '0', '--burst', str(WAKE_BURST),
+                                '--exit-when-idle', '300', '--backlog', '4096'],
+                               lcores=LCORES, tag='wake', env=env, timeout=60)
+    F.check('(RPS_TEST_SELF_WAKE_MS)' in res.stderr, 'wake: the self-wake hook did not say '
+            'it took effect:\n' + res.stderr[-1500:])
+    s = rpstest.check_exit(F, res, 'wake', strict=True)
+    if s is None:
+        return
+    wire = rpstest.wire_order(tx)
+    if not F.check(len(wire) == len(frames), 'wake: %d of %d packets out' % (
+            len(wire), len(frames))) or not wire:
+        return
+    per = {}
+    for ts, q, mk in wire:
+        per.setdefault(index[mk] // WAKE_BURST, []).append((ts, q))
+    spread = {b: (max(t for t, _ in v) - min(t for t, _ in v)) / 1e9 for b, v in per.items()}
+    worst = max(spread, key=spread.get)
+    late = sorted({q for t, q in per[worst] if t - min(x for x, _ in per[worst]) >
+                   BURST_SPREAD_MAX * 1e9})
+    rx = s['rx_lcore']
+    print('wake: %d bursts %d ms apart, self-wake %d ms; the slowest burst (%d) left over '
+          '%.3f s (median %.3f s); wakeups %d, coalesced %d, worker sleeps %s' % (
+              len(per), GAP_MS, SELF_WAKE_MS, worst, spread[worst],
+              sorted(spread.values())[len(spread) // 2], rx['wakeups'],
+              rx['wakeups_coalesced'], [w['idle_sleeps'] for w in s['workers']]), flush=True)
+    F.check(spread[worst] < BURST_SPREAD_MAX, 'wake: burst %d took %.3f s to leave, expected '
+            'under %.1f s (a sleeping worker wakes by itself after %d ms here): worker(s) '
+            '%s (TX queue index) were not woken when their packets were queued: a lost '
+            'wake-up' % (
+                worst, spread[worst], BURST_SPREAD_MAX, SELF_WAKE_MS, late))
+    # each worker slept before (nearly) every burst, so each burst woke each worker it fed
+    F.check(rx['wakeups'] >= len(per), 'wake: %d wake-ups for %d bursts: the workers did not '
+            'sleep between bursts, the test did not test the wake-up' % (
+                rx['wakeups'], len(per)))
+
+
+def workers_now(tel):
+    wk, _ = tel.query('/rps/workers')
+    return (wk or {}).get('workers', {})
+
+
+def busy_run(F, binary, tmp):
+    """/rps/workers' busy_percent and cpu_ms: 0 and flat for workers asleep on an idle port;
+    over BUSY_MIN for workers slower than an endless replay (RPS_TEST_WORKER_DELAY_NS: every
+    dequeue finds a full backlog: --backpressure off, or a full one would pause the RX lcore
+    for all), their cpu_ms growing by their share of the process's CPU
+    time (/proc). busy_percent counts from the start: --idle-spin 0 and a self-wake of
+    SELF_WAKE_MS keep the empty polls before the traffic to a few."""
+    for tag, vdev, env in (
+            ('asleep', 'net_ring0', {}),
+            ('busy', rpstest.pcap_vdev(rx=os.path.join(tmp, 'wake.pcap'), infinite_rx=True),
+             {rpstest.WORKER_DELAY: '50000', 'RPS_TEST_SELF_WAKE_MS': str(SELF_WAKE_MS)})):
+        proc, prefix, summary = start(binary, tmp, tag, ['--map', '0x1e', '--idle-spin', '0',
+                                                    '--backpressure', 'off'],
+                                      env=env, vdev=vdev)
+        try:
+            if not F.check(rpstest.wait_ready_socket(prefix) is not None,
+                           '%s: not ready' % tag):
+                continue
+            tel = rpstest.Telemetry(prefix)
+            time.sleep(0.5)     # asleep, or saturated
+            c0 = cpu_seconds(proc.pid)
+            w0 = workers_now(tel)
+            time.sleep(0.5)
+            w1 = workers_now(tel)
+            c1 = cpu_seconds(proc.pid)
+            tel.close()
+            if not F.check(sorted(w0) == sorted(w1) == ['1', '2', '3', '4'],
+                           '%s: /rps/workers %s' % (tag, w1)):
+                continue
+            busy = {k: w1[k]['busy_percent'] for k in w1}
+            state = {k: w1[k].get('state') for k in w1}
+            cpu = {k: w1[k]['cpu_ms'] - w0[k]['cpu_ms'] for k in w1}
+            proc_ms = (c1 - c0) * 1000
+            print('%s: busy_percent %s; cpu_ms +%s over 0.5 s, the process +%.0f ms; '
+                  'states %s' % (tag, busy, cpu, proc_ms, state), flush=True)
+            if tag == 'asleep':
+                F.check(all(v == 'sleeping' for v in state.values()), 'asleep: /rps/workers '
+                        'states %s, expected every worker sleeping' % state)
+                F.check(all(b == 0 for b in busy.values()) and
+                        all(0 <= c <= 50 for c in cpu.values()),
+                        'asleep: busy_percent %s, cpu_ms +%s in 0.5 s: expected 0 and flat for '
+                        'workers asleep' % (busy, cpu))
+            else:
+                F.check(all(b >= BUSY_MIN for b in busy.values()), 'busy: busy_percent %s, '
+                        'expected over %d for workers that find a full backlog at every poll'
+                        % (busy, BUSY_MIN))
+                # the workers share CPU 1, the RX lcore polls on CPU 0: a part of the
+                # process's time, and no more than it (clock ticks: 10 ms each thread)
+                F.check(all(c > 0 for c in cpu.values()) and
+                        0.1 * proc_ms <= sum(cpu.values()) <= proc_ms + 50,
+                        'busy: cpu_ms +%s in 0.5 s (sum %d ms), the process +%.0f ms: expected '
+                        'each growing, together a part of the process\'s' % (
+                            cpu, sum(cpu.values()), proc_ms))
+        finally:
+            try:
+                os.kill(proc.pid, signal.SIGINT)
+            except ProcessLookupError:
+                pass
+            stop(proc, prefix)
+
+
 def reload_and_stop(F, ctx, proc, prefix, cfg, tel):
     """With every lcore asleep: a new map by SIGHUP, applied within REACT_S; then SIGINT,
     exit 0 within REACT_S."""
@@ -262,6 +397,14 @@ def main():
         F = rpstest.Failures('test_idle tap')
         with rpstest.TempDir('idle_tap') as tmp:
             tap_run(F, binary, tmp)
+        return F.report()
+    if len(sys.argv) > 2 and sys.argv[2] == 'wake':
+        F = rpstest.Failures('test_idle wake')
+        with rpstest.TempDir('wake') as tmp:
+            rpstest.skip_without_hooks(binary, tmp, 'RPS_TEST_SELF_WAKE_MS, RPS_TEST_RX_GAP, '
+                                       'RPS_TEST_WORKER_DELAY_NS')
+            wake_run(F, binary, tmp)
+            busy_run(F, binary, tmp)
         return F.report()
     F = rpstest.Failures('test_idle')
     with rpstest.TempDir('idle') as tmp:

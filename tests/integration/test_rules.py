@@ -3,11 +3,15 @@
 """test_rules.py: steering rules (--rule, [rules]) on the real binary, net_pcap, 3 workers.
 
 1. A generated capture (TCP and UDP, IPv4 and IPv6, some VLAN-tagged) runs once through
-   --rule 'udp -> worker 2' --rule 'tcp src 198.18.0.0/16 -> drop'
-   --rule 'tcp dst 2001:db8::/32 dport 0-32767 -> worker 0': every UDP frame leaves on
+   --rule 'udp -> worker 2' --rule 'tcp src 198.18.128.0/17 -> drop'
+   --rule 'tcp dst 2001:db8:8000::/33 dport 0-32767 -> worker 0': every UDP frame leaves on
    worker 2's TX file in capture order, every IPv6 TCP frame the third rule matches on
    worker 0's, the others spread by the map; the drop rule's frames are counted as the drop
    reason `rule` and nothing else is dropped; the summary's hits are exact; accounting exact.
+   The generator puts every IPv4 source in 198.18/16 and every IPv6 address in
+   2001:db8::/32, so the prefixes are one bit longer than those: each splits the capture's
+   addresses in two (the third byte of the source, the fifth of the destination), and a
+   mask one bit short (or long) changes the hits.
 2. A live run on a looping capture with --check-order and the rules in the file's [rules]:
    21 SIGHUP reloads flip UDP between worker 1 and worker 2 (a drain at each swap):
    /rps/rules shows the last set and its hits grow, reordered == 0; then a reload
@@ -36,8 +40,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rpstest  # noqa: E402
 
 LCORES = '0@0,(1-3)@1'
-RULES = ['udp -> worker 2', 'tcp src 198.18.0.0/16 -> drop',
-         'tcp dst 2001:db8::/32 dport 0-32767 -> worker 0']
+# prefixes one bit longer than the generator's ranges (198.18/16, 2001:db8::/32): each
+# matches half of its family's addresses, so a mask one bit short shows (classify())
+RULES = ['udp -> worker 2', 'tcp src 198.18.128.0/17 -> drop',
+         'tcp dst 2001:db8:8000::/33 dport 0-32767 -> worker 0']
 
 
 def classify(frame):
@@ -49,10 +55,11 @@ def classify(frame):
         return 0
     if k.proto != 6:
         return None
-    if k.family == 4 and k.src[:2] == bytes([198, 18]):
+    if k.family == 4 and k.src[:2] == bytes([198, 18]) and k.src[2] >= 0x80:
         return 1
     dport = struct.unpack_from('!H', frame, k.l2_len + k.l3_len + 2)[0]
-    if k.family == 6 and k.dst[:4] == bytes.fromhex('20010db8') and dport <= 32767:
+    if k.family == 6 and k.dst[:4] == bytes.fromhex('20010db8') and k.dst[4] >= 0x80 and \
+            dport <= 32767:
         return 2
     return None
 
@@ -81,6 +88,17 @@ def one_shot(F, binary, tmp, inp, frames):
             {k: v for k, v in s['dropped'].items() if v} == {'rule': hits[1]},
             'dropped %s, expected only rule: %d' % (s['dropped'], hits[1]))
     F.check(min(hits) > 0, 'the capture gives every rule something to match: %s' % hits)
+    # and the prefixes something to leave out, in their family's range: TCP over IPv4 from
+    # 198.18.0-127.x, TCP over IPv6 to 2001:db8:0-7fff:: below port 32768
+    near = [0, 0]
+    for f in frames:
+        k = rpstest.parse_l3(f)
+        if k is None or k.is_frag or k.proto != 6 or classify(f) is not None:
+            continue
+        dport = struct.unpack_from('!H', f, k.l2_len + k.l3_len + 2)[0]
+        near[k.family == 6] += k.family == 4 or dport <= 32767
+    F.check(min(near) > 0, 'the capture has no frame just outside a rule prefix (IPv4, IPv6: '
+            '%s): a mask one bit short would not show' % near)
     outs = [rpstest.read_pcap(p).frames for p in tx]
     F.check(sum(len(o) for o in outs) == len(frames) - hits[1], 'TX %d frames, expected %d'
             % (sum(len(o) for o in outs), len(frames) - hits[1]))
