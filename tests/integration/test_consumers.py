@@ -121,8 +121,9 @@ def run(binary, tmp, inp, tag, present, wait_ms, extra=(), lcores=LCORES, consum
                 return k and all(v.get('connected') for v in k['consumers'].values())
             rpstest.wait_for(connected, timeout=30)
             rpstest.wait_traffic(prefix)
-            # (/rps/worker takes an lcore: the first worker's)
-            cmds = [c + (',1' if c == '/rps/worker' else '')
+            # (/rps/worker takes an lcore: the first worker's; /rps/flow a tuple)
+            params = {'/rps/worker': ',1', '/rps/flow': ',udp,198.18.0.1,1000,198.18.0.2,53'}
+            cmds = [c + params.get(c, '')
                     for r in rpstest.telemetry(prefix, '/') for c in r.get('/', [])
                     if c.startswith('/rps/')]
             for r in rpstest.telemetry(prefix, *cmds):
