@@ -748,6 +748,33 @@ def check_accounting(s):
     if s['workers'] and wsum != s['processed']:
         errs.append('sum of workers[].processed %d != processed %d' % (wsum, s['processed']))
     errs += check_port_accounting(s)
+    errs += check_stage_counts(s)
+    return errs
+
+
+def check_stage_counts(s):
+    """Each lcore's stages (the summary's workers[].stages, by name): none lets out more
+    than it took in (a stage drops, absorbs fragments or answers, never adds); in pipeline
+    order (by what they took in, most first, and of those that took in as many the ones
+    that let all out first) each took in what the one before let out; and on a worker the
+    first took in every packet the worker dequeued (received_rps)."""
+    errs = []
+    for w in s.get('workers', []):
+        st = w.get('stages') or {}
+        for name, c in st.items():
+            if c.get('out', 0) > c.get('in', 0):
+                errs.append('lcore %s: stage %s let out %d of %d in' % (
+                    w.get('lcore'), name, c['out'], c['in']))
+        order = sorted(st.items(), key=lambda kv: (-kv[1].get('in', 0), -kv[1].get('out', 0)))
+        for (a, ca), (b, cb) in zip(order, order[1:]):
+            if ca.get('out', 0) != cb.get('in', 0):
+                errs.append('lcore %s: stage %s let out %d, the next (%s) took in %d' % (
+                    w.get('lcore'), a, ca.get('out', 0), b, cb.get('in', 0)))
+        first = max((c.get('in', 0) for c in st.values()), default=None)
+        if first is not None and w.get('received_rps', 0) > 0 and \
+                first != w['received_rps']:
+            errs.append('lcore %s: its first stage took in %d, it received %d' % (
+                w.get('lcore'), first, w['received_rps']))
     return errs
 
 

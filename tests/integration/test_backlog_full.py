@@ -8,6 +8,13 @@ rx_packets == the capture, the TX files hold tx_packets == processed packets, ea
 file matches its processed count, and what came out is still steered by key and, per key
 and per flow, a subsequence of the input order (drops may leave gaps, never reorder).
 
+Then the other end: deep backlogs when the capture ends. Workers slowed to 20 ms a packet
+(test hook RPS_TEST_WORKER_DELAY_NS) behind 4096-packet backlogs get the whole capture at
+once; --exit-when-idle 100 must wait for them to drain before it stops the RX lcore (its
+backlogs_empty()), so the exit finds them idle: exit 0, everything processed, nothing
+stranded, though the exit gives up on a worker still busy 1 s after the stop here
+(RPS_TEST_EXIT_WAIT_S=1) and the drain takes about 2 s.
+
 usage: test_backlog_full.py PATH/TO/dpdk-rps
 """
 
@@ -63,7 +70,33 @@ def main():
                         '%s: lcore %s processed %s more than it received (%s)' % (
                             ctx, w.get('lcore'), w.get('processed'), w['received_rps']))
         F.extend(rpstest.check_outputs(frames, outs, exact=False), ctx)
+        deep_at_end(F, binary, tmp)
     return F.report()
+
+
+def deep_at_end(F, binary, tmp):
+    ctx = 'deep backlogs at the end'
+    if not rpstest.hooks_built(binary, tmp):
+        F.skip(ctx, '%s is %s (slow workers: RPS_TEST_WORKER_DELAY_NS, RPS_TEST_EXIT_WAIT_S)'
+               % (binary, rpstest.NO_HOOKS))
+        return
+    inp, frames = rpstest.write_input(tmp, flows=30, packets_per_flow=10, seed=22,
+                                      frag_datagrams=0, non_ip=0)
+    res, _ = rpstest.run_pcap(binary, tmp, inp, 0,
+                              ['--map', '0xe', '--backpressure', 'off', '--backlog', '4096',
+                               '--exit-when-idle', '100'],
+                              lcores='0@0,(1-3)@1', timeout=60, tag='deep',
+                              env={rpstest.WORKER_DELAY: '20000000',
+                                   'RPS_TEST_EXIT_WAIT_S': '1'})
+    s = rpstest.check_exit(F, res, ctx, strict=True)
+    if s is None:
+        return
+    print('%s: rx %d processed %d in %.1f s; dropped %s' % (
+        ctx, s['rx_packets'], s['processed'], res.elapsed,
+        {k: v for k, v in s['dropped'].items() if v}), flush=True)
+    F.check(s['rx_packets'] == s['processed'] == len(frames), '%s: rx %d, processed %d of %d: '
+            'the RX lcore stopped before the backlogs drained' % (
+                ctx, s['rx_packets'], s['processed'], len(frames)))
 
 
 if __name__ == '__main__':

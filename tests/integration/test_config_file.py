@@ -479,6 +479,17 @@ def case_settings(F, binary, tmp):
                 c['backlog'] == 2048 and c['idle_sleep_us'] == 20,
                 'reload: /rps/config %s' % c)
         print('reload: %s' % (c or {}).get('last_reload_result'), flush=True)
+        # the rebalancer on without reorder_safe: refused as at start, nothing applied (the
+        # generation may still move: the file watch's reload of the file before)
+        replace(cfg, text.replace('reorder_safe = on', 'reorder_safe = off') +
+                '[dataplane]\nrebalance = on\n')
+        run.proc.send_signal(signal.SIGHUP)
+        want = 'rebalance = on needs reorder_safe = on'
+        c = run.wait(lambda c: want in c['last_reload_result'], 'the refused reload')
+        F.check(c is not None and c['reorder_safe'] == 1 and c['rebalance'] == 0,
+                'reload of rebalance = on, reorder_safe = off: /rps/config %s' % c)
+        print('reload of rebalance = on, reorder_safe = off: %s' % (
+            (c or {}).get('last_reload_result')), flush=True)
     finally:
         run.stop(F)
 
