@@ -419,10 +419,11 @@ def list_tests(slot, suites):
     return [n for n in names if n not in NOT_AGAINST_MUTANTS]
 
 
-def failed_tests(slot):
-    """The tests the last meson test run of slot did not pass (SKIP passes)."""
+def test_results(slot):
+    """The last meson test run of slot: (the names of the tests that passed or were
+    skipped, the tests that failed as 'NAME (RESULT)'). An interrupted test is neither."""
     log = os.path.join(slot.build, 'meson-logs', 'testlog.json')
-    bad = []
+    done, bad = [], []
     if os.path.exists(log):
         with open(log) as f:
             for line in f:
@@ -430,28 +431,55 @@ def failed_tests(slot):
                     t = json.loads(line)
                 except ValueError:
                     continue
-                if t.get('result') not in ('OK', 'SKIP', 'EXPECTEDFAIL', 'INTERRUPT'):
-                    bad.append('%s (%s)' % (t['name'].split(' / ')[-1], t['result']))
-    return bad
+                name, res = t['name'].split(' / ')[-1], t.get('result')
+                if res in ('OK', 'SKIP', 'EXPECTEDFAIL'):
+                    done.append(name)
+                elif res != 'INTERRUPT':
+                    bad.append('%s (%s)' % (name, res))
+    return done, bad
 
 
 def run_tests(slot, names, timeout, jobs=2):
     """meson test in slot: the tests @p names, stopping at the first failure.
-    @return (verdict, failed, seconds): 'pass', 'fail' or 'timeout'."""
+    @return (verdict, failed, seconds, passed): 'pass', 'fail', 'timeout' or 'error'."""
     log = os.path.join(slot.build, 'meson-logs', 'testlog.json')
     if os.path.exists(log):
         os.unlink(log)
     if not names:
-        return 'pass', [], 0.0
+        return 'pass', [], 0.0, []
     cmd = ['meson', 'test', '-C', slot.build, '--no-rebuild', '--maxfail', '1',
            '--num-processes', str(jobs), '--print-errorlogs'] + list(names)
     rc, dt = sh(cmd, slot.src, slot.log, timeout=timeout)
-    bad = failed_tests(slot)
+    done, bad = test_results(slot)
     if rc is None:
-        return 'timeout', bad, dt
+        return 'timeout', bad, dt, done
     if rc != 0 and not bad:
-        return 'error', ['meson test exit %d, no test failed: see %s' % (rc, slot.log)], dt
-    return ('pass' if rc == 0 and not bad else 'fail'), bad, dt
+        return 'error', ['meson test exit %d, no test failed: see %s' % (rc, slot.log)], dt, done
+    return ('pass' if rc == 0 and not bad else 'fail'), bad, dt, done
+
+
+def run_confirmed(slot, names, deadline, confirm):
+    """run_tests() of @p names until @p deadline (time.monotonic()); with @p confirm, a
+    failure counts only when the failing test fails again alone: one that passes then was
+    a flaky failure, noted, and the tests not yet passed run on.
+    @return (verdict, failed, flaky)."""
+    flaky, names = [], list(names)
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return 'timeout', [], flaky
+        verdict, bad, _, done = run_tests(slot, names, left)
+        if verdict != 'fail' or not confirm:
+            return verdict, bad, flaky
+        first = bad[0].split(' (')[0]
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return 'timeout', bad, flaky
+        again, bad2, _, _ = run_tests(slot, [first], left)
+        if again != 'pass':
+            return again, [b + ', again alone' for b in bad2] or bad, flaky
+        flaky.append(first)
+        names = [t for t in names if t not in done and t not in flaky]
 
 
 MODES = {
@@ -478,7 +506,7 @@ def restore(path, text):
     # a new mtime (now): the next build compiles the file again, unmutated
 
 
-def judge(slot, m, mode, timeout, command_tests):
+def judge(slot, m, mode, timeout, command_tests, confirm=True):
     """Apply m in slot, build, test, restore. @return a result dict."""
     r = {'name': m.name, 'area': m.area, 'file': m.file, 'why': m.why}
     path, text = apply(slot, m)
@@ -490,15 +518,15 @@ def judge(slot, m, mode, timeout, command_tests):
             r['verdict'] = 'INVALID'
             return r
         first = [t for t in m.tests if command_tests is None or t in command_tests]
-        verdict, bad, _ = run_tests(slot, first, timeout)
+        deadline = t0 + timeout
+        verdict, bad, flaky = run_confirmed(slot, first, deadline, confirm)
         if mode != 'targeted' and verdict == 'pass':
             rest = [t for t in command_tests if t not in first]
-            left = timeout - (time.monotonic() - t0)
-            if left <= 0:
-                verdict = 'timeout'
-            else:
-                verdict, bad, _ = run_tests(slot, rest, left)
+            verdict, bad, more = run_confirmed(slot, rest, deadline, confirm)
+            flaky += more
         r['failed'] = bad
+        if flaky:
+            r['flaky'] = flaky
         r['verdict'] = {'pass': 'SURVIVED', 'fail': 'KILLED', 'timeout': 'TIMEOUT',
                         'error': 'ERROR'}[verdict]
         return r
@@ -531,6 +559,9 @@ def main():
                     'full 3000)')
     ap.add_argument('--workdir', default=os.path.join(ROOT, 'build-mutate'),
                     help='the scratch copies (default build-mutate/)')
+    ap.add_argument('--no-confirm', action='store_true',
+                    help='count a failure at once (default: the failing test is run again '
+                    'alone, and one that passes then was a flaky failure, not a kill)')
     ap.add_argument('--no-baseline', action='store_true',
                     help='skip the run of the command on the unmutated tree')
     ap.add_argument('--json', help='write the results to this file')
@@ -592,9 +623,13 @@ def main():
             names = [t for t in known if t in {t for m in chosen for t in m.tests}]
         else:
             names = command_tests
-        verdict, bad, dt = run_tests(slots[0], names, timeout * 2)
-        print('baseline (unmutated): %s in %.0f s%s' % (
-            verdict, dt, ': ' + ', '.join(bad) if bad else ''), flush=True)
+        tb = time.monotonic()
+        verdict, bad, flaky = run_confirmed(slots[0], names, tb + 2 * timeout,
+                                            not a.no_confirm)
+        print('baseline (unmutated): %s in %.0f s%s%s' % (
+            verdict, time.monotonic() - tb, ': ' + ', '.join(bad) if bad else '',
+            ' (failed once, passed again alone: %s)' % ', '.join(flaky) if flaky else ''),
+            flush=True)
         if verdict != 'pass':
             print('the command fails without a mutant: fix that first (or --no-baseline); '
                   'log: %s' % slots[0].log)
@@ -612,7 +647,7 @@ def main():
             except queue.Empty:
                 return
             try:
-                r = judge(slot, m, mode, timeout, command_tests)
+                r = judge(slot, m, mode, timeout, command_tests, not a.no_confirm)
             except Exception as e:  # noqa: BLE001 (reported, the others go on)
                 r = {'name': m.name, 'area': m.area, 'file': m.file, 'verdict': 'ERROR',
                      'error': str(e)}
@@ -621,6 +656,8 @@ def main():
                 what = r['verdict']
                 if r.get('failed'):
                     what += ' by ' + ', '.join(r['failed'][:2])
+                if r.get('flaky'):
+                    what += ' [failed once, passed again alone: %s]' % ', '.join(r['flaky'])
                 print('%-32s %s (%.0f s)' % (m.name, what, r.get('seconds', 0)), flush=True)
 
     threads = [threading.Thread(target=worker, args=(s,)) for s in slots]
