@@ -608,12 +608,14 @@ def skip_without_hooks(binary, tmp, what):
 
 
 def run_rps(binary, eal, app, timeout=60.0, summary_path=None, stop_signal=None,
-            signal_after=None, prefix=None, env=None, after_ready=False):
+            signal_after=None, prefix=None, env=None, after_ready=False, stop_event=None):
     """Run dpdk-rps EAL -- APP. With summary_path, --summary-json is added and the file read.
 
     stop_signal/signal_after: send that signal once the process has run that many seconds
     (after_ready, with prefix: that many seconds after it said it is ready, so that a slow
     start on a loaded machine does not turn the stop into a start-up interruption).
+    stop_event: a threading.Event the test's own thread sets once it has seen what it
+    waited for; the signal goes then, signal_after being the most it waits.
     env: variables added to the environment (test hooks: WORKER_DELAY).
     The process gets its own session; on timeout its group is killed. The DPDK runtime
     directory of the run's --file-prefix is removed afterwards.
@@ -634,10 +636,14 @@ def run_rps(binary, eal, app, timeout=60.0, summary_path=None, stop_signal=None,
     signalled_at, ready = None, None
     try:
         if stop_signal is not None:
-            if after_ready and prefix is not None:
+            if stop_event is not None or (after_ready and prefix is not None):
                 drain(proc)  # read its output meanwhile: a full pipe would block it
-                ready = wait_ready(prefix, timeout=timeout / 2) is not None
-                time.sleep(signal_after)
+                if after_ready and prefix is not None:
+                    ready = wait_ready(prefix, timeout=timeout / 2) is not None
+                if stop_event is not None:
+                    stop_event.wait(signal_after)
+                else:
+                    time.sleep(signal_after)
                 if proc.poll() is None:
                     proc.send_signal(stop_signal)
                     signalled_at = time.monotonic() - t0

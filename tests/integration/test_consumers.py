@@ -96,7 +96,8 @@ def run(binary, tmp, inp, tag, present, wait_ms, extra=(), lcores=LCORES, consum
     """dpdk-rps on inp (or the ports of vdevs) with --consumers CONSUMERS and testpmd
     consumers for the indexes in present. With a dict @p queries, every /rps/ command's
     reply is put there, asked once every consumer connected and traffic flows. stop_after:
-    SIGINT that many seconds after it is ready (an endless replay).
+    SIGINT that many seconds after it is ready (an endless replay), or once the queries
+    are answered.
     Returns (RunResult-like dict, {index: frames})."""
     total = sum(int(k) for k in consumers.split(','))
     sock = os.path.join(tmp, tag + '-c%u.sock')
@@ -109,6 +110,13 @@ def run(binary, tmp, inp, tag, present, wait_ms, extra=(), lcores=LCORES, consum
     clients = {}
 
     def start_clients():
+        try:
+            ask()
+        finally:
+            if queries is not None:
+                done.set()
+
+    def ask():
         # the servers' sockets exist once dpdk-rps created them
         rpstest.wait_for(lambda: all(os.path.exists(sock % c) for c in range(total)),
                          timeout=30)
@@ -133,9 +141,11 @@ def run(binary, tmp, inp, tag, present, wait_ms, extra=(), lcores=LCORES, consum
                 queries['/metrics'] = urllib.request.urlopen(
                     'http://%s/metrics' % where, timeout=10).read().decode()
 
+    done = threading.Event()
     t = threading.Thread(target=start_clients)
     t.start()
-    stop = dict(stop_signal=signal.SIGINT, signal_after=stop_after, after_ready=True) \
+    stop = dict(stop_signal=signal.SIGINT, signal_after=stop_after, after_ready=True,
+                stop_event=done if queries is not None else None) \
         if stop_after is not None else {}
     r = rpstest.run_rps(binary, eal, app, timeout=90, summary_path=summary, prefix=prefix,
                         **stop)
@@ -391,7 +401,7 @@ def check_telemetry_log(F, binary, tmp, inp):
     ctx = 'telemetry with consumers'
     replies = {}
     r, caps, clients = run(binary, tmp, inp, 'tel', (0, 1), 30000,
-                           ['--metrics', '0'], queries=replies, stop_after=4,
+                           ['--metrics', '0'], queries=replies, stop_after=20,
                            vdevs=[rpstest.pcap_vdev(rx=inp, infinite_rx=True)])
     s = rpstest.check_exit(F, r, ctx)
     if s is None:
@@ -435,23 +445,33 @@ def check_reconnect(F, binary, tmp, inp):
             return None
 
     def script():
-        rpstest.wait_for(lambda: all(os.path.exists(sock % c) for c in (0, 1)), timeout=30)
-        clients['c0'] = testpmd(tmp, 're-c0', sock % 0)
-        clients['old'] = testpmd(tmp, 're-c1-old', sock % 1)
-        time.sleep(2.5)
-        os.killpg(clients['old'].pid, 9)
-        clients['old'].wait()
-        rpstest.remove_runtime_dir(clients['old'].prefix)
-        time.sleep(1.0)
-        tel['gone'] = consumer1()
-        clients['new'] = testpmd(tmp, 're-c1-new', sock % 1)
-        time.sleep(1.5)
-        tel['back'] = consumer1()
+        # each step waits for what the last one made (at most 10 s): the old consumer 1
+        # receiving; it gone and its packets counted absent; the new one receiving
+        try:
+            rpstest.wait_for(lambda: all(os.path.exists(sock % c) for c in (0, 1)),
+                             timeout=30)
+            clients['c0'] = testpmd(tmp, 're-c0', sock % 0)
+            clients['old'] = testpmd(tmp, 're-c1-old', sock % 1)
+            rpstest.wait_for(lambda: (lambda c: c and c['delivered'] > 0)(consumer1()))
+            os.killpg(clients['old'].pid, 9)
+            clients['old'].wait()
+            rpstest.remove_runtime_dir(clients['old'].prefix)
+            tel['gone'] = rpstest.wait_for(lambda: (lambda c: c and c['connected'] == 0 and
+                                                    c['dropped_consumer_absent'] > 0 and
+                                                    c)(consumer1())) or consumer1()
+            clients['new'] = testpmd(tmp, 're-c1-new', sock % 1)
+            d0 = (tel['gone'] or {}).get('delivered', 0)
+            tel['back'] = rpstest.wait_for(lambda: (lambda c: c and c['connected'] == 1 and
+                                                    c['delivered'] > d0 and
+                                                    c)(consumer1())) or consumer1()
+        finally:
+            done.set()
 
+    done = threading.Event()
     t = threading.Thread(target=script)
     t.start()
     r = rpstest.run_rps(binary, eal, app, timeout=90, stop_signal=signal.SIGINT,
-                        signal_after=9.0, prefix=prefix,
+                        signal_after=30.0, stop_event=done, prefix=prefix,
                         env={'RPS_TEST_RX_DELAY_NS': '200000'},
                         summary_path=os.path.join(tmp, 're_summary.json'))
     t.join()
@@ -522,23 +542,35 @@ def check_access(F, binary, tmp, inp):
            '--consumer-wait', '30000']
     seen = {}
 
-    def script():
-        rpstest.wait_for(lambda: os.path.exists(sock % 0), timeout=30)
-        st = os.stat(sock % 0)
-        seen['mode'] = st.st_mode & 0o7777
-        seen['nobody'] = connect_as(65534, sock % 0)
-        wrong = testpmd(tmp, 'acc-wrong', sock % 0, memif_args=',secret=wrong')
-        time.sleep(3)
-        seen['wrong'] = wrong
-        right = testpmd(tmp, 'acc-right', sock % 0, memif_args=',secret=s3cret')
-        seen['right'] = right
+    def consumer0():
+        r = rpstest.telemetry(prefix, '/rps/consumers')
+        try:
+            return r[0]['/rps/consumers']['consumers']['0']
+        except (IndexError, KeyError, TypeError):
+            return None
 
+    def script():
+        # each step waits for the last one's effect (at most 10 s): the client without the
+        # secret refused, then the one with it receiving
+        try:
+            rpstest.wait_for(lambda: os.path.exists(sock % 0), timeout=30)
+            st = os.stat(sock % 0)
+            seen['mode'] = st.st_mode & 0o7777
+            seen['nobody'] = connect_as(65534, sock % 0)
+            seen['wrong'] = testpmd(tmp, 'acc-wrong', sock % 0, memif_args=',secret=wrong')
+            rpstest.wait_for(lambda: (lambda c: c and c['clients_rejected'] > 0)(consumer0()))
+            seen['right'] = testpmd(tmp, 'acc-right', sock % 0, memif_args=',secret=s3cret')
+            rpstest.wait_for(lambda: (lambda c: c and c['delivered'] > 0)(consumer0()))
+        finally:
+            done.set()
+
+    done = threading.Event()
     old = os.umask(0)
     try:
         t = threading.Thread(target=script)
         t.start()
         r = rpstest.run_rps(binary, eal, app, timeout=90, stop_signal=signal.SIGINT,
-                            signal_after=9.0, prefix=prefix,
+                            signal_after=30.0, stop_event=done, prefix=prefix,
                             summary_path=os.path.join(tmp, 'acc_summary.json'))
         t.join()
     finally:
