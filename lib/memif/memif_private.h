@@ -41,13 +41,24 @@ struct rps_memif_conn {
 	uint8_t tx_log2;
 	uint16_t tx_mask;
 	int tx_efd;             /* the client's eventfd for it, -1: none */
-	int c2s_efd;            /* the C2S ring's (unused: we do not receive), -1 */
+	/* the C2S ring 0 (what the client returns, rps_memif_rx()), when it gave one */
+	struct rps_memif_ring *rx;    /* NULL: none */
+	uint16_t rx_region;
+	uint32_t rx_offset;
+	uint8_t rx_log2;
+	uint16_t rx_mask;
+	int c2s_efd;            /* its eventfd (we poll: masked, never waited on), -1: none */
 	uint64_t token;         /* the grace period it waits for once unpublished */
 	struct rps_memif_conn *next_retired;
 
 	/* the sender's */
 	uint16_t tx_tail __rte_cache_aligned; /* slots filled: our copy of the ring's tail */
-	int broken;             /* the ring or a descriptor was inconsistent: send no more */
+	int broken;             /* the ring or a descriptor was inconsistent: send no more
+				 * (the sender or the receiver sets it; the hub sends the
+				 * client away) */
+
+	/* the receiver's (rps_memif_rx(): one at a time, maybe not the sender's thread) */
+	uint16_t rx_tail __rte_cache_aligned; /* slots taken: our copy of the ring's tail */
 };
 
 enum rps_memif_state {

@@ -19,10 +19,15 @@
  *    inconsistent is disconnected and counted, never followed;
  *  - the socket is made 0600 (or the given mode) whatever the umask; an optional secret.
  *
+ * A client may also return packets, on its client-to-server ring (rps_memif_rx()): each is
+ * copied out of its memory into mbufs of ours after the same checks, and its buffers given
+ * back; a client that gives no such ring only receives.
+ *
  * Threads: one hub thread (rps_memif_hub_start()) serves every endpoint's socket. Senders
  * (workers) call rps_memif_tx(): for one endpoint, one sender at a time (the caller's own
- * endpoint, or under its lock), each reporting quiescent states on the QSBR given to
- * rps_memif_hub_start() outside rps_memif_tx(). Statistics are read from any thread.
+ * endpoint, or under its lock); receivers call rps_memif_rx(): one at a time per endpoint,
+ * the sender's thread or another. Each reports quiescent states on the QSBR given to
+ * rps_memif_hub_start() outside those calls. Statistics are read from any thread.
  */
 #ifndef RPS_MEMIF_H
 #define RPS_MEMIF_H
@@ -38,6 +43,7 @@ struct rps_memif_hub;  /* the thread and the endpoints it serves */
 
 #define RPS_MEMIF_ENDPOINTS_MAX 64
 #define RPS_MEMIF_HANDSHAKE_MS 2000u
+#define RPS_MEMIF_RX_PKT_MAX 65535u  /* a returned packet longer than this is a broken ring */
 
 /** An endpoint's settings (rps_memif_add()). */
 struct rps_memif_conf {
@@ -109,6 +115,22 @@ void rps_memif_hub_destroy(struct rps_memif_hub *h);
  * rps_memif_up()) or its ring is full. One sender at a time per endpoint.
  */
 uint16_t rps_memif_tx(struct rps_memif *m, struct rte_mbuf **pkts, uint16_t n);
+
+/**
+ * Take up to @p n packets @p m's client returned on its client-to-server ring, each copied
+ * into a chain of mbufs from @p mp (in the client's order), the client's buffers given back
+ * (the ring's tail). @return how many, from pkts[0]: 0 when no client is connected, it gave
+ * no such ring, nothing is there, a packet's descriptors are not all written yet, or @p mp
+ * is empty (nothing taken: the packet waits). A descriptor outside the client's memory, an
+ * empty one, more filled than the ring holds or a packet over RPS_MEMIF_RX_PKT_MAX bytes
+ * sends the client away (counted broken); nothing past it is taken. One receiver at a time
+ * per endpoint.
+ */
+uint16_t rps_memif_rx(struct rps_memif *m, struct rte_mempool *mp, struct rte_mbuf **pkts,
+		      uint16_t n);
+
+/** Whether @p m's client is connected and returns packets (gave a client-to-server ring). */
+int rps_memif_returns(const struct rps_memif *m);
 
 /** Whether @p m has a connected client (a relaxed read). */
 int rps_memif_up(const struct rps_memif *m);

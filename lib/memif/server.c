@@ -268,12 +268,44 @@ take_ring(struct rps_memif_conn *c, const struct rps_memif_msg_add_ring *ar, int
 		return "Bad interrupt fd";
 	if (c2s) {
 		c->c2s_efd = fd;
+		c->rx_region = ar->region;
+		c->rx_offset = ar->offset;
+		c->rx_log2 = ar->log2_ring_size;
 		return NULL;
 	}
 	c->tx_efd = fd;
 	c->tx_region = ar->region;
 	c->tx_offset = ar->offset;
 	c->tx_log2 = ar->log2_ring_size;
+	return NULL;
+}
+
+/* CONNECT: the C2S ring, when given, lies inside the client's memory and carries the
+ * cookie; we poll it (rps_memif_rx()), so the client is asked not to kick us (its
+ * interrupts masked: the reader's flag in memif). */
+static const char *
+check_c2s(struct rps_memif_conn *c)
+{
+	const struct rps_memif_region *r;
+	struct rps_memif_ring *ring;
+
+	if (c->c2s_efd < 0)
+		return NULL; /* a client that only receives */
+	if (c->rx_region >= c->nb_regions)
+		return "Ring in a region not given";
+	r = &c->region[c->rx_region];
+	if (c->rx_offset % 8 != 0 ||
+	    (uint64_t)c->rx_offset + rps_memif_ring_bytes(c->rx_log2) > r->size)
+		return "Ring outside its region";
+	ring = (struct rps_memif_ring *)(r->addr + c->rx_offset);
+	if (__atomic_load_n(&ring->cookie, __ATOMIC_RELAXED) != RPS_MEMIF_COOKIE)
+		return "Wrong ring cookie";
+	if (ring == c->tx)
+		return "One ring both ways";
+	c->rx_mask = (uint16_t)((1u << c->rx_log2) - 1);
+	c->rx_tail = __atomic_load_n(&ring->tail, __ATOMIC_RELAXED);
+	__atomic_store_n(&ring->flags, RPS_MEMIF_RING_MASK_INT, __ATOMIC_RELAXED);
+	c->rx = ring;
 	return NULL;
 }
 
@@ -297,7 +329,7 @@ check_connect(struct rps_memif_conn *c)
 	c->tx_mask = (uint16_t)((1u << c->tx_log2) - 1);
 	c->tx_tail = __atomic_load_n(&c->tx->tail, __ATOMIC_RELAXED);
 	c->broken = 0;
-	return NULL;
+	return check_c2s(c);
 }
 
 static int

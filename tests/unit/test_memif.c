@@ -35,8 +35,9 @@
 #define SLOTS (1u << LOG2)
 #define BUF 256u                    /* a client buffer: small, so packets chain */
 #define RING_BYTES (128u + 16u * SLOTS)
-#define BUFS_OFF (2u * RING_BYTES)  /* C2S ring, S2C ring, then the S2C buffers */
-#define REGION (BUFS_OFF + SLOTS * BUF)
+#define BUFS_OFF (2u * RING_BYTES)  /* C2S ring, S2C ring, the S2C buffers, the C2S ones */
+#define C2S_OFF (BUFS_OFF + SLOTS * BUF)
+#define REGION (C2S_OFF + SLOTS * BUF)
 #define CANARY 4096u                /* bytes of the memfd past the region it declares */
 
 static char dir[64];
@@ -46,7 +47,7 @@ static struct rte_rcu_qsbr *qsbr;
 struct client {
 	int fd, memfd, efd_s2c, efd_c2s;
 	uint8_t *mem;
-	struct rps_memif_ring *s2c;
+	struct rps_memif_ring *s2c, *c2s;
 };
 
 struct hub {
@@ -211,6 +212,7 @@ cl_memory(struct client *c, int seal)
 		ring->flags = 0;
 		ring->head = ring->tail = 0;
 	}
+	c->c2s = (struct rps_memif_ring *)c->mem;
 	c->s2c = (struct rps_memif_ring *)(c->mem + RING_BYTES);
 	for (unsigned int i = 0; i < SLOTS; i++) {
 		c->s2c->desc[i].region = 0;
@@ -264,19 +266,27 @@ cl_connect_msg(struct client *c)
 	return cl_recv(c->fd, &msg) == RPS_MEMIF_MSG_CONNECTED ? 0 : -1;
 }
 
-/* The whole handshake of a well-behaved client; its buffers posted (head = SLOTS). */
+/* The whole handshake of a well-behaved client (with its C2S ring when @p c2s); its
+ * buffers posted (head = SLOTS). */
 static void
-cl_up(struct client *c, const struct hub *t)
+cl_up_rings(struct client *c, const struct hub *t, int c2s)
 {
 	cl_open(c, t);
 	cl_memory(c, 1);
 	CU_ASSERT_EQUAL_FATAL(cl_init(c, NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(cl_region(c, REGION), 0);
-	CU_ASSERT_EQUAL_FATAL(cl_ring(c, 1, 0), 0);
+	if (c2s)
+		CU_ASSERT_EQUAL_FATAL(cl_ring(c, 1, 0), 0);
 	CU_ASSERT_EQUAL_FATAL(cl_ring(c, 0, RING_BYTES), 0);
 	CU_ASSERT_EQUAL_FATAL(cl_connect_msg(c), 0);
 	__atomic_store_n(&c->s2c->head, SLOTS, __ATOMIC_RELEASE);
 	CU_ASSERT_TRUE(rps_memif_up(t->m));
+}
+
+static void
+cl_up(struct client *c, const struct hub *t)
+{
+	cl_up_rings(c, t, 1);
 }
 
 static void
@@ -728,6 +738,217 @@ churn(void)
 	CU_ASSERT_EQUAL(region_maps(), 0);
 }
 
+/* The client returns a packet of @p len bytes (byte i = i * 5 + seed) on its C2S ring from
+ * slot @p slot, in BUF-sized buffers chained with NEXT; head is left to the caller.
+ * @return the slots it took. */
+static unsigned int
+cl_return(struct client *c, uint16_t slot, unsigned int len, unsigned int seed)
+{
+	unsigned int used = 0;
+
+	for (unsigned int done = 0; done < len || used == 0; used++) {
+		struct rps_memif_desc *d = &c->c2s->desc[(uint16_t)(slot + used) & (SLOTS - 1)];
+		const uint32_t off = C2S_OFF + ((uint16_t)(slot + used) & (SLOTS - 1)) * BUF;
+		const unsigned int n = RTE_MIN(BUF, len - done);
+
+		for (unsigned int i = 0; i < n; i++)
+			c->mem[off + i] = (uint8_t)((done + i) * 5 + seed);
+		d->region = 0;
+		d->offset = off;
+		d->length = n;
+		done += n;
+		d->flags = done < len ? RPS_MEMIF_DESC_NEXT : 0;
+	}
+	return used;
+}
+
+/* Whether @p m holds @p len bytes, byte i = i * 5 + seed. */
+static int
+same_bytes(const struct rte_mbuf *m, unsigned int len, unsigned int seed)
+{
+	unsigned int i = 0;
+
+	if (m->pkt_len != len)
+		return 0;
+	for (const struct rte_mbuf *s = m; s != NULL; s = s->next)
+		for (unsigned int k = 0; k < s->data_len; k++, i++)
+			if (rte_pktmbuf_mtod(s, const uint8_t *)[k] != (uint8_t)(i * 5 + seed))
+				return 0;
+	return i == len;
+}
+
+/* Packets the client returns arrive byte for byte, in its order: one of 60 bytes, one of
+ * 600 (3 buffers chained), chained again into our mbufs when a pool's segments are small;
+ * the ring's tail gives the buffers back; the client is asked not to kick (MASK_INT); a
+ * packet whose last descriptor is not written yet waits; an empty pool takes nothing; a
+ * client without a C2S ring returns nothing. */
+static void
+returns(void)
+{
+	struct rte_mempool *small = rte_pktmbuf_pool_create("ut_memif_small", 63, 0, 0,
+							     RTE_PKTMBUF_HEADROOM + 100,
+							     SOCKET_ID_ANY);
+	struct rte_mbuf *m[8];
+	struct hub t;
+	struct client c;
+	uint16_t head;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(small);
+	hub_up(&t, NULL, 0, 0600);
+	cl_up(&c, &t);
+	CU_ASSERT_TRUE(rps_memif_returns(t.m));
+	CU_ASSERT_EQUAL(c.c2s->flags & RPS_MEMIF_RING_MASK_INT, RPS_MEMIF_RING_MASK_INT);
+	CU_ASSERT_EQUAL(rps_memif_rx(t.m, ut_pool(), m, 8), 0); /* nothing there */
+	head = (uint16_t)cl_return(&c, 0, 60, 1);
+	head = (uint16_t)(head + cl_return(&c, head, 600, 2));
+	CU_ASSERT_EQUAL(head, 4);
+	__atomic_store_n(&c.c2s->head, head, __ATOMIC_RELEASE);
+	CU_ASSERT_EQUAL_FATAL(rps_memif_rx(t.m, ut_pool(), m, 8), 2);
+	CU_ASSERT_TRUE(same_bytes(m[0], 60, 1) && m[0]->nb_segs == 1);
+	CU_ASSERT_TRUE(same_bytes(m[1], 600, 2) && m[1]->nb_segs == 1);
+	CU_ASSERT_EQUAL(__atomic_load_n(&c.c2s->tail, __ATOMIC_ACQUIRE), 4);
+	rte_pktmbuf_free_bulk(m, 2);
+	/* small segments: 600 bytes in 6 mbufs of 100 */
+	head = (uint16_t)(head + cl_return(&c, head, 600, 3));
+	__atomic_store_n(&c.c2s->head, head, __ATOMIC_RELEASE);
+	CU_ASSERT_EQUAL_FATAL(rps_memif_rx(t.m, small, m, 8), 1);
+	CU_ASSERT_TRUE(same_bytes(m[0], 600, 3) && m[0]->nb_segs == 6);
+	rte_pktmbuf_free(m[0]);
+	/* a packet whose last descriptor is not there yet (NEXT on the last slot filled) */
+	cl_return(&c, head, 300, 4);
+	__atomic_store_n(&c.c2s->head, (uint16_t)(head + 1), __ATOMIC_RELEASE);
+	CU_ASSERT_EQUAL(rps_memif_rx(t.m, ut_pool(), m, 8), 0);
+	CU_ASSERT_EQUAL(__atomic_load_n(&c.c2s->tail, __ATOMIC_ACQUIRE), head);
+	__atomic_store_n(&c.c2s->head, (uint16_t)(head + 2), __ATOMIC_RELEASE);
+	/* the pool empty: nothing taken, then taken once it has mbufs */
+	{
+		struct rte_mbuf *all[63];
+		unsigned int k = 0;
+
+		while (k < RTE_DIM(all) && (all[k] = rte_pktmbuf_alloc(small)) != NULL)
+			k++;
+		CU_ASSERT_EQUAL(rps_memif_rx(t.m, small, m, 8), 0);
+		CU_ASSERT_EQUAL(__atomic_load_n(&c.c2s->tail, __ATOMIC_ACQUIRE), head);
+		/* 2 of 3 segments: dry in the middle of the packet, nothing taken either */
+		rte_pktmbuf_free_bulk(all, 2);
+		CU_ASSERT_EQUAL(rps_memif_rx(t.m, small, m, 8), 0);
+		CU_ASSERT_EQUAL(rte_mempool_avail_count(small), 2);
+		rte_pktmbuf_free_bulk(all + 2, k - 2);
+	}
+	CU_ASSERT_EQUAL_FATAL(rps_memif_rx(t.m, small, m, 8), 1);
+	CU_ASSERT_TRUE(same_bytes(m[0], 300, 4) && m[0]->nb_segs == 3);
+	rte_pktmbuf_free(m[0]);
+	CU_ASSERT_EQUAL(__atomic_load_n(&c.c2s->tail, __ATOMIC_ACQUIRE), (uint16_t)(head + 2));
+	CU_ASSERT_EQUAL(stats(&t).broken, 0);
+	CU_ASSERT_TRUE(canary_intact(&c));
+	cl_close(&c);
+	WAIT_STAT(&t, up, 0);
+	CU_ASSERT_EQUAL(rps_memif_rx(t.m, ut_pool(), m, 8), 0); /* no client */
+	CU_ASSERT_FALSE(rps_memif_returns(t.m));
+	/* a client with no C2S ring: it only receives */
+	cl_up_rings(&c, &t, 0);
+	CU_ASSERT_FALSE(rps_memif_returns(t.m));
+	CU_ASSERT_EQUAL(rps_memif_rx(t.m, ut_pool(), m, 8), 0);
+	cl_close(&c);
+	WAIT_STAT(&t, up, 0);
+	hub_down(&t);
+	CU_ASSERT_EQUAL(rte_mempool_avail_count(small), 63);
+	rte_mempool_free(small);
+}
+
+/* A returned descriptor outside the client's memory (past the region, a region it never
+ * gave, offset + length wrapping 32 bits), an empty one, more filled than the ring holds,
+ * a packet over RPS_MEMIF_RX_PKT_MAX: nothing taken (no read outside: ASan would see it),
+ * the client sent away, counted broken; the packets before it were taken. */
+static void
+bad_returns(void)
+{
+	for (unsigned int kind = 0; kind < 6; kind++) {
+		const unsigned int avail0 = ut_pool_avail();
+		struct rte_mbuf *m[SLOTS];
+		struct hub t;
+		struct client c;
+		uint16_t head;
+		struct rps_memif_desc *d;
+
+		hub_up(&t, NULL, 0, 0600);
+		cl_up(&c, &t);
+		head = (uint16_t)cl_return(&c, 0, 60, 1); /* a good one first */
+		d = &c.c2s->desc[head];
+		head = (uint16_t)(head + cl_return(&c, head, 60, 2));
+		switch (kind) {
+		case 0: /* past the declared region, into the canary and beyond the memfd */
+			d->offset = REGION - 10;
+			d->length = CANARY + 100;
+			break;
+		case 1: /* a region it never gave */
+			d->region = 1;
+			break;
+		case 2: /* offset + length wraps 32 bits */
+			d->offset = 0xffffff00u;
+			d->length = 0x200;
+			break;
+		case 3: /* empty */
+			d->length = 0;
+			break;
+		case 4: /* 17 filled on a ring of 16 */
+			head = SLOTS + 1;
+			break;
+		default: /* 9 x 8000 bytes chained: over 65535 */
+			for (unsigned int i = 1; i < 10; i++) {
+				d = &c.c2s->desc[i];
+				d->region = 0;
+				d->offset = 0;
+				d->length = 8000;
+				d->flags = i < 9 ? RPS_MEMIF_DESC_NEXT : 0;
+			}
+			head = 10;
+			break;
+		}
+		__atomic_store_n(&c.c2s->head, head, __ATOMIC_RELEASE);
+		CU_ASSERT_EQUAL(rps_memif_rx(t.m, ut_pool(), m, SLOTS), kind == 4 ? 0 : 1);
+		if (kind != 4) {
+			CU_ASSERT_TRUE(same_bytes(m[0], 60, 1));
+			rte_pktmbuf_free(m[0]);
+		}
+		CU_ASSERT_TRUE(cl_sent_away(c.fd, "Bad ring or descriptor"));
+		WAIT_STAT(&t, broken, 1);
+		CU_ASSERT_FALSE(rps_memif_up(t.m));
+		CU_ASSERT_EQUAL(rps_memif_rx(t.m, ut_pool(), m, SLOTS), 0);
+		CU_ASSERT_EQUAL(ut_pool_avail(), avail0);
+		cl_close(&c);
+		hub_down(&t);
+	}
+}
+
+/* A C2S ring outside the region, or without its cookie: the handshake is refused. */
+static void
+bad_c2s_ring(void)
+{
+	for (unsigned int kind = 0; kind < 2; kind++) {
+		struct hub t;
+		struct client c;
+
+		hub_up(&t, NULL, 0, 0600);
+		cl_open(&c, &t);
+		cl_memory(&c, 1);
+		CU_ASSERT_EQUAL_FATAL(cl_init(&c, NULL), 0);
+		CU_ASSERT_EQUAL_FATAL(cl_region(&c, REGION), 0);
+		if (kind == 0) {
+			CU_ASSERT_EQUAL_FATAL(cl_ring(&c, 1, REGION - 64), 0);
+		} else {
+			c.c2s->cookie = 0;
+			CU_ASSERT_EQUAL_FATAL(cl_ring(&c, 1, 0), 0);
+		}
+		CU_ASSERT_EQUAL_FATAL(cl_ring(&c, 0, RING_BYTES), 0);
+		CU_ASSERT_EQUAL(cl_connect_msg(&c), -1);
+		WAIT_STAT(&t, rejected, 1);
+		CU_ASSERT_FALSE(rps_memif_up(t.m));
+		cl_close(&c);
+		hub_down(&t);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -743,6 +964,9 @@ main(int argc, char **argv)
 		{ "full_eventfd", full_eventfd },
 		{ "socket_mode", socket_mode },
 		{ "churn", churn },
+		{ "returns", returns },
+		{ "bad_returns", bad_returns },
+		{ "bad_c2s_ring", bad_c2s_ring },
 		CU_TEST_INFO_NULL,
 	};
 	int rc;
