@@ -24,41 +24,41 @@ struct rps_memif_region {
 	int fd;
 };
 
+/* One ring one way, as ADD_RING gave it (hub), checked at CONNECT. */
+struct rps_memif_qring {
+	struct rps_memif_ring *ring;  /* in the client's memory; NULL: not given */
+	uint16_t region;
+	uint32_t offset;
+	uint8_t log2;
+	uint16_t mask;
+	int efd;                      /* the client's eventfd for it, -1: none */
+};
+
+/* A ring's user side: the one sender (S2C) or receiver (C2S) of the moment writes it. */
+struct rps_memif_qtail {
+	uint16_t tail;                /* slots filled (S2C) or taken (C2S): our copy of the
+				       * ring's tail */
+} __rte_cache_aligned;
+
 /*
- * A client's connection. The hub fills everything above `tx_tail` during the handshake,
- * then publishes the connection (rps_memif.conn, release); from then on that part is
- * read-only until the hub unpublishes it and a QSBR grace period has passed. The sender's
- * part is written by the one sender of the moment (rps_memif_tx()); the hub reads `broken`
- * (relaxed) to send a client away.
+ * A client's connection. The hub fills everything above `tx` during the handshake, then
+ * publishes the connection (rps_memif.conn, release); from then on that part is read-only
+ * until the hub unpublishes it and a QSBR grace period has passed. Each ring's tail is
+ * written by its one sender or receiver of the moment (rps_memif_tx(), rps_memif_rx());
+ * `broken` by any of them, read (relaxed) by the hub to send the client away.
  */
 struct rps_memif_conn {
 	struct rps_memif_region region[RPS_MEMIF_REGIONS_MAX];
 	uint16_t nb_regions;
-	/* the S2C ring 0 (what we send on), as ADD_RING gave it, checked at CONNECT */
-	struct rps_memif_ring *tx;
-	uint16_t tx_region;
-	uint32_t tx_offset;
-	uint8_t tx_log2;
-	uint16_t tx_mask;
-	int tx_efd;             /* the client's eventfd for it, -1: none */
-	/* the C2S ring 0 (what the client returns, rps_memif_rx()), when it gave one */
-	struct rps_memif_ring *rx;    /* NULL: none */
-	uint16_t rx_region;
-	uint32_t rx_offset;
-	uint8_t rx_log2;
-	uint16_t rx_mask;
-	int c2s_efd;            /* its eventfd (we poll: masked, never waited on), -1: none */
-	uint64_t token;         /* the grace period it waits for once unpublished */
+	struct rps_memif_qring s2c[RPS_MEMIF_RINGS_MAX];  /* what we send on */
+	struct rps_memif_qring c2s[RPS_MEMIF_RINGS_MAX];  /* what the client returns on */
+	uint16_t nb_s2c, nb_c2s;      /* rings given each way (indexes 0 to n - 1, at CONNECT) */
+	uint64_t token;               /* the grace period it waits for once unpublished */
 	struct rps_memif_conn *next_retired;
 
-	/* the sender's */
-	uint16_t tx_tail __rte_cache_aligned; /* slots filled: our copy of the ring's tail */
-	int broken;             /* the ring or a descriptor was inconsistent: send no more
-				 * (the sender or the receiver sets it; the hub sends the
-				 * client away) */
-
-	/* the receiver's (rps_memif_rx(): one at a time, maybe not the sender's thread) */
-	uint16_t rx_tail __rte_cache_aligned; /* slots taken: our copy of the ring's tail */
+	struct rps_memif_qtail tx[RPS_MEMIF_RINGS_MAX];
+	struct rps_memif_qtail rx[RPS_MEMIF_RINGS_MAX];
+	int broken __rte_cache_aligned; /* a ring or a descriptor was inconsistent */
 };
 
 enum rps_memif_state {
@@ -79,6 +79,8 @@ struct rps_memif {
 	struct rps_memif_conn *pending; /* the connection being built */
 	uint32_t id;
 	uint32_t handshake_ms;
+	uint16_t rings;                /* offered each way */
+	int returns;                   /* the client must open them all each way */
 	uint8_t secret[RPS_MEMIF_SECRET_SZ];
 	int has_secret;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];

@@ -24,9 +24,9 @@
  * back; a client that gives no such ring only receives.
  *
  * Threads: one hub thread (rps_memif_hub_start()) serves every endpoint's socket. Senders
- * (workers) call rps_memif_tx(): for one endpoint, one sender at a time (the caller's own
- * endpoint, or under its lock); receivers call rps_memif_rx(): one at a time per endpoint,
- * the sender's thread or another. Each reports quiescent states on the QSBR given to
+ * (workers) call rps_memif_tx(): for one ring, one sender at a time (the caller's own
+ * endpoint, or under its lock); receivers call rps_memif_rx(): one at a time per ring, the
+ * sender's thread or another. Each reports quiescent states on the QSBR given to
  * rps_memif_hub_start() outside those calls. Statistics are read from any thread.
  */
 #ifndef RPS_MEMIF_H
@@ -44,6 +44,7 @@ struct rps_memif_hub;  /* the thread and the endpoints it serves */
 #define RPS_MEMIF_ENDPOINTS_MAX 64
 #define RPS_MEMIF_HANDSHAKE_MS 2000u
 #define RPS_MEMIF_RX_PKT_MAX 65535u  /* a returned packet longer than this is a broken ring */
+#define RPS_MEMIF_RINGS_MAX 2u          /* rings each way an endpoint may offer */
 
 /** An endpoint's settings (rps_memif_add()). */
 struct rps_memif_conf {
@@ -54,6 +55,9 @@ struct rps_memif_conf {
 	gid_t gid;              /* its group, (gid_t)-1: the process's */
 	uint32_t handshake_ms;  /* 0: RPS_MEMIF_HANDSHAKE_MS */
 	const char *name;       /* our name in the handshake (at most 31 bytes shown) */
+	uint16_t rings;         /* rings offered each way, 1 to RPS_MEMIF_RINGS_MAX (0: 1); a
+				 * client must open that many to us */
+	int returns;            /* and as many back: a client that does not is refused */
 };
 
 /** An endpoint's counts (hub-written; read at any time, each value alone consistent). */
@@ -110,26 +114,35 @@ void rps_memif_hub_shutdown(struct rps_memif_hub *h);
 void rps_memif_hub_destroy(struct rps_memif_hub *h);
 
 /**
- * Send up to @p n packets to @p m's client, copied into its buffers; the ones sent are
- * freed. @return how many were sent, from the front: 0 when no client is connected (see
- * rps_memif_up()) or its ring is full. One sender at a time per endpoint.
+ * Send up to @p n packets to @p m's client on its ring @p ring, copied into its buffers;
+ * the ones sent are freed. @return how many were sent, from the front: 0 when no client is
+ * connected (see rps_memif_up()), @p ring is not one of the endpoint's, or the ring is full.
+ * One sender at a time per ring.
  */
-uint16_t rps_memif_tx(struct rps_memif *m, struct rte_mbuf **pkts, uint16_t n);
+uint16_t rps_memif_tx_ring(struct rps_memif *m, uint16_t ring, struct rte_mbuf **pkts,
+			   uint16_t n);
+
+/** rps_memif_tx_ring() on ring 0. */
+static inline uint16_t
+rps_memif_tx(struct rps_memif *m, struct rte_mbuf **pkts, uint16_t n)
+{
+	return rps_memif_tx_ring(m, 0, pkts, n);
+}
 
 /**
- * Take up to @p n packets @p m's client returned on its client-to-server ring, each copied
+ * Take up to @p n packets @p m's client returned on its client-to-server ring @p ring, each copied
  * into a chain of mbufs from @p mp (in the client's order), the client's buffers given back
  * (the ring's tail). @return how many, from pkts[0]: 0 when no client is connected, it gave
  * no such ring, nothing is there, a packet's descriptors are not all written yet, or @p mp
  * is empty (nothing taken: the packet waits). A descriptor outside the client's memory, an
  * empty one, more filled than the ring holds or a packet over RPS_MEMIF_RX_PKT_MAX bytes
  * sends the client away (counted broken); nothing past it is taken. One receiver at a time
- * per endpoint.
+ * per ring.
  */
-uint16_t rps_memif_rx(struct rps_memif *m, struct rte_mempool *mp, struct rte_mbuf **pkts,
-		      uint16_t n);
+uint16_t rps_memif_rx(struct rps_memif *m, uint16_t ring, struct rte_mempool *mp,
+		      struct rte_mbuf **pkts, uint16_t n);
 
-/** Whether @p m's client is connected and returns packets (gave a client-to-server ring). */
+/** Whether @p m's client is connected and returns packets (gave client-to-server rings). */
 int rps_memif_returns(const struct rps_memif *m);
 
 /** Whether @p m has a connected client (a relaxed read). */

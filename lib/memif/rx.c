@@ -66,10 +66,10 @@ rx_append(struct rte_mbuf *head, struct rte_mbuf **last, struct rte_mempool *mp,
  * chain in *@p out. @return the slots it took; 0 when it is not all there yet or the pool
  * is dry (nothing taken); -1 for a bad descriptor or a packet too long. */
 static inline int
-rx_one(const struct rps_memif_conn *c, uint16_t slot, uint16_t avail, struct rte_mempool *mp,
-       struct rte_mbuf **out)
+rx_one(const struct rps_memif_conn *c, const struct rps_memif_qring *q, uint16_t slot,
+       uint16_t avail, struct rte_mempool *mp, struct rte_mbuf **out)
 {
-	const struct rps_memif_ring *r = c->rx;
+	const struct rps_memif_ring *r = q->ring;
 	struct rte_mbuf *head = rte_pktmbuf_alloc(mp), *last = head;
 	int used = 0;
 
@@ -85,7 +85,7 @@ rx_one(const struct rps_memif_conn *c, uint16_t slot, uint16_t avail, struct rte
 			rte_pktmbuf_free(head);
 			return 0;
 		}
-		if (unlikely(!rx_desc(c, &r->desc[(uint16_t)(slot + used) & c->rx_mask], &buf, &len,
+		if (unlikely(!rx_desc(c, &r->desc[(uint16_t)(slot + used) & q->mask], &buf, &len,
 				      &flags) || head->pkt_len + len > RPS_MEMIF_RX_PKT_MAX)) {
 			rte_pktmbuf_free(head);
 			return -1;
@@ -103,26 +103,29 @@ rx_one(const struct rps_memif_conn *c, uint16_t slot, uint16_t avail, struct rte
 }
 
 uint16_t
-rps_memif_rx(struct rps_memif *m, struct rte_mempool *mp, struct rte_mbuf **pkts, uint16_t n)
+rps_memif_rx(struct rps_memif *m, uint16_t ring, struct rte_mempool *mp, struct rte_mbuf **pkts,
+	     uint16_t n)
 {
 	struct rps_memif_conn *c = __atomic_load_n(&m->conn, __ATOMIC_ACQUIRE);
+	const struct rps_memif_qring *q;
 	struct rps_memif_ring *r;
 	uint16_t tail, avail, got = 0;
 
-	if (unlikely(c == NULL || c->rx == NULL ||
+	if (unlikely(c == NULL || ring >= c->nb_c2s ||
 		     __atomic_load_n(&c->broken, __ATOMIC_RELAXED)))
 		return 0;
-	r = c->rx;
-	tail = c->rx_tail;
+	q = &c->c2s[ring];
+	r = q->ring;
+	tail = c->rx[ring].tail;
 	/* the packets written up to head: the client's stores before its head store */
 	avail = (uint16_t)(__atomic_load_n(&r->head, __ATOMIC_ACQUIRE) - tail);
-	if (unlikely(avail > (uint32_t)c->rx_mask + 1)) {
+	if (unlikely(avail > (uint32_t)q->mask + 1)) {
 		/* more filled than the ring holds: the hub sends the client away */
 		__atomic_store_n(&c->broken, 1, __ATOMIC_RELAXED);
 		return 0;
 	}
 	while (got < n && avail != 0) {
-		const int used = rx_one(c, tail, avail, mp, &pkts[got]);
+		const int used = rx_one(c, q, tail, avail, mp, &pkts[got]);
 
 		if (unlikely(used <= 0)) {
 			if (used < 0)
@@ -133,8 +136,8 @@ rps_memif_rx(struct rps_memif *m, struct rte_mempool *mp, struct rte_mbuf **pkts
 		avail = (uint16_t)(avail - used);
 		got++;
 	}
-	if (tail != c->rx_tail) {
-		c->rx_tail = tail;
+	if (tail != c->rx[ring].tail) {
+		c->rx[ring].tail = tail;
 		/* our copies made before the tail that gives the buffers back */
 		__atomic_store_n(&r->tail, tail, __ATOMIC_RELEASE);
 	}
@@ -146,5 +149,5 @@ rps_memif_returns(const struct rps_memif *m)
 {
 	const struct rps_memif_conn *c = __atomic_load_n(&m->conn, __ATOMIC_ACQUIRE);
 
-	return c != NULL && c->rx != NULL;
+	return c != NULL && c->nb_c2s != 0;
 }

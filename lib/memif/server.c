@@ -68,7 +68,8 @@ conn_new(void)
 		return NULL;
 	for (unsigned int i = 0; i < RPS_MEMIF_REGIONS_MAX; i++)
 		c->region[i].fd = -1;
-	c->tx_efd = c->c2s_efd = -1;
+	for (unsigned int i = 0; i < RPS_MEMIF_RINGS_MAX; i++)
+		c->s2c[i].efd = c->c2s[i].efd = -1;
 	return c;
 }
 
@@ -83,10 +84,12 @@ conn_free(struct rps_memif_conn *c)
 		if (c->region[i].fd >= 0)
 			close(c->region[i].fd);
 	}
-	if (c->tx_efd >= 0)
-		close(c->tx_efd);
-	if (c->c2s_efd >= 0)
-		close(c->c2s_efd);
+	for (unsigned int i = 0; i < RPS_MEMIF_RINGS_MAX; i++) {
+		if (c->s2c[i].efd >= 0)
+			close(c->s2c[i].efd);
+		if (c->c2s[i].efd >= 0)
+			close(c->c2s[i].efd);
+	}
 	rte_free(c);
 }
 
@@ -162,8 +165,8 @@ send_hello(const struct rps_memif *m)
 	snprintf((char *)msg.hello.name, sizeof(msg.hello.name), "%s", m->name);
 	msg.hello.min_version = msg.hello.max_version = RPS_MEMIF_VERSION;
 	msg.hello.max_region = RPS_MEMIF_REGIONS_MAX - 1;
-	msg.hello.max_s2c_ring = 0;   /* one ring each way: ours is S2C 0 */
-	msg.hello.max_c2s_ring = 0;
+	msg.hello.max_s2c_ring = (uint16_t)(m->rings - 1);   /* the same number each way */
+	msg.hello.max_c2s_ring = (uint16_t)(m->rings - 1);
 	msg.hello.max_log2_ring_size = RPS_MEMIF_LOG2_RING_MAX;
 	return send_msg(m->cfd, &msg);
 }
@@ -251,85 +254,103 @@ take_region(struct rps_memif_conn *c, const struct rps_memif_msg_add_region *ar,
 }
 
 static const char *
-take_ring(struct rps_memif_conn *c, const struct rps_memif_msg_add_ring *ar, int fd)
+take_ring(const struct rps_memif *m, struct rps_memif_conn *c,
+	  const struct rps_memif_msg_add_ring *ar, int fd)
 {
 	const int c2s = (ar->flags & RPS_MEMIF_RING_FLAG_C2S) != 0;
+	struct rps_memif_qring *q;
 
 	if (fd < 0 || !is_eventfd(fd))
 		return "Missing interrupt fd (an eventfd)";
-	if (ar->index != 0)
+	if (ar->index >= m->rings)
 		return "Invalid ring index";
 	if (ar->log2_ring_size == 0 || ar->log2_ring_size > RPS_MEMIF_LOG2_RING_MAX)
 		return "Invalid ring size";
-	if (c2s ? c->c2s_efd >= 0 : c->tx_efd >= 0)
+	q = c2s ? &c->c2s[ar->index] : &c->s2c[ar->index];
+	if (q->efd >= 0)
 		return "Ring given twice";
 	/* our wake-up writes must not block (kick_watch() covers a client that undoes it) */
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0)
 		return "Bad interrupt fd";
-	if (c2s) {
-		c->c2s_efd = fd;
-		c->rx_region = ar->region;
-		c->rx_offset = ar->offset;
-		c->rx_log2 = ar->log2_ring_size;
-		return NULL;
-	}
-	c->tx_efd = fd;
-	c->tx_region = ar->region;
-	c->tx_offset = ar->offset;
-	c->tx_log2 = ar->log2_ring_size;
+	q->efd = fd;
+	q->region = ar->region;
+	q->offset = ar->offset;
+	q->log2 = ar->log2_ring_size;
 	return NULL;
 }
 
-/* CONNECT: the C2S ring, when given, lies inside the client's memory and carries the
- * cookie; we poll it (rps_memif_rx()), so the client is asked not to kick us (its
- * interrupts masked: the reader's flag in memif). */
+/* CONNECT: a ring lies inside the client's memory, aligned, and carries the cookie. */
 static const char *
-check_c2s(struct rps_memif_conn *c)
+check_ring(const struct rps_memif_conn *c, struct rps_memif_qring *q)
 {
 	const struct rps_memif_region *r;
-	struct rps_memif_ring *ring;
 
-	if (c->c2s_efd < 0)
-		return NULL; /* a client that only receives */
-	if (c->rx_region >= c->nb_regions)
+	if (q->region >= c->nb_regions)
 		return "Ring in a region not given";
-	r = &c->region[c->rx_region];
-	if (c->rx_offset % 8 != 0 ||
-	    (uint64_t)c->rx_offset + rps_memif_ring_bytes(c->rx_log2) > r->size)
+	r = &c->region[q->region];
+	if (q->offset % 8 != 0 || (uint64_t)q->offset + rps_memif_ring_bytes(q->log2) > r->size)
 		return "Ring outside its region";
-	ring = (struct rps_memif_ring *)(r->addr + c->rx_offset);
-	if (__atomic_load_n(&ring->cookie, __ATOMIC_RELAXED) != RPS_MEMIF_COOKIE)
+	q->ring = (struct rps_memif_ring *)(r->addr + q->offset);
+	if (__atomic_load_n(&q->ring->cookie, __ATOMIC_RELAXED) != RPS_MEMIF_COOKIE)
 		return "Wrong ring cookie";
-	if (ring == c->tx)
-		return "One ring both ways";
-	c->rx_mask = (uint16_t)((1u << c->rx_log2) - 1);
-	c->rx_tail = __atomic_load_n(&ring->tail, __ATOMIC_RELAXED);
-	__atomic_store_n(&ring->flags, RPS_MEMIF_RING_MASK_INT, __ATOMIC_RELAXED);
-	c->rx = ring;
+	q->mask = (uint16_t)((1u << q->log2) - 1);
 	return NULL;
 }
 
-/* CONNECT: the ring we send on lies inside the client's memory and carries the cookie. */
-static const char *
-check_connect(struct rps_memif_conn *c)
+/* How many rings of @p q were given, from index 0 on (a gap ends them). */
+static uint16_t
+rings_given(const struct rps_memif_qring *q)
 {
-	const struct rps_memif_region *r;
+	uint16_t n = 0;
 
-	if (c->tx_efd < 0)
+	while (n < RPS_MEMIF_RINGS_MAX && q[n].efd >= 0)
+		n++;
+	return n;
+}
+
+/*
+ * CONNECT: every ring given lies inside the client's memory and carries the cookie; the
+ * client opened as many rings to us as we offer, with no gap, and as many back when it
+ * must return packets (else any back ring it gave goes unused). The client-to-server rings
+ * we poll (rps_memif_rx()), so the client is asked not to kick us on them (its interrupts
+ * masked: the reader's flag in memif).
+ */
+static const char *
+check_connect(const struct rps_memif *m, struct rps_memif_conn *c)
+{
+	const char *bad;
+
+	c->nb_s2c = rings_given(c->s2c);
+	c->nb_c2s = rings_given(c->c2s);
+	if (c->nb_s2c == 0)
 		return "No server-to-client ring";
-	if (c->tx_region >= c->nb_regions)
-		return "Ring in a region not given";
-	r = &c->region[c->tx_region];
-	if (c->tx_offset % 8 != 0 ||
-	    (uint64_t)c->tx_offset + rps_memif_ring_bytes(c->tx_log2) > r->size)
-		return "Ring outside its region";
-	c->tx = (struct rps_memif_ring *)(r->addr + c->tx_offset);
-	if (__atomic_load_n(&c->tx->cookie, __ATOMIC_RELAXED) != RPS_MEMIF_COOKIE)
-		return "Wrong ring cookie";
-	c->tx_mask = (uint16_t)((1u << c->tx_log2) - 1);
-	c->tx_tail = __atomic_load_n(&c->tx->tail, __ATOMIC_RELAXED);
+	for (uint16_t i = c->nb_s2c; i < RPS_MEMIF_RINGS_MAX; i++)
+		if (c->s2c[i].efd >= 0)
+			return "Ring indexes with a gap";
+	for (uint16_t i = c->nb_c2s; i < RPS_MEMIF_RINGS_MAX; i++)
+		if (c->c2s[i].efd >= 0)
+			return "Ring indexes with a gap";
+	if (c->nb_s2c != m->rings || (m->returns && c->nb_c2s != m->rings))
+		return m->rings > 1 ? "Needs as many rings each way as offered (one per direction)" :
+				      "Needs a client-to-server ring (packets are returned)";
+	for (uint16_t i = 0; i < RPS_MEMIF_RINGS_MAX; i++) {
+		if (c->s2c[i].efd >= 0 && (bad = check_ring(c, &c->s2c[i])) != NULL)
+			return bad;
+		if (c->c2s[i].efd >= 0 && (bad = check_ring(c, &c->c2s[i])) != NULL)
+			return bad;
+	}
+	for (uint16_t i = 0; i < c->nb_s2c; i++)
+		for (uint16_t k = 0; k < c->nb_c2s; k++)
+			if (c->s2c[i].ring == c->c2s[k].ring)
+				return "One ring both ways";
+	for (uint16_t i = 0; i < c->nb_s2c; i++)
+		c->tx[i].tail = __atomic_load_n(&c->s2c[i].ring->tail, __ATOMIC_RELAXED);
+	for (uint16_t i = 0; i < c->nb_c2s; i++) {
+		c->rx[i].tail = __atomic_load_n(&c->c2s[i].ring->tail, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->c2s[i].ring->flags, RPS_MEMIF_RING_MASK_INT, __ATOMIC_RELAXED);
+	}
 	c->broken = 0;
-	return check_c2s(c);
+	return NULL;
 }
 
 static int
@@ -375,12 +396,13 @@ client_msg(struct rps_memif_hub *h, struct rps_memif *m, const struct rps_memif_
 		break;
 	case RPS_MEMIF_MSG_ADD_RING:
 		bad = m->state != RPS_MEMIF_WAIT_CONNECT ? "Unexpected ADD_RING" :
-		      take_ring(c, &msg->add_ring, fd);
+		      take_ring(m, c, &msg->add_ring, fd);
 		if (bad == NULL)
 			fd = -1;
 		break;
 	case RPS_MEMIF_MSG_CONNECT:
-		bad = m->state != RPS_MEMIF_WAIT_CONNECT ? "Unexpected CONNECT" : check_connect(c);
+		bad = m->state != RPS_MEMIF_WAIT_CONNECT ? "Unexpected CONNECT" :
+		      check_connect(m, c);
 		break;
 	default:
 		bad = "Unexpected message";
@@ -404,7 +426,8 @@ client_msg(struct rps_memif_hub *h, struct rps_memif *m, const struct rps_memif_
 		client_end(h, m, END_DISCONNECT, NULL);
 		return NULL;
 	}
-	HLOG(h, m, INFO, "client %s connected (%u buffers)", m->peer, c->tx_mask + 1u);
+	HLOG(h, m, INFO, "client %s connected (%u ring(s) to it of %u buffers, %u back)",
+	     m->peer, c->nb_s2c, c->s2c[0].mask + 1u, c->nb_c2s);
 	return NULL;
 }
 
@@ -603,7 +626,8 @@ tick(struct rps_memif_hub *h)
 				HLOG(h, m, WARNING, "client %s posted a descriptor outside its memory "
 				     "or an inconsistent ring: sent away", m->peer);
 				client_end(h, m, END_BROKEN, "Bad ring or descriptor");
-			} else if (kick_watch(m->conn->tx_efd)) {
+			} else if (kick_watch(m->conn->s2c[0].efd) ||
+				   (m->conn->nb_s2c > 1 && kick_watch(m->conn->s2c[1].efd))) {
 				ST_INC(m, kicks_drained);
 				HLOG(h, m, WARNING, "client %s filled its own eventfd to the limit: "
 				     "emptied, sent away", m->peer);
@@ -685,7 +709,7 @@ rps_memif_add(struct rps_memif_hub *h, const struct rps_memif_conf *conf, struct
 
 	if (h->nb >= RPS_MEMIF_ENDPOINTS_MAX || conf->path == NULL || conf->path[0] == '\0' ||
 	    (conf->secret != NULL && strlen(conf->secret) > RPS_MEMIF_SECRET_SZ) ||
-	    (conf->mode & ~(mode_t)0770) != 0)
+	    (conf->mode & ~(mode_t)0770) != 0 || conf->rings > RPS_MEMIF_RINGS_MAX)
 		return -EINVAL;
 	if (strlen(conf->path) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
@@ -697,6 +721,8 @@ rps_memif_add(struct rps_memif_hub *h, const struct rps_memif_conf *conf, struct
 	m->cfd = -1;
 	m->id = conf->id;
 	m->handshake_ms = conf->handshake_ms ? conf->handshake_ms : RPS_MEMIF_HANDSHAKE_MS;
+	m->rings = conf->rings ? conf->rings : 1;
+	m->returns = conf->returns != 0;
 	if (conf->secret != NULL && conf->secret[0] != '\0') {
 		memcpy(m->secret, conf->secret, strlen(conf->secret));
 		m->has_secret = 1;

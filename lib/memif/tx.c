@@ -38,10 +38,11 @@ desc_check(const struct rps_memif_conn *c, const struct rps_memif_desc *d)
 /* Copy @p m into the ring from slot @p slot, using at most @p avail slots. @return the
  * slots used, 0 when it does not fit, -1 for a bad descriptor. */
 static inline int
-copy_one(struct rps_memif_conn *c, const struct rte_mbuf *m, uint16_t slot, uint16_t avail)
+copy_one(const struct rps_memif_conn *c, const struct rps_memif_qring *q,
+	 const struct rte_mbuf *m, uint16_t slot, uint16_t avail)
 {
-	struct rps_memif_ring *r = c->tx;
-	struct rps_memif_desc *d = &r->desc[slot & c->tx_mask];
+	struct rps_memif_ring *r = q->ring;
+	struct rps_memif_desc *d = &r->desc[slot & q->mask];
 	struct desc_view v = desc_check(c, d);
 	uint32_t done = 0;
 	int used = 1;
@@ -61,7 +62,7 @@ copy_one(struct rps_memif_conn *c, const struct rte_mbuf *m, uint16_t slot, uint
 					return 0;
 				__atomic_store_n(&d->length, done, __ATOMIC_RELAXED);
 				__atomic_store_n(&d->flags, RPS_MEMIF_DESC_NEXT, __ATOMIC_RELAXED);
-				d = &r->desc[(uint16_t)(slot + used) & c->tx_mask];
+				d = &r->desc[(uint16_t)(slot + used) & q->mask];
 				used++;
 				v = desc_check(c, d);
 				if (unlikely(v.buf == NULL))
@@ -81,25 +82,28 @@ copy_one(struct rps_memif_conn *c, const struct rte_mbuf *m, uint16_t slot, uint
 }
 
 uint16_t
-rps_memif_tx(struct rps_memif *m, struct rte_mbuf **pkts, uint16_t n)
+rps_memif_tx_ring(struct rps_memif *m, uint16_t ring, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct rps_memif_conn *c = __atomic_load_n(&m->conn, __ATOMIC_ACQUIRE);
+	const struct rps_memif_qring *q;
 	struct rps_memif_ring *r;
 	uint16_t tail, avail, sent = 0;
 
-	if (unlikely(c == NULL || __atomic_load_n(&c->broken, __ATOMIC_RELAXED)))
+	if (unlikely(c == NULL || ring >= c->nb_s2c ||
+		     __atomic_load_n(&c->broken, __ATOMIC_RELAXED)))
 		return 0;
-	r = c->tx;
-	tail = c->tx_tail;
+	q = &c->s2c[ring];
+	r = q->ring;
+	tail = c->tx[ring].tail;
 	/* the buffers posted up to head: written by the client before its head store */
 	avail = (uint16_t)(__atomic_load_n(&r->head, __ATOMIC_ACQUIRE) - tail);
-	if (unlikely(avail > (uint32_t)c->tx_mask + 1)) {
+	if (unlikely(avail > (uint32_t)q->mask + 1)) {
 		/* more posted than the ring holds: the hub sends the client away */
 		__atomic_store_n(&c->broken, 1, __ATOMIC_RELAXED);
 		return 0;
 	}
 	while (sent < n && avail != 0) {
-		const int used = copy_one(c, pkts[sent], tail, avail);
+		const int used = copy_one(c, q, pkts[sent], tail, avail);
 
 		if (unlikely(used <= 0)) {
 			if (used < 0)
@@ -112,16 +116,15 @@ rps_memif_tx(struct rps_memif *m, struct rte_mbuf **pkts, uint16_t n)
 	}
 	if (sent == 0)
 		return 0;
-	c->tx_tail = tail;
+	c->tx[ring].tail = tail;
 	/* the buffers and descriptors before the tail that publishes them */
 	__atomic_store_n(&r->tail, tail, __ATOMIC_RELEASE);
 	/* A client that sleeps on its eventfd (interrupts unmasked) is woken: one write per
 	 * burst, the consumer's IPI. The eventfd is non-blocking and watched by the hub
 	 * (server.c: kick_watch()), so this write cannot block. */
-	if (c->tx_efd >= 0 &&
-	    (__atomic_load_n(&r->flags, __ATOMIC_RELAXED) & RPS_MEMIF_RING_MASK_INT) == 0) {
+	if ((__atomic_load_n(&r->flags, __ATOMIC_RELAXED) & RPS_MEMIF_RING_MASK_INT) == 0) {
 		const uint64_t one = 1;
-		ssize_t rc = write(c->tx_efd, &one, sizeof(one));
+		ssize_t rc = write(q->efd, &one, sizeof(one));
 
 		RTE_SET_USED(rc);
 	}

@@ -35,9 +35,10 @@
 #define SLOTS (1u << LOG2)
 #define BUF 256u                    /* a client buffer: small, so packets chain */
 #define RING_BYTES (128u + 16u * SLOTS)
-#define BUFS_OFF (2u * RING_BYTES)  /* C2S ring, S2C ring, the S2C buffers, the C2S ones */
+#define BUFS_OFF (2u * RING_BYTES)  /* C2S ring, S2C ring, the S2C buffers, the C2S ones, */
 #define C2S_OFF (BUFS_OFF + SLOTS * BUF)
-#define REGION (C2S_OFF + SLOTS * BUF)
+#define RINGS1_OFF (C2S_OFF + SLOTS * BUF) /* then the rings of index 1 (C2S, S2C), sharing */
+#define REGION (RINGS1_OFF + 2u * RING_BYTES) /* the buffers of index 0's */
 #define CANARY 4096u                /* bytes of the memfd past the region it declares */
 
 static char dir[64];
@@ -47,7 +48,10 @@ static struct rte_rcu_qsbr *qsbr;
 struct client {
 	int fd, memfd, efd_s2c, efd_c2s;
 	uint8_t *mem;
-	struct rps_memif_ring *s2c, *c2s;
+	struct rps_memif_ring *s2c, *c2s;   /* index 0's */
+	struct rps_memif_ring *s2c1, *c2s1; /* index 1's */
+	int efd_s2c1, efd_c2s1;
+	uint16_t max_ring;                  /* the highest ring index HELLO offered */
 };
 
 struct hub {
@@ -59,11 +63,12 @@ struct hub {
 /* ---- the server ---- */
 
 static void
-hub_up(struct hub *t, const char *secret, uint32_t handshake_ms, mode_t mode)
+hub_start(struct hub *t, const char *secret, uint32_t handshake_ms, mode_t mode,
+	  uint16_t rings, int returns)
 {
 	struct rps_memif_conf conf = {
 		.path = t->path, .id = 0, .secret = secret, .mode = mode, .gid = (gid_t)-1,
-		.handshake_ms = handshake_ms, .name = "ut",
+		.handshake_ms = handshake_ms, .name = "ut", .rings = rings, .returns = returns,
 	};
 
 	snprintf(t->path, sizeof(t->path), "%s/s%u.sock", dir, seq++);
@@ -71,6 +76,12 @@ hub_up(struct hub *t, const char *secret, uint32_t handshake_ms, mode_t mode)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t->h);
 	CU_ASSERT_EQUAL_FATAL(rps_memif_add(t->h, &conf, &t->m), 0);
 	CU_ASSERT_EQUAL_FATAL(rps_memif_hub_start(t->h, qsbr), 0);
+}
+
+static void
+hub_up(struct hub *t, const char *secret, uint32_t handshake_ms, mode_t mode)
+{
+	hub_start(t, secret, handshake_ms, mode, 0, 0);
 }
 
 static void
@@ -169,10 +180,11 @@ cl_open(struct client *c, const struct hub *t)
 	struct rps_memif_msg msg;
 
 	memset(c, 0, sizeof(*c));
-	c->memfd = c->efd_s2c = c->efd_c2s = -1;
+	c->memfd = c->efd_s2c = c->efd_c2s = c->efd_s2c1 = c->efd_c2s1 = -1;
 	c->fd = cl_connect(t);
 	CU_ASSERT_EQUAL_FATAL(cl_recv(c->fd, &msg), RPS_MEMIF_MSG_HELLO);
-	CU_ASSERT_EQUAL(msg.hello.max_s2c_ring, 0);
+	c->max_ring = msg.hello.max_s2c_ring;
+	CU_ASSERT_EQUAL(msg.hello.max_c2s_ring, msg.hello.max_s2c_ring);
 	CU_ASSERT_EQUAL(msg.hello.min_version, RPS_MEMIF_VERSION);
 }
 
@@ -205,8 +217,9 @@ cl_memory(struct client *c, int seal)
 	c->mem = mmap(NULL, REGION + CANARY, PROT_READ | PROT_WRITE, MAP_SHARED, c->memfd, 0);
 	CU_ASSERT_FATAL(c->mem != MAP_FAILED);
 	memset(c->mem + REGION, 0xa5, CANARY);
-	for (unsigned int r = 0; r < 2; r++) {
-		struct rps_memif_ring *ring = (struct rps_memif_ring *)(c->mem + r * RING_BYTES);
+	for (unsigned int r = 0; r < 4; r++) {
+		struct rps_memif_ring *ring = (struct rps_memif_ring *)(c->mem + (r < 2 ? 0 :
+						RINGS1_OFF - 2 * RING_BYTES) + r * RING_BYTES);
 
 		ring->cookie = RPS_MEMIF_COOKIE;
 		ring->flags = 0;
@@ -214,13 +227,17 @@ cl_memory(struct client *c, int seal)
 	}
 	c->c2s = (struct rps_memif_ring *)c->mem;
 	c->s2c = (struct rps_memif_ring *)(c->mem + RING_BYTES);
+	c->c2s1 = (struct rps_memif_ring *)(c->mem + RINGS1_OFF);
+	c->s2c1 = (struct rps_memif_ring *)(c->mem + RINGS1_OFF + RING_BYTES);
 	for (unsigned int i = 0; i < SLOTS; i++) {
-		c->s2c->desc[i].region = 0;
-		c->s2c->desc[i].offset = BUFS_OFF + i * BUF;
-		c->s2c->desc[i].length = BUF;
+		c->s2c->desc[i].region = c->s2c1->desc[i].region = 0;
+		c->s2c->desc[i].offset = c->s2c1->desc[i].offset = BUFS_OFF + i * BUF;
+		c->s2c->desc[i].length = c->s2c1->desc[i].length = BUF;
 	}
 	c->efd_s2c = eventfd(0, EFD_NONBLOCK);
 	c->efd_c2s = eventfd(0, EFD_NONBLOCK);
+	c->efd_s2c1 = eventfd(0, EFD_NONBLOCK);
+	c->efd_c2s1 = eventfd(0, EFD_NONBLOCK);
 }
 
 static int
@@ -238,20 +255,27 @@ cl_region(struct client *c, uint64_t size)
 }
 
 static int
-cl_ring(struct client *c, int c2s, uint32_t offset)
+cl_ring_index(struct client *c, int c2s, uint16_t index, uint32_t offset)
 {
 	struct rps_memif_msg msg;
+	const int efd = index ? (c2s ? c->efd_c2s1 : c->efd_s2c1) : (c2s ? c->efd_c2s : c->efd_s2c);
 
 	memset(&msg, 0, sizeof(msg));
 	msg.type = RPS_MEMIF_MSG_ADD_RING;
 	msg.add_ring.flags = c2s ? RPS_MEMIF_RING_FLAG_C2S : 0;
-	msg.add_ring.index = 0;
+	msg.add_ring.index = index;
 	msg.add_ring.region = 0;
 	msg.add_ring.offset = offset;
 	msg.add_ring.log2_ring_size = LOG2;
-	if (cl_send(c->fd, &msg, c2s ? c->efd_c2s : c->efd_s2c) < 0)
+	if (cl_send(c->fd, &msg, efd) < 0)
 		return -1;
 	return cl_recv(c->fd, &msg) == RPS_MEMIF_MSG_ACK ? 0 : -1;
+}
+
+static int
+cl_ring(struct client *c, int c2s, uint32_t offset)
+{
+	return cl_ring_index(c, c2s, 0, offset);
 }
 
 static int
@@ -296,6 +320,11 @@ cl_close(struct client *c)
 		munmap(c->mem, REGION + CANARY);
 	c->mem = NULL;
 	for (int *fd = &c->fd; fd <= &c->efd_c2s; fd++) {
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+	}
+	for (int *fd = &c->efd_s2c1; fd <= &c->efd_c2s1; fd++) {
 		if (*fd >= 0)
 			close(*fd);
 		*fd = -1;
@@ -742,12 +771,13 @@ churn(void)
  * slot @p slot, in BUF-sized buffers chained with NEXT; head is left to the caller.
  * @return the slots it took. */
 static unsigned int
-cl_return(struct client *c, uint16_t slot, unsigned int len, unsigned int seed)
+cl_return_on(struct client *c, struct rps_memif_ring *ring, uint16_t slot, unsigned int len,
+	     unsigned int seed)
 {
 	unsigned int used = 0;
 
 	for (unsigned int done = 0; done < len || used == 0; used++) {
-		struct rps_memif_desc *d = &c->c2s->desc[(uint16_t)(slot + used) & (SLOTS - 1)];
+		struct rps_memif_desc *d = &ring->desc[(uint16_t)(slot + used) & (SLOTS - 1)];
 		const uint32_t off = C2S_OFF + ((uint16_t)(slot + used) & (SLOTS - 1)) * BUF;
 		const unsigned int n = RTE_MIN(BUF, len - done);
 
@@ -760,6 +790,12 @@ cl_return(struct client *c, uint16_t slot, unsigned int len, unsigned int seed)
 		d->flags = done < len ? RPS_MEMIF_DESC_NEXT : 0;
 	}
 	return used;
+}
+
+static unsigned int
+cl_return(struct client *c, uint16_t slot, unsigned int len, unsigned int seed)
+{
+	return cl_return_on(c, c->c2s, slot, len, seed);
 }
 
 /* Whether @p m holds @p len bytes, byte i = i * 5 + seed. */
@@ -798,12 +834,12 @@ returns(void)
 	cl_up(&c, &t);
 	CU_ASSERT_TRUE(rps_memif_returns(t.m));
 	CU_ASSERT_EQUAL(c.c2s->flags & RPS_MEMIF_RING_MASK_INT, RPS_MEMIF_RING_MASK_INT);
-	CU_ASSERT_EQUAL(rps_memif_rx(t.m, ut_pool(), m, 8), 0); /* nothing there */
+	CU_ASSERT_EQUAL(rps_memif_rx(t.m, 0, ut_pool(), m, 8), 0); /* nothing there */
 	head = (uint16_t)cl_return(&c, 0, 60, 1);
 	head = (uint16_t)(head + cl_return(&c, head, 600, 2));
 	CU_ASSERT_EQUAL(head, 4);
 	__atomic_store_n(&c.c2s->head, head, __ATOMIC_RELEASE);
-	CU_ASSERT_EQUAL_FATAL(rps_memif_rx(t.m, ut_pool(), m, 8), 2);
+	CU_ASSERT_EQUAL_FATAL(rps_memif_rx(t.m, 0, ut_pool(), m, 8), 2);
 	CU_ASSERT_TRUE(same_bytes(m[0], 60, 1) && m[0]->nb_segs == 1);
 	CU_ASSERT_TRUE(same_bytes(m[1], 600, 2) && m[1]->nb_segs == 1);
 	CU_ASSERT_EQUAL(__atomic_load_n(&c.c2s->tail, __ATOMIC_ACQUIRE), 4);
@@ -811,13 +847,13 @@ returns(void)
 	/* small segments: 600 bytes in 6 mbufs of 100 */
 	head = (uint16_t)(head + cl_return(&c, head, 600, 3));
 	__atomic_store_n(&c.c2s->head, head, __ATOMIC_RELEASE);
-	CU_ASSERT_EQUAL_FATAL(rps_memif_rx(t.m, small, m, 8), 1);
+	CU_ASSERT_EQUAL_FATAL(rps_memif_rx(t.m, 0, small, m, 8), 1);
 	CU_ASSERT_TRUE(same_bytes(m[0], 600, 3) && m[0]->nb_segs == 6);
 	rte_pktmbuf_free(m[0]);
 	/* a packet whose last descriptor is not there yet (NEXT on the last slot filled) */
 	cl_return(&c, head, 300, 4);
 	__atomic_store_n(&c.c2s->head, (uint16_t)(head + 1), __ATOMIC_RELEASE);
-	CU_ASSERT_EQUAL(rps_memif_rx(t.m, ut_pool(), m, 8), 0);
+	CU_ASSERT_EQUAL(rps_memif_rx(t.m, 0, ut_pool(), m, 8), 0);
 	CU_ASSERT_EQUAL(__atomic_load_n(&c.c2s->tail, __ATOMIC_ACQUIRE), head);
 	__atomic_store_n(&c.c2s->head, (uint16_t)(head + 2), __ATOMIC_RELEASE);
 	/* the pool empty: nothing taken, then taken once it has mbufs */
@@ -827,15 +863,15 @@ returns(void)
 
 		while (k < RTE_DIM(all) && (all[k] = rte_pktmbuf_alloc(small)) != NULL)
 			k++;
-		CU_ASSERT_EQUAL(rps_memif_rx(t.m, small, m, 8), 0);
+		CU_ASSERT_EQUAL(rps_memif_rx(t.m, 0, small, m, 8), 0);
 		CU_ASSERT_EQUAL(__atomic_load_n(&c.c2s->tail, __ATOMIC_ACQUIRE), head);
 		/* 2 of 3 segments: dry in the middle of the packet, nothing taken either */
 		rte_pktmbuf_free_bulk(all, 2);
-		CU_ASSERT_EQUAL(rps_memif_rx(t.m, small, m, 8), 0);
+		CU_ASSERT_EQUAL(rps_memif_rx(t.m, 0, small, m, 8), 0);
 		CU_ASSERT_EQUAL(rte_mempool_avail_count(small), 2);
 		rte_pktmbuf_free_bulk(all + 2, k - 2);
 	}
-	CU_ASSERT_EQUAL_FATAL(rps_memif_rx(t.m, small, m, 8), 1);
+	CU_ASSERT_EQUAL_FATAL(rps_memif_rx(t.m, 0, small, m, 8), 1);
 	CU_ASSERT_TRUE(same_bytes(m[0], 300, 4) && m[0]->nb_segs == 3);
 	rte_pktmbuf_free(m[0]);
 	CU_ASSERT_EQUAL(__atomic_load_n(&c.c2s->tail, __ATOMIC_ACQUIRE), (uint16_t)(head + 2));
@@ -843,12 +879,12 @@ returns(void)
 	CU_ASSERT_TRUE(canary_intact(&c));
 	cl_close(&c);
 	WAIT_STAT(&t, up, 0);
-	CU_ASSERT_EQUAL(rps_memif_rx(t.m, ut_pool(), m, 8), 0); /* no client */
+	CU_ASSERT_EQUAL(rps_memif_rx(t.m, 0, ut_pool(), m, 8), 0); /* no client */
 	CU_ASSERT_FALSE(rps_memif_returns(t.m));
 	/* a client with no C2S ring: it only receives */
 	cl_up_rings(&c, &t, 0);
 	CU_ASSERT_FALSE(rps_memif_returns(t.m));
-	CU_ASSERT_EQUAL(rps_memif_rx(t.m, ut_pool(), m, 8), 0);
+	CU_ASSERT_EQUAL(rps_memif_rx(t.m, 0, ut_pool(), m, 8), 0);
 	cl_close(&c);
 	WAIT_STAT(&t, up, 0);
 	hub_down(&t);
@@ -906,7 +942,7 @@ bad_returns(void)
 			break;
 		}
 		__atomic_store_n(&c.c2s->head, head, __ATOMIC_RELEASE);
-		CU_ASSERT_EQUAL(rps_memif_rx(t.m, ut_pool(), m, SLOTS), kind == 4 ? 0 : 1);
+		CU_ASSERT_EQUAL(rps_memif_rx(t.m, 0, ut_pool(), m, SLOTS), kind == 4 ? 0 : 1);
 		if (kind != 4) {
 			CU_ASSERT_TRUE(same_bytes(m[0], 60, 1));
 			rte_pktmbuf_free(m[0]);
@@ -914,7 +950,7 @@ bad_returns(void)
 		CU_ASSERT_TRUE(cl_sent_away(c.fd, "Bad ring or descriptor"));
 		WAIT_STAT(&t, broken, 1);
 		CU_ASSERT_FALSE(rps_memif_up(t.m));
-		CU_ASSERT_EQUAL(rps_memif_rx(t.m, ut_pool(), m, SLOTS), 0);
+		CU_ASSERT_EQUAL(rps_memif_rx(t.m, 0, ut_pool(), m, SLOTS), 0);
 		CU_ASSERT_EQUAL(ut_pool_avail(), avail0);
 		cl_close(&c);
 		hub_down(&t);
@@ -949,6 +985,87 @@ bad_c2s_ring(void)
 	}
 }
 
+/* An endpoint offering two rings each way that must be returned on (an inline pair's two
+ * directions): a client opening one each way, or two to us and one back, or index 1
+ * without index 0, is refused naming why; one opening two each way gets what is sent on
+ * ring 1 there (not on ring 0), returns on ring 1 apart from ring 0, and a third ring is
+ * none. A tap endpoint (one ring, no returns) still takes a client without a ring back. */
+static void
+two_rings(void)
+{
+	struct rte_mbuf *m[4];
+	struct hub t;
+	struct client c;
+
+	hub_start(&t, NULL, 0, 0600, 2, 1);
+	for (unsigned int kind = 0; kind < 3; kind++) {
+		cl_open(&c, &t);
+		CU_ASSERT_EQUAL(c.max_ring, 1);
+		cl_memory(&c, 1);
+		CU_ASSERT_EQUAL_FATAL(cl_init(&c, NULL), 0);
+		CU_ASSERT_EQUAL_FATAL(cl_region(&c, REGION), 0);
+		if (kind != 2)
+			CU_ASSERT_EQUAL_FATAL(cl_ring(&c, 1, 0), 0);
+		CU_ASSERT_EQUAL_FATAL(cl_ring(&c, 0, RING_BYTES), 0);
+		if (kind != 0)
+			CU_ASSERT_EQUAL_FATAL(cl_ring_index(&c, 0, 1, RINGS1_OFF + RING_BYTES), 0);
+		if (kind == 2)
+			CU_ASSERT_EQUAL_FATAL(cl_ring_index(&c, 1, 1, RINGS1_OFF), 0);
+		CU_ASSERT_EQUAL(cl_connect_msg(&c), -1);
+		WAIT_STAT(&t, rejected, kind + 1);
+		cl_close(&c);
+	}
+	cl_open(&c, &t);
+	cl_memory(&c, 1);
+	CU_ASSERT_EQUAL_FATAL(cl_init(&c, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(cl_region(&c, REGION), 0);
+	CU_ASSERT_EQUAL_FATAL(cl_ring(&c, 1, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(cl_ring_index(&c, 1, 1, RINGS1_OFF), 0);
+	CU_ASSERT_EQUAL_FATAL(cl_ring(&c, 0, RING_BYTES), 0);
+	CU_ASSERT_EQUAL_FATAL(cl_ring_index(&c, 0, 1, RINGS1_OFF + RING_BYTES), 0);
+	CU_ASSERT_EQUAL_FATAL(cl_connect_msg(&c), 0);
+	__atomic_store_n(&c.s2c->head, SLOTS, __ATOMIC_RELEASE);
+	__atomic_store_n(&c.s2c1->head, SLOTS, __ATOMIC_RELEASE);
+	CU_ASSERT_TRUE(rps_memif_returns(t.m));
+	m[0] = pkt(60, 1);
+	CU_ASSERT_EQUAL(rps_memif_tx_ring(t.m, 1, m, 1), 1);
+	CU_ASSERT_EQUAL(__atomic_load_n(&c.s2c1->tail, __ATOMIC_ACQUIRE), 1);
+	CU_ASSERT_EQUAL(__atomic_load_n(&c.s2c->tail, __ATOMIC_ACQUIRE), 0);
+	CU_ASSERT_EQUAL(c.s2c1->desc[0].length, 60);
+	m[0] = pkt(60, 2);
+	CU_ASSERT_EQUAL(rps_memif_tx_ring(t.m, 2, m, 1), 0); /* no such ring */
+	rte_pktmbuf_free(m[0]);
+	cl_return_on(&c, c.c2s1, 0, 70, 3);
+	__atomic_store_n(&c.c2s1->head, 1, __ATOMIC_RELEASE);
+	CU_ASSERT_EQUAL(c.c2s1->flags & RPS_MEMIF_RING_MASK_INT, RPS_MEMIF_RING_MASK_INT);
+	CU_ASSERT_EQUAL(rps_memif_rx(t.m, 0, ut_pool(), m, 4), 0);
+	CU_ASSERT_EQUAL(rps_memif_rx(t.m, 2, ut_pool(), m, 4), 0);
+	CU_ASSERT_EQUAL_FATAL(rps_memif_rx(t.m, 1, ut_pool(), m, 4), 1);
+	CU_ASSERT_TRUE(same_bytes(m[0], 70, 3));
+	rte_pktmbuf_free(m[0]);
+	CU_ASSERT_EQUAL(__atomic_load_n(&c.c2s1->tail, __ATOMIC_ACQUIRE), 1);
+	CU_ASSERT_EQUAL(stats(&t).connects, 1);
+	cl_close(&c);
+	WAIT_STAT(&t, up, 0);
+	hub_down(&t);
+	/* a tap endpoint: one ring, none back needed */
+	hub_up(&t, NULL, 0, 0600);
+	cl_up_rings(&c, &t, 0);
+	CU_ASSERT_EQUAL(c.max_ring, 0);
+	CU_ASSERT_FALSE(rps_memif_returns(t.m));
+	cl_close(&c);
+	WAIT_STAT(&t, up, 0);
+	/* nor a second ring taken there */
+	cl_open(&c, &t);
+	cl_memory(&c, 1);
+	CU_ASSERT_EQUAL_FATAL(cl_init(&c, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(cl_region(&c, REGION), 0);
+	CU_ASSERT_EQUAL(cl_ring_index(&c, 0, 1, RINGS1_OFF + RING_BYTES), -1);
+	WAIT_STAT(&t, rejected, 1);
+	cl_close(&c);
+	hub_down(&t);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -967,6 +1084,7 @@ main(int argc, char **argv)
 		{ "returns", returns },
 		{ "bad_returns", bad_returns },
 		{ "bad_c2s_ring", bad_c2s_ring },
+		{ "two_rings", two_rings },
 		CU_TEST_INFO_NULL,
 	};
 	int rc;
