@@ -2,7 +2,7 @@
 /*
  * telemetry.c: the /rps/ commands on DPDK's telemetry socket (query them with
  * dpdk-telemetry.py). Callbacks run on DPDK's telemetry thread and read only counters
- * (atomic 64-bit loads), the lcore sets behind the maps (under ctl_lock, never the maps the
+ * (atomic 64-bit loads), the lcore sets behind the maps (under ctl.lock, never the maps the
  * RX lcore uses), and snapshots. DPDK 22.11's callbacks take no user pointer, so the one
  * application context is kept in a file-level pointer set once at registration.
  */
@@ -245,23 +245,23 @@ tel_params(const char *params, uint64_t *v, int max)
 static double
 uptime_s(const struct rps_app *app)
 {
-	return (double)(rte_rdtsc() - app->start_tsc) / (double)rte_get_tsc_hz();
+	return (double)(rte_rdtsc() - app->life.start_tsc) / (double)rte_get_tsc_hz();
 }
 
 static uint64_t
 pps_of(const struct rps_app *app, unsigned int i)
 {
-	return app->pps != NULL ? __atomic_load_n(&app->pps[i], __ATOMIC_RELAXED) : 0;
+	return app->ctl.pps != NULL ? __atomic_load_n(&app->ctl.pps[i], __ATOMIC_RELAXED) : 0;
 }
 
-/* Add the buckets of queue @p q's table each worker owns to @p cnt[worker]. ctl_lock held. */
+/* Add the buckets of queue @p q's table each worker owns to @p cnt[worker]. ctl.lock held. */
 static void
 owned_add(const struct rps_app *app, uint16_t q, uint32_t *cnt)
 {
-	const struct rps_bucket_view *v = app->bview != NULL ? app->bview[q] : NULL;
+	const struct rps_bucket_view *v = app->ctl.bview != NULL ? app->ctl.bview[q] : NULL;
 
 	for (uint32_t b = 0; v != NULL && b < v->size; b++)
-		if (v->owner[b] < app->nb_workers)
+		if (v->owner[b] < app->lc.nb_workers)
 			cnt[v->owner[b]]++;
 }
 
@@ -270,12 +270,12 @@ static void
 owned_all(const struct rps_app *app, uint32_t *cnt)
 {
 	memset(cnt, 0, RTE_MAX_LCORE * sizeof(*cnt));
-	if (app->bview == NULL)
+	if (app->ctl.bview == NULL)
 		return;
-	pthread_mutex_lock((pthread_mutex_t *)(uintptr_t)&app->ctl_lock);
-	for (uint16_t q = 0; q < app->nb_rxq; q++)
+	pthread_mutex_lock((pthread_mutex_t *)(uintptr_t)&app->ctl.lock);
+	for (uint16_t q = 0; q < app->io.nb_rxq; q++)
 		owned_add(app, q, cnt);
-	pthread_mutex_unlock((pthread_mutex_t *)(uintptr_t)&app->ctl_lock);
+	pthread_mutex_unlock((pthread_mutex_t *)(uintptr_t)&app->ctl.lock);
 }
 
 /* dropped_<reason> for every reason, and dropped_total. */
@@ -300,19 +300,19 @@ info_build(struct tel_out *o, const void *arg)
 	struct tel_out w;
 
 	tel_str(o, "version", RPS_VERSION);
-	tel_int(o, "rx_lcore", (int)app->rx_lcore);
+	tel_int(o, "rx_lcore", (int)app->io.rx_lcore);
 	tel_open(o, &w, RTE_TEL_INT_VAL);
-	for (uint16_t i = 0; i < app->nb_workers; i++)
-		tel_arr_int(&w, (int)app->workers[i].lcore);
+	for (uint16_t i = 0; i < app->lc.nb_workers; i++)
+		tel_arr_int(&w, (int)app->lc.workers[i].lcore);
 	tel_close(o, "worker_lcores", &w);
 	tel_int(o, "rx_port", app->opt.rx_port);
-	tel_str(o, "driver", app->rx_driver);
-	tel_int(o, "rx_queues", app->nb_rxq);
+	tel_str(o, "driver", app->io.rx_driver);
+	tel_int(o, "rx_queues", app->io.nb_rxq);
 	tel_int(o, "tx_port", app->opt.tx_port);
 	tel_u64(o, "uptime_s", (uint64_t)uptime_s(app));
 	/* what turns busy_cycles (/rps/workers) into a share of the lcore's time */
 	tel_u64(o, "tsc_hz", rte_get_tsc_hz());
-	tel_u64(o, "config_generation", __atomic_load_n(&app->generation, __ATOMIC_ACQUIRE));
+	tel_u64(o, "config_generation", __atomic_load_n(&app->ctl.generation, __ATOMIC_ACQUIRE));
 	tel_str(o, "hash", rps_hash_mode_name(app->opt.hash_mode));
 	/* both directions of a connection on one worker or not: what a pair needs (pairs.c
 	 * turns it on for one unless told off) */
@@ -326,13 +326,13 @@ info_build(struct tel_out *o, const void *arg)
 	}
 	tel_close(o, "pairs", &w);
 	tel_str(o, "stages", app->opt.stages_text);
-	tel_int(o, "ready", __atomic_load_n(&app->ready, __ATOMIC_ACQUIRE));
-	tel_str(o, "build_cpu", app->cpu.build);
-	tel_str(o, "toeplitz_impl", app->cpu.toeplitz);
-	tel_str(o, "idle_wait", app->cpu.idle_wait);
-	tel_str(o, "flow_hash_impl", app->cpu.flow_hash);
-	tel_str(o, "cpu_flags", app->cpu.cpu_flags);
-	tel_str(o, "metrics", app->metrics_where);
+	tel_int(o, "ready", __atomic_load_n(&app->life.ready, __ATOMIC_ACQUIRE));
+	tel_str(o, "build_cpu", app->io.cpu.build);
+	tel_str(o, "toeplitz_impl", app->io.cpu.toeplitz);
+	tel_str(o, "idle_wait", app->io.cpu.idle_wait);
+	tel_str(o, "flow_hash_impl", app->io.cpu.flow_hash);
+	tel_str(o, "cpu_flags", app->io.cpu.cpu_flags);
+	tel_str(o, "metrics", app->obs.metrics_where);
 }
 
 static int
@@ -372,14 +372,14 @@ struct stats_arg {
 static void
 port_pool_read(const struct rps_app *app, struct stats_arg *a)
 {
-	a->rx_ok = app->rx_started && rte_eth_stats_get(app->opt.rx_port, &a->rx) == 0;
-	a->tx_ok = app->tx_started && app->opt.tx_port != (int)app->opt.rx_port &&
+	a->rx_ok = app->io.rx_started && rte_eth_stats_get(app->opt.rx_port, &a->rx) == 0;
+	a->tx_ok = app->io.tx_started && app->opt.tx_port != (int)app->opt.rx_port &&
 		   rte_eth_stats_get((uint16_t)app->opt.tx_port, &a->tx) == 0;
-	a->pool = app->pool != NULL;
+	a->pool = app->io.pool != NULL;
 	if (a->pool) {
-		a->pool_size = app->pool->size;
-		a->pool_in_use = rte_mempool_in_use_count(app->pool);
-		a->pool_avail = rte_mempool_avail_count(app->pool);
+		a->pool_size = app->io.pool->size;
+		a->pool_in_use = rte_mempool_in_use_count(app->io.pool);
+		a->pool_avail = rte_mempool_avail_count(app->io.pool);
 	}
 }
 
@@ -415,10 +415,10 @@ port_pool_build(struct tel_out *o, const struct stats_arg *a)
 		tel_u64(&c, "in_use", a->pool_in_use);
 		tel_u64(&c, "available", a->pool_avail);
 		/* its split (rps_budget.h): the RX lcores' reserve, each worker's share */
-		tel_u64(&c, "reserve", app->pool_reserve);
-		tel_u64(&c, "worker_share", app->worker_share);
-		tel_u64(&c, "backlog_cap", app->backlog_cap);
-		tel_u64(&c, "frag_budget", app->frag_budget);
+		tel_u64(&c, "reserve", app->io.pool_reserve);
+		tel_u64(&c, "worker_share", app->io.worker_share);
+		tel_u64(&c, "backlog_cap", app->io.backlog_cap);
+		tel_u64(&c, "frag_budget", app->io.frag_budget);
 		tel_close(o, "mempool", &c);
 	}
 }
@@ -429,7 +429,7 @@ stats_build(struct tel_out *o, const void *arg)
 	const struct stats_arg *a = arg;
 	const struct rps_app *app = a->app;
 	const struct rps_snapshot *s = a->s;
-	uint16_t nw = app->nb_workers ? app->nb_workers : 1;
+	uint16_t nw = app->lc.nb_workers ? app->lc.nb_workers : 1;
 
 	tel_u64(o, "rx_packets", s->rx.rx_packets);
 	tel_u64(o, "enqueued", s->rx.enqueued);
@@ -442,8 +442,8 @@ stats_build(struct tel_out *o, const void *arg)
 	tel_u64(o, "flows_migrated", s->rx.flows_migrated);
 	tel_u64(o, "migrations_deferred", s->rx.migrations_deferred);
 	tel_u64(o, "move_drains", s->rx.move_drains);
-	tel_u64(o, "buckets_moved", __atomic_load_n(&app->buckets_moved, __ATOMIC_RELAXED));
-	tel_u64(o, "rebalance_runs", __atomic_load_n(&app->rebalance_runs, __ATOMIC_RELAXED));
+	tel_u64(o, "buckets_moved", __atomic_load_n(&app->ctl.buckets_moved, __ATOMIC_RELAXED));
+	tel_u64(o, "rebalance_runs", __atomic_load_n(&app->ctl.rebalance_runs, __ATOMIC_RELAXED));
 	if (s->nb_rx > 1) {
 		/* each RX lcore: its lcore, what it received and enqueued */
 		struct tel_out l, r, e;
@@ -460,12 +460,12 @@ stats_build(struct tel_out *o, const void *arg)
 		tel_close(o, "rx_lcores_rx_packets", &r);
 		tel_close(o, "rx_lcores_enqueued", &e);
 		/* each (RX lcore, worker) pair's backlog, row by row: [rx * nb_workers + worker] */
-		if (app->nb_workers != 0 &&
-		    (uint32_t)s->nb_rx * app->nb_workers <= RTE_TEL_MAX_ARRAY_ENTRIES) {
+		if (app->lc.nb_workers != 0 &&
+		    (uint32_t)s->nb_rx * app->lc.nb_workers <= RTE_TEL_MAX_ARRAY_ENTRIES) {
 			tel_open(o, &r, RTE_TEL_U64_VAL);
 			tel_open(o, &e, RTE_TEL_U64_VAL);
 			for (uint16_t k = 0; k < s->nb_rx; k++)
-				for (uint16_t w = 0; w < app->nb_workers; w++) {
+				for (uint16_t w = 0; w < app->lc.nb_workers; w++) {
 					const struct rps_backlog *b = rps_app_backlog(app, k, w);
 
 					tel_arr_u64(&r, rps_backlog_depth(b));
@@ -519,7 +519,7 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	int rc;
 
 	(void)cmd;
-	if (page_first(params, app->nb_workers ? app->nb_workers : 1, &a.first) != 0)
+	if (page_first(params, app->lc.nb_workers ? app->lc.nb_workers : 1, &a.first) != 0)
 		return -EINVAL;
 	s = rps_snapshot_alloc();
 	if (s == NULL)
@@ -618,10 +618,10 @@ consumers_build(struct tel_out *o, const void *arg)
 	struct tel_out cs;
 	char name[16];
 
-	tel_u64(o, "nb_consumers", app->nb_consumers);
+	tel_u64(o, "nb_consumers", app->cons.nb_consumers);
 	tel_open(o, &cs, RTE_TEL_CONTAINER);
-	for (uint16_t i = 0; i < app->nb_consumers; i++) {
-		const struct rps_consumer *k = &app->consumers[i];
+	for (uint16_t i = 0; i < app->cons.nb_consumers; i++) {
+		const struct rps_consumer *k = &app->cons.consumers[i];
 		struct rps_consumer_stats st;
 		struct tel_out c;
 
@@ -711,8 +711,8 @@ tel_rules(const char *cmd, const char *params, struct rte_tel_data *d)
 	(void)cmd;
 	if (a == NULL)
 		return -ENOMEM;
-	pthread_mutex_lock(&app->ctl_lock); /* the set stays while it is held (rules.c) */
-	rs = app->rules;
+	pthread_mutex_lock(&app->ctl.lock); /* the set stays while it is held (rules.c) */
+	rs = app->steer.rules;
 	a->nb = rs != NULL ? rs->nb_rules : 0;
 	a->generation = rs != NULL ? rs->generation : 0;
 	rc = page_first(params, a->nb ? a->nb : 1, &a->first);
@@ -727,7 +727,7 @@ tel_rules(const char *cmd, const char *params, struct rte_tel_data *d)
 			a->hits_total[i] = rps_app_rule_hits_total(app, rs, k);
 		}
 	}
-	pthread_mutex_unlock(&app->ctl_lock);
+	pthread_mutex_unlock(&app->ctl.lock);
 	if (rc == 0)
 		rc = tel_reply(d, rules_build, a);
 	free(a);
@@ -764,8 +764,8 @@ static void
 workers_read(const struct rps_app *app, struct workers_arg *a)
 {
 	owned_all(app, a->owned);
-	for (uint16_t i = 0; i < app->nb_workers; i++)
-		a->health[i] = __atomic_load_n(&app->workers[i].health.state, __ATOMIC_RELAXED);
+	for (uint16_t i = 0; i < app->lc.nb_workers; i++)
+		a->health[i] = __atomic_load_n(&app->lc.workers[i].health.state, __ATOMIC_RELAXED);
 }
 
 /* Backlog, health, load and buckets of worker @p i: /rps/workers and /rps/worker share them. */
@@ -777,19 +777,19 @@ worker_common(struct tel_out *c, const struct workers_arg *a, uint32_t i)
 
 	tel_int(c, "index", (int)i);
 	tel_int(c, "socket", (int)rte_lcore_to_socket_id(a->s->w[i].lcore));
-	tel_u64(c, "backlog_capacity", app->nb_workers ? app->backlogs[i].capacity : 0);
+	tel_u64(c, "backlog_capacity", app->lc.nb_workers ? app->lc.backlogs[i].capacity : 0);
 	tel_u64(c, "backlog_depth", a->s->w[i].depth);
 	tel_u64(c, "backlog_hwm", a->s->w[i].hwm);
-	if (app->nb_workers != 0) {
-		const struct rps_health *h = &app->workers[i].health;
+	if (app->lc.nb_workers != 0) {
+		const struct rps_health *h = &app->lc.workers[i].health;
 
 		tel_str(c, "health", rps_health_name(a->health[i]));
 		tel_u64(c, "stalls", __atomic_load_n(&h->stalls, __ATOMIC_RELAXED));
 		tel_u64(c, "recoveries", __atomic_load_n(&h->recoveries, __ATOMIC_RELAXED));
-		tel_str(c, "state", rps_lcore_state_name(&app->workers[i]));
+		tel_str(c, "state", rps_lcore_state_name(&app->lc.workers[i]));
 	}
 	{
-		const struct rps_worker *w = app->nb_workers ? &app->workers[i] : RPS_APP_SELF(app);
+		const struct rps_worker *w = app->lc.nb_workers ? &app->lc.workers[i] : RPS_APP_SELF(app);
 
 		/* its thread's CPU time so far (/proc): a sleeping worker's stays flat */
 		tel_u64(c, "cpu_ms", rps_lcore_cpu_ms(w));
@@ -798,7 +798,7 @@ worker_common(struct tel_out *c, const struct workers_arg *a, uint32_t i)
 	tel_u64(c, "busy_percent", st->polls ? st->busy_polls * 100 / st->polls : 0);
 	{
 		/* /rps/flows snapshots it took: they walk its flow table on the data path */
-		const struct rps_flow_snap *fs = app->nb_workers ? app->workers[i].flow_snap :
+		const struct rps_flow_snap *fs = app->lc.nb_workers ? app->lc.workers[i].flow_snap :
 						 RPS_APP_SELF(app)->flow_snap;
 
 		tel_u64(c, "flow_snapshots", fs != NULL ?
@@ -850,7 +850,7 @@ tel_workers(const char *cmd, const char *params, struct rte_tel_data *d)
 	(void)cmd;
 	if (a == NULL || s == NULL)
 		goto out;
-	rc = page_first(params, app->nb_workers ? app->nb_workers : 1, &a->first);
+	rc = page_first(params, app->lc.nb_workers ? app->lc.nb_workers : 1, &a->first);
 	if (rc != 0)
 		goto out;
 	rps_snapshot_take(app, s);
@@ -927,11 +927,11 @@ struct map_arg {
 };
 
 /* Queue @p q's map: lcores, their weights and the buckets each owns (aligned arrays: an
- * lcore that owns buckets but is not in the map has weight 0). ctl_lock held. */
+ * lcore that owns buckets but is not in the map has weight 0). ctl.lock held. */
 static void
 map_queue_build(struct tel_out *o, const struct rps_app *app, uint16_t q)
 {
-	const struct rps_lcoreset *set = &app->map_sets[q];
+	const struct rps_lcoreset *set = &app->ctl.map_sets[q];
 	uint32_t cnt[RTE_MAX_LCORE] = { 0 };
 	struct tel_out c, lc, wt, bk;
 	char mask[128], name[32];
@@ -941,13 +941,13 @@ map_queue_build(struct tel_out *o, const struct rps_app *app, uint16_t q)
 	tel_open(o, &c, RTE_TEL_CONTAINER);
 	tel_str(&c, "mask", mask);
 	tel_int(&c, "nb_lcores", (int)rps_lcoreset_count(set));
-	tel_int(&c, "table_size", app->bview != NULL && app->bview[q] != NULL ?
-		(int)app->bview[q]->size : 0);
+	tel_int(&c, "table_size", app->ctl.bview != NULL && app->ctl.bview[q] != NULL ?
+		(int)app->ctl.bview[q]->size : 0);
 	tel_open(&c, &lc, RTE_TEL_INT_VAL);
 	tel_open(&c, &wt, RTE_TEL_INT_VAL);
 	tel_open(&c, &bk, RTE_TEL_INT_VAL);
 	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++) {
-		int w = app->lcore_worker[l];
+		int w = app->lc.lcore_worker[l];
 		uint32_t n = w >= 0 ? cnt[w] : 0;
 
 		if (!rps_lcoreset_has(set, l) && n == 0)
@@ -969,12 +969,12 @@ map_build(struct tel_out *o, const void *arg)
 	const struct map_arg *a = arg;
 	const struct rps_app *app = a->app;
 
-	tel_u64(o, "generation", __atomic_load_n(&app->generation, __ATOMIC_ACQUIRE));
-	tel_int(o, "reorder_safe", __atomic_load_n(&app->reorder_safe, __ATOMIC_RELAXED));
+	tel_u64(o, "generation", __atomic_load_n(&app->ctl.generation, __ATOMIC_ACQUIRE));
+	tel_int(o, "reorder_safe", __atomic_load_n(&app->steer.reorder_safe, __ATOMIC_RELAXED));
 	tel_int(o, "rx_port", app->opt.rx_port);
-	tel_int(o, "nb_queues", app->nb_rxq);
-	tel_page(o, a->first, TEL_MAP_PAGE, app->nb_rxq);
-	for (uint32_t q = a->first; q < app->nb_rxq && q < a->first + TEL_MAP_PAGE; q++)
+	tel_int(o, "nb_queues", app->io.nb_rxq);
+	tel_page(o, a->first, TEL_MAP_PAGE, app->io.nb_rxq);
+	for (uint32_t q = a->first; q < app->io.nb_rxq && q < a->first + TEL_MAP_PAGE; q++)
 		map_queue_build(o, app, (uint16_t)q);
 }
 
@@ -986,11 +986,11 @@ tel_map(const char *cmd, const char *params, struct rte_tel_data *d)
 	int rc;
 
 	(void)cmd;
-	if (page_first(params, app->nb_rxq, &a.first) != 0)
+	if (page_first(params, app->io.nb_rxq, &a.first) != 0)
 		return -EINVAL;
-	pthread_mutex_lock(&app->ctl_lock);
+	pthread_mutex_lock(&app->ctl.lock);
 	rc = tel_reply(d, map_build, &a);
-	pthread_mutex_unlock(&app->ctl_lock);
+	pthread_mutex_unlock(&app->ctl.lock);
 	return rc;
 }
 
@@ -1029,35 +1029,35 @@ hot_cmp(const void *a, const void *b)
 	return x[2] < y[2] ? -1 : x[2] > y[2];
 }
 
-/* ctl_lock held. */
+/* ctl.lock held. */
 static void
 buckets_build(struct tel_out *o, const void *arg)
 {
 	const struct buckets_arg *a = arg;
 	const struct rps_app *app = a->app;
-	const struct rps_bucket_view *v = app->bview[a->q];
-	const struct rps_bucket_stats *st = app->bstats[a->q];
+	const struct rps_bucket_view *v = app->ctl.bview[a->q];
+	const struct rps_bucket_stats *st = app->steer.bstats[a->q];
 	struct tel_out col[RTE_DIM(bucket_cols)], ow, on;
 	uint32_t cnt[RTE_MAX_LCORE] = { 0 };
 	char imb[32];
 
 	tel_int(o, "queue", (int)a->q);
 	tel_int(o, "table_size", (int)v->size);
-	tel_u64(o, "generation", __atomic_load_n(&app->generation, __ATOMIC_ACQUIRE));
+	tel_u64(o, "generation", __atomic_load_n(&app->ctl.generation, __ATOMIC_ACQUIRE));
 	tel_str(o, "view", a->paged ? "page" : "hottest");
 	if (a->paged)
 		tel_page(o, a->first, TEL_BUCKETS_PAGE, v->size);
-	tel_int(o, "rebalance", app->rebal.on);
-	tel_u64(o, "rebalance_runs", __atomic_load_n(&app->rebalance_runs, __ATOMIC_RELAXED));
-	tel_u64(o, "buckets_moved", __atomic_load_n(&app->buckets_moved, __ATOMIC_RELAXED));
-	snprintf(imb, sizeof(imb), "%.3f", app->imbalance);
+	tel_int(o, "rebalance", app->ctl.rebal.on);
+	tel_u64(o, "rebalance_runs", __atomic_load_n(&app->ctl.rebalance_runs, __ATOMIC_RELAXED));
+	tel_u64(o, "buckets_moved", __atomic_load_n(&app->ctl.buckets_moved, __ATOMIC_RELAXED));
+	snprintf(imb, sizeof(imb), "%.3f", app->ctl.imbalance);
 	tel_str(o, "imbalance", imb);
 	/* the lcores owning buckets of this table, and how many each */
 	owned_add(app, a->q, cnt);
 	tel_open(o, &ow, RTE_TEL_INT_VAL);
 	tel_open(o, &on, RTE_TEL_INT_VAL);
 	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++) {
-		int w = app->lcore_worker[l];
+		int w = app->lc.lcore_worker[l];
 
 		if (w >= 0 && cnt[w] != 0) {
 			tel_arr_int(&ow, (int)l);
@@ -1071,7 +1071,7 @@ buckets_build(struct tel_out *o, const void *arg)
 	for (uint32_t i = 0; i < a->n; i++) {
 		uint32_t b = a->idx[i];
 		const uint64_t x[RTE_DIM(bucket_cols)] = {
-			b, app->workers[v->owner[b]].lcore,
+			b, app->lc.workers[v->owner[b]].lcore,
 			__atomic_load_n(&st->b[b].packets, __ATOMIC_RELAXED),
 			__atomic_load_n(&st->b[b].bytes, __ATOMIC_RELAXED),
 			v->pps[b], v->cycles[b], v->moves[b],
@@ -1084,7 +1084,7 @@ buckets_build(struct tel_out *o, const void *arg)
 		tel_close(o, bucket_cols[k], &col[k]);
 }
 
-/* The hottest buckets of @p v into @p a->idx. ctl_lock held. */
+/* The hottest buckets of @p v into @p a->idx. ctl.lock held. */
 static int
 buckets_hottest(struct buckets_arg *a, const struct rps_bucket_view *v,
 		const struct rps_bucket_stats *st)
@@ -1115,23 +1115,23 @@ tel_buckets(const char *cmd, const char *params, struct rte_tel_data *d)
 	int n = tel_params(params, p, 2), rc = 0;
 
 	(void)cmd;
-	if (n < 0 || app->bview == NULL || p[0] >= app->nb_rxq || app->bview[p[0]] == NULL)
+	if (n < 0 || app->ctl.bview == NULL || p[0] >= app->io.nb_rxq || app->ctl.bview[p[0]] == NULL)
 		return -EINVAL;
 	a.q = (uint16_t)p[0];
 	a.paged = n == 2;
 	a.first = (uint32_t)p[1];
-	pthread_mutex_lock(&app->ctl_lock);
-	v = app->bview[a.q];
+	pthread_mutex_lock(&app->ctl.lock);
+	v = app->ctl.bview[a.q];
 	if (a.paged && a.first >= v->size)
 		rc = -EINVAL;
 	else if (a.paged)
 		for (uint32_t b = a.first; b < v->size && a.n < TEL_BUCKETS_PAGE; b++)
 			a.idx[a.n++] = b;
 	else
-		rc = buckets_hottest(&a, v, app->bstats[a.q]);
+		rc = buckets_hottest(&a, v, app->steer.bstats[a.q]);
 	if (rc == 0)
 		rc = tel_reply(d, buckets_build, &a);
-	pthread_mutex_unlock(&app->ctl_lock);
+	pthread_mutex_unlock(&app->ctl.lock);
 	return rc;
 }
 
@@ -1237,7 +1237,7 @@ config_secrets(struct tel_out *o, const struct rps_app *app, int show)
 	tel_str(o, "rss_key_source", opt->rss_key_random ? "random" : "configured");
 	tel_str(o, "symmetric", rps_sym_mode_name(opt->symmetric));
 	if (show) {
-		tel_u64(o, "hash_seed", app->seed);
+		tel_u64(o, "hash_seed", app->io.seed);
 		rps_toeplitz_key_format(opt->rss_key, opt->rss_key_len, hex, sizeof(hex));
 		tel_str(o, "rss_key", hex);
 	} else {
@@ -1247,37 +1247,37 @@ config_secrets(struct tel_out *o, const struct rps_app *app, int show)
 }
 
 /* The running value of setting @p id: what a reload changed for the live ones, else what
- * the program started with (command line over file). Called under ctl_lock. */
+ * the program started with (command line over file). Called under ctl.lock. */
 static int
 setting_value(const struct rps_app *app, enum rps_setting_id id, int64_t *v)
 {
 	switch (id) {
 	case RPS_SET_REORDER_SAFE:
-		*v = __atomic_load_n(&app->reorder_safe, __ATOMIC_RELAXED);
+		*v = __atomic_load_n(&app->steer.reorder_safe, __ATOMIC_RELAXED);
 		return 0;
 	case RPS_SET_FLOW_LIMIT:
-		*v = __atomic_load_n(&app->flow_limit, __ATOMIC_RELAXED);
+		*v = __atomic_load_n(&app->steer.flow_limit, __ATOMIC_RELAXED);
 		return 0;
 	case RPS_SET_STATS_INTERVAL:
 		*v = __atomic_load_n(&app->opt.stats_interval, __ATOMIC_RELAXED);
 		return 0;
 	case RPS_SET_TABLE_SIZE:
-		*v = app->table_size;
+		*v = app->ctl.table_size;
 		return 0;
 	case RPS_SET_REBALANCE:
-		*v = app->rebal.on;
+		*v = app->ctl.rebal.on;
 		return 0;
 	case RPS_SET_REBALANCE_INTERVAL:
-		*v = app->rebal.interval_ms;
+		*v = app->ctl.rebal.interval_ms;
 		return 0;
 	case RPS_SET_REBALANCE_THRESHOLD:
-		*v = app->rebal.threshold_pct;
+		*v = app->ctl.rebal.threshold_pct;
 		return 0;
 	case RPS_SET_REBALANCE_MOVES:
-		*v = app->rebal.moves;
+		*v = app->ctl.rebal.moves;
 		return 0;
 	case RPS_SET_REBALANCE_HOLDDOWN:
-		*v = app->rebal.holddown_ms;
+		*v = app->ctl.rebal.holddown_ms;
 		return 0;
 	default:
 		return rps_options_value(&app->opt, id, v);
@@ -1320,7 +1320,7 @@ config_settings(struct tel_out *o, const struct rps_app *app)
 	}
 }
 
-/* ctl_lock held. */
+/* ctl.lock held. */
 static void
 config_build(struct tel_out *o, const void *arg)
 {
@@ -1329,20 +1329,20 @@ config_build(struct tel_out *o, const void *arg)
 	const struct rps_options *opt = &app->opt;
 
 	tel_text(o, "config_file", opt->config_path ? opt->config_path : "");
-	tel_u64(o, "generation", __atomic_load_n(&app->generation, __ATOMIC_ACQUIRE));
-	tel_text(o, "last_reload_result", app->last_reload_result);
-	tel_u64(o, "last_reload_age_s", app->last_reload_tsc == 0 ? 0 :
-		(rte_rdtsc() - app->last_reload_tsc) / rte_get_tsc_hz());
-	tel_u64(o, "reloads_ok", app->reloads_ok);
-	tel_u64(o, "reloads_failed", app->reloads_failed);
-	tel_u64(o, "reloads_unchanged", app->reloads_unchanged);
-	tel_u64(o, "watch_events", __atomic_load_n(&app->watch_events, __ATOMIC_RELAXED));
-	tel_u64(o, "watch_names", __atomic_load_n(&app->watch_names, __ATOMIC_RELAXED));
-	tel_int(o, "watch_armed", __atomic_load_n(&app->watch_armed, __ATOMIC_RELAXED));
+	tel_u64(o, "generation", __atomic_load_n(&app->ctl.generation, __ATOMIC_ACQUIRE));
+	tel_text(o, "last_reload_result", app->ctl.last_reload_result);
+	tel_u64(o, "last_reload_age_s", app->ctl.last_reload_tsc == 0 ? 0 :
+		(rte_rdtsc() - app->ctl.last_reload_tsc) / rte_get_tsc_hz());
+	tel_u64(o, "reloads_ok", app->ctl.reloads_ok);
+	tel_u64(o, "reloads_failed", app->ctl.reloads_failed);
+	tel_u64(o, "reloads_unchanged", app->ctl.reloads_unchanged);
+	tel_u64(o, "watch_events", __atomic_load_n(&app->ctl.watch_events, __ATOMIC_RELAXED));
+	tel_u64(o, "watch_names", __atomic_load_n(&app->ctl.watch_names, __ATOMIC_RELAXED));
+	tel_int(o, "watch_armed", __atomic_load_n(&app->ctl.watch_armed, __ATOMIC_RELAXED));
 	config_settings(o, app);
 	config_secrets(o, app, a->show_secrets);
 	/* command line only, as the program resolved them */
-	tel_str(o, "backpressure", app->nb_workers && app->rx[0].steer.backpressure ? "on" : "off");
+	tel_str(o, "backpressure", app->lc.nb_workers && app->lc.rx[0].steer.backpressure ? "on" : "off");
 	tel_u64(o, "stall_timeout_ms", opt->stall_timeout_ms);
 }
 
@@ -1355,9 +1355,9 @@ tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 
 	(void)cmd;
 	(void)params;
-	pthread_mutex_lock(&app->ctl_lock);
+	pthread_mutex_lock(&app->ctl.lock);
 	rc = tel_reply(d, config_build, &a);
-	pthread_mutex_unlock(&app->ctl_lock);
+	pthread_mutex_unlock(&app->ctl.lock);
 	return rc;
 }
 
@@ -1508,7 +1508,7 @@ flows_wait_fresh(const struct rps_app *app, const struct rps_worker *ws, uint16_
 	struct rps_app *mut = (struct rps_app *)(uintptr_t)app;
 	const uint64_t hz = rte_get_tsc_hz(), wait = hz * TEL_FLOWS_WAIT_MS / 1000;
 
-	__atomic_store_n(&mut->flows_wanted_tsc, t0, __ATOMIC_RELAXED);
+	__atomic_store_n(&mut->obs.flows_wanted_tsc, t0, __ATOMIC_RELAXED);
 	for (;;) {
 		int fresh = 1;
 
@@ -1519,7 +1519,7 @@ flows_wait_fresh(const struct rps_app *app, const struct rps_worker *ws, uint16_
 				fresh = 0;
 		}
 		if (fresh || rte_rdtsc() - t0 >= wait ||
-		    __atomic_load_n(&app->rx_done, __ATOMIC_ACQUIRE))
+		    __atomic_load_n(&app->life.rx_done, __ATOMIC_ACQUIRE))
 			return;
 		rte_delay_us_sleep(1000);
 	}
@@ -1529,8 +1529,8 @@ static int
 tel_flows(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	const struct rps_app *app = tel_app;
-	const struct rps_worker *ws = app->nb_workers ? app->workers : RPS_APP_SELF(app);
-	uint16_t nw = app->nb_workers ? app->nb_workers : 1;
+	const struct rps_worker *ws = app->lc.nb_workers ? app->lc.workers : RPS_APP_SELF(app);
+	uint16_t nw = app->lc.nb_workers ? app->lc.nb_workers : 1;
 	const uint64_t t0 = rte_rdtsc(), hz = rte_get_tsc_hz();
 	struct tel_flow *all;
 	struct flows_arg *a;
