@@ -150,7 +150,7 @@ int rps_health_wait_workers(struct rps_app *app);
 
 /* buckets.c: the "buckets" member of the summary JSON (table size, rebalancer counters,
  * per queue and bucket: lcore, packets, bytes, cycles, moves). */
-void rps_buckets_json(struct rps_app *app, FILE *f);
+void rps_buckets_json(const struct rps_app *app, FILE *f);
 
 /* control.c: the control thread (SIGHUP / inotify reloads, per-second rates). */
 int rps_control_start(struct rps_app *app);
@@ -264,7 +264,7 @@ void rps_process_idle(struct rps_worker *w);
 int rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w);
 void rps_worker_ctx_fini(struct rps_worker *w, int keep_snap);
 
-/* A copy of every counter, each 64-bit value read atomically (report.c). */
+/* A copy of every counter, each 64-bit value read atomically (snapshot.c). */
 struct rps_snapshot {
 	struct rps_lcore_stats rx;       /* RX lcores, summed (incl. backlog_full, and
 					  * processing when there is no map) */
@@ -281,8 +281,17 @@ struct rps_snapshot {
 		uint64_t depth, hwm;
 	} w[RTE_MAX_LCORE];
 };
+/* snapshot.c: the readers' views of the context (telemetry, metrics, report.c), any thread:
+ * a copy of every counter; seconds since start; worker @p i's processed/s over the last
+ * second (i == nb_workers: the RX lcore's rx rate), 0 before the first; the buckets each
+ * worker owns in queue @p q's table added to @p cnt[worker] (app->ctl.lock held), or over
+ * every queue into @p cnt[RTE_MAX_LCORE] (takes the lock). */
 struct rps_snapshot *rps_snapshot_alloc(void); /* free() it */
 void rps_snapshot_take(const struct rps_app *app, struct rps_snapshot *s);
+double rps_view_uptime_s(const struct rps_app *app);
+uint64_t rps_view_pps(const struct rps_app *app, unsigned int i);
+void rps_view_owned_add(const struct rps_app *app, uint16_t q, uint32_t *cnt);
+void rps_view_owned(const struct rps_app *app, uint32_t *cnt);
 
 /* report.c: where port @p port's packets leave: its pair's other port, else --tx-port when
  * the output stage sends, else -1 (consumed); and whether it is one side of a pair. */
@@ -311,7 +320,7 @@ void rps_consumer_stats(const struct rps_app *app, uint16_t c, struct rps_consum
 /* flow_lookup.c: /rps/flow's reply for PARAMS "PROTO,SRC,SPORT,DST,DPORT[,QUEUE]" into
  * @p d (-EINVAL for bad params). Telemetry thread. */
 struct rte_tel_data;
-int rps_tel_flow(struct rps_app *app, const char *params, struct rte_tel_data *d);
+int rps_tel_flow(const struct rps_app *app, const char *params, struct rte_tel_data *d);
 
 /* report.c: the live table and the exit summary. */
 int rps_report_start(struct rps_app *app);

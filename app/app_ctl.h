@@ -92,4 +92,18 @@ struct rps_app_ctl {
 	int watch_armed;               /* a file reload is due once the writer is quiet */
 };
 
+/* The lock as its readers take it (telemetry, metrics, the reports): they hold the part
+ * const, and the mutex is the one member they change. */
+static inline void
+rps_ctl_lock(const struct rps_app_ctl *ctl)
+{
+	pthread_mutex_lock((pthread_mutex_t *)(uintptr_t)&ctl->lock);
+}
+
+static inline void
+rps_ctl_unlock(const struct rps_app_ctl *ctl)
+{
+	pthread_mutex_unlock((pthread_mutex_t *)(uintptr_t)&ctl->lock);
+}
+
 #endif /* RPS_APP_CTL_H */

@@ -259,7 +259,7 @@ MUTANTS = [
       ['integration-config-settings'],
       'a reload turns the rebalancer on without reorder_safe'),
     # ---- telemetry and metrics
-    M('busy-percent-inverted', 'telemetry', 'app/observability/telemetry.c',
+    M('busy-percent-inverted', 'telemetry', 'app/observability/tel_lcores.c',
       '\ttel_u64(c, "busy_percent", st->polls ? st->busy_polls * 100 / st->polls : 0);',
       '\ttel_u64(c, "busy_percent", st->polls ? (st->polls - st->busy_polls) * 100 / '
       'st->polls : 0);',
@@ -272,7 +272,7 @@ MUTANTS = [
       '\tcase RPS_WAKE_SLEEP:\n\t\treturn "sleeping";',
       '\tcase RPS_WAKE_SLEEP:\n\t\treturn "polling";',
       ['integration-idle', 'integration-live'], 'a sleeping worker reported polling'),
-    M('stats-rx-is-processed', 'telemetry', 'app/observability/telemetry.c',
+    M('stats-rx-is-processed', 'telemetry', 'app/observability/tel_lcores.c',
       '\ttel_u64(o, "rx_packets", s->rx.rx_packets);',
       '\ttel_u64(o, "rx_packets", s->total.processed);',
       ['integration-live', 'integration-metrics'], "/rps/stats' rx_packets is processed"),

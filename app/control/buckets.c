@@ -307,11 +307,11 @@ json_array(FILE *f, const char *name, const struct rps_bucket_view *v,
 }
 
 void
-rps_buckets_json(struct rps_app *app, FILE *f)
+rps_buckets_json(const struct rps_app *app, FILE *f)
 {
 	static const char *const names[] = { "lcore", "packets", "bytes", "cycles", "moves" };
 
-	pthread_mutex_lock(&app->ctl.lock);
+	rps_ctl_lock(&app->ctl);
 	fprintf(f, "  \"buckets\": {\"table_size\": %u, \"rebalance\": {\"on\": %s, "
 		"\"interval_ms\": %u, \"threshold_pct\": %u, \"moves\": %u, \"holddown_ms\": %u, "
 		"\"rebalance_runs\": %" PRIu64 ", \"rebalance_acted\": %" PRIu64 ", "
@@ -336,5 +336,5 @@ rps_buckets_json(struct rps_app *app, FILE *f)
 		}
 	}
 	fprintf(f, "\n  ]},\n");
-	pthread_mutex_unlock(&app->ctl.lock);
+	rps_ctl_unlock(&app->ctl);
 }

@@ -130,7 +130,7 @@ query_key(const struct flow_query *q, struct rps_flow_key *k)
  * most), and add them: "flow" (each entry, by lcore) and "flow_unanswered" (the lcores that
  * did not answer in time, or still had an earlier question). ask_lock held. */
 static void
-ask_workers(struct rps_app *app, const struct flow_query *q, struct rte_tel_data *d)
+ask_workers(const struct rps_app *app, const struct flow_query *q, struct rte_tel_data *d)
 {
 	struct rte_tel_data *fl = rte_tel_data_alloc(), *un = rte_tel_data_alloc();
 	uint8_t asked[RTE_MAX_LCORE] = { 0 };
@@ -197,7 +197,7 @@ ask_workers(struct rps_app *app, const struct flow_query *q, struct rte_tel_data
 }
 
 int
-rps_tel_flow(struct rps_app *app, const char *params, struct rte_tel_data *d)
+rps_tel_flow(const struct rps_app *app, const char *params, struct rte_tel_data *d)
 {
 	struct flow_query q;
 	struct rps_flow_key k, hk;
@@ -219,7 +219,7 @@ rps_tel_flow(struct rps_app *app, const char *params, struct rte_tel_data *d)
 		rps_flow_key_symmetric(&hk);
 	hash = rps_steer_key_hash(ctx, hs.fn, &hk, hk.family);
 
-	pthread_mutex_lock(&app->ctl.lock); /* the bucket view and the rule set stay */
+	rps_ctl_lock(&app->ctl); /* the bucket view and the rule set stay */
 	if (app->ctl.bview != NULL && app->ctl.bview[q.queue] != NULL && app->ctl.bview[q.queue]->size) {
 		const struct rps_bucket_view *v = app->ctl.bview[q.queue];
 
@@ -241,7 +241,7 @@ rps_tel_flow(struct rps_app *app, const char *params, struct rte_tel_data *d)
 				worker = app->steer.rules->target[r];
 		}
 	}
-	pthread_mutex_unlock(&app->ctl.lock);
+	rps_ctl_unlock(&app->ctl);
 	if (rule < 0)
 		worker = map_worker;
 

@@ -51,7 +51,7 @@
 #define METRICS_BACKLOG 128        /* connections the kernel queues past the limit */
 
 struct rps_metrics {
-	struct rps_app *app;
+	const struct rps_app *app;     /* what the server thread reads, never writes */
 	struct MHD_Daemon *daemon;
 	int fd;                        /* the listening socket until the daemon owns it */
 	unsigned int limit;            /* clients at once (connection_limit()) */
@@ -82,20 +82,15 @@ struct locked {
 };
 
 static void
-read_locked(struct rps_app *app, struct locked *l)
+read_locked(const struct rps_app *app, struct locked *l)
 {
-	pthread_mutex_lock(&app->ctl.lock);
+	rps_ctl_lock(&app->ctl);
 	l->imbalance = app->ctl.imbalance;
 	l->reloads_ok = app->ctl.reloads_ok;
 	l->reloads_failed = app->ctl.reloads_failed;
-	for (uint16_t q = 0; l->owned != NULL && app->ctl.bview != NULL && q < app->io.nb_rxq; q++) {
-		const struct rps_bucket_view *v = app->ctl.bview[q];
-
-		for (uint32_t b = 0; v != NULL && b < v->size; b++)
-			if (v->owner[b] < app->lc.nb_workers)
-				l->owned[v->owner[b]]++;
-	}
-	pthread_mutex_unlock(&app->ctl.lock);
+	for (uint16_t q = 0; l->owned != NULL && app->ctl.bview != NULL && q < app->io.nb_rxq; q++)
+		rps_view_owned_add(app, q, l->owned);
+	rps_ctl_unlock(&app->ctl);
 }
 
 /* One sample per row of the lcore counter at byte offset @p off of struct rps_lcore_stats. */
@@ -426,8 +421,7 @@ globals(struct rps_expo *e, const struct rps_app *app, const struct locked *lk)
 	rps_expo_u64(e, NULL, 0, (uint64_t)__atomic_load_n(&app->life.ready, __ATOMIC_ACQUIRE));
 	rps_expo_family(e, "dpdk_rps_uptime_seconds", RPS_EXPO_GAUGE, "seconds since the workers "
 			"started");
-	rps_expo_double(e, NULL, 0, (double)(rte_rdtsc() - app->life.start_tsc) /
-			(double)rte_get_tsc_hz());
+	rps_expo_double(e, NULL, 0, rps_view_uptime_s(app));
 	rps_expo_family(e, "dpdk_rps_config_generation", RPS_EXPO_GAUGE,
 			"configuration generation: 1 at start, one more for each applied reload or "
 			"rebalance");
@@ -451,11 +445,11 @@ globals(struct rps_expo *e, const struct rps_app *app, const struct locked *lk)
  * action: since start (a counter: a reload goes on counting a rule whose text it keeps), and
  * since the set was taken (a gauge: it starts again with a reload that changes the rules). */
 static void
-rule_metrics(struct rps_expo *e, struct rps_app *app)
+rule_metrics(struct rps_expo *e, const struct rps_app *app)
 {
 	const struct rps_rules *rs;
 
-	pthread_mutex_lock(&app->ctl.lock); /* the set stays while it is held */
+	rps_ctl_lock(&app->ctl); /* the set stays while it is held */
 	rs = app->steer.rules;
 	for (int since_reload = 0; since_reload < 2; since_reload++) {
 		if (since_reload)
@@ -477,12 +471,12 @@ rule_metrics(struct rps_expo *e, struct rps_app *app)
 				     rps_app_rule_hits_total(app, rs, i));
 		}
 	}
-	pthread_mutex_unlock(&app->ctl.lock);
+	rps_ctl_unlock(&app->ctl);
 }
 
 /* The whole page into @p e. @return 0 or -ENOMEM. */
 static int
-render(struct rps_app *app, struct rps_expo *e)
+render(const struct rps_app *app, struct rps_expo *e)
 {
 	struct rps_snapshot *s = rps_snapshot_alloc();
 	const int steering = app->lc.nb_workers != 0;

@@ -14,54 +14,6 @@
 #include "app.h"
 #include "outfile.h"
 
-struct rps_snapshot *
-rps_snapshot_alloc(void)
-{
-	/* cache-aligned counters inside: calloc's 16-byte alignment is not enough */
-	size_t sz = RTE_ALIGN_CEIL(sizeof(struct rps_snapshot), RTE_CACHE_LINE_SIZE);
-	struct rps_snapshot *s = aligned_alloc(RTE_CACHE_LINE_SIZE, sz);
-
-	if (s != NULL)
-		memset(s, 0, sz);
-	return s;
-}
-
-void
-rps_snapshot_take(const struct rps_app *app, struct rps_snapshot *s)
-{
-	memset(s, 0, sizeof(*s));
-	s->nb_rx = app->lc.nb_rx;
-	for (uint16_t r = 0; r < app->lc.nb_rx; r++) {
-		s->rxl[r].lcore = app->lc.rx[r].self.lcore;
-		rps_stats_read(&app->lc.rx[r].self.stats, &s->rxl[r].st);
-		rps_stats_accumulate(&s->rx, &s->rxl[r].st);
-	}
-	rps_stats_accumulate(&s->total, &s->rx);
-	if (app->lc.nb_workers == 0) {
-		/* No steering: the RX lcore is the one worker. */
-		s->nb = 1;
-		s->w[0].lcore = app->io.rx_lcore;
-		s->w[0].st = s->rx;
-		return;
-	}
-	s->nb = app->lc.nb_workers;
-	for (uint16_t i = 0; i < app->lc.nb_workers; i++) {
-		s->w[i].lcore = app->lc.workers[i].lcore;
-		rps_stats_read(&app->lc.workers[i].stats, &s->w[i].st);
-		rps_stats_accumulate(&s->total, &s->w[i].st);
-		/* its backlogs from every RX lcore: drops and depth summed, the deepest hwm */
-		for (uint16_t r = 0; r < app->lc.nb_rx; r++) {
-			const struct rps_backlog *b = rps_app_backlog(app, r, i);
-
-			s->w[i].st.dropped[rps_backlog_full_reason(b)] +=
-				RPS_CTR_READ(b->prod.full_drops);
-			s->w[i].st.dropped[RPS_DROP_FLOW_LIMIT] += RPS_CTR_READ(b->prod.fl_drops);
-			s->w[i].depth += rps_backlog_depth(b);
-			s->w[i].hwm = RTE_MAX(s->w[i].hwm, RPS_CTR_READ(b->prod.hwm));
-		}
-	}
-}
-
 static double
 elapsed_s(const struct rps_app *app)
 {
@@ -693,7 +645,7 @@ rps_report_json(const struct rps_app *app, const char *path)
 		fprintf(f, "\n    }");
 	}
 	fprintf(f, "\n  ],\n");
-	rps_buckets_json((struct rps_app *)(uintptr_t)app, f);
+	rps_buckets_json(app, f);
 	fprintf(f, "  \"port\": {\"ipackets\": %" PRIu64 ", \"imissed\": %" PRIu64
 		", \"ierrors\": %" PRIu64 ", \"rx_nombuf\": %" PRIu64 "},", app->exit.port_stats.ipackets,
 		app->exit.port_stats.imissed, app->exit.port_stats.ierrors, app->exit.port_stats.rx_nombuf);

@@ -47,7 +47,7 @@ def mentions(text, name):
     return '`%s`' % name in text or '`%s.' % name in text
 
 
-# What telemetry.c's secrets_visible() does, as every doc that says it words it.
+# What tel_config.c's secrets_visible() does, as every doc that says it words it.
 SECRETS_RULE = 'closed to group and others'
 
 
