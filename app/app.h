@@ -90,7 +90,7 @@ int rps_app_maps_publish(struct rps_app *app, struct rps_map **maps,
 void rps_app_maps_fini(struct rps_app *app);
 /* maps.c: the sockets @p set's lcores are on (rps_numa_map_sockets() over the app's socket
  * table and RX port); returns how many, @p desc says which lcores are where. */
-int rps_app_map_sockets(const struct rps_app *app, const struct rps_lcoreset *set,
+int rps_app_map_sockets(const struct rps_app_io *io, const struct rps_lcoreset *set,
 			unsigned int *off_port, char *desc, size_t len);
 /* maps.c: warn about each RX queue's map (sets[nb_rxq]) whose workers are on more than one
  * socket or on another socket than the RX port; @p when names the occasion in the log. */
@@ -112,7 +112,7 @@ void rps_app_rules_fini(struct rps_app *app);
 /* rules.c: hits of rule @p i of @p rs (the current set, read under ctl.lock), summed over the
  * RX lcores that steer by it: since they took the set (the last reload that changed the
  * rules). */
-uint64_t rps_app_rule_hits(const struct rps_app *app, const struct rps_rules *rs, uint16_t i);
+uint64_t rps_app_rule_hits(const struct rps_app_lcores *lc, const struct rps_rules *rs, uint16_t i);
 /* rules.c: hits of rule @p i of @p rs since start: every set that held its text (ctl.lock,
  * or the control thread stopped). */
 uint64_t rps_app_rule_hits_total(const struct rps_app *app, const struct rps_rules *rs,
@@ -133,7 +133,7 @@ int rps_buckets_publish_owners(struct rps_app *app, uint16_t (*owner)[RPS_MAP_SI
 /* health.c: stalled workers (--stall-timeout): detection and failover on the control thread
  * (rps_health_tick() every control tick), the exit's bounded wait for the workers. */
 int rps_health_init(struct rps_app *app);
-void rps_health_fini(struct rps_app *app);
+void rps_health_fini(struct rps_app_ctl *ctl);
 void rps_health_tick(struct rps_app *app, uint64_t now);
 /* Give queue @p q's table @p owner (@p size buckets, map set @p set) no stalled worker:
  * each of their buckets goes to the healthy worker of @p set with the fewest, remembered to
@@ -182,7 +182,7 @@ int rps_telemetry_check_dir(char *err, size_t len);
  * progress) and the server: before teardown frees what a request reads. */
 int rps_metrics_open(struct rps_app *app, char *err, size_t err_len);
 int rps_metrics_start(struct rps_app *app);
-void rps_metrics_close(struct rps_app *app);
+void rps_metrics_close(struct rps_app_obs *obs);
 
 /* test_hooks.c: read RPS_TEST_* from the environment. Only builds with -Dtest_hooks=true
  * have it; in others the stubs below (#else) stand in and no such variable is read. */
@@ -191,7 +191,7 @@ void rps_test_hooks_init(struct rps_app *app);
 /* Stop what the hooks started (the ring-drain thread). */
 void rps_test_hooks_fini(void);
 /* How many RX queues the RX lcore polls: all, or fewer under RPS_TEST_RX_QUEUES. */
-uint16_t rps_test_rx_queues(const struct rps_app *app);
+uint16_t rps_test_rx_queues(const struct rps_app_io *io);
 /* Busy-wait @p tsc cycles (the worker delay hook). */
 void rps_test_spin(uint64_t tsc);
 /* The stall hook: stop @p w here when RPS_TEST_WORKER_STALL says so. */
@@ -208,11 +208,11 @@ void rps_test_tel_hold(const char *cmd);
  * stalled) before it gives up on it: @p dflt, or less under the hook. */
 unsigned int rps_test_exit_wait_s(unsigned int dflt);
 /* Count @p n packets received; pause the RX lcore when RPS_TEST_RX_GAP says so. */
-void rps_test_rx_gap(struct rps_app *app, uint16_t n);
+void rps_test_rx_gap(struct rps_app_test *test, uint16_t n);
 #else
 static inline void rps_test_hooks_init(struct rps_app *app) { (void)app; }
 static inline void rps_test_hooks_fini(void) {}
-static inline uint16_t rps_test_rx_queues(const struct rps_app *app) { return app->io.nb_rxq; }
+static inline uint16_t rps_test_rx_queues(const struct rps_app_io *io) { return io->nb_rxq; }
 static inline int rps_test_flow_crc(void) { return 0; }
 static inline void rps_test_start_pause(void) {}
 static inline unsigned int rps_test_exit_wait_s(unsigned int dflt) { return dflt; }
@@ -224,7 +224,7 @@ static inline unsigned int rps_test_exit_wait_s(unsigned int dflt) { return dflt
 int rps_rx_intr_arm(struct rps_app *app, struct rps_rx_lcore *rx);
 int rps_rx_intr_sleep(struct rps_app *app, struct rps_rx_lcore *rx, unsigned int tid,
 		      int timeout_ms);
-void rps_rx_intr_stop(struct rps_app *app);
+void rps_rx_intr_stop(const struct rps_app_life *life);
 
 /* lcore_state.c: "polling", "sleeping" or "waking" (rps_wake.h); CPU time of its thread so
  * far in ms (0 before it runs). Control thread. */
@@ -234,7 +234,7 @@ uint64_t rps_lcore_cpu_ms(const struct rps_worker *w);
 /* notify.c: readiness (app->life.ready, log, sd_notify READY=1) and other sd_notify states. */
 /* pdump.c: dpdk-dumpcap / dpdk-pdump support, with a grace period for removed callbacks */
 int rps_pdump_init(struct rps_app *app);
-void rps_pdump_fini(struct rps_app *app);
+void rps_pdump_fini(struct rps_app_io *io);
 
 void rps_ready(struct rps_app *app);
 void rps_notify(const char *state);
@@ -245,9 +245,9 @@ int rps_rx_lcore_main(void *arg);
 
 /* The backlog RX lcore @p r fills for worker @p w. */
 static inline struct rps_backlog *
-rps_app_backlog(const struct rps_app *app, uint16_t r, uint16_t w)
+rps_app_backlog(const struct rps_app_lcores *lc, uint16_t r, uint16_t w)
 {
-	return &app->lc.backlogs[(uint32_t)r * app->lc.nb_workers + w];
+	return &lc->backlogs[(uint32_t)r * lc->nb_workers + w];
 }
 
 /* The RX lcore 0's: the main lcore's processing context, socket, settings of the steering. */
@@ -288,8 +288,8 @@ struct rps_snapshot {
  * every queue into @p cnt[RTE_MAX_LCORE] (takes the lock). */
 struct rps_snapshot *rps_snapshot_alloc(void); /* free() it */
 void rps_snapshot_take(const struct rps_app *app, struct rps_snapshot *s);
-double rps_view_uptime_s(const struct rps_app *app);
-uint64_t rps_view_pps(const struct rps_app *app, unsigned int i);
+double rps_view_uptime_s(const struct rps_app_life *life);
+uint64_t rps_view_pps(const struct rps_app_ctl *ctl, unsigned int i);
 void rps_view_owned_add(const struct rps_app *app, uint16_t q, uint32_t *cnt);
 void rps_view_owned(const struct rps_app *app, uint32_t *cnt);
 
@@ -307,8 +307,8 @@ int rps_port_paired(const struct rps_app *app, uint16_t port);
 int rps_consumers_check(struct rps_app *app);
 int rps_consumers_create(struct rps_app *app);
 int rps_consumers_publish(struct rps_app *app);
-void rps_consumers_freeze(struct rps_app *app);
-void rps_consumers_close(struct rps_app *app);
+void rps_consumers_freeze(struct rps_app_consumers *cons);
+void rps_consumers_close(struct rps_app_consumers *cons);
 void rps_consumers_wait(struct rps_app *app);
 /* A consumer's counters: the sums over the workers feeding it (each writes its own). */
 struct rps_consumer_stats {

@@ -147,12 +147,12 @@ start_eal(struct rps_app *app, int sep, char **argv)
 	ret = rte_eal_init(sep, argv);
 	umask(um);
 	if (ret < 0) {
-		if (rps_stop_requested(app, "EAL initialisation"))
+		if (rps_stop_requested(&app->life, "EAL initialisation"))
 			return RPS_EXIT_RUNTIME;
 		return eal_failed(sep, argv);
 	}
 	ret = -1;
-	if (rps_stop_requested(app, "EAL initialisation")) {
+	if (rps_stop_requested(&app->life, "EAL initialisation")) {
 		ret = 0;
 	} else if (rps_telemetry_check_dir(err, sizeof(err)) < 0) {
 		/* the sockets are only as safe as the directory they are in */
@@ -251,7 +251,7 @@ main(int argc, char **argv)
 	ret = parse_options(app, argc, argv, sep);
 	if (ret >= 0)
 		return ret;
-	if (rps_stop_requested(app, "option parsing"))
+	if (rps_stop_requested(&app->life, "option parsing"))
 		return 0;
 	ret = check_eal_lcores(sep, argv);
 	if (ret < 0)
@@ -281,7 +281,7 @@ main(int argc, char **argv)
 	rps_consumers_wait(app); /* --consumer-wait: RX starts once they are there */
 	/* A stop asked for during start-up: the RX loop ends at once, the workers drain and the
 	 * summary follows as after any stop. */
-	if (!rps_stop_requested(app, "port and worker set-up")) {
+	if (!rps_stop_requested(&app->life, "port and worker set-up")) {
 		rps_ready(app);
 		rps_metrics_start(app);
 	}
@@ -300,8 +300,8 @@ main(int argc, char **argv)
 		app->exit.tel_stuck = 1;
 		ret = RPS_EXIT_RUNTIME;
 	}
-	rps_metrics_close(app);
-	rps_pdump_fini(app); /* before the ports close: no new capture requests */
+	rps_metrics_close(&app->obs);
+	rps_pdump_fini(&app->io); /* before the ports close: no new capture requests */
 	rps_teardown(app);
 	rps_report_summary(app, stdout);
 	if (app->opt.summary_json != NULL) {

@@ -89,22 +89,22 @@ rps_test_spin(uint64_t tsc)
 }
 
 uint16_t
-rps_test_rx_queues(const struct rps_app *app)
+rps_test_rx_queues(const struct rps_app_io *io)
 {
 	const char *v = getenv(RXQ_VAR);
 
 	if (v == NULL)
-		return app->io.nb_rxq;
+		return io->nb_rxq;
 	char *end;
 	unsigned long n = strtoul(v, &end, 10);
 
-	if (*v != '\0' && *end == '\0' && n >= 1 && n <= app->io.nb_rxq) {
+	if (*v != '\0' && *end == '\0' && n >= 1 && n <= io->nb_rxq) {
 		RPS_LOG(WARNING, "test hook: polling %lu of %u RX queue(s) (%s)", n,
-			app->io.nb_rxq, RXQ_VAR);
+			io->nb_rxq, RXQ_VAR);
 		return (uint16_t)n;
 	}
-	RPS_LOG(ERR, "test hook: %s=%s is not 1..%u: ignored", RXQ_VAR, v, app->io.nb_rxq);
-	return app->io.nb_rxq;
+	RPS_LOG(ERR, "test hook: %s=%s is not 1..%u: ignored", RXQ_VAR, v, io->nb_rxq);
+	return io->nb_rxq;
 }
 
 /* A delay in ns from variable @p var, as TSC cycles (0: unset or invalid). */
@@ -127,13 +127,13 @@ delay_var(const char *var, const char *who)
 }
 
 void
-rps_test_rx_gap(struct rps_app *app, uint16_t n)
+rps_test_rx_gap(struct rps_app_test *test, uint16_t n)
 {
-	app->test.rx_gap_seen += n;
-	if (app->test.rx_gap_seen >= app->test.rx_gap_every) {
-		app->test.rx_gap_seen = 0;
-		rps_test_spin(app->test.rx_gap_random ? rte_rand_max(app->test.rx_gap_tsc + 1) :
-			      app->test.rx_gap_tsc);
+	test->rx_gap_seen += n;
+	if (test->rx_gap_seen >= test->rx_gap_every) {
+		test->rx_gap_seen = 0;
+		rps_test_spin(test->rx_gap_random ? rte_rand_max(test->rx_gap_tsc + 1) :
+			      test->rx_gap_tsc);
 	}
 }
 

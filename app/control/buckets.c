@@ -265,7 +265,8 @@ rps_buckets_tick(struct rps_app *app, uint64_t now)
 		for (uint16_t w = 0; w < app->lc.nb_workers; w++)
 			app->ctl.prev_busy[w] = RPS_CTR_READ(app->lc.workers[w].stats.busy_cycles);
 	}
-	dt = app->ctl.buckets_tsc == 0 ? 0 : (double)(now - app->ctl.buckets_tsc) / (double)rte_get_tsc_hz();
+	dt = app->ctl.buckets_tsc == 0 ? 0 :
+	     (double)(now - app->ctl.buckets_tsc) / (double)rte_get_tsc_hz();
 	pthread_mutex_lock(&app->ctl.lock);
 	usable = sample(app, dt);
 	pthread_mutex_unlock(&app->ctl.lock);
@@ -278,7 +279,7 @@ rps_buckets_tick(struct rps_app *app, uint64_t now)
 /* One array of the summary: per bucket, what @p what names (see rps_buckets_json()). */
 static void
 json_array(FILE *f, const char *name, const struct rps_bucket_view *v,
-	   const struct rps_bucket_stats *s, const struct rps_app *app, int what)
+	   const struct rps_bucket_stats *s, const struct rps_app_lcores *lc, int what)
 {
 	fprintf(f, "\"%s\": [", name);
 	for (uint32_t b = 0; b < v->size; b++) {
@@ -286,7 +287,7 @@ json_array(FILE *f, const char *name, const struct rps_bucket_view *v,
 
 		switch (what) {
 		case 0:
-			x = app->lc.workers[v->owner[b]].lcore;
+			x = lc->workers[v->owner[b]].lcore;
 			break;
 		case 1:
 			x = __atomic_load_n(&s->b[b].packets, __ATOMIC_RELAXED);
@@ -331,7 +332,7 @@ rps_buckets_json(const struct rps_app *app, FILE *f)
 			continue;
 		}
 		for (unsigned int k = 0; k < RTE_DIM(names); k++) {
-			json_array(f, names[k], v, app->steer.bstats[q], app, (int)k);
+			json_array(f, names[k], v, app->steer.bstats[q], &app->lc, (int)k);
 			fprintf(f, k + 1 < RTE_DIM(names) ? ", " : "}");
 		}
 	}

@@ -515,7 +515,7 @@ struct watch {
 
 /* Watch the folder of @p path for its last component. */
 static void
-watch_add(struct rps_app *app, struct watch *w, const char *path)
+watch_add(struct rps_app_ctl *ctl, struct watch *w, const char *path)
 {
 	char d[PATH_MAX], b[PATH_MAX];
 	const char *dir, *base;
@@ -539,7 +539,7 @@ watch_add(struct rps_app *app, struct watch *w, const char *path)
 	snprintf(w->item[w->nb].dir, sizeof(w->item[w->nb].dir), "%s", dir);
 	snprintf(w->item[w->nb].name, sizeof(w->item[w->nb].name), "%s", base);
 	w->nb++;
-	__atomic_store_n(&app->ctl.watch_names, w->nb, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->watch_names, w->nb, __ATOMIC_RELAXED);
 }
 
 /* Watch the symlinked folders on @p path's way (each in its parent, for its name). */
@@ -556,7 +556,7 @@ watch_linked_dirs(struct rps_app *app, struct watch *w, const char *path)
 		memcpy(pre, path, i);
 		pre[i] = '\0';
 		if (lstat(pre, &st) == 0 && S_ISLNK(st.st_mode))
-			watch_add(app, w, pre);
+			watch_add(&app->ctl, w, pre);
 	}
 }
 
@@ -601,7 +601,7 @@ watch_arm(struct rps_app *app, struct watch *w)
 	snprintf(p, sizeof(p), "%s", app->opt.config_path);
 	for (int hop = 0; hop < WATCH_HOPS_MAX; hop++) {
 		watch_linked_dirs(app, w, p);
-		watch_add(app, w, p);
+		watch_add(&app->ctl, w, p);
 		if (lstat(p, &st) < 0 || !S_ISLNK(st.st_mode))
 			break;
 		n = readlink(p, t, sizeof(t) - 1);
@@ -632,7 +632,7 @@ watch_arm(struct rps_app *app, struct watch *w)
 
 /* Read the waiting events: arm or push back the reload for those on watched names. */
 static void
-watch_read(struct rps_app *app, struct watch *w, uint64_t now)
+watch_read(struct rps_app_ctl *ctl, struct watch *w, uint64_t now)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	const uint64_t quiet = WATCH_QUIET_MS * rte_get_tsc_hz() / 1000;
@@ -661,12 +661,12 @@ watch_read(struct rps_app *app, struct watch *w, uint64_t now)
 			}
 			if (!hit)
 				continue;
-			__atomic_fetch_add(&app->ctl.watch_events, 1, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&ctl->watch_events, 1, __ATOMIC_RELAXED);
 			if (arm || w->deadline != 0)
 				w->deadline = now + quiet;
 		}
 	}
-	__atomic_store_n(&app->ctl.watch_armed, w->deadline != 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->watch_armed, w->deadline != 0, __ATOMIC_RELAXED);
 }
 
 static void *
@@ -696,7 +696,7 @@ control_thread(void *arg)
 			usleep(tick_ms * 1000);
 		now = rte_rdtsc();
 		if (w.fd >= 0 && (p[0].revents & POLLIN))
-			watch_read(app, &w, now);
+			watch_read(&app->ctl, &w, now);
 		if (app->ctl.wake_fd >= 0 && (p[1].revents & POLLIN)) {
 			uint64_t n;
 

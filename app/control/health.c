@@ -62,16 +62,16 @@ rps_health_init(struct rps_app *app)
 }
 
 void
-rps_health_fini(struct rps_app *app)
+rps_health_fini(struct rps_app_ctl *ctl)
 {
-	free(app->ctl.taken_from);
-	app->ctl.taken_from = NULL;
+	free(ctl->taken_from);
+	ctl->taken_from = NULL;
 }
 
 static int
-is_failed(const struct rps_app *app, uint16_t w)
+is_failed(const struct rps_app_lcores *lc, uint16_t w)
 {
-	return __atomic_load_n(&app->lc.workers[w].health.state, __ATOMIC_RELAXED) ==
+	return __atomic_load_n(&lc->workers[w].health.state, __ATOMIC_RELAXED) ==
 	       RPS_HEALTH_STALLED;
 }
 
@@ -88,7 +88,7 @@ rps_health_adjust(const struct rps_app *app, uint16_t q, const struct rps_lcores
 		for (uint32_t i = 0; i < RPS_MAP_SIZE_MAX; i++)
 			app->ctl.taken_from[q][i] = NOT_TAKEN;
 	for (uint16_t w = 0; w < app->lc.nb_workers; w++)
-		if (!is_failed(app, w) && rps_lcoreset_weight(set, app->lc.workers[w].lcore) != 0)
+		if (!is_failed(&app->lc, w) && rps_lcoreset_weight(set, app->lc.workers[w].lcore) != 0)
 			healthy = 1;
 	if (!healthy)
 		return; /* every worker of this queue is stalled: nowhere to go */
@@ -97,10 +97,10 @@ rps_health_adjust(const struct rps_app *app, uint16_t q, const struct rps_lcores
 	for (uint32_t i = 0; i < size; i++) {
 		uint16_t from = owner[i], best = UINT16_MAX;
 
-		if (!is_failed(app, from))
+		if (!is_failed(&app->lc, from))
 			continue;
 		for (uint16_t w = 0; w < app->lc.nb_workers; w++)
-			if (!is_failed(app, w) && rps_lcoreset_weight(set, app->lc.workers[w].lcore) &&
+			if (!is_failed(&app->lc, w) && rps_lcoreset_weight(set, app->lc.workers[w].lcore) &&
 			    (best == UINT16_MAX || count[w] < count[best]))
 				best = w;
 		owner[i] = best;

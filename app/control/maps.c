@@ -167,10 +167,10 @@ rps_app_maps_publish(struct rps_app *app, struct rps_map **maps, const struct rp
 }
 
 int
-rps_app_map_sockets(const struct rps_app *app, const struct rps_lcoreset *set,
+rps_app_map_sockets(const struct rps_app_io *io, const struct rps_lcoreset *set,
 		    unsigned int *off_port, char *desc, size_t len)
 {
-	return rps_numa_map_sockets(set, app->io.lcore_socket, app->io.rx_port_socket, off_port, desc,
+	return rps_numa_map_sockets(set, io->lcore_socket, io->rx_port_socket, off_port, desc,
 				    len);
 }
 
@@ -195,7 +195,7 @@ rps_app_maps_check_numa(const struct rps_app *app, const struct rps_lcoreset *se
 			;
 		if (p < q || rps_lcoreset_count(&sets[q]) == 0)
 			continue;
-		nb = rps_app_map_sockets(app, &sets[q], &off, desc, sizeof(desc));
+		nb = rps_app_map_sockets(&app->io, &sets[q], &off, desc, sizeof(desc));
 		for (p = q + 1; p < app->io.nb_rxq; p++)
 			same += lcoreset_equal(&sets[p], &sets[q]);
 		if (same > 0)

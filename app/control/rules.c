@@ -34,12 +34,12 @@ rule_origin(const struct rps_app *app, const struct rps_config *c, uint16_t i, c
 
 /* The RX lcores' counts of slot @p k, summed. */
 static uint64_t
-slot_count(const struct rps_app *app, uint16_t k)
+slot_count(const struct rps_app_lcores *lc, uint16_t k)
 {
 	uint64_t sum = 0;
 
-	for (uint16_t r = 0; r < app->lc.nb_rx; r++)
-		sum += __atomic_load_n(&app->lc.rx[r].rule_hits[k], __ATOMIC_RELAXED);
+	for (uint16_t r = 0; r < lc->nb_rx; r++)
+		sum += __atomic_load_n(&lc->rx[r].rule_hits[k], __ATOMIC_RELAXED);
 	return sum;
 }
 
@@ -98,7 +98,7 @@ rules_slots(struct rps_app *app, struct rps_rules *rs, char *err, size_t err_len
 				return -ENOSPC;
 			}
 			memcpy(t->text[k], rs->text[i], sizeof(t->text[k]));
-			t->base[k] = slot_count(app, (uint16_t)k);
+			t->base[k] = slot_count(&app->lc, (uint16_t)k);
 		}
 		mine[k] = 1;
 		t->gen[k] = rs->generation;
@@ -203,12 +203,12 @@ rps_app_rules_fini(struct rps_app *app)
 }
 
 uint64_t
-rps_app_rule_hits(const struct rps_app *app, const struct rps_rules *rs, uint16_t i)
+rps_app_rule_hits(const struct rps_app_lcores *lc, const struct rps_rules *rs, uint16_t i)
 {
 	uint64_t sum = 0;
 
-	for (uint16_t r = 0; r < app->lc.nb_rx; r++) {
-		const struct rps_rx_lcore *rx = &app->lc.rx[r];
+	for (uint16_t r = 0; r < lc->nb_rx; r++) {
+		const struct rps_rx_lcore *rx = &lc->rx[r];
 		/* a sequence count: the RX lcore sets the set's base between two stores of
 		 * rules_gen (0 while it does); only a base read between two loads of this
 		 * set's generation is this set's */
@@ -231,7 +231,7 @@ rps_app_rule_hits_total(const struct rps_app *app, const struct rps_rules *rs, u
 {
 	const uint16_t k = rs->slot[i];
 
-	return slot_count(app, k) - (app->ctl.rule_slots != NULL ? app->ctl.rule_slots->base[k] : 0);
+	return slot_count(&app->lc, k) - (app->ctl.rule_slots != NULL ? app->ctl.rule_slots->base[k] : 0);
 }
 
 const char *

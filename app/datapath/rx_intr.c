@@ -103,10 +103,10 @@ rps_rx_intr_sleep(struct rps_app *app, struct rps_rx_lcore *rx, unsigned int tid
 }
 
 void
-rps_rx_intr_stop(struct rps_app *app)
+rps_rx_intr_stop(const struct rps_app_life *life)
 {
 	const uint64_t one = 1;
 
-	if (app->life.stop_fd >= 0 && write(app->life.stop_fd, &one, sizeof(one)) < 0)
+	if (life->stop_fd >= 0 && write(life->stop_fd, &one, sizeof(one)) < 0)
 		return; /* a full counter is still readable: the sleepers wake anyway */
 }

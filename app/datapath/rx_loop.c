@@ -13,12 +13,12 @@
 
 /* True once every backlog has been processed up to what was enqueued. */
 static int
-backlogs_empty(const struct rps_app *app)
+backlogs_empty(const struct rps_app_lcores *lc)
 {
 	/* a stalled worker's backlog may never empty: the exit gives up on it (health.c) */
-	for (uint32_t i = 0; i < (uint32_t)app->lc.nb_rx * app->lc.nb_workers; i++)
-		if (rps_backlog_depth(&app->lc.backlogs[i]) != 0 &&
-		    !rps_backlog_failed(&app->lc.backlogs[i]))
+	for (uint32_t i = 0; i < (uint32_t)lc->nb_rx * lc->nb_workers; i++)
+		if (rps_backlog_depth(&lc->backlogs[i]) != 0 &&
+		    !rps_backlog_failed(&lc->backlogs[i]))
 			return 0;
 	return 1;
 }
@@ -31,7 +31,7 @@ reclaim(struct rps_app *app, struct rps_rx_lcore *rx, uint16_t burst)
 	struct rte_mbuf *m[RPS_BURST_MAX];
 
 	for (uint16_t i = 0; i < app->lc.nb_workers; i++) {
-		struct rps_backlog *b = rps_app_backlog(app, rx->index, i);
+		struct rps_backlog *b = rps_app_backlog(&app->lc, rx->index, i);
 		uint32_t n = rps_backlog_reclaim(b, m, RTE_MIN(2u * burst,
 							       (uint32_t)RPS_BURST_MAX));
 
@@ -47,11 +47,11 @@ reclaim(struct rps_app *app, struct rps_rx_lcore *rx, uint16_t burst)
  * its queues empty, so the others do not stop it while its queues still hold packets.
  */
 static int
-all_idle(const struct rps_app *app, uint64_t now, uint64_t idle_ticks)
+all_idle(const struct rps_app_lcores *lc, uint64_t now, uint64_t idle_ticks)
 {
-	for (uint16_t r = 0; r < app->lc.nb_rx; r++) {
-		const uint64_t busy = __atomic_load_n(&app->lc.rx[r].busy_tsc, __ATOMIC_RELAXED);
-		const uint64_t empty = __atomic_load_n(&app->lc.rx[r].empty_tsc, __ATOMIC_RELAXED);
+	for (uint16_t r = 0; r < lc->nb_rx; r++) {
+		const uint64_t busy = __atomic_load_n(&lc->rx[r].busy_tsc, __ATOMIC_RELAXED);
+		const uint64_t empty = __atomic_load_n(&lc->rx[r].empty_tsc, __ATOMIC_RELAXED);
 
 		if (now - busy < idle_ticks || empty <= busy || now - empty >= idle_ticks)
 			return 0;
@@ -116,14 +116,14 @@ static void
 drain_start(struct rps_app *app, struct rps_rx_lcore *rx)
 {
 	for (uint16_t w = 0; w < app->lc.nb_workers; w++)
-		rx->drain_tail[w] = rps_app_backlog(app, rx->index, w)->prod.tail;
+		rx->drain_tail[w] = rps_app_backlog(&app->lc, rx->index, w)->prod.tail;
 }
 
 static int
 drained(struct rps_app *app, const struct rps_rx_lcore *rx)
 {
 	for (uint16_t w = 0; w < app->lc.nb_workers; w++) {
-		const struct rps_backlog *b = rps_app_backlog(app, rx->index, w);
+		const struct rps_backlog *b = rps_app_backlog(&app->lc, rx->index, w);
 
 		if (!rps_backlog_passed(b, rx->drain_tail[w], 0) && !rps_backlog_failed(b))
 			return 0;
@@ -227,7 +227,7 @@ rx_loop(struct rps_app *app, struct rps_rx_lcore *rx)
 	const uint64_t deadline = app->opt.duration > 0 ?
 		app->life.start_tsc + (uint64_t)(app->opt.duration * (double)hz) : UINT64_MAX;
 	struct rps_idle backoff;
-	const uint16_t nb_poll = rps_test_rx_queues(app); /* nb_rxq but in fault tests */
+	const uint16_t nb_poll = rps_test_rx_queues(&app->io); /* nb_rxq but in fault tests */
 	const uint64_t move_wait = (uint64_t)RPS_MOVE_WAIT_MS * hz / 1000;
 
 	rps_idle_init(&backoff, app->opt.idle_spin_us, app->opt.idle_sleep_us, hz);
@@ -298,7 +298,7 @@ rx_loop(struct rps_app *app, struct rps_rx_lcore *rx)
 			if (unlikely(app->test.rx_delay_tsc != 0)) /* a paced source (test_hooks.c) */
 				rps_test_spin(app->test.rx_delay_tsc * n);
 			if (unlikely(app->test.rx_gap_every != 0) && first) /* a source with silences */
-				rps_test_rx_gap(app, n);
+				rps_test_rx_gap(&app->test, n);
 #endif
 			n = rps_steer_sanitize(pkts, n, app->io.rxq_port[q], st);
 			map = __atomic_load_n(&app->steer.maps[q], __ATOMIC_ACQUIRE);
@@ -345,8 +345,8 @@ rx_loop(struct rps_app *app, struct rps_rx_lcore *rx)
 		} else {
 			rx->defer_tsc = 0; /* no packet waits on a move now */
 			__atomic_store_n(&rx->empty_tsc, now, __ATOMIC_RELAXED);
-			if (idle_ticks != 0 && first && all_idle(app, now, idle_ticks) &&
-			    backlogs_empty(app))
+			if (idle_ticks != 0 && first && all_idle(&app->lc, now, idle_ticks) &&
+			    backlogs_empty(&app->lc))
 				break;
 		}
 		if (now >= deadline)
@@ -375,7 +375,7 @@ rx_loop(struct rps_app *app, struct rps_rx_lcore *rx)
 	}
 	if (first) { /* the others stop too (a signal's quit they see themselves) */
 		__atomic_store_n(&app->life.rx_stop, 1, __ATOMIC_RELAXED);
-		rps_rx_intr_stop(app);
+		rps_rx_intr_stop(&app->life);
 	}
 	rte_rcu_qsbr_thread_offline(app->steer.qsbr, tid);
 	rte_rcu_qsbr_thread_offline(app->io.cap_qsbr, tid);

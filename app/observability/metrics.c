@@ -160,12 +160,12 @@ stage_counters(struct rps_expo *e, const struct rps_app *app, const struct row *
 
 /* Gauges and health of each worker (only when there are workers). */
 static void
-worker_gauges(struct rps_expo *e, const struct rps_app *app, const struct rps_snapshot *s,
+worker_gauges(struct rps_expo *e, const struct rps_app_lcores *lc, const struct rps_snapshot *s,
 	      const struct row *rows, const struct locked *lk)
 {
 	static const int states[] = { RPS_HEALTH_OK, RPS_HEALTH_STALLED, RPS_HEALTH_RECOVERING };
 	const struct row *w = rows + 1; /* rows[0] is the RX lcore */
-	uint16_t nw = app->lc.nb_workers;
+	uint16_t nw = lc->nb_workers;
 
 	rps_expo_family(e, "dpdk_rps_backlog_depth", RPS_EXPO_GAUGE,
 			"packets waiting in the worker's backlog");
@@ -179,7 +179,7 @@ worker_gauges(struct rps_expo *e, const struct rps_app *app, const struct rps_sn
 			"packets the worker's backlog holds (--backlog)");
 	for (uint16_t i = 0; i < nw; i++)
 		rps_expo_u64(e, &(struct rps_expo_label){ "lcore", w[i].lcore }, 1,
-			     app->lc.backlogs[i].capacity);
+			     lc->backlogs[i].capacity);
 	if (lk->owned != NULL) {
 		rps_expo_family(e, "dpdk_rps_worker_buckets", RPS_EXPO_GAUGE,
 				"buckets the worker owns in every RX queue's indirection table");
@@ -191,7 +191,7 @@ worker_gauges(struct rps_expo *e, const struct rps_app *app, const struct rps_sn
 			"1 for the worker's health state (ok, stalled, recovering: --stall-timeout), "
 			"0 for the others");
 	for (uint16_t i = 0; i < nw; i++) {
-		int st = __atomic_load_n(&app->lc.workers[i].health.state, __ATOMIC_RELAXED);
+		int st = __atomic_load_n(&lc->workers[i].health.state, __ATOMIC_RELAXED);
 
 		for (unsigned int k = 0; k < RTE_DIM(states); k++) {
 			const struct rps_expo_label l[] = {
@@ -204,12 +204,12 @@ worker_gauges(struct rps_expo *e, const struct rps_app *app, const struct rps_sn
 			"times the worker was declared stalled (--stall-timeout)");
 	for (uint16_t i = 0; i < nw; i++)
 		rps_expo_u64(e, &(struct rps_expo_label){ "lcore", w[i].lcore }, 1,
-			     __atomic_load_n(&app->lc.workers[i].health.stalls, __ATOMIC_RELAXED));
+			     __atomic_load_n(&lc->workers[i].health.stalls, __ATOMIC_RELAXED));
 	rps_expo_family(e, "dpdk_rps_worker_recoveries", RPS_EXPO_COUNTER,
 			"times a stalled worker came back");
 	for (uint16_t i = 0; i < nw; i++)
 		rps_expo_u64(e, &(struct rps_expo_label){ "lcore", w[i].lcore }, 1,
-			     __atomic_load_n(&app->lc.workers[i].health.recoveries, __ATOMIC_RELAXED));
+			     __atomic_load_n(&lc->workers[i].health.recoveries, __ATOMIC_RELAXED));
 }
 
 /* Every RX port's own counters: what it received, and what it could not (rx_nombuf,
@@ -358,15 +358,15 @@ consumer_metrics(struct rps_expo *e, const struct rps_app *app)
 
 /* The pool's split (rps_budget.h): the RX lcores' reserve and what each worker may hold. */
 static void
-pool_budgets(struct rps_expo *e, const struct rps_app *app)
+pool_budgets(struct rps_expo *e, const struct rps_app_io *io)
 {
 	const struct {
 		const char *part;
 		uint64_t v;
 	} b[] = {
-		{ "pool", app->io.pool_size }, { "reserve", app->io.pool_reserve },
-		{ "worker_share", app->io.worker_share }, { "backlog_cap", app->io.backlog_cap },
-		{ "frag_budget", app->io.frag_budget },
+		{ "pool", io->pool_size }, { "reserve", io->pool_reserve },
+		{ "worker_share", io->worker_share }, { "backlog_cap", io->backlog_cap },
+		{ "frag_budget", io->frag_budget },
 	};
 
 	rps_expo_family(e, "dpdk_rps_mbuf_budget", RPS_EXPO_GAUGE,
@@ -421,7 +421,7 @@ globals(struct rps_expo *e, const struct rps_app *app, const struct locked *lk)
 	rps_expo_u64(e, NULL, 0, (uint64_t)__atomic_load_n(&app->life.ready, __ATOMIC_ACQUIRE));
 	rps_expo_family(e, "dpdk_rps_uptime_seconds", RPS_EXPO_GAUGE, "seconds since the workers "
 			"started");
-	rps_expo_double(e, NULL, 0, rps_view_uptime_s(app));
+	rps_expo_double(e, NULL, 0, rps_view_uptime_s(&app->life));
 	rps_expo_family(e, "dpdk_rps_config_generation", RPS_EXPO_GAUGE,
 			"configuration generation: 1 at start, one more for each applied reload or "
 			"rebalance");
@@ -467,7 +467,7 @@ rule_metrics(struct rps_expo *e, const struct rps_app *app)
 				{ "action", rps_app_rule_action(rs, i, act, sizeof(act)) } };
 
 			snprintf(idx, sizeof(idx), "%u", i);
-			rps_expo_u64(e, l, 3, since_reload ? rps_app_rule_hits(app, rs, i) :
+			rps_expo_u64(e, l, 3, since_reload ? rps_app_rule_hits(&app->lc, rs, i) :
 				     rps_app_rule_hits_total(app, rs, i));
 		}
 	}
@@ -508,12 +508,12 @@ render(const struct rps_app *app, struct rps_expo *e)
 	lcore_counters(e, rows, nb, steering);
 	stage_counters(e, app, rows, nb);
 	if (steering)
-		worker_gauges(e, app, s, rows, &lk);
+		worker_gauges(e, &app->lc, s, rows, &lk);
 	port_counters(e, app);
 	port_flows(e, app, s);
 	consumer_metrics(e, app);
 	rule_metrics(e, app);
-	pool_budgets(e, app);
+	pool_budgets(e, &app->io);
 	globals(e, app, &lk);
 	free(lk.owned);
 	free(rows);
@@ -739,7 +739,7 @@ rps_metrics_start(struct rps_app *app)
 	if (rc != 0) {
 		RPS_LOG(ERR, "metrics: cannot start the rps-metrics thread: %s; no metrics",
 			strerror(rc));
-		rps_metrics_close(app);
+		rps_metrics_close(&app->obs);
 		return -rc;
 	}
 	m->running = 1;
@@ -750,9 +750,9 @@ rps_metrics_start(struct rps_app *app)
 }
 
 void
-rps_metrics_close(struct rps_app *app)
+rps_metrics_close(struct rps_app_obs *obs)
 {
-	struct rps_metrics *m = app->obs.metrics;
+	struct rps_metrics *m = obs->metrics;
 
 	if (m == NULL)
 		return;
@@ -761,6 +761,6 @@ rps_metrics_close(struct rps_app *app)
 		pthread_join(m->thread, NULL); /* a request in progress ends first */
 	}
 	MHD_stop_daemon(m->daemon); /* closes the connections and the listening socket */
-	app->obs.metrics = NULL;
+	obs->metrics = NULL;
 	free(m);
 }

@@ -152,10 +152,10 @@ rps_pdump_init(struct rps_app *app)
  * not freed: the multi-process thread may still be in grace_period(); EAL's clean-up
  * returns its memory. */
 void
-rps_pdump_fini(struct rps_app *app)
+rps_pdump_fini(struct rps_app_io *io)
 {
 	/* no new requests; a tool still attached keeps its callbacks until the ports close */
-	if (app->io.pdump)
+	if (io->pdump)
 		(void)rte_pdump_uninit();
-	app->io.pdump = 0;
+	io->pdump = 0;
 }

@@ -15,11 +15,11 @@
 #include "outfile.h"
 
 static double
-elapsed_s(const struct rps_app *app)
+elapsed_s(const struct rps_app_life *life)
 {
-	uint64_t end = app->life.stop_tsc ? app->life.stop_tsc : rte_rdtsc();
+	uint64_t end = life->stop_tsc ? life->stop_tsc : rte_rdtsc();
 
-	return (double)(end - app->life.start_tsc) / (double)rte_get_tsc_hz();
+	return (double)(end - life->start_tsc) / (double)rte_get_tsc_hz();
 }
 
 int
@@ -167,7 +167,7 @@ report_thread(void *arg)
 		live_port_losses(app, &lost);
 		printf("[%8.1fs] rx %" PRIu64 " (%.3f Mpps)  processed %" PRIu64 "  dropped %" PRIu64
 		       " (backlog_full %" PRIu64 ", mbuf_budget %" PRIu64 ")  not received: "
-		       "rx_nombuf %" PRIu64 "  imissed %" PRIu64 "\n", elapsed_s(app),
+		       "rx_nombuf %" PRIu64 "  imissed %" PRIu64 "\n", elapsed_s(&app->life),
 		       cur->rx.rx_packets,
 		       (double)(cur->rx.rx_packets - prev->rx.rx_packets) / dt / 1e6,
 		       cur->total.processed, rps_stats_dropped_total(&cur->total),
@@ -311,7 +311,7 @@ summary_rules(const struct rps_app *app, FILE *out)
 		const char *arrow = strstr(rs->text[i], " -> ");
 
 		fprintf(out, "  %4u %14" PRIu64 " %14" PRIu64 "  %-22s %.*s\n", i,
-			rps_app_rule_hits(app, rs, i), rps_app_rule_hits_total(app, rs, i),
+			rps_app_rule_hits(&app->lc, rs, i), rps_app_rule_hits_total(app, rs, i),
 			rps_app_rule_action(rs, i, act, sizeof(act)),
 			arrow != NULL ? (int)(arrow - rs->text[i]) : 3,
 			arrow != NULL ? rs->text[i] : "any"); /* "-> drop": every IP packet */
@@ -357,7 +357,7 @@ void
 rps_report_summary(const struct rps_app *app, FILE *out)
 {
 	struct rps_snapshot *s = rps_snapshot_alloc();
-	double t = elapsed_s(app);
+	double t = elapsed_s(&app->life);
 
 	if (s == NULL)
 		return;
@@ -519,7 +519,7 @@ json_rules(FILE *f, const struct rps_app *app)
 		json_str(f, rs->text[i]);
 		fprintf(f, ", \"action\": \"%s\", \"hits\": %" PRIu64 ", \"hits_since_start\": %"
 			PRIu64 "}", rps_app_rule_action(rs, i, act, sizeof(act)),
-			rps_app_rule_hits(app, rs, i), rps_app_rule_hits_total(app, rs, i));
+			rps_app_rule_hits(&app->lc, rs, i), rps_app_rule_hits_total(app, rs, i));
 	}
 	fprintf(f, "%s],", n ? "\n  " : "");
 }
@@ -550,7 +550,7 @@ rps_report_json(const struct rps_app *app, const char *path)
 	f = of.f;
 	rps_snapshot_take(app, s);
 	fprintf(f, "{\n  \"version\": \"%s\",\n", RPS_VERSION);
-	fprintf(f, "  \"duration_s\": %.3f,\n", elapsed_s(app));
+	fprintf(f, "  \"duration_s\": %.3f,\n", elapsed_s(&app->life));
 	fprintf(f, "  \"rx_packets\": %" PRIu64 ",\n", s->rx.rx_packets);
 	fprintf(f, "  \"processed\": %" PRIu64 ",\n", s->total.processed);
 	fprintf(f, "  \"tx_packets\": %" PRIu64 ",\n", s->total.tx_packets);
@@ -604,7 +604,7 @@ rps_report_json(const struct rps_app *app, const char *path)
 		json_counters(f, &s->rxl[r].st, "      ");
 		fprintf(f, "      \"backlogs\": [");
 		for (uint16_t w = 0; w < app->lc.nb_workers; w++) {
-			const struct rps_backlog *b = rps_app_backlog(app, r, w);
+			const struct rps_backlog *b = rps_app_backlog(&app->lc, r, w);
 
 			fprintf(f, "%s{\"worker\": %u, \"enqueued\": %" PRIu64 ", \"done\": %"
 				PRIu64 ", \"depth\": %" PRIu64 ", \"hwm\": %" PRIu64

@@ -50,7 +50,7 @@ rps_snapshot_take(const struct rps_app *app, struct rps_snapshot *s)
 		rps_stats_accumulate(&s->total, &s->w[i].st);
 		/* its backlogs from every RX lcore: drops and depth summed, the deepest hwm */
 		for (uint16_t r = 0; r < app->lc.nb_rx; r++) {
-			const struct rps_backlog *b = rps_app_backlog(app, r, i);
+			const struct rps_backlog *b = rps_app_backlog(&app->lc, r, i);
 
 			s->w[i].st.dropped[rps_backlog_full_reason(b)] +=
 				RPS_CTR_READ(b->prod.full_drops);
@@ -62,15 +62,15 @@ rps_snapshot_take(const struct rps_app *app, struct rps_snapshot *s)
 }
 
 double
-rps_view_uptime_s(const struct rps_app *app)
+rps_view_uptime_s(const struct rps_app_life *life)
 {
-	return (double)(rte_rdtsc() - app->life.start_tsc) / (double)rte_get_tsc_hz();
+	return (double)(rte_rdtsc() - life->start_tsc) / (double)rte_get_tsc_hz();
 }
 
 uint64_t
-rps_view_pps(const struct rps_app *app, unsigned int i)
+rps_view_pps(const struct rps_app_ctl *ctl, unsigned int i)
 {
-	return app->ctl.pps != NULL ? __atomic_load_n(&app->ctl.pps[i], __ATOMIC_RELAXED) : 0;
+	return ctl->pps != NULL ? __atomic_load_n(&ctl->pps[i], __ATOMIC_RELAXED) : 0;
 }
 
 void

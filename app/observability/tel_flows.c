@@ -161,7 +161,7 @@ snap_fresh(const struct rps_flow_snap *s, uint64_t t0, uint64_t hz)
  * sleep (--idle-sleep, 50 us by default), a busy one within a burst.
  */
 static void
-flows_wait_fresh(const struct rps_app *app, uint64_t *wanted, const struct rps_worker *ws,
+flows_wait_fresh(const struct rps_app_life *life, uint64_t *wanted, const struct rps_worker *ws,
 		 uint16_t nw, uint64_t t0)
 {
 	const uint64_t hz = rte_get_tsc_hz(), wait = hz * TEL_FLOWS_WAIT_MS / 1000;
@@ -177,7 +177,7 @@ flows_wait_fresh(const struct rps_app *app, uint64_t *wanted, const struct rps_w
 				fresh = 0;
 		}
 		if (fresh || rte_rdtsc() - t0 >= wait ||
-		    __atomic_load_n(&app->life.rx_done, __ATOMIC_ACQUIRE))
+		    __atomic_load_n(&life->rx_done, __ATOMIC_ACQUIRE))
 			return;
 		rte_delay_us_sleep(1000);
 	}
@@ -206,7 +206,7 @@ rps_tel_flows(const struct rps_app *app, uint64_t *wanted, const char *params,
 		free(a);
 		return -ENOMEM;
 	}
-	flows_wait_fresh(app, wanted, ws, nw, t0);
+	flows_wait_fresh(&app->life, wanted, ws, nw, t0);
 	for (uint16_t i = 0; i < nw; i++) {
 		const struct rps_flow_snap *s = ws[i].flow_snap;
 		struct rps_flow_summary tmp[RPS_TOP_FLOWS];

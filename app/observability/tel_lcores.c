@@ -38,7 +38,7 @@ info_build(struct tel_out *o, const void *arg)
 	tel_str(o, "driver", app->io.rx_driver);
 	tel_int(o, "rx_queues", app->io.nb_rxq);
 	tel_int(o, "tx_port", app->opt.tx_port);
-	tel_u64(o, "uptime_s", (uint64_t)rps_view_uptime_s(app));
+	tel_u64(o, "uptime_s", (uint64_t)rps_view_uptime_s(&app->life));
 	/* what turns busy_cycles (/rps/workers) into a share of the lcore's time */
 	tel_u64(o, "tsc_hz", rte_get_tsc_hz());
 	tel_u64(o, "config_generation", __atomic_load_n(&app->ctl.generation, __ATOMIC_ACQUIRE));
@@ -163,7 +163,7 @@ stats_build(struct tel_out *o, const void *arg)
 	tel_u64(o, "enqueued", s->rx.enqueued);
 	tel_u64(o, "processed", s->total.processed);
 	tel_u64(o, "tx_packets", s->total.tx_packets);
-	tel_u64(o, "rx_pps", rps_view_pps(app, nw));
+	tel_u64(o, "rx_pps", rps_view_pps(&app->ctl, nw));
 	tel_add_drops(o, &s->total);
 	tel_u64(o, "time_squeeze", s->total.time_squeeze);
 	tel_u64(o, "out_of_order", s->total.out_of_order);
@@ -194,7 +194,7 @@ stats_build(struct tel_out *o, const void *arg)
 			tel_open(o, &e, RTE_TEL_U64_VAL);
 			for (uint16_t k = 0; k < s->nb_rx; k++)
 				for (uint16_t w = 0; w < app->lc.nb_workers; w++) {
-					const struct rps_backlog *b = rps_app_backlog(app, k, w);
+					const struct rps_backlog *b = rps_app_backlog(&app->lc, k, w);
 
 					tel_arr_u64(&r, rps_backlog_depth(b));
 					tel_arr_u64(&e, RPS_CTR_READ(b->prod.full_drops));
@@ -218,7 +218,7 @@ stats_build(struct tel_out *o, const void *arg)
 		tel_u64(&c, "dropped_total", rps_stats_dropped_total(st));
 		tel_u64(&c, "backlog_depth", s->w[i].depth);
 		tel_u64(&c, "backlog_hwm", s->w[i].hwm);
-		tel_u64(&c, "pps", rps_view_pps(app, i));
+		tel_u64(&c, "pps", rps_view_pps(&app->ctl, i));
 		tel_u64(&c, "time_squeeze", st->time_squeeze);
 		snprintf(name, sizeof(name), "worker_%u", s->w[i].lcore);
 		tel_close(o, name, &c);
@@ -370,7 +370,7 @@ worker_common(struct tel_out *c, const struct workers_arg *a, uint32_t i)
 		/* its thread's CPU time so far (/proc): a sleeping worker's stays flat */
 		tel_u64(c, "cpu_ms", rps_lcore_cpu_ms(w));
 	}
-	tel_u64(c, "pps", rps_view_pps(app, i));
+	tel_u64(c, "pps", rps_view_pps(&app->ctl, i));
 	tel_u64(c, "busy_percent", st->polls ? st->busy_polls * 100 / st->polls : 0);
 	{
 		/* /rps/flows snapshots it took: they walk its flow table on the data path */

@@ -300,7 +300,7 @@ tel_rules(const struct rps_app *app, const char *params, struct rte_tel_data *d)
 
 			memcpy(a->text[i], rs->text[k], sizeof(a->text[i]));
 			rps_app_rule_action(rs, k, a->action[i], sizeof(a->action[i]));
-			a->hits[i] = rps_app_rule_hits(app, rs, k);
+			a->hits[i] = rps_app_rule_hits(&app->lc, rs, k);
 			a->hits_total[i] = rps_app_rule_hits_total(app, rs, k);
 		}
 	}

@@ -286,31 +286,31 @@ rps_consumers_publish(struct rps_app *app)
 /* At exit, once the workers stopped and before their last flush: no client's memory is
  * unmapped from now on. */
 void
-rps_consumers_freeze(struct rps_app *app)
+rps_consumers_freeze(struct rps_app_consumers *cons)
 {
-	rps_memif_hub_stop(app->cons.memif_hub);
+	rps_memif_hub_stop(cons->memif_hub);
 }
 
 /* At exit, after the last flush: every client told, unmapped, the sockets removed. */
 void
-rps_consumers_close(struct rps_app *app)
+rps_consumers_close(struct rps_app_consumers *cons)
 {
 	int up[RPS_CONSUMERS_MAX] = { 0 };
 
 	/* the summary says who was connected at the end, and counts those clients gone */
-	for (uint16_t c = 0; c < app->cons.nb_consumers; c++)
-		up[c] = app->cons.consumers[c].memif != NULL && rps_memif_up(app->cons.consumers[c].memif);
-	rps_memif_hub_shutdown(app->cons.memif_hub);
-	for (uint16_t c = 0; c < app->cons.nb_consumers; c++) {
-		struct rps_consumer *cs = &app->cons.consumers[c];
+	for (uint16_t c = 0; c < cons->nb_consumers; c++)
+		up[c] = cons->consumers[c].memif != NULL && rps_memif_up(cons->consumers[c].memif);
+	rps_memif_hub_shutdown(cons->memif_hub);
+	for (uint16_t c = 0; c < cons->nb_consumers; c++) {
+		struct rps_consumer *cs = &cons->consumers[c];
 
 		if (cs->memif != NULL)
 			rps_memif_stats_get(cs->memif, &cs->last);
 		cs->last.up = up[c];
 		cs->memif = NULL;
 	}
-	rps_memif_hub_destroy(app->cons.memif_hub);
-	app->cons.memif_hub = NULL;
+	rps_memif_hub_destroy(cons->memif_hub);
+	cons->memif_hub = NULL;
 }
 
 /* Whether consumer @p c has a client now. */

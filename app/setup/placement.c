@@ -17,11 +17,11 @@
 /* One processing lcore as EAL and libnuma see it (debug), and what is wrong with it.
  * @p sample: a piece of its own state, to ask the kernel where that really is. */
 static void
-check_lcore_numa(const struct rps_app *app, const struct rps_worker *w, const char *role,
+check_lcore_numa(const struct rps_app_io *io, const struct rps_worker *w, const char *role,
 		 const void *sample)
 {
 	char cpus[64];
-	int eal = app->io.lcore_socket[w->lcore];
+	int eal = io->lcore_socket[w->lcore];
 	int node = rps_numa_lcore_node(w->lcore, cpus, sizeof(cpus));
 	int mem = sample != NULL ? rps_numa_addr_node(sample) : -ENOENT;
 	int here = node >= 0 ? node : eal;
@@ -57,12 +57,12 @@ rps_setup_report_numa(const struct rps_app *app)
 	int rx = app->io.lcore_socket[app->io.rx_lcore], port = app->io.rx_port_socket;
 
 	for (uint16_t r = 0; r < app->lc.nb_rx; r++)
-		check_lcore_numa(app, &app->lc.rx[r].self, "RX", app->lc.nb_workers > 0 ?
+		check_lcore_numa(&app->io, &app->lc.rx[r].self, "RX", app->lc.nb_workers > 0 ?
 				 (const void *)app->lc.rx[r].steer.groups :
 				 (const void *)app->lc.rx[r].self.ctx.flows);
 	for (uint16_t i = 0; i < app->lc.nb_workers; i++)
-		check_lcore_numa(app, &app->lc.workers[i], "worker", app->lc.workers[i].backlog->ring);
-	(void)rps_app_map_sockets(app, &app->opt.map, NULL, desc, sizeof(desc));
+		check_lcore_numa(&app->io, &app->lc.workers[i], "worker", app->lc.workers[i].backlog->ring);
+	(void)rps_app_map_sockets(&app->io, &app->opt.map, NULL, desc, sizeof(desc));
 	if (port >= 0)
 		snprintf(where, sizeof(where), "socket %d", port);
 	RPS_LOG(INFO, "NUMA: %d node(s); RX lcore %u on socket %d, port %u on %s; workers: %s",

@@ -34,7 +34,7 @@ void rps_signals_take(struct rps_app *app);
 /* signals.c: the handler touches @p app no more (before it is freed). */
 void rps_signals_release(void);
 /* signals.c: a stop asked for during start-up: said (which signal, @p during) and 1. */
-int rps_stop_requested(const struct rps_app *app, const char *during);
+int rps_stop_requested(const struct rps_app_life *life, const char *during);
 
 /* hash_options.c: complete the hash options (symmetric, inner, VXLAN ports, the Toeplitz
  * key: the file's, or drawn now) and refuse the combinations that cannot work. -1 on error. */

@@ -42,7 +42,7 @@ on_signal(int sig)
 
 		__atomic_store_n(&signal_app->life.quit_signal, sig, __ATOMIC_RELAXED);
 		__atomic_store_n(&signal_app->life.quit, 1, __ATOMIC_RELAXED);
-		rps_rx_intr_stop(signal_app); /* RX lcores asleep on interrupts see it now */
+		rps_rx_intr_stop(&signal_app->life); /* RX lcores asleep on interrupts see it now */
 		errno = saved;
 	}
 }
@@ -75,11 +75,11 @@ rps_signals_release(void)
 
 /* A stop asked for during start-up: say so and by which signal (0: none asked). */
 int
-rps_stop_requested(const struct rps_app *app, const char *during)
+rps_stop_requested(const struct rps_app_life *life, const char *during)
 {
-	int sig = __atomic_load_n(&app->life.quit_signal, __ATOMIC_RELAXED);
+	int sig = __atomic_load_n(&life->quit_signal, __ATOMIC_RELAXED);
 
-	if (!__atomic_load_n(&app->life.quit, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&life->quit, __ATOMIC_RELAXED))
 		return 0;
 	fprintf(stderr, "dpdk-rps: start-up interrupted by %s during %s: stopping\n",
 		sig ? strsignal(sig) : "a stop request", during);

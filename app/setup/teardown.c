@@ -58,7 +58,7 @@ rps_teardown(struct rps_app *app)
 {
 	int stuck = 0;
 
-	rps_metrics_close(app); /* before anything a request reads is freed */
+	rps_metrics_close(&app->obs); /* before anything a request reads is freed */
 	rps_report_stop(app);
 	rps_control_stop(app);
 	rps_test_hooks_fini();
@@ -70,7 +70,7 @@ rps_teardown(struct rps_app *app)
 				strerror(-frc));
 	}
 	/* the memif server's thread stops: no client's memory is unmapped under the flush */
-	rps_consumers_freeze(app);
+	rps_consumers_freeze(&app->cons);
 	/* Flush TX, count fragments still held: before the ports close. A worker still stuck
 	 * keeps its state: it may yet touch it. With a telemetry command still running
 	 * (rps_telemetry_close() gave up on it) the flow snapshots, ports and backlogs stay:
@@ -99,16 +99,18 @@ rps_teardown(struct rps_app *app)
 		}
 	}
 	/* a stuck worker may still be using the ports: leave them open then */
-	for (uint16_t i = 0; app->exit.workers_stuck == 0 && !app->exit.tel_stuck && i < app->io.ports_started;
+	for (uint16_t i = 0;
+	     app->exit.workers_stuck == 0 && !app->exit.tel_stuck && i < app->io.ports_started;
 	     i++)
 		rps_port_close(app->io.ports[i].port_id);
 	/* unless a stuck worker may still send to them, or telemetry read their counts */
 	if (!stuck && !app->exit.tel_stuck)
-		rps_consumers_close(app);
-	for (uint16_t i = 0; app->lc.backlogs != NULL && !app->exit.tel_stuck && i < app->lc.nb_workers; i++)
+		rps_consumers_close(&app->cons);
+	for (uint16_t i = 0; app->lc.backlogs != NULL && !app->exit.tel_stuck && i < app->lc.nb_workers;
+	     i++)
 		for (uint16_t r = 0; !app->lc.workers[i].stuck && r < app->lc.nb_rx; r++)
-			rps_backlog_fini(rps_app_backlog(app, r, i));
-	rps_health_fini(app);
+			rps_backlog_fini(rps_app_backlog(&app->lc, r, i));
+	rps_health_fini(&app->ctl);
 	if (app->io.pool != NULL)
 		app->exit.pool_in_use_at_exit = (int64_t)rte_mempool_in_use_count(app->io.pool);
 }

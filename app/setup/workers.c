@@ -43,7 +43,7 @@ setup_steer(struct rps_app *app, struct rps_rx_lcore *rx)
 	if (rps_steer_init(st, o->hash_mode, app->io.seed,
 			   o->hash_mode == RPS_HASH_JHASH || o->hash_mode == RPS_HASH_TOEPLITZ ||
 			   o->inner || !app->io.rss_hash || o->symmetric == RPS_SYM_SORT,
-			   rps_app_backlog(app, rx->index, 0), app->lc.nb_workers,
+			   rps_app_backlog(&app->lc, rx->index, 0), app->lc.nb_workers,
 			   o->burst, &rx->self.stats, rx->self.socket) < 0)
 		return -ENOMEM;
 	st->symmetric = o->symmetric;
@@ -115,7 +115,7 @@ rps_setup_workers(struct rps_app *app)
 		if (w->in.b == NULL)
 			return -ENOMEM;
 		for (uint16_t r = 0; r < nb_rx; r++) {
-			struct rps_backlog *b = rps_app_backlog(app, r, i);
+			struct rps_backlog *b = rps_app_backlog(&app->lc, r, i);
 
 			/* the single RX lcore's ring keeps its name; more: "<rx>_<worker>" */
 			if (nb_rx == 1)
