@@ -57,7 +57,9 @@ extern int rps_logtype;
  */
 struct rps_app {
 	/* the configuration: options, pipeline and respond settings as set up (main thread);
-	 * read-only once running (a reload changes the parts below, not these) */
+	 * read-only once running (a reload changes the parts below), but for
+	 * opt.stats_interval: a reload stores it, the live table and /rps/config load it
+	 * (relaxed) */
 	struct rps_options opt;
 	struct rps_pipeline pipeline;
 	struct rps_respond_conf respond;
