@@ -147,12 +147,12 @@ start_eal(struct rps_app *app, int sep, char **argv)
 	ret = rte_eal_init(sep, argv);
 	umask(um);
 	if (ret < 0) {
-		if (rps_stop_requested(app, "EAL initialisation"))
+		if (rps_stop_requested(&app->life, "EAL initialisation"))
 			return RPS_EXIT_RUNTIME;
 		return eal_failed(sep, argv);
 	}
 	ret = -1;
-	if (rps_stop_requested(app, "EAL initialisation")) {
+	if (rps_stop_requested(&app->life, "EAL initialisation")) {
 		ret = 0;
 	} else if (rps_telemetry_check_dir(err, sizeof(err)) < 0) {
 		/* the sockets are only as safe as the directory they are in */
@@ -176,7 +176,7 @@ check_start(struct rps_app *app)
 		return -1;
 	}
 	/* after the file: its hash_seed counts too */
-	app->seed = app->opt.seed_given ? app->opt.seed : (uint32_t)rte_rand();
+	app->io.seed = app->opt.seed_given ? app->opt.seed : (uint32_t)rte_rand();
 	if (rps_setup_hash_options(app) < 0 ||
 	    rps_pipeline_parse(app->opt.stages_text, &app->pipeline, NULL, 0) < 0 ||
 	    rps_setup_rx_lcores(app) < 0 || rps_setup_check_map(app) < 0 ||
@@ -200,7 +200,7 @@ setup(struct rps_app *app)
 	char err[512];
 	int rc;
 
-	app->nb_workers = (uint16_t)rps_lcoreset_count(&app->opt.map);
+	app->lc.nb_workers = (uint16_t)rps_lcoreset_count(&app->opt.map);
 	rc = rps_setup_ports_plan(app);
 	if (rc == 0)
 		rc = rps_setup_pool(app);
@@ -217,7 +217,7 @@ setup(struct rps_app *app)
 		return -RPS_EXIT_USAGE; /* a map that cannot be built, said by maps.c */
 	if (rc < 0) {
 		fprintf(stderr, "dpdk-rps: cannot set up %u worker backlogs of %u packets: %s\n",
-			app->nb_workers, app->opt.backlog, rte_strerror(rte_errno));
+			app->lc.nb_workers, app->opt.backlog, rte_strerror(rte_errno));
 		return -RPS_EXIT_RUNTIME;
 	}
 	/* the steering rules, now that the workers and consumers are known */
@@ -251,7 +251,7 @@ main(int argc, char **argv)
 	ret = parse_options(app, argc, argv, sep);
 	if (ret >= 0)
 		return ret;
-	if (rps_stop_requested(app, "option parsing"))
+	if (rps_stop_requested(&app->life, "option parsing"))
 		return 0;
 	ret = check_eal_lcores(sep, argv);
 	if (ret < 0)
@@ -259,8 +259,8 @@ main(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	rps_test_start_pause();
-	app->pool_in_use_at_exit = -1;
-	app->rx_lcore = rte_get_main_lcore();
+	app->exit.pool_in_use_at_exit = -1;
+	app->io.rx_lcore = rte_get_main_lcore();
 	if (check_start(app) < 0) {
 		rte_eal_cleanup();
 		return RPS_EXIT_USAGE;
@@ -274,14 +274,14 @@ main(int argc, char **argv)
 	}
 	rps_test_hooks_init(app);
 	RPS_LOG(INFO, "RX lcore(s) %s, %u worker(s), map %s, hash %s, backlog %u, burst %u",
-		app->opt.rx_lcores_text, app->nb_workers, app->opt.map_text,
+		app->opt.rx_lcores_text, app->lc.nb_workers, app->opt.map_text,
 		rps_hash_mode_name(app->opt.hash_mode), app->opt.backlog, app->opt.burst);
-	app->start_tsc = rte_rdtsc();
+	app->life.start_tsc = rte_rdtsc();
 	ret = rps_setup_launch(app);
 	rps_consumers_wait(app); /* --consumer-wait: RX starts once they are there */
 	/* A stop asked for during start-up: the RX loop ends at once, the workers drain and the
 	 * summary follows as after any stop. */
-	if (!rps_stop_requested(app, "port and worker set-up")) {
+	if (!rps_stop_requested(&app->life, "port and worker set-up")) {
 		rps_ready(app);
 		rps_metrics_start(app);
 	}
@@ -289,19 +289,19 @@ main(int argc, char **argv)
 	rps_notify("STOPPING=1");
 	if (rps_health_wait_workers(app) < 0) {
 		/* a worker still stalled: its backlog is counted, the process exits without it */
-		RPS_CTR_ADD(RPS_APP_SELF(app)->stats.dropped[RPS_DROP_STRANDED], app->stranded);
+		RPS_CTR_ADD(RPS_APP_SELF(app)->stats.dropped[RPS_DROP_STRANDED], app->exit.stranded);
 		for (unsigned int p = 0; p < RPS_PORT_SLOTS; p++)
 			RPS_CTR_ADD(RPS_APP_SELF(app)->stats.port[p].dropped[RPS_DROP_STRANDED],
-				    app->stranded_port[p]);
+				    app->exit.stranded_port[p]);
 		ret = RPS_EXIT_RUNTIME;
 	}
 	if (rps_telemetry_close() < 0) {
 		/* a command still running may read anything teardown would free: keep it all */
-		app->tel_stuck = 1;
+		app->exit.tel_stuck = 1;
 		ret = RPS_EXIT_RUNTIME;
 	}
-	rps_metrics_close(app);
-	rps_pdump_fini(app); /* before the ports close: no new capture requests */
+	rps_metrics_close(&app->obs);
+	rps_pdump_fini(&app->io); /* before the ports close: no new capture requests */
 	rps_teardown(app);
 	rps_report_summary(app, stdout);
 	if (app->opt.summary_json != NULL) {
@@ -314,7 +314,7 @@ main(int argc, char **argv)
 	}
 	rps_signals_release();
 	/* a stuck lcore, or a telemetry command still running, may use what release() frees */
-	if (app->workers_stuck || app->tel_stuck)
+	if (app->exit.workers_stuck || app->exit.tel_stuck)
 		return ret;
 	rps_release(app);
 	rte_eal_cleanup();

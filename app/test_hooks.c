@@ -89,22 +89,22 @@ rps_test_spin(uint64_t tsc)
 }
 
 uint16_t
-rps_test_rx_queues(const struct rps_app *app)
+rps_test_rx_queues(const struct rps_app_io *io)
 {
 	const char *v = getenv(RXQ_VAR);
 
 	if (v == NULL)
-		return app->nb_rxq;
+		return io->nb_rxq;
 	char *end;
 	unsigned long n = strtoul(v, &end, 10);
 
-	if (*v != '\0' && *end == '\0' && n >= 1 && n <= app->nb_rxq) {
+	if (*v != '\0' && *end == '\0' && n >= 1 && n <= io->nb_rxq) {
 		RPS_LOG(WARNING, "test hook: polling %lu of %u RX queue(s) (%s)", n,
-			app->nb_rxq, RXQ_VAR);
+			io->nb_rxq, RXQ_VAR);
 		return (uint16_t)n;
 	}
-	RPS_LOG(ERR, "test hook: %s=%s is not 1..%u: ignored", RXQ_VAR, v, app->nb_rxq);
-	return app->nb_rxq;
+	RPS_LOG(ERR, "test hook: %s=%s is not 1..%u: ignored", RXQ_VAR, v, io->nb_rxq);
+	return io->nb_rxq;
 }
 
 /* A delay in ns from variable @p var, as TSC cycles (0: unset or invalid). */
@@ -127,17 +127,17 @@ delay_var(const char *var, const char *who)
 }
 
 void
-rps_test_rx_gap(struct rps_app *app, uint16_t n)
+rps_test_rx_gap(struct rps_app_test *test, uint16_t n)
 {
-	app->test_rx_gap_seen += n;
-	if (app->test_rx_gap_seen >= app->test_rx_gap_every) {
-		app->test_rx_gap_seen = 0;
-		rps_test_spin(app->test_rx_gap_random ? rte_rand_max(app->test_rx_gap_tsc + 1) :
-			      app->test_rx_gap_tsc);
+	test->rx_gap_seen += n;
+	if (test->rx_gap_seen >= test->rx_gap_every) {
+		test->rx_gap_seen = 0;
+		rps_test_spin(test->rx_gap_random ? rte_rand_max(test->rx_gap_tsc + 1) :
+			      test->rx_gap_tsc);
 	}
 }
 
-/* RPS_TEST_RX_GAP=P:MS[:random] into app->test_rx_gap_every / _tsc / _random. */
+/* RPS_TEST_RX_GAP=P:MS[:random] into app->test.rx_gap_every / _tsc / _random. */
 static void
 rx_gap_var(struct rps_app *app)
 {
@@ -160,9 +160,9 @@ rx_gap_var(struct rps_app *app)
 	}
 	RPS_LOG(WARNING, "test hook: the RX lcore pauses %s%lu ms after every %lu packets "
 		"(%s)", random ? "0 to " : "", ms, every, RX_GAP_VAR);
-	app->test_rx_gap_random = random;
-	app->test_rx_gap_every = every;
-	app->test_rx_gap_tsc = (uint64_t)ms * rte_get_tsc_hz() / 1000;
+	app->test.rx_gap_random = random;
+	app->test.rx_gap_every = every;
+	app->test.rx_gap_tsc = (uint64_t)ms * rte_get_tsc_hz() / 1000;
 }
 
 int
@@ -184,19 +184,19 @@ rps_test_flow_crc(void)
 void
 rps_test_worker_stall(struct rps_worker *w)
 {
-	if (RPS_CTR_READ(w->stats.received_rps) < w->test_stall_after ||
-	    rte_rdtsc() < w->test_stall_not_before)
+	if (RPS_CTR_READ(w->stats.received_rps) < w->test.stall_after ||
+	    rte_rdtsc() < w->test.stall_not_before)
 		return;
 	RPS_LOG(WARNING, "test hook: worker lcore %u stops for %.0f ms", w->lcore,
-		(double)w->test_stall_tsc * 1e3 / (double)rte_get_tsc_hz());
-	rps_test_spin(w->test_stall_tsc);
-	if (w->test_stall_every_tsc == 0)
-		w->test_stall_tsc = 0; /* once */
+		(double)w->test.stall_tsc * 1e3 / (double)rte_get_tsc_hz());
+	rps_test_spin(w->test.stall_tsc);
+	if (w->test.stall_every_tsc == 0)
+		w->test.stall_tsc = 0; /* once */
 	else
-		w->test_stall_not_before = rte_rdtsc() + w->test_stall_every_tsc;
+		w->test.stall_not_before = rte_rdtsc() + w->test.stall_every_tsc;
 }
 
-/* RPS_TEST_WORKER_STALL=W:P:MS[:EVERY] into the worker's test_stall_* fields. */
+/* RPS_TEST_WORKER_STALL=W:P:MS[:EVERY] into the worker's test.stall_* fields. */
 static void
 stall_var(struct rps_app *app)
 {
@@ -219,17 +219,17 @@ stall_var(struct rps_app *app)
 			break;
 		p++;
 	}
-	if (*p != '\0' || nf < 3 || f[0] >= app->nb_workers || f[2] == 0 ||
+	if (*p != '\0' || nf < 3 || f[0] >= app->lc.nb_workers || f[2] == 0 ||
 	    f[2] > 3600000 || f[3] > 3600000) {
 		RPS_LOG(ERR, "test hook: %s=%s is not W:PACKETS:MS[:EVERY_MS] with W < %u: "
-			"ignored", STALL_VAR, v, app->nb_workers);
+			"ignored", STALL_VAR, v, app->lc.nb_workers);
 		return;
 	}
-	struct rps_worker *w = &app->workers[f[0]];
+	struct rps_worker *w = &app->lc.workers[f[0]];
 
-	w->test_stall_after = f[1];
-	w->test_stall_tsc = f[2] * rte_get_tsc_hz() / 1000;
-	w->test_stall_every_tsc = f[3] * rte_get_tsc_hz() / 1000;
+	w->test.stall_after = f[1];
+	w->test.stall_tsc = f[2] * rte_get_tsc_hz() / 1000;
+	w->test.stall_every_tsc = f[3] * rte_get_tsc_hz() / 1000;
 	RPS_LOG(WARNING, "test hook: worker %llu (lcore %u) stops for %llu ms after %llu "
 		"packets%s (%s)", f[0], w->lcore, f[2], f[1], f[3] ? ", repeatedly" : "",
 		STALL_VAR);
@@ -304,7 +304,7 @@ hook_thread(void *arg)
 				RPS_LOG(WARNING, "test hook: RX %s (%s)", h ? "held" : "resumed",
 					RX_HOLD_VAR);
 			held = h;
-			__atomic_store_n(&hk.app->test_rx_hold, h, __ATOMIC_RELAXED);
+			__atomic_store_n(&hk.app->test.rx_hold, h, __ATOMIC_RELAXED);
 		}
 		usleep(5000);
 	}
@@ -396,12 +396,12 @@ void
 rps_test_snap_stall(struct rps_worker *w)
 {
 	RPS_LOG(WARNING, "test hook: worker lcore %u stops for %.0f ms inside its flow snapshot",
-		w->lcore, (double)w->test_snap_stall_tsc * 1e3 / (double)rte_get_tsc_hz());
-	rps_test_spin(w->test_snap_stall_tsc);
-	w->test_snap_stall_tsc = 0; /* once */
+		w->lcore, (double)w->test.snap_stall_tsc * 1e3 / (double)rte_get_tsc_hz());
+	rps_test_spin(w->test.snap_stall_tsc);
+	w->test.snap_stall_tsc = 0; /* once */
 }
 
-/* RPS_TEST_SNAP_STALL=W:MS into worker W's test_snap_stall_tsc. */
+/* RPS_TEST_SNAP_STALL=W:MS into worker W's test.snap_stall_tsc. */
 static void
 snap_stall_var(struct rps_app *app)
 {
@@ -414,14 +414,14 @@ snap_stall_var(struct rps_app *app)
 
 	if (name_ms(v, idx, sizeof(idx), &ms) == 0)
 		wi = strtoul(idx, &end, 10);
-	if (*end != '\0' || wi >= app->nb_workers) {
+	if (*end != '\0' || wi >= app->lc.nb_workers) {
 		RPS_LOG(ERR, "test hook: %s=%s is not W:MS with W < %u: ignored",
-			SNAP_STALL_VAR, v, app->nb_workers);
+			SNAP_STALL_VAR, v, app->lc.nb_workers);
 		return;
 	}
-	app->workers[wi].test_snap_stall_tsc = (uint64_t)ms * rte_get_tsc_hz() / 1000;
+	app->lc.workers[wi].test.snap_stall_tsc = (uint64_t)ms * rte_get_tsc_hz() / 1000;
 	RPS_LOG(WARNING, "test hook: worker %lu (lcore %u) stops for %lu ms inside its first "
-		"flow snapshot (%s)", wi, app->workers[wi].lcore, ms, SNAP_STALL_VAR);
+		"flow snapshot (%s)", wi, app->lc.workers[wi].lcore, ms, SNAP_STALL_VAR);
 }
 
 /* RPS_TEST_TEL_HOLD: the command and how long (set once at init, before telemetry). */
@@ -486,7 +486,7 @@ exit_wait_var(void)
 		"the stop (%s)", s, EXIT_WAIT_VAR);
 }
 
-/* RPS_TEST_SELF_WAKE_MS=MS into app->test_self_wake_us. */
+/* RPS_TEST_SELF_WAKE_MS=MS into app->test.self_wake_us. */
 static void
 self_wake_var(struct rps_app *app)
 {
@@ -501,7 +501,7 @@ self_wake_var(struct rps_app *app)
 		RPS_LOG(ERR, "test hook: %s=%s is not 1..60000 (ms): ignored", SELF_WAKE_VAR, v);
 		return;
 	}
-	app->test_self_wake_us = (uint32_t)(ms * 1000);
+	app->test.self_wake_us = (uint32_t)(ms * 1000);
 	RPS_LOG(WARNING, "test hook: a sleeping worker wakes by itself after %lu ms (%s)", ms,
 		SELF_WAKE_VAR);
 }
@@ -531,6 +531,6 @@ rps_test_hooks_init(struct rps_app *app)
 	exit_wait_var();
 	self_wake_var(app);
 	rx_gap_var(app);
-	app->test_delay_tsc = delay_var(DELAY_VAR, "every worker");
-	app->test_rx_delay_tsc = delay_var(RX_DELAY_VAR, "the RX lcore");
+	app->test.delay_tsc = delay_var(DELAY_VAR, "every worker");
+	app->test.rx_delay_tsc = delay_var(RX_DELAY_VAR, "the RX lcore");
 }

@@ -30,8 +30,8 @@
 void
 rps_buckets_set_owners(struct rps_app *app, struct rps_map *const *maps)
 {
-	for (uint16_t q = 0; q < app->nb_rxq; q++) {
-		struct rps_bucket_view *v = app->bview[q];
+	for (uint16_t q = 0; q < app->io.nb_rxq; q++) {
+		struct rps_bucket_view *v = app->ctl.bview[q];
 
 		if (v == NULL || maps[q] == NULL || maps[q]->nb_workers == 0)
 			continue;
@@ -47,7 +47,7 @@ rps_buckets_set_owners(struct rps_app *app, struct rps_map *const *maps)
 static int
 sample(struct rps_app *app, double dt)
 {
-	const uint16_t nw = app->nb_workers;
+	const uint16_t nw = app->lc.nb_workers;
 	uint64_t *busy = calloc(nw, sizeof(*busy));
 	uint64_t *pk = calloc(nw, sizeof(*pk));
 	uint64_t *now = calloc(RPS_MAP_SIZE_MAX, sizeof(*now));
@@ -59,14 +59,14 @@ sample(struct rps_app *app, double dt)
 		return -1;
 	}
 	for (uint16_t w = 0; w < nw; w++) {
-		uint64_t c = RPS_CTR_READ(app->workers[w].stats.busy_cycles);
+		uint64_t c = RPS_CTR_READ(app->lc.workers[w].stats.busy_cycles);
 
-		busy[w] = c - app->prev_busy[w];
-		app->prev_busy[w] = c;
+		busy[w] = c - app->ctl.prev_busy[w];
+		app->ctl.prev_busy[w] = c;
 	}
-	for (uint16_t q = 0; q < app->nb_rxq; q++) {
-		struct rps_bucket_view *v = app->bview[q];
-		const struct rps_bucket_stats *s = app->bstats[q];
+	for (uint16_t q = 0; q < app->io.nb_rxq; q++) {
+		struct rps_bucket_view *v = app->ctl.bview[q];
+		const struct rps_bucket_stats *s = app->steer.bstats[q];
 		uint32_t epoch = __atomic_load_n(&s->epoch, __ATOMIC_ACQUIRE);
 		uint32_t mask = __atomic_load_n(&s->mask, __ATOMIC_RELAXED);
 		int ok = (epoch & 1) == 0 && mask + 1 == v->size;
@@ -97,8 +97,8 @@ sample(struct rps_app *app, double dt)
 		}
 	}
 	/* each worker's busy cycles, shared among its buckets by packets */
-	for (uint16_t q = 0; q < app->nb_rxq; q++) {
-		struct rps_bucket_view *v = app->bview[q];
+	for (uint16_t q = 0; q < app->io.nb_rxq; q++) {
+		struct rps_bucket_view *v = app->ctl.bview[q];
 
 		for (uint32_t b = 0; b < v->size; b++) {
 			uint16_t w = v->owner[b];
@@ -118,13 +118,13 @@ sample(struct rps_app *app, double dt)
 static void
 workers_of_maps(const struct rps_app *app, uint32_t *weight, uint8_t *allowed)
 {
-	for (uint16_t q = 0; q < app->nb_rxq; q++)
-		for (uint16_t w = 0; w < app->nb_workers; w++) {
-			unsigned int x = rps_lcoreset_weight(&app->map_sets[q], app->workers[w].lcore);
+	for (uint16_t q = 0; q < app->io.nb_rxq; q++)
+		for (uint16_t w = 0; w < app->lc.nb_workers; w++) {
+			unsigned int x = rps_lcoreset_weight(&app->ctl.map_sets[q], app->lc.workers[w].lcore);
 
 			/* never onto a stalled worker (health.c) */
-			allowed[(uint32_t)q * app->nb_workers + w] = x != 0 &&
-				__atomic_load_n(&app->workers[w].health.state, __ATOMIC_RELAXED) !=
+			allowed[(uint32_t)q * app->lc.nb_workers + w] = x != 0 &&
+				__atomic_load_n(&app->lc.workers[w].health.state, __ATOMIC_RELAXED) !=
 				RPS_HEALTH_STALLED;
 			if (x > weight[w])
 				weight[w] = x;
@@ -135,31 +135,31 @@ workers_of_maps(const struct rps_app *app, uint32_t *weight, uint8_t *allowed)
 int
 rps_buckets_publish_owners(struct rps_app *app, uint16_t (*owner)[RPS_MAP_SIZE_MAX])
 {
-	struct rps_map **maps = calloc(app->nb_rxq, sizeof(*maps));
-	struct rps_lcoreset *sets = calloc(app->nb_rxq, sizeof(*sets));
-	uint32_t gen = app->generation + 1;
+	struct rps_map **maps = calloc(app->io.nb_rxq, sizeof(*maps));
+	struct rps_lcoreset *sets = calloc(app->io.nb_rxq, sizeof(*sets));
+	uint32_t gen = app->ctl.generation + 1;
 	int rc = 0;
 
 	if (maps == NULL || sets == NULL) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (uint16_t q = 0; q < app->nb_rxq; q++) {
-		maps[q] = rps_map_create_table(owner[q], app->bview[q]->size, gen,
+	for (uint16_t q = 0; q < app->io.nb_rxq; q++) {
+		maps[q] = rps_map_create_table(owner[q], app->ctl.bview[q]->size, gen,
 					       RPS_APP_SELF(app)->socket);
 		if (maps[q] == NULL) {
 			rc = -ENOMEM;
 			goto out;
 		}
 	}
-	pthread_mutex_lock(&app->ctl_lock);
-	memcpy(sets, app->map_sets, app->nb_rxq * sizeof(*sets));
-	pthread_mutex_unlock(&app->ctl_lock);
+	pthread_mutex_lock(&app->ctl.lock);
+	memcpy(sets, app->ctl.map_sets, app->io.nb_rxq * sizeof(*sets));
+	pthread_mutex_unlock(&app->ctl.lock);
 	rps_app_maps_publish(app, maps, sets);
-	memset(maps, 0, app->nb_rxq * sizeof(*maps));
-	__atomic_store_n(&app->generation, gen, __ATOMIC_RELEASE);
+	memset(maps, 0, app->io.nb_rxq * sizeof(*maps));
+	__atomic_store_n(&app->ctl.generation, gen, __ATOMIC_RELEASE);
 out:
-	for (uint16_t q = 0; maps != NULL && q < app->nb_rxq; q++)
+	for (uint16_t q = 0; maps != NULL && q < app->io.nb_rxq; q++)
 		rps_map_free(maps[q]);
 	free(maps);
 	free(sets);
@@ -170,11 +170,11 @@ out:
 static void
 rebalance(struct rps_app *app, uint64_t now, int act)
 {
-	const uint16_t nw = app->nb_workers, nq = app->nb_rxq;
-	const uint64_t hold = (uint64_t)app->rebal.holddown_ms * rte_get_tsc_hz() / 1000;
+	const uint16_t nw = app->lc.nb_workers, nq = app->io.nb_rxq;
+	const uint64_t hold = (uint64_t)app->ctl.rebal.holddown_ms * rte_get_tsc_hz() / 1000;
 	struct rps_balance_cfg cfg = {
-		.threshold_pct = app->rebal.threshold_pct,
-		.max_moves = app->rebal.moves,
+		.threshold_pct = app->ctl.rebal.threshold_pct,
+		.max_moves = app->ctl.rebal.moves,
 		.min_load = REBALANCE_MIN_PACKETS,
 	};
 	uint32_t nb = 0, *weight = calloc(nw, sizeof(*weight)), *qof = NULL;
@@ -191,7 +191,7 @@ rebalance(struct rps_app *app, uint64_t now, int act)
 		goto out;
 	workers_of_maps(app, weight, allowed);
 	for (uint16_t q = 0; q < nq; q++) {
-		const struct rps_bucket_view *v = app->bview[q];
+		const struct rps_bucket_view *v = app->ctl.bview[q];
 
 		memcpy(owner[q], v->owner, sizeof(owner[q]));
 		for (uint32_t i = 0; i < v->size; i++, nb++) {
@@ -206,19 +206,19 @@ rebalance(struct rps_app *app, uint64_t now, int act)
 	}
 	/* a plan only at the second interval in a row over the threshold: before that, the
 	 * planner only measures (no moves); it moves nothing at or under the threshold */
-	if (!act || app->over_count == 0)
+	if (!act || app->ctl.over_count == 0)
 		cfg.max_moves = 0;
 	n = rps_balance_plan(b, nb, weight, nw, allowed, nq, &cfg, mv, &before, &after);
-	pthread_mutex_lock(&app->ctl_lock);
-	app->imbalance = before;
-	pthread_mutex_unlock(&app->ctl_lock);
+	pthread_mutex_lock(&app->ctl.lock);
+	app->ctl.imbalance = before;
+	pthread_mutex_unlock(&app->ctl.lock);
 	if (!act) {
-		app->over_count = 0;
+		app->ctl.over_count = 0;
 		goto out;
 	}
-	app->over_count = before > 1.0 + app->rebal.threshold_pct / 100.0 ?
-		app->over_count + 1 : 0;
-	__atomic_store_n(&app->rebalance_runs, app->rebalance_runs + 1, __ATOMIC_RELAXED);
+	app->ctl.over_count = before > 1.0 + app->ctl.rebal.threshold_pct / 100.0 ?
+		app->ctl.over_count + 1 : 0;
+	__atomic_store_n(&app->ctl.rebalance_runs, app->ctl.rebalance_runs + 1, __ATOMIC_RELAXED);
 	if (n <= 0)
 		goto out;
 	for (int k = 0; k < n; k++) {
@@ -230,20 +230,20 @@ rebalance(struct rps_app *app, uint64_t now, int act)
 		RPS_LOG(ERR, "rebalance: out of memory, %d moves not applied", n);
 		goto out;
 	}
-	pthread_mutex_lock(&app->ctl_lock);
+	pthread_mutex_lock(&app->ctl.lock);
 	for (int k = 0; k < n; k++) {
 		uint32_t q = qof[mv[k].bucket] >> 16, i = qof[mv[k].bucket] & 0xffff;
 
-		app->bview[q]->moved_tsc[i] = now;
-		app->bview[q]->moves[i]++;
+		app->ctl.bview[q]->moved_tsc[i] = now;
+		app->ctl.bview[q]->moves[i]++;
 	}
-	pthread_mutex_unlock(&app->ctl_lock);
-	app->over_count = 0; /* judge the new map on fresh intervals */
-	__atomic_store_n(&app->buckets_moved, app->buckets_moved + (uint64_t)n,
+	pthread_mutex_unlock(&app->ctl.lock);
+	app->ctl.over_count = 0; /* judge the new map on fresh intervals */
+	__atomic_store_n(&app->ctl.buckets_moved, app->ctl.buckets_moved + (uint64_t)n,
 			 __ATOMIC_RELAXED);
-	__atomic_store_n(&app->rebalance_acted, app->rebalance_acted + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&app->ctl.rebalance_acted, app->ctl.rebalance_acted + 1, __ATOMIC_RELAXED);
 	RPS_LOG(INFO, "rebalance: moved %d bucket(s), worker load max/mean %.2f -> %.2f "
-		"(generation %u)", n, before, after, app->generation);
+		"(generation %u)", n, before, after, app->ctl.generation);
 out:
 	free(weight);
 	free(allowed);
@@ -259,26 +259,27 @@ rps_buckets_tick(struct rps_app *app, uint64_t now)
 	double dt;
 	int usable;
 
-	if (app->nb_workers == 0 || app->bview == NULL)
+	if (app->lc.nb_workers == 0 || app->ctl.bview == NULL)
 		return;
-	if (app->buckets_tsc == 0) { /* first call: a baseline */
-		for (uint16_t w = 0; w < app->nb_workers; w++)
-			app->prev_busy[w] = RPS_CTR_READ(app->workers[w].stats.busy_cycles);
+	if (app->ctl.buckets_tsc == 0) { /* first call: a baseline */
+		for (uint16_t w = 0; w < app->lc.nb_workers; w++)
+			app->ctl.prev_busy[w] = RPS_CTR_READ(app->lc.workers[w].stats.busy_cycles);
 	}
-	dt = app->buckets_tsc == 0 ? 0 : (double)(now - app->buckets_tsc) / (double)rte_get_tsc_hz();
-	pthread_mutex_lock(&app->ctl_lock);
+	dt = app->ctl.buckets_tsc == 0 ? 0 :
+	     (double)(now - app->ctl.buckets_tsc) / (double)rte_get_tsc_hz();
+	pthread_mutex_lock(&app->ctl.lock);
 	usable = sample(app, dt);
-	pthread_mutex_unlock(&app->ctl_lock);
-	if (app->buckets_tsc != 0 && usable == 0)
-		rebalance(app, now, app->rebal.on && app->nb_workers > 1 &&
-			  __atomic_load_n(&app->reorder_safe, __ATOMIC_RELAXED));
-	app->buckets_tsc = now;
+	pthread_mutex_unlock(&app->ctl.lock);
+	if (app->ctl.buckets_tsc != 0 && usable == 0)
+		rebalance(app, now, app->ctl.rebal.on && app->lc.nb_workers > 1 &&
+			  __atomic_load_n(&app->steer.reorder_safe, __ATOMIC_RELAXED));
+	app->ctl.buckets_tsc = now;
 }
 
 /* One array of the summary: per bucket, what @p what names (see rps_buckets_json()). */
 static void
 json_array(FILE *f, const char *name, const struct rps_bucket_view *v,
-	   const struct rps_bucket_stats *s, const struct rps_app *app, int what)
+	   const struct rps_bucket_stats *s, const struct rps_app_lcores *lc, int what)
 {
 	fprintf(f, "\"%s\": [", name);
 	for (uint32_t b = 0; b < v->size; b++) {
@@ -286,7 +287,7 @@ json_array(FILE *f, const char *name, const struct rps_bucket_view *v,
 
 		switch (what) {
 		case 0:
-			x = app->workers[v->owner[b]].lcore;
+			x = lc->workers[v->owner[b]].lcore;
 			break;
 		case 1:
 			x = __atomic_load_n(&s->b[b].packets, __ATOMIC_RELAXED);
@@ -307,34 +308,34 @@ json_array(FILE *f, const char *name, const struct rps_bucket_view *v,
 }
 
 void
-rps_buckets_json(struct rps_app *app, FILE *f)
+rps_buckets_json(const struct rps_app *app, FILE *f)
 {
 	static const char *const names[] = { "lcore", "packets", "bytes", "cycles", "moves" };
 
-	pthread_mutex_lock(&app->ctl_lock);
+	rps_ctl_lock(&app->ctl);
 	fprintf(f, "  \"buckets\": {\"table_size\": %u, \"rebalance\": {\"on\": %s, "
 		"\"interval_ms\": %u, \"threshold_pct\": %u, \"moves\": %u, \"holddown_ms\": %u, "
 		"\"rebalance_runs\": %" PRIu64 ", \"rebalance_acted\": %" PRIu64 ", "
 		"\"buckets_moved\": %" PRIu64 ", \"imbalance\": %.3f}, \"queues\": [",
-		app->table_size, app->rebal.on ? "true" : "false", app->rebal.interval_ms,
-		app->rebal.threshold_pct, app->rebal.moves, app->rebal.holddown_ms,
-		app->rebalance_runs, app->rebalance_acted, app->buckets_moved, app->imbalance);
-	for (uint16_t q = 0; app->bview != NULL && q < app->nb_rxq; q++) {
-		const struct rps_bucket_view *v = app->bview[q];
+		app->ctl.table_size, app->ctl.rebal.on ? "true" : "false", app->ctl.rebal.interval_ms,
+		app->ctl.rebal.threshold_pct, app->ctl.rebal.moves, app->ctl.rebal.holddown_ms,
+		app->ctl.rebalance_runs, app->ctl.rebalance_acted, app->ctl.buckets_moved, app->ctl.imbalance);
+	for (uint16_t q = 0; app->ctl.bview != NULL && q < app->io.nb_rxq; q++) {
+		const struct rps_bucket_view *v = app->ctl.bview[q];
 
 		if (v == NULL)
 			break;
 		fprintf(f, "%s\n    {\"queue\": %u, \"size\": %u, ", q ? "," : "", q, v->size);
 		/* counters of another size (a reload just changed it) are not this table's */
-		if (__atomic_load_n(&app->bstats[q]->mask, __ATOMIC_RELAXED) + 1 != v->size) {
+		if (__atomic_load_n(&app->steer.bstats[q]->mask, __ATOMIC_RELAXED) + 1 != v->size) {
 			fprintf(f, "\"stale\": true}");
 			continue;
 		}
 		for (unsigned int k = 0; k < RTE_DIM(names); k++) {
-			json_array(f, names[k], v, app->bstats[q], app, (int)k);
+			json_array(f, names[k], v, app->steer.bstats[q], &app->lc, (int)k);
 			fprintf(f, k + 1 < RTE_DIM(names) ? ", " : "}");
 		}
 	}
 	fprintf(f, "\n  ]},\n");
-	pthread_mutex_unlock(&app->ctl_lock);
+	rps_ctl_unlock(&app->ctl);
 }

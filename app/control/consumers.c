@@ -9,12 +9,12 @@
 void
 rps_consumer_stats(const struct rps_app *app, uint16_t c, struct rps_consumer_stats *s)
 {
-	const struct rps_consumer *k = &app->consumers[c];
+	const struct rps_consumer *k = &app->cons.consumers[c];
 
 	s->delivered = s->absent = s->full = 0;
 	/* workers member, member + K, ... of its group, each with its queue to it */
-	for (uint16_t w = k->member; w < app->nb_workers; w += app->group_size[k->group]) {
-		const struct rps_txq *q = &app->workers[w].cons_txq[k->group];
+	for (uint16_t w = k->member; w < app->lc.nb_workers; w += app->cons.group_size[k->group]) {
+		const struct rps_txq *q = &app->lc.workers[w].cons_txq[k->group];
 
 		s->delivered += RPS_CTR_READ(q->delivered);
 		s->absent += RPS_CTR_READ(q->absent);

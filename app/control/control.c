@@ -63,16 +63,16 @@ check_file_maps(const struct rps_app *app, const struct rps_config *c, char *err
 	struct rps_lcoreset enabled;
 	unsigned int bad;
 
-	for (unsigned int q = RTE_MIN(app->nb_rxq, RPS_CONFIG_MAX_QUEUES);
+	for (unsigned int q = RTE_MIN(app->io.nb_rxq, RPS_CONFIG_MAX_QUEUES);
 	     q < RPS_CONFIG_MAX_QUEUES; q++)
 		if (c->has_queue_map[q]) {
 			snprintf(err, err_len, "%s:%d: queue%u: port %u has %u RX queue(s) "
 				 "(queue0..queue%u)", path, c->queue_map_line[q], q,
-				 app->opt.rx_port, app->nb_rxq, app->nb_rxq - 1u);
+				 app->opt.rx_port, app->io.nb_rxq, app->io.nb_rxq - 1u);
 			return -EINVAL;
 		}
 	rps_app_enabled_lcores(&enabled);
-	for (uint16_t q = 0; q < app->nb_rxq; q++) {
+	for (uint16_t q = 0; q < app->io.nb_rxq; q++) {
 		const char *text = NULL;
 		const struct rps_lcoreset *s = rps_config_queue_map(c, q, &text);
 		int r;
@@ -94,7 +94,7 @@ check_file_maps(const struct rps_app *app, const struct rps_config *c, char *err
 int
 rps_control_check_start_config(const struct rps_app *app, char *err, size_t err_len)
 {
-	return app->start_cfg != NULL ? check_file_maps(app, app->start_cfg, err, err_len) : 0;
+	return app->ctl.start_cfg != NULL ? check_file_maps(app, app->ctl.start_cfg, err, err_len) : 0;
 }
 
 int
@@ -109,12 +109,12 @@ rps_control_apply_start_config(struct rps_app *app, char *err, size_t err_len)
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return -ENOMEM;
-	if (load_file(o, o->config_path, c, "start", &app->applied_digest, err, err_len) < 0) {
+	if (load_file(o, o->config_path, c, "start", &app->ctl.applied_digest, err, err_len) < 0) {
 		free(c);
 		return -EINVAL;
 	}
-	app->applied_known = 1;
-	app->applied_gen = 1; /* the start's (maps.c) */
+	app->ctl.applied_known = 1;
+	app->ctl.applied_gen = 1; /* the start's (maps.c) */
 	/* every number, boolean and enum the file set and the command line did not (the
 	 * settings table's; symmetric, inner and the lists follow in apply_hash_options) */
 	for (unsigned int i = 0; i < RPS_SET_NB; i++) {
@@ -193,7 +193,7 @@ rps_control_apply_start_config(struct rps_app *app, char *err, size_t err_len)
 			rps_lcoreset_format(&u, o->map_text, sizeof(o->map_text));
 		}
 	}
-	app->start_cfg = c;
+	app->ctl.start_cfg = c;
 	return 0;
 }
 
@@ -220,7 +220,7 @@ restart_keys(const struct rps_app *app, const struct rps_config *c, char *out, s
 		CHANGED(fv != ov, s->key);
 	}
 	/* and the others */
-	CHANGED(c->has_hash_seed && c->hash_seed != app->seed, "hash_seed");
+	CHANGED(c->has_hash_seed && c->hash_seed != app->io.seed, "hash_seed");
 	CHANGED(c->has_symmetric && c->symmetric != o->symmetric, "symmetric");
 	CHANGED(c->has_vxlan_port && memcmp(&c->tunnels, &o->tunnels, sizeof(c->tunnels)) != 0,
 		"vxlan_port");
@@ -265,7 +265,7 @@ failover_table(struct rps_app *app, uint16_t q, const struct rps_lcoreset *set,
 	struct rps_map *m;
 	const uint32_t size = (*map)->mask + 1;
 
-	if (app->taken_from == NULL || (*map)->nb_workers == 0)
+	if (app->ctl.taken_from == NULL || (*map)->nb_workers == 0)
 		return 0;
 	t = malloc(size * sizeof(*t));
 	if (t == NULL)
@@ -289,13 +289,13 @@ int
 rps_control_reload(struct rps_app *app, const char *why)
 {
 	struct rps_config *c = calloc(1, sizeof(*c));
-	struct rps_map **maps = calloc(app->nb_rxq, sizeof(*maps));
-	struct rps_lcoreset *sets = calloc(app->nb_rxq, sizeof(*sets));
+	struct rps_map **maps = calloc(app->io.nb_rxq, sizeof(*maps));
+	struct rps_lcoreset *sets = calloc(app->io.nb_rxq, sizeof(*sets));
 	char err[256] = "", restart[160], when[64];
-	uint32_t gen = app->generation + 1;
-	uint32_t size = app->table_size;
-	struct rps_rebalance_conf rb = app->rebal;
-	int safe = __atomic_load_n(&app->reorder_safe, __ATOMIC_RELAXED);
+	uint32_t gen = app->ctl.generation + 1;
+	uint32_t size = app->ctl.table_size;
+	struct rps_rebalance_conf rb = app->ctl.rebal;
+	int safe = __atomic_load_n(&app->steer.reorder_safe, __ATOMIC_RELAXED);
 	struct rps_rules *rules = NULL;
 	uint64_t digest = 0;
 	int rc = -EINVAL, fresh;
@@ -311,21 +311,21 @@ rps_control_reload(struct rps_app *app, const char *why)
 	}
 	if (load_file(&app->opt, app->opt.config_path, c, why, &digest, err, sizeof(err)) < 0)
 		goto out;
-	if (app->applied_known && digest == app->applied_digest) {
+	if (app->ctl.applied_known && digest == app->ctl.applied_digest) {
 		/* the file as applied already (a save, then a SIGHUP for it): nothing to do, and
 		 * no generation for nothing */
-		pthread_mutex_lock(&app->ctl_lock);
-		app->reloads_unchanged++;
-		if (app->applied_restart[0] != '\0')
-			snprintf(app->last_reload_result, sizeof(app->last_reload_result),
+		pthread_mutex_lock(&app->ctl.lock);
+		app->ctl.reloads_unchanged++;
+		if (app->ctl.applied_restart[0] != '\0')
+			snprintf(app->ctl.last_reload_result, sizeof(app->ctl.last_reload_result),
 				 "ok; needs a restart for: %s (unchanged since generation %u)",
-				 app->applied_restart, app->applied_gen);
+				 app->ctl.applied_restart, app->ctl.applied_gen);
 		else
-			snprintf(app->last_reload_result, sizeof(app->last_reload_result),
-				 "ok (unchanged since generation %u)", app->applied_gen);
-		pthread_mutex_unlock(&app->ctl_lock);
+			snprintf(app->ctl.last_reload_result, sizeof(app->ctl.last_reload_result),
+				 "ok (unchanged since generation %u)", app->ctl.applied_gen);
+		pthread_mutex_unlock(&app->ctl.lock);
 		RPS_LOG(INFO, "config %s (%s): unchanged since generation %u applied it: nothing "
-			"to do", app->opt.config_path, why, app->applied_gen);
+			"to do", app->opt.config_path, why, app->ctl.applied_gen);
 		rc = 0;
 		goto out;
 	}
@@ -350,18 +350,18 @@ rps_control_reload(struct rps_app *app, const char *why)
 			 "moved without it may reorder its flows)", app->opt.config_path);
 		goto out;
 	}
-	for (uint16_t q = 0; q < app->nb_rxq; q++) {
+	for (uint16_t q = 0; q < app->io.nb_rxq; q++) {
 		const char *text = NULL;
 		const struct rps_lcoreset *s = rps_config_queue_map(c, q, &text);
 		char merr[160];
 
-		sets[q] = s != NULL ? *s : app->map_sets[q]; /* no line: the map stays */
+		sets[q] = s != NULL ? *s : app->ctl.map_sets[q]; /* no line: the map stays */
 		/* the same lcores and size: keep the running table (and what the rebalancer
 		 * did to it); otherwise fill a new one */
-		fresh = !(app->bview != NULL && app->bview[q] != NULL && size == app->table_size &&
-			  memcmp(&sets[q], &app->map_sets[q], sizeof(sets[q])) == 0);
+		fresh = !(app->ctl.bview != NULL && app->ctl.bview[q] != NULL && size == app->ctl.table_size &&
+			  memcmp(&sets[q], &app->ctl.map_sets[q], sizeof(sets[q])) == 0);
 		if (!fresh)
-			maps[q] = rps_map_create_table(app->bview[q]->owner, size, gen,
+			maps[q] = rps_map_create_table(app->ctl.bview[q]->owner, size, gen,
 						       RPS_APP_SELF(app)->socket);
 		else
 			maps[q] = rps_app_map_build(app, &sets[q], size, gen, merr, sizeof(merr));
@@ -388,7 +388,7 @@ rps_control_reload(struct rps_app *app, const char *why)
 		snprintf(err, sizeof(err), "cannot publish the new maps: %s", strerror(-rc));
 		goto out;
 	}
-	memset(maps, 0, app->nb_rxq * sizeof(*maps)); /* owned by the app now */
+	memset(maps, 0, app->io.nb_rxq * sizeof(*maps)); /* owned by the app now */
 	if (rules != NULL) {
 		/* blocks until no RX lcore reads the old set; they take the new one
 		 * reorder-safely (rx_loop.c) */
@@ -398,29 +398,29 @@ rps_control_reload(struct rps_app *app, const char *why)
 		rules = NULL;
 	}
 	if (c->has_reorder_safe)
-		__atomic_store_n(&app->reorder_safe, c->reorder_safe, __ATOMIC_RELAXED);
+		__atomic_store_n(&app->steer.reorder_safe, c->reorder_safe, __ATOMIC_RELAXED);
 	if (c->has_flow_limit)
-		__atomic_store_n(&app->flow_limit, c->flow_limit, __ATOMIC_RELAXED);
+		__atomic_store_n(&app->steer.flow_limit, c->flow_limit, __ATOMIC_RELAXED);
 	if (c->has_stats_interval)
 		__atomic_store_n(&app->opt.stats_interval, c->stats_interval, __ATOMIC_RELAXED);
-	pthread_mutex_lock(&app->ctl_lock);
-	app->table_size = size;
-	app->rebal = rb;
-	pthread_mutex_unlock(&app->ctl_lock);
-	__atomic_store_n(&app->generation, gen, __ATOMIC_RELEASE);
-	/* the result and its counters under ctl_lock: /rps/config reads them under it */
-	pthread_mutex_lock(&app->ctl_lock);
-	app->reloads_ok++;
+	pthread_mutex_lock(&app->ctl.lock);
+	app->ctl.table_size = size;
+	app->ctl.rebal = rb;
+	pthread_mutex_unlock(&app->ctl.lock);
+	__atomic_store_n(&app->ctl.generation, gen, __ATOMIC_RELEASE);
+	/* the result and its counters under ctl.lock: /rps/config reads them under it */
+	pthread_mutex_lock(&app->ctl.lock);
+	app->ctl.reloads_ok++;
 	if (restart[0] != '\0')
-		snprintf(app->last_reload_result, sizeof(app->last_reload_result),
+		snprintf(app->ctl.last_reload_result, sizeof(app->ctl.last_reload_result),
 			 "ok; needs a restart for: %s", restart);
 	else
-		snprintf(app->last_reload_result, sizeof(app->last_reload_result), "ok");
-	app->applied_digest = digest;
-	app->applied_known = 1;
-	app->applied_gen = gen;
-	memcpy(app->applied_restart, restart, sizeof(app->applied_restart));
-	pthread_mutex_unlock(&app->ctl_lock);
+		snprintf(app->ctl.last_reload_result, sizeof(app->ctl.last_reload_result), "ok");
+	app->ctl.applied_digest = digest;
+	app->ctl.applied_known = 1;
+	app->ctl.applied_gen = gen;
+	memcpy(app->ctl.applied_restart, restart, sizeof(app->ctl.applied_restart));
+	pthread_mutex_unlock(&app->ctl.lock);
 	if (restart[0] != '\0') {
 		RPS_LOG(WARNING, "config %s (%s): generation %u applied; these keys changed but "
 			"need a restart: %s", app->opt.config_path, why, gen, restart);
@@ -432,18 +432,18 @@ rps_control_reload(struct rps_app *app, const char *why)
 	rps_app_maps_check_numa(app, sets, when); /* the new maps may span sockets */
 	rc = 0;
 out:
-	pthread_mutex_lock(&app->ctl_lock);
+	pthread_mutex_lock(&app->ctl.lock);
 	if (rc < 0) {
-		app->reloads_failed++;
-		snprintf(app->last_reload_result, sizeof(app->last_reload_result),
+		app->ctl.reloads_failed++;
+		snprintf(app->ctl.last_reload_result, sizeof(app->ctl.last_reload_result),
 			 "refused: %s", err);
 	}
-	app->last_reload_tsc = rte_rdtsc();
-	pthread_mutex_unlock(&app->ctl_lock);
+	app->ctl.last_reload_tsc = rte_rdtsc();
+	pthread_mutex_unlock(&app->ctl.lock);
 	if (rc < 0)
 		RPS_LOG(ERR, "config reload (%s) refused, generation %u keeps running: %s", why,
-			app->generation, err);
-	for (uint16_t q = 0; maps != NULL && q < app->nb_rxq; q++)
+			app->ctl.generation, err);
+	for (uint16_t q = 0; maps != NULL && q < app->io.nb_rxq; q++)
 		rps_map_free(maps[q]);
 	rps_rules_free(rules);
 	free(maps);
@@ -456,21 +456,21 @@ out:
 static void
 update_rates(struct rps_app *app, uint64_t *prev, double dt)
 {
-	uint16_t nw = app->nb_workers ? app->nb_workers : 1;
+	uint16_t nw = app->lc.nb_workers ? app->lc.nb_workers : 1;
 
 	for (uint16_t i = 0; i <= nw; i++) {
 		uint64_t v;
 
 		if (i == nw) {
 			v = 0;
-			for (uint16_t r = 0; r < app->nb_rx; r++)
-				v += RPS_CTR_READ(app->rx[r].self.stats.rx_packets);
-		} else if (app->nb_workers == 0) {
+			for (uint16_t r = 0; r < app->lc.nb_rx; r++)
+				v += RPS_CTR_READ(app->lc.rx[r].self.stats.rx_packets);
+		} else if (app->lc.nb_workers == 0) {
 			v = RPS_CTR_READ(RPS_APP_SELF(app)->stats.processed);
 		}
 		else
-			v = RPS_CTR_READ(app->workers[i].stats.processed);
-		__atomic_store_n(&app->pps[i], (uint64_t)((double)(v - prev[i]) / dt),
+			v = RPS_CTR_READ(app->lc.workers[i].stats.processed);
+		__atomic_store_n(&app->ctl.pps[i], (uint64_t)((double)(v - prev[i]) / dt),
 				 __ATOMIC_RELAXED);
 		prev[i] = v;
 	}
@@ -515,7 +515,7 @@ struct watch {
 
 /* Watch the folder of @p path for its last component. */
 static void
-watch_add(struct rps_app *app, struct watch *w, const char *path)
+watch_add(struct rps_app_ctl *ctl, struct watch *w, const char *path)
 {
 	char d[PATH_MAX], b[PATH_MAX];
 	const char *dir, *base;
@@ -539,7 +539,7 @@ watch_add(struct rps_app *app, struct watch *w, const char *path)
 	snprintf(w->item[w->nb].dir, sizeof(w->item[w->nb].dir), "%s", dir);
 	snprintf(w->item[w->nb].name, sizeof(w->item[w->nb].name), "%s", base);
 	w->nb++;
-	__atomic_store_n(&app->watch_names, w->nb, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->watch_names, w->nb, __ATOMIC_RELAXED);
 }
 
 /* Watch the symlinked folders on @p path's way (each in its parent, for its name). */
@@ -556,7 +556,7 @@ watch_linked_dirs(struct rps_app *app, struct watch *w, const char *path)
 		memcpy(pre, path, i);
 		pre[i] = '\0';
 		if (lstat(pre, &st) == 0 && S_ISLNK(st.st_mode))
-			watch_add(app, w, pre);
+			watch_add(&app->ctl, w, pre);
 	}
 }
 
@@ -591,7 +591,7 @@ watch_arm(struct rps_app *app, struct watch *w)
 	for (unsigned int i = 0; i < nb_old; i++)
 		old[i] = w->item[i].wd;
 	w->nb = 0;
-	__atomic_store_n(&app->watch_names, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&app->ctl.watch_names, 0, __ATOMIC_RELAXED);
 	if (w->fd < 0)
 		w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	else
@@ -601,7 +601,7 @@ watch_arm(struct rps_app *app, struct watch *w)
 	snprintf(p, sizeof(p), "%s", app->opt.config_path);
 	for (int hop = 0; hop < WATCH_HOPS_MAX; hop++) {
 		watch_linked_dirs(app, w, p);
-		watch_add(app, w, p);
+		watch_add(&app->ctl, w, p);
 		if (lstat(p, &st) < 0 || !S_ISLNK(st.st_mode))
 			break;
 		n = readlink(p, t, sizeof(t) - 1);
@@ -632,7 +632,7 @@ watch_arm(struct rps_app *app, struct watch *w)
 
 /* Read the waiting events: arm or push back the reload for those on watched names. */
 static void
-watch_read(struct rps_app *app, struct watch *w, uint64_t now)
+watch_read(struct rps_app_ctl *ctl, struct watch *w, uint64_t now)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	const uint64_t quiet = WATCH_QUIET_MS * rte_get_tsc_hz() / 1000;
@@ -661,58 +661,58 @@ watch_read(struct rps_app *app, struct watch *w, uint64_t now)
 			}
 			if (!hit)
 				continue;
-			__atomic_fetch_add(&app->watch_events, 1, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&ctl->watch_events, 1, __ATOMIC_RELAXED);
 			if (arm || w->deadline != 0)
 				w->deadline = now + quiet;
 		}
 	}
-	__atomic_store_n(&app->watch_armed, w->deadline != 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->watch_armed, w->deadline != 0, __ATOMIC_RELAXED);
 }
 
 static void *
 control_thread(void *arg)
 {
 	struct rps_app *app = arg;
-	uint16_t nw = app->nb_workers ? app->nb_workers : 1;
+	uint16_t nw = app->lc.nb_workers ? app->lc.nb_workers : 1;
 	uint64_t *prev = calloc(nw + 1u, sizeof(*prev));
 	uint64_t last = rte_rdtsc(), hz = rte_get_tsc_hz(), last_buckets = 0;
 	struct watch w = { .fd = -1 };
 
 	if (app->opt.config_path != NULL)
 		watch_arm(app, &w);
-	while (prev != NULL && !__atomic_load_n(&app->control_stop, __ATOMIC_ACQUIRE)) {
+	while (prev != NULL && !__atomic_load_n(&app->life.control_stop, __ATOMIC_ACQUIRE)) {
 		/* the config file's watch and SIGHUP's eventfd (negative fds are ignored) */
 		struct pollfd p[2] = { { .fd = w.fd, .events = POLLIN },
-				       { .fd = app->wake_fd, .events = POLLIN } };
-		uint32_t tick_ms = RTE_MIN(100u, app->rebal.interval_ms);
+				       { .fd = app->ctl.wake_fd, .events = POLLIN } };
+		uint32_t tick_ms = RTE_MIN(100u, app->ctl.rebal.interval_ms);
 		uint64_t now = rte_rdtsc();
 
 		if (w.deadline != 0) /* wake when the armed reload is due */
 			tick_ms = RTE_MIN(tick_ms, w.deadline > now ?
 					  (uint32_t)((w.deadline - now) * 1000 / hz) + 1 : 0u);
-		if (w.fd >= 0 || app->wake_fd >= 0)
+		if (w.fd >= 0 || app->ctl.wake_fd >= 0)
 			(void)poll(p, 2, (int)tick_ms);
 		else
 			usleep(tick_ms * 1000);
 		now = rte_rdtsc();
 		if (w.fd >= 0 && (p[0].revents & POLLIN))
-			watch_read(app, &w, now);
-		if (app->wake_fd >= 0 && (p[1].revents & POLLIN)) {
+			watch_read(&app->ctl, &w, now);
+		if (app->ctl.wake_fd >= 0 && (p[1].revents & POLLIN)) {
 			uint64_t n;
 
-			if (read(app->wake_fd, &n, sizeof(n)) < 0)
+			if (read(app->ctl.wake_fd, &n, sizeof(n)) < 0)
 				n = 0; /* EAGAIN: another read took it */
 		}
-		if (__atomic_exchange_n(&app->reload_requested, 0, __ATOMIC_ACQ_REL)) {
+		if (__atomic_exchange_n(&app->life.reload_requested, 0, __ATOMIC_ACQ_REL)) {
 			/* it reads the file after the events seen: an armed reload is its */
 			w.deadline = 0;
-			__atomic_store_n(&app->watch_armed, 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&app->ctl.watch_armed, 0, __ATOMIC_RELAXED);
 			watch_arm(app, &w); /* the chain may lead elsewhere now */
 			rps_control_reload(app, "SIGHUP");
 		}
 		if (w.deadline != 0 && now >= w.deadline) {
 			w.deadline = 0;
-			__atomic_store_n(&app->watch_armed, 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&app->ctl.watch_armed, 0, __ATOMIC_RELAXED);
 			watch_arm(app, &w);
 			rps_control_reload(app, "file changed");
 		}
@@ -722,7 +722,7 @@ control_thread(void *arg)
 			last = now;
 		}
 		rps_health_tick(app, now);
-		if (now - last_buckets >= (uint64_t)app->rebal.interval_ms * hz / 1000) {
+		if (now - last_buckets >= (uint64_t)app->ctl.rebal.interval_ms * hz / 1000) {
 			rps_buckets_tick(app, now);
 			last_buckets = now;
 		}
@@ -736,26 +736,26 @@ control_thread(void *arg)
 int
 rps_control_start(struct rps_app *app)
 {
-	uint16_t nw = app->nb_workers ? app->nb_workers : 1;
+	uint16_t nw = app->lc.nb_workers ? app->lc.nb_workers : 1;
 	int rc;
 
-	app->pps = calloc(nw + 1u, sizeof(*app->pps));
-	if (app->pps == NULL)
+	app->ctl.pps = calloc(nw + 1u, sizeof(*app->ctl.pps));
+	if (app->ctl.pps == NULL)
 		return -ENOMEM;
-	snprintf(app->last_reload_result, sizeof(app->last_reload_result), "none");
-	rc = rte_ctrl_thread_create(&app->control_thread, "rps-control", NULL, control_thread,
+	snprintf(app->ctl.last_reload_result, sizeof(app->ctl.last_reload_result), "none");
+	rc = rte_ctrl_thread_create(&app->ctl.control_thread, "rps-control", NULL, control_thread,
 				    app);
 	if (rc == 0)
-		app->control_running = 1;
+		app->ctl.control_running = 1;
 	return rc;
 }
 
 void
 rps_control_stop(struct rps_app *app)
 {
-	if (app->control_running) {
-		__atomic_store_n(&app->control_stop, 1, __ATOMIC_RELEASE);
-		pthread_join(app->control_thread, NULL);
-		app->control_running = 0;
+	if (app->ctl.control_running) {
+		__atomic_store_n(&app->life.control_stop, 1, __ATOMIC_RELEASE);
+		pthread_join(app->ctl.control_thread, NULL);
+		app->ctl.control_running = 0;
 	}
 }

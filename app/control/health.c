@@ -50,28 +50,28 @@ holddown_tsc(const struct rps_app *app)
 int
 rps_health_init(struct rps_app *app)
 {
-	if (app->nb_workers == 0 || app->opt.stall_timeout_ms == 0)
+	if (app->lc.nb_workers == 0 || app->opt.stall_timeout_ms == 0)
 		return 0;
-	app->taken_from = calloc(app->nb_rxq, sizeof(*app->taken_from));
-	if (app->taken_from == NULL)
+	app->ctl.taken_from = calloc(app->io.nb_rxq, sizeof(*app->ctl.taken_from));
+	if (app->ctl.taken_from == NULL)
 		return -ENOMEM;
-	for (uint16_t q = 0; q < app->nb_rxq; q++)
+	for (uint16_t q = 0; q < app->io.nb_rxq; q++)
 		for (uint32_t i = 0; i < RPS_MAP_SIZE_MAX; i++)
-			app->taken_from[q][i] = NOT_TAKEN;
+			app->ctl.taken_from[q][i] = NOT_TAKEN;
 	return 0;
 }
 
 void
-rps_health_fini(struct rps_app *app)
+rps_health_fini(struct rps_app_ctl *ctl)
 {
-	free(app->taken_from);
-	app->taken_from = NULL;
+	free(ctl->taken_from);
+	ctl->taken_from = NULL;
 }
 
 static int
-is_failed(const struct rps_app *app, uint16_t w)
+is_failed(const struct rps_app_lcores *lc, uint16_t w)
 {
-	return __atomic_load_n(&app->workers[w].health.state, __ATOMIC_RELAXED) ==
+	return __atomic_load_n(&lc->workers[w].health.state, __ATOMIC_RELAXED) ==
 	       RPS_HEALTH_STALLED;
 }
 
@@ -82,13 +82,13 @@ rps_health_adjust(const struct rps_app *app, uint16_t q, const struct rps_lcores
 	uint32_t count[RTE_MAX_LCORE] = { 0 };
 	int healthy = 0;
 
-	if (app->taken_from == NULL)
+	if (app->ctl.taken_from == NULL)
 		return;
 	if (fresh) /* a table rebuilt from the configuration: nothing in it was taken */
 		for (uint32_t i = 0; i < RPS_MAP_SIZE_MAX; i++)
-			app->taken_from[q][i] = NOT_TAKEN;
-	for (uint16_t w = 0; w < app->nb_workers; w++)
-		if (!is_failed(app, w) && rps_lcoreset_weight(set, app->workers[w].lcore) != 0)
+			app->ctl.taken_from[q][i] = NOT_TAKEN;
+	for (uint16_t w = 0; w < app->lc.nb_workers; w++)
+		if (!is_failed(&app->lc, w) && rps_lcoreset_weight(set, app->lc.workers[w].lcore) != 0)
 			healthy = 1;
 	if (!healthy)
 		return; /* every worker of this queue is stalled: nowhere to go */
@@ -97,16 +97,16 @@ rps_health_adjust(const struct rps_app *app, uint16_t q, const struct rps_lcores
 	for (uint32_t i = 0; i < size; i++) {
 		uint16_t from = owner[i], best = UINT16_MAX;
 
-		if (!is_failed(app, from))
+		if (!is_failed(&app->lc, from))
 			continue;
-		for (uint16_t w = 0; w < app->nb_workers; w++)
-			if (!is_failed(app, w) && rps_lcoreset_weight(set, app->workers[w].lcore) &&
+		for (uint16_t w = 0; w < app->lc.nb_workers; w++)
+			if (!is_failed(&app->lc, w) && rps_lcoreset_weight(set, app->lc.workers[w].lcore) &&
 			    (best == UINT16_MAX || count[w] < count[best]))
 				best = w;
 		owner[i] = best;
 		count[best]++;
 		count[from]--;
-		app->taken_from[q][i] = from;
+		app->ctl.taken_from[q][i] = from;
 	}
 }
 
@@ -114,44 +114,44 @@ rps_health_adjust(const struct rps_app *app, uint16_t q, const struct rps_lcores
 static void
 republish(struct rps_app *app, uint16_t w, int back)
 {
-	uint16_t (*owner)[RPS_MAP_SIZE_MAX] = calloc(app->nb_rxq, sizeof(*owner));
+	uint16_t (*owner)[RPS_MAP_SIZE_MAX] = calloc(app->io.nb_rxq, sizeof(*owner));
 	uint32_t changed = 0;
 
 	if (owner == NULL) {
 		RPS_LOG(ERR, "health: out of memory: worker %u's buckets not %s",
-			app->workers[w].lcore, back ? "returned" : "moved");
+			app->lc.workers[w].lcore, back ? "returned" : "moved");
 		return;
 	}
-	pthread_mutex_lock(&app->ctl_lock);
-	for (uint16_t q = 0; q < app->nb_rxq; q++) {
-		const struct rps_bucket_view *v = app->bview[q];
+	pthread_mutex_lock(&app->ctl.lock);
+	for (uint16_t q = 0; q < app->io.nb_rxq; q++) {
+		const struct rps_bucket_view *v = app->ctl.bview[q];
 
 		memcpy(owner[q], v->owner, sizeof(owner[q]));
 		if (!back) {
 			uint16_t before[RPS_MAP_SIZE_MAX];
 
 			memcpy(before, owner[q], v->size * sizeof(before[0]));
-			rps_health_adjust(app, q, &app->map_sets[q], owner[q], v->size, 0);
+			rps_health_adjust(app, q, &app->ctl.map_sets[q], owner[q], v->size, 0);
 			changed += memcmp(before, owner[q], v->size * sizeof(before[0])) != 0;
 			continue;
 		}
 		for (uint32_t i = 0; i < v->size; i++)
-			if (app->taken_from[q][i] == w) {
-				app->taken_from[q][i] = NOT_TAKEN;
-				if (rps_lcoreset_weight(&app->map_sets[q], app->workers[w].lcore)) {
+			if (app->ctl.taken_from[q][i] == w) {
+				app->ctl.taken_from[q][i] = NOT_TAKEN;
+				if (rps_lcoreset_weight(&app->ctl.map_sets[q], app->lc.workers[w].lcore)) {
 					owner[q][i] = w;
 					changed++;
 				}
 			}
 	}
-	pthread_mutex_unlock(&app->ctl_lock);
+	pthread_mutex_unlock(&app->ctl.lock);
 	if (changed != 0 && rps_buckets_publish_owners(app, owner) < 0)
 		RPS_LOG(ERR, "health: out of memory: worker %u's buckets not %s",
-			app->workers[w].lcore, back ? "returned" : "moved");
+			app->lc.workers[w].lcore, back ? "returned" : "moved");
 	else if (changed != 0)
 		RPS_LOG(WARNING, "health: worker lcore %u's buckets %s (generation %u)",
-			app->workers[w].lcore, back ? "returned to it" : "moved to healthy workers",
-			app->generation);
+			app->lc.workers[w].lcore, back ? "returned to it" : "moved to healthy workers",
+			app->ctl.generation);
 	free(owner);
 }
 
@@ -160,10 +160,10 @@ rps_health_tick(struct rps_app *app, uint64_t now)
 {
 	const uint64_t timeout = ms_tsc(app->opt.stall_timeout_ms);
 
-	if (app->taken_from == NULL)
+	if (app->ctl.taken_from == NULL)
 		return;
-	for (uint16_t w = 0; w < app->nb_workers; w++) {
-		struct rps_worker *wk = &app->workers[w];
+	for (uint16_t w = 0; w < app->lc.nb_workers; w++) {
+		struct rps_worker *wk = &app->lc.workers[w];
 		struct rps_health *h = &wk->health;
 		struct rps_backlog_in *in = &wk->in; /* its backlogs, one per RX lcore */
 		uint64_t head = rps_backlog_in_head(in);
@@ -234,8 +234,8 @@ rps_health_wait_workers(struct rps_app *app)
 	uint64_t last_head[RTE_MAX_LCORE];
 	int give_up = 0;
 
-	for (uint16_t w = 0; w < app->nb_workers; w++)
-		last_head[w] = rps_backlog_in_head(&app->workers[w].in); /* over its rings */
+	for (uint16_t w = 0; w < app->lc.nb_workers; w++)
+		last_head[w] = rps_backlog_in_head(&app->lc.workers[w].in); /* over its rings */
 	for (;;) {
 		int running = 0, stuck = 0;
 		uint64_t now = rte_rdtsc();
@@ -243,11 +243,11 @@ rps_health_wait_workers(struct rps_app *app)
 		/* a worker waiting for a full consumer (backpressure) has a second more, then
 		 * drops what is left for it as consumer_full and finishes */
 		if (now - start >= hz)
-			__atomic_store_n(&app->consumers_stop, 1, __ATOMIC_RELAXED);
-		for (uint16_t w = 0; w < app->nb_workers; w++) {
-			const struct rps_health *h = &app->workers[w].health;
+			__atomic_store_n(&app->life.consumers_stop, 1, __ATOMIC_RELAXED);
+		for (uint16_t w = 0; w < app->lc.nb_workers; w++) {
+			const struct rps_health *h = &app->lc.workers[w].health;
 
-			if (rte_eal_get_lcore_state(app->workers[w].lcore) != RUNNING)
+			if (rte_eal_get_lcore_state(app->lc.workers[w].lcore) != RUNNING)
 				continue;
 			running++;
 			if (__atomic_load_n(&h->state, __ATOMIC_RELAXED) == RPS_HEALTH_STALLED)
@@ -258,7 +258,7 @@ rps_health_wait_workers(struct rps_app *app)
 			return 0;
 		}
 		/* give up only when every worker still running is stalled, for the hold-down */
-		if (stuck != running || app->taken_from == NULL)
+		if (stuck != running || app->ctl.taken_from == NULL)
 			given_up_at = 0;
 		else if (given_up_at == 0)
 			given_up_at = now + holddown_tsc(app);
@@ -270,8 +270,8 @@ rps_health_wait_workers(struct rps_app *app)
 		if (now >= next_report) {
 			const unsigned int waited = (unsigned int)((now - start) / hz);
 
-			for (uint16_t w = 0; w < app->nb_workers; w++) {
-				const struct rps_worker *wk = &app->workers[w];
+			for (uint16_t w = 0; w < app->lc.nb_workers; w++) {
+				const struct rps_worker *wk = &app->lc.workers[w];
 				const uint64_t head = rps_backlog_in_head(&wk->in);
 
 				if (rte_eal_get_lcore_state(wk->lcore) != RUNNING)
@@ -292,20 +292,20 @@ rps_health_wait_workers(struct rps_app *app)
 		}
 		rte_delay_us_sleep(1000);
 	}
-	for (uint16_t w = 0; w < app->nb_workers; w++) {
-		struct rps_worker *wk = &app->workers[w];
+	for (uint16_t w = 0; w < app->lc.nb_workers; w++) {
+		struct rps_worker *wk = &app->lc.workers[w];
 
 		if (rte_eal_get_lcore_state(wk->lcore) != RUNNING)
 			continue;
 		wk->stuck = 1;
-		app->workers_stuck++;
+		app->exit.workers_stuck++;
 		/* it dequeues nothing: what its rings hold never leaves it */
 		unsigned int left = 0;
 
 		for (uint16_t r = 0; r < wk->in.nb; r++)
 			left += rps_backlog_count_ports(wk->in.b[r], &wk->stats,
-							app->stranded_port);
-		app->stranded += left;
+							app->exit.stranded_port);
+		app->exit.stranded += left;
 		if (give_up)
 			RPS_LOG(ERR, "health: worker lcore %u still running %u s after the stop at "
 				"exit: %u packet(s) stranded in its backlog", wk->lcore, exit_wait, left);

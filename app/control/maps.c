@@ -43,14 +43,14 @@ rps_app_map_build(const struct rps_app *app, const struct rps_lcoreset *set, uin
 	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++) {
 		if (!rps_lcoreset_has(set, l))
 			continue;
-		if (app->lcore_worker[l] < 0) {
+		if (app->lc.lcore_worker[l] < 0) {
 			snprintf(err, err_len, "lcore %u is not a worker of this run (workers are "
 				 "fixed at start: a new one needs a restart)", l);
 			rte_errno = EINVAL;
 			return NULL;
 		}
 		wt[n] = rps_lcoreset_weight(set, l);
-		idx[n++] = (uint16_t)app->lcore_worker[l];
+		idx[n++] = (uint16_t)app->lc.lcore_worker[l];
 	}
 	if (n > size) {
 		snprintf(err, err_len, "%u workers do not fit a table of %u buckets (table_size)",
@@ -58,7 +58,7 @@ rps_app_map_build(const struct rps_app *app, const struct rps_lcoreset *set, uin
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	if (n == 0 && app->nb_workers > 0) {
+	if (n == 0 && app->lc.nb_workers > 0) {
 		snprintf(err, err_len, "an empty map (no steering) needs a restart");
 		rte_errno = EINVAL;
 		return NULL;
@@ -76,63 +76,63 @@ rps_app_maps_init(struct rps_app *app)
 	char err[160];
 	size_t sz;
 
-	app->maps = calloc(app->nb_rxq, sizeof(*app->maps));
-	app->map_sets = calloc(app->nb_rxq, sizeof(*app->map_sets));
-	app->buckets = calloc(app->nb_rxq, sizeof(*app->buckets));
-	app->bstats = calloc(app->nb_rxq, sizeof(*app->bstats));
-	app->bview = calloc(app->nb_rxq, sizeof(*app->bview));
-	app->prev_busy = calloc(app->nb_workers + 1u, sizeof(*app->prev_busy));
-	if (app->maps == NULL || app->map_sets == NULL || app->buckets == NULL ||
-	    app->bstats == NULL || app->bview == NULL || app->prev_busy == NULL)
+	app->steer.maps = calloc(app->io.nb_rxq, sizeof(*app->steer.maps));
+	app->ctl.map_sets = calloc(app->io.nb_rxq, sizeof(*app->ctl.map_sets));
+	app->steer.buckets = calloc(app->io.nb_rxq, sizeof(*app->steer.buckets));
+	app->steer.bstats = calloc(app->io.nb_rxq, sizeof(*app->steer.bstats));
+	app->ctl.bview = calloc(app->io.nb_rxq, sizeof(*app->ctl.bview));
+	app->ctl.prev_busy = calloc(app->lc.nb_workers + 1u, sizeof(*app->ctl.prev_busy));
+	if (app->steer.maps == NULL || app->ctl.map_sets == NULL || app->steer.buckets == NULL ||
+	    app->steer.bstats == NULL || app->ctl.bview == NULL || app->ctl.prev_busy == NULL)
 		return -ENOMEM;
 	/* every RX lcore reads its queues' maps: an old map is freed once all of them have
 	 * reported a quiescent state (thread id: the RX lcore's index) */
-	sz = rte_rcu_qsbr_get_memsize(app->nb_rx);
-	app->qsbr = rte_zmalloc("rps_qsbr", sz, RTE_CACHE_LINE_SIZE);
-	if (app->qsbr == NULL || rte_rcu_qsbr_init(app->qsbr, app->nb_rx) != 0)
+	sz = rte_rcu_qsbr_get_memsize(app->lc.nb_rx);
+	app->steer.qsbr = rte_zmalloc("rps_qsbr", sz, RTE_CACHE_LINE_SIZE);
+	if (app->steer.qsbr == NULL || rte_rcu_qsbr_init(app->steer.qsbr, app->lc.nb_rx) != 0)
 		return -ENOMEM;
-	for (uint16_t r = 0; r < app->nb_rx; r++)
-		if (rte_rcu_qsbr_thread_register(app->qsbr, r) != 0)
+	for (uint16_t r = 0; r < app->lc.nb_rx; r++)
+		if (rte_rcu_qsbr_thread_register(app->steer.qsbr, r) != 0)
 			return -ENOMEM;
-	app->generation = 1;
-	pthread_mutex_init(&app->ctl_lock, NULL);
-	app->reorder_safe = app->opt.reorder_safe;
-	app->flow_limit = app->opt.flow_limit;
-	app->table_size = app->opt.table_size;
-	app->rebal = (struct rps_rebalance_conf){
+	app->ctl.generation = 1;
+	pthread_mutex_init(&app->ctl.lock, NULL);
+	app->steer.reorder_safe = app->opt.reorder_safe;
+	app->steer.flow_limit = app->opt.flow_limit;
+	app->ctl.table_size = app->opt.table_size;
+	app->ctl.rebal = (struct rps_rebalance_conf){
 		.on = app->opt.rebalance,
 		.interval_ms = app->opt.rebalance_interval_ms,
 		.threshold_pct = app->opt.rebalance_threshold,
 		.moves = app->opt.rebalance_moves,
 		.holddown_ms = app->opt.rebalance_holddown_ms,
 	};
-	for (uint16_t q = 0; q < app->nb_rxq; q++) {
+	for (uint16_t q = 0; q < app->io.nb_rxq; q++) {
 		const struct rps_lcoreset *s = NULL;
 
 		/* --map sets every queue; otherwise the file's line for the queue, if any */
-		if (app->start_cfg != NULL && !rps_options_given(&app->opt, "map"))
-			s = rps_config_queue_map(app->start_cfg, q, NULL);
-		app->map_sets[q] = s != NULL ? *s : app->opt.map;
-		app->maps[q] = rps_app_map_build(app, &app->map_sets[q], app->table_size,
-						 app->generation, err, sizeof(err));
-		if (app->maps[q] == NULL) {
+		if (app->ctl.start_cfg != NULL && !rps_options_given(&app->opt, "map"))
+			s = rps_config_queue_map(app->ctl.start_cfg, q, NULL);
+		app->ctl.map_sets[q] = s != NULL ? *s : app->opt.map;
+		app->steer.maps[q] = rps_app_map_build(app, &app->ctl.map_sets[q], app->ctl.table_size,
+						 app->ctl.generation, err, sizeof(err));
+		if (app->steer.maps[q] == NULL) {
 			fprintf(stderr, "dpdk-rps: map of RX queue %u: %s; --table-size %u\n", q,
-				err, app->table_size);
+				err, app->ctl.table_size);
 			return rte_errno == ENOMEM ? -ENOMEM : -EINVAL;
 		}
-		if (app->nb_workers > 0) {
+		if (app->lc.nb_workers > 0) {
 			/* written by the queue's RX lcore: on its socket */
-			const int sock = app->rx[app->rxq_lcore[q]].self.socket;
+			const int sock = app->lc.rx[app->io.rxq_lcore[q]].self.socket;
 
-			app->buckets[q] = rps_buckets_create(BUCKETS_PER_QUEUE, sock);
-			app->bstats[q] = rps_bucket_stats_create(sock);
-			app->bview[q] = calloc(1, sizeof(*app->bview[q]));
-			if (app->buckets[q] == NULL || app->bstats[q] == NULL ||
-			    app->bview[q] == NULL)
+			app->steer.buckets[q] = rps_buckets_create(BUCKETS_PER_QUEUE, sock);
+			app->steer.bstats[q] = rps_bucket_stats_create(sock);
+			app->ctl.bview[q] = calloc(1, sizeof(*app->ctl.bview[q]));
+			if (app->steer.buckets[q] == NULL || app->steer.bstats[q] == NULL ||
+			    app->ctl.bview[q] == NULL)
 				return -ENOMEM;
 		}
 	}
-	rps_buckets_set_owners(app, app->maps);
+	rps_buckets_set_owners(app, app->steer.maps);
 	return 0;
 }
 
@@ -140,7 +140,7 @@ int
 rps_app_check_workers(const struct rps_app *app, const struct rps_lcoreset *set,
 		      const struct rps_lcoreset *enabled, unsigned int *bad)
 {
-	int rc = rps_lcoreset_check(set, enabled, app->rx_lcore, bad);
+	int rc = rps_lcoreset_check(set, enabled, app->io.rx_lcore, bad);
 
 	if (rc < 0)
 		return rc;
@@ -155,22 +155,22 @@ rps_app_check_workers(const struct rps_app *app, const struct rps_lcoreset *set,
 int
 rps_app_maps_publish(struct rps_app *app, struct rps_map **maps, const struct rps_lcoreset *sets)
 {
-	pthread_mutex_lock(&app->ctl_lock);
-	for (uint16_t q = 0; q < app->nb_rxq; q++)
-		app->map_sets[q] = sets[q];
+	pthread_mutex_lock(&app->ctl.lock);
+	for (uint16_t q = 0; q < app->io.nb_rxq; q++)
+		app->ctl.map_sets[q] = sets[q];
 	rps_buckets_set_owners(app, maps);
-	pthread_mutex_unlock(&app->ctl_lock);
+	pthread_mutex_unlock(&app->ctl.lock);
 	/* Blocks this (control) thread only, until the RX lcore has finished the loop
 	 * iteration that may still hold an old map. */
-	rps_map_publish(app->maps, maps, app->nb_rxq, app->qsbr);
+	rps_map_publish(app->steer.maps, maps, app->io.nb_rxq, app->steer.qsbr);
 	return 0;
 }
 
 int
-rps_app_map_sockets(const struct rps_app *app, const struct rps_lcoreset *set,
+rps_app_map_sockets(const struct rps_app_io *io, const struct rps_lcoreset *set,
 		    unsigned int *off_port, char *desc, size_t len)
 {
-	return rps_numa_map_sockets(set, app->lcore_socket, app->rx_port_socket, off_port, desc,
+	return rps_numa_map_sockets(set, io->lcore_socket, io->rx_port_socket, off_port, desc,
 				    len);
 }
 
@@ -184,7 +184,7 @@ void
 rps_app_maps_check_numa(const struct rps_app *app, const struct rps_lcoreset *sets,
 			const char *when)
 {
-	for (uint16_t q = 0; q < app->nb_rxq; q++) {
+	for (uint16_t q = 0; q < app->io.nb_rxq; q++) {
 		char desc[256], what[64], port[48], also[48] = "";
 		unsigned int off, same = 0;
 		uint16_t p;
@@ -195,8 +195,8 @@ rps_app_maps_check_numa(const struct rps_app *app, const struct rps_lcoreset *se
 			;
 		if (p < q || rps_lcoreset_count(&sets[q]) == 0)
 			continue;
-		nb = rps_app_map_sockets(app, &sets[q], &off, desc, sizeof(desc));
-		for (p = q + 1; p < app->nb_rxq; p++)
+		nb = rps_app_map_sockets(&app->io, &sets[q], &off, desc, sizeof(desc));
+		for (p = q + 1; p < app->io.nb_rxq; p++)
 			same += lcoreset_equal(&sets[p], &sets[q]);
 		if (same > 0)
 			snprintf(also, sizeof(also), " (and %u more with the same map)", same);
@@ -209,9 +209,9 @@ rps_app_maps_check_numa(const struct rps_app *app, const struct rps_lcoreset *se
 			snprintf(what, sizeof(what), "spans %d sockets", nb);
 		else
 			snprintf(what, sizeof(what), "has %u worker(s) off the RX port's socket", off);
-		if (app->rx_port_socket >= 0)
+		if (app->io.rx_port_socket >= 0)
 			snprintf(port, sizeof(port), "RX port %u on socket %d", app->opt.rx_port,
-				 app->rx_port_socket);
+				 app->io.rx_port_socket);
 		else
 			snprintf(port, sizeof(port), "RX port %u on an unknown socket",
 				 app->opt.rx_port);
@@ -224,27 +224,27 @@ rps_app_maps_check_numa(const struct rps_app *app, const struct rps_lcoreset *se
 void
 rps_app_maps_fini(struct rps_app *app)
 {
-	for (uint16_t q = 0; app->maps != NULL && q < app->nb_rxq; q++) {
-		rps_map_free(app->maps[q]);
-		if (app->buckets != NULL)
-			rps_buckets_free(app->buckets[q]);
-		if (app->bstats != NULL)
-			rps_bucket_stats_free(app->bstats[q]);
-		if (app->bview != NULL)
-			free(app->bview[q]);
+	for (uint16_t q = 0; app->steer.maps != NULL && q < app->io.nb_rxq; q++) {
+		rps_map_free(app->steer.maps[q]);
+		if (app->steer.buckets != NULL)
+			rps_buckets_free(app->steer.buckets[q]);
+		if (app->steer.bstats != NULL)
+			rps_bucket_stats_free(app->steer.bstats[q]);
+		if (app->ctl.bview != NULL)
+			free(app->ctl.bview[q]);
 	}
-	free(app->bstats);
-	free(app->bview);
-	free(app->prev_busy);
-	app->bstats = NULL;
-	app->bview = NULL;
-	app->prev_busy = NULL;
-	free(app->maps);
-	free(app->map_sets);
-	free(app->buckets);
-	rte_free(app->qsbr);
-	app->maps = NULL;
-	app->map_sets = NULL;
-	app->buckets = NULL;
-	app->qsbr = NULL;
+	free(app->steer.bstats);
+	free(app->ctl.bview);
+	free(app->ctl.prev_busy);
+	app->steer.bstats = NULL;
+	app->ctl.bview = NULL;
+	app->ctl.prev_busy = NULL;
+	free(app->steer.maps);
+	free(app->ctl.map_sets);
+	free(app->steer.buckets);
+	rte_free(app->steer.qsbr);
+	app->steer.maps = NULL;
+	app->ctl.map_sets = NULL;
+	app->steer.buckets = NULL;
+	app->steer.qsbr = NULL;
 }

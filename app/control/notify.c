@@ -2,7 +2,7 @@
 /*
  * notify.c: saying when dpdk-rps is ready. Ready means: ports started, workers launched, the
  * control thread (reloads) running and the /rps/ telemetry commands registered; the RX loop
- * starts right after. Then: app->ready (read by /rps/info), a log line, and sd_notify()
+ * starts right after. Then: app->life.ready (read by /rps/info), a log line, and sd_notify()
  * READY=1 for systemd Type=notify units (libsystemd, where the build found it; it does
  * nothing without $NOTIFY_SOCKET). STOPPING=1 when the RX loop ends.
  */
@@ -42,10 +42,10 @@ rps_ready(struct rps_app *app)
 					app->opt.rx_ports[p]);
 	if (pos == 0)
 		snprintf(ports, sizeof(ports), "%u", app->opt.rx_port);
-	__atomic_store_n(&app->ready, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&app->life.ready, 1, __ATOMIC_RELEASE);
 	RPS_LOG(INFO, "ready: steering port%s %s over %u worker(s)",
-		app->opt.nb_rx_ports > 1 ? "s" : "", ports, app->nb_workers);
+		app->opt.nb_rx_ports > 1 ? "s" : "", ports, app->lc.nb_workers);
 	snprintf(status, sizeof(status), "READY=1\nSTATUS=steering port%s %s over %u worker(s)",
-		 app->opt.nb_rx_ports > 1 ? "s" : "", ports, app->nb_workers);
+		 app->opt.nb_rx_ports > 1 ? "s" : "", ports, app->lc.nb_workers);
 	rps_notify(status);
 }

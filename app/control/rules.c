@@ -34,12 +34,12 @@ rule_origin(const struct rps_app *app, const struct rps_config *c, uint16_t i, c
 
 /* The RX lcores' counts of slot @p k, summed. */
 static uint64_t
-slot_count(const struct rps_app *app, uint16_t k)
+slot_count(const struct rps_app_lcores *lc, uint16_t k)
 {
 	uint64_t sum = 0;
 
-	for (uint16_t r = 0; r < app->nb_rx; r++)
-		sum += __atomic_load_n(&app->rx[r].rule_hits[k], __ATOMIC_RELAXED);
+	for (uint16_t r = 0; r < lc->nb_rx; r++)
+		sum += __atomic_load_n(&lc->rx[r].rule_hits[k], __ATOMIC_RELAXED);
 	return sum;
 }
 
@@ -54,7 +54,7 @@ slot_count(const struct rps_app *app, uint16_t k)
 static int
 rules_slots(struct rps_app *app, struct rps_rules *rs, char *err, size_t err_len)
 {
-	struct rps_rule_slots *t = app->rule_slots;
+	struct rps_rule_slots *t = app->ctl.rule_slots;
 	uint8_t mine[RPS_RULE_SLOTS] = { 0 };
 	uint32_t oldest = UINT32_MAX;
 
@@ -65,14 +65,14 @@ rules_slots(struct rps_app *app, struct rps_rules *rs, char *err, size_t err_len
 				 "memory");
 			return -ENOMEM;
 		}
-		pthread_mutex_lock(&app->ctl_lock);
-		app->rule_slots = t;
-		pthread_mutex_unlock(&app->ctl_lock);
+		pthread_mutex_lock(&app->ctl.lock);
+		app->ctl.rule_slots = t;
+		pthread_mutex_unlock(&app->ctl.lock);
 	}
-	for (uint16_t r = 0; r < app->nb_rx; r++) /* 0: none yet, or taking one */
-		oldest = RTE_MIN(oldest, __atomic_load_n(&app->rx[r].rules_gen,
+	for (uint16_t r = 0; r < app->lc.nb_rx; r++) /* 0: none yet, or taking one */
+		oldest = RTE_MIN(oldest, __atomic_load_n(&app->lc.rx[r].rules_gen,
 							 __ATOMIC_ACQUIRE));
-	pthread_mutex_lock(&app->ctl_lock); /* readers of the slots' base */
+	pthread_mutex_lock(&app->ctl.lock); /* readers of the slots' base */
 	for (uint16_t i = 0; i < rs->nb_rules; i++) {
 		unsigned int k, fresh = RPS_RULE_SLOTS, old = RPS_RULE_SLOTS;
 
@@ -91,20 +91,20 @@ rules_slots(struct rps_app *app, struct rps_rules *rs, char *err, size_t err_len
 		if (k == RPS_RULE_SLOTS) {
 			k = fresh != RPS_RULE_SLOTS ? fresh : old;
 			if (k == RPS_RULE_SLOTS) {
-				pthread_mutex_unlock(&app->ctl_lock);
+				pthread_mutex_unlock(&app->ctl.lock);
 				snprintf(err, err_len, "steering rules: no hit counter free for rule "
 					 "'%s' (%u in use by sets not yet taken by every RX lcore): "
 					 "reload again in a moment", rs->text[i], RPS_RULE_SLOTS);
 				return -ENOSPC;
 			}
 			memcpy(t->text[k], rs->text[i], sizeof(t->text[k]));
-			t->base[k] = slot_count(app, (uint16_t)k);
+			t->base[k] = slot_count(&app->lc, (uint16_t)k);
 		}
 		mine[k] = 1;
 		t->gen[k] = rs->generation;
 		rs->slot[i] = (uint16_t)k;
 	}
-	pthread_mutex_unlock(&app->ctl_lock);
+	pthread_mutex_unlock(&app->ctl.lock);
 	return 0;
 }
 
@@ -131,21 +131,21 @@ rps_app_rules_build(struct rps_app *app, const struct rps_config *c,
 	for (uint16_t i = 0; i < n; i++) {
 		char why[160], where[200];
 
-		if (rps_rule_resolve(&rules[i], app->nb_workers, app->group_size, app->nb_groups,
+		if (rps_rule_resolve(&rules[i], app->lc.nb_workers, app->cons.group_size, app->cons.nb_groups,
 				     &targets[i], why, sizeof(why)) < 0) {
 			rule_origin(app, c, i, where, sizeof(where));
 			snprintf(err, err_len, "%s: %s", where, why);
 			return -EINVAL;
 		}
 	}
-	if (n == 0 && app->rules == NULL)
+	if (n == 0 && app->steer.rules == NULL)
 		return 0; /* none, as before: nothing to publish */
 	/* the same rules as running: keep them (no swap, no drain) */
-	if (app->rules != NULL && app->rules->nb_rules == n &&
-	    memcmp(app->rules->rule, rules, sizeof(rules[0]) * n) == 0 &&
-	    memcmp(app->rules->target, targets, sizeof(targets[0]) * n) == 0)
+	if (app->steer.rules != NULL && app->steer.rules->nb_rules == n &&
+	    memcmp(app->steer.rules->rule, rules, sizeof(rules[0]) * n) == 0 &&
+	    memcmp(app->steer.rules->target, targets, sizeof(targets[0]) * n) == 0)
 		return 0;
-	rs = rps_rules_build(rules, targets, n, app->rules_gen + 1, RPS_APP_SELF(app)->socket);
+	rs = rps_rules_build(rules, targets, n, app->ctl.rules_gen + 1, RPS_APP_SELF(app)->socket);
 	if (rs == NULL) {
 		snprintf(err, err_len, "cannot build %u steering rules: %s", n,
 			 rte_strerror(rte_errno));
@@ -165,50 +165,50 @@ rps_app_rules_publish(struct rps_app *app, struct rps_rules *rs)
 {
 	struct rps_rules *old;
 
-	pthread_mutex_lock(&app->ctl_lock);
-	old = app->rules;
-	__atomic_store_n(&app->rules, rs, __ATOMIC_RELEASE);
-	app->rules_gen = rs->generation;
-	pthread_mutex_unlock(&app->ctl_lock);
+	pthread_mutex_lock(&app->ctl.lock);
+	old = app->steer.rules;
+	__atomic_store_n(&app->steer.rules, rs, __ATOMIC_RELEASE);
+	app->ctl.rules_gen = rs->generation;
+	pthread_mutex_unlock(&app->ctl.lock);
 	if (old == NULL)
 		return;
 	/* every RX lcore has finished the loop that may still read the old set */
-	rte_rcu_qsbr_synchronize(app->qsbr, RTE_QSBR_THRID_INVALID);
-	pthread_mutex_lock(&app->ctl_lock); /* /rps/rules reads the current set under it */
+	rte_rcu_qsbr_synchronize(app->steer.qsbr, RTE_QSBR_THRID_INVALID);
+	pthread_mutex_lock(&app->ctl.lock); /* /rps/rules reads the current set under it */
 	rps_rules_free(old);
-	pthread_mutex_unlock(&app->ctl_lock);
+	pthread_mutex_unlock(&app->ctl.lock);
 }
 
 int
 rps_app_rules_start(struct rps_app *app, char *err, size_t err_len)
 {
 	struct rps_rules *rs;
-	int rc = rps_app_rules_build(app, app->start_cfg, &rs, err, err_len);
+	int rc = rps_app_rules_build(app, app->ctl.start_cfg, &rs, err, err_len);
 
 	if (rc <= 0)
 		return rc;
 	/* before the RX lcores run: no reader yet */
-	app->rules = rs;
-	app->rules_gen = rs->generation;
+	app->steer.rules = rs;
+	app->ctl.rules_gen = rs->generation;
 	return 0;
 }
 
 void
 rps_app_rules_fini(struct rps_app *app)
 {
-	rps_rules_free(app->rules);
-	app->rules = NULL;
-	free(app->rule_slots);
-	app->rule_slots = NULL;
+	rps_rules_free(app->steer.rules);
+	app->steer.rules = NULL;
+	free(app->ctl.rule_slots);
+	app->ctl.rule_slots = NULL;
 }
 
 uint64_t
-rps_app_rule_hits(const struct rps_app *app, const struct rps_rules *rs, uint16_t i)
+rps_app_rule_hits(const struct rps_app_lcores *lc, const struct rps_rules *rs, uint16_t i)
 {
 	uint64_t sum = 0;
 
-	for (uint16_t r = 0; r < app->nb_rx; r++) {
-		const struct rps_rx_lcore *rx = &app->rx[r];
+	for (uint16_t r = 0; r < lc->nb_rx; r++) {
+		const struct rps_rx_lcore *rx = &lc->rx[r];
 		/* a sequence count: the RX lcore sets the set's base between two stores of
 		 * rules_gen (0 while it does); only a base read between two loads of this
 		 * set's generation is this set's */
@@ -231,7 +231,7 @@ rps_app_rule_hits_total(const struct rps_app *app, const struct rps_rules *rs, u
 {
 	const uint16_t k = rs->slot[i];
 
-	return slot_count(app, k) - (app->rule_slots != NULL ? app->rule_slots->base[k] : 0);
+	return slot_count(&app->lc, k) - (app->ctl.rule_slots != NULL ? app->ctl.rule_slots->base[k] : 0);
 }
 
 const char *

@@ -13,12 +13,12 @@
 
 /* True once every backlog has been processed up to what was enqueued. */
 static int
-backlogs_empty(const struct rps_app *app)
+backlogs_empty(const struct rps_app_lcores *lc)
 {
 	/* a stalled worker's backlog may never empty: the exit gives up on it (health.c) */
-	for (uint32_t i = 0; i < (uint32_t)app->nb_rx * app->nb_workers; i++)
-		if (rps_backlog_depth(&app->backlogs[i]) != 0 &&
-		    !rps_backlog_failed(&app->backlogs[i]))
+	for (uint32_t i = 0; i < (uint32_t)lc->nb_rx * lc->nb_workers; i++)
+		if (rps_backlog_depth(&lc->backlogs[i]) != 0 &&
+		    !rps_backlog_failed(&lc->backlogs[i]))
 			return 0;
 	return 1;
 }
@@ -30,8 +30,8 @@ reclaim(struct rps_app *app, struct rps_rx_lcore *rx, uint16_t burst)
 {
 	struct rte_mbuf *m[RPS_BURST_MAX];
 
-	for (uint16_t i = 0; i < app->nb_workers; i++) {
-		struct rps_backlog *b = rps_app_backlog(app, rx->index, i);
+	for (uint16_t i = 0; i < app->lc.nb_workers; i++) {
+		struct rps_backlog *b = rps_app_backlog(&app->lc, rx->index, i);
 		uint32_t n = rps_backlog_reclaim(b, m, RTE_MIN(2u * burst,
 							       (uint32_t)RPS_BURST_MAX));
 
@@ -47,11 +47,11 @@ reclaim(struct rps_app *app, struct rps_rx_lcore *rx, uint16_t burst)
  * its queues empty, so the others do not stop it while its queues still hold packets.
  */
 static int
-all_idle(const struct rps_app *app, uint64_t now, uint64_t idle_ticks)
+all_idle(const struct rps_app_lcores *lc, uint64_t now, uint64_t idle_ticks)
 {
-	for (uint16_t r = 0; r < app->nb_rx; r++) {
-		const uint64_t busy = __atomic_load_n(&app->rx[r].busy_tsc, __ATOMIC_RELAXED);
-		const uint64_t empty = __atomic_load_n(&app->rx[r].empty_tsc, __ATOMIC_RELAXED);
+	for (uint16_t r = 0; r < lc->nb_rx; r++) {
+		const uint64_t busy = __atomic_load_n(&lc->rx[r].busy_tsc, __ATOMIC_RELAXED);
+		const uint64_t empty = __atomic_load_n(&lc->rx[r].empty_tsc, __ATOMIC_RELAXED);
 
 		if (now - busy < idle_ticks || empty <= busy || now - empty >= idle_ticks)
 			return 0;
@@ -115,15 +115,15 @@ wake_workers(struct rps_steer_ctx *steer, struct rps_lcore_stats *st)
 static void
 drain_start(struct rps_app *app, struct rps_rx_lcore *rx)
 {
-	for (uint16_t w = 0; w < app->nb_workers; w++)
-		rx->drain_tail[w] = rps_app_backlog(app, rx->index, w)->prod.tail;
+	for (uint16_t w = 0; w < app->lc.nb_workers; w++)
+		rx->drain_tail[w] = rps_app_backlog(&app->lc, rx->index, w)->prod.tail;
 }
 
 static int
 drained(struct rps_app *app, const struct rps_rx_lcore *rx)
 {
-	for (uint16_t w = 0; w < app->nb_workers; w++) {
-		const struct rps_backlog *b = rps_app_backlog(app, rx->index, w);
+	for (uint16_t w = 0; w < app->lc.nb_workers; w++) {
+		const struct rps_backlog *b = rps_app_backlog(&app->lc, rx->index, w);
 
 		if (!rps_backlog_passed(b, rx->drain_tail[w], 0) && !rps_backlog_failed(b))
 			return 0;
@@ -225,9 +225,9 @@ rx_loop(struct rps_app *app, struct rps_rx_lcore *rx)
 	const uint64_t hz = rte_get_tsc_hz();
 	const uint64_t idle_ticks = (uint64_t)app->opt.exit_when_idle * hz / 1000;
 	const uint64_t deadline = app->opt.duration > 0 ?
-		app->start_tsc + (uint64_t)(app->opt.duration * (double)hz) : UINT64_MAX;
+		app->life.start_tsc + (uint64_t)(app->opt.duration * (double)hz) : UINT64_MAX;
 	struct rps_idle backoff;
-	const uint16_t nb_poll = rps_test_rx_queues(app); /* nb_rxq but in fault tests */
+	const uint16_t nb_poll = rps_test_rx_queues(&app->io); /* nb_rxq but in fault tests */
 	const uint64_t move_wait = (uint64_t)RPS_MOVE_WAIT_MS * hz / 1000;
 
 	rps_idle_init(&backoff, app->opt.idle_spin_us, app->opt.idle_sleep_us, hz);
@@ -240,13 +240,13 @@ rx_loop(struct rps_app *app, struct rps_rx_lcore *rx)
 	const int intr_ms = idle_ticks != 0 ?
 		(int)RTE_MAX(1u, RTE_MIN(app->opt.exit_when_idle / 2, 100u)) : 100;
 	__atomic_store_n(&rx->busy_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
-	rte_rcu_qsbr_thread_online(app->qsbr, tid);
-	rte_rcu_qsbr_thread_online(app->cap_qsbr, tid);
+	rte_rcu_qsbr_thread_online(app->steer.qsbr, tid);
+	rte_rcu_qsbr_thread_online(app->io.cap_qsbr, tid);
 	steer->rule_hits = rx->rule_hits;
-	while (!__atomic_load_n(&app->quit, __ATOMIC_RELAXED) &&
-	       !__atomic_load_n(&app->rx_stop, __ATOMIC_RELAXED)) {
+	while (!__atomic_load_n(&app->life.quit, __ATOMIC_RELAXED) &&
+	       !__atomic_load_n(&app->life.rx_stop, __ATOMIC_RELAXED)) {
 		/* the rules of this loop (RCU: not held past its quiescent state) */
-		const struct rps_rules *rules = __atomic_load_n(&app->rules, __ATOMIC_ACQUIRE);
+		const struct rps_rules *rules = __atomic_load_n(&app->steer.rules, __ATOMIC_ACQUIRE);
 		/* its own count: what this loop's bursts deferred */
 		const uint64_t deferred0 = __atomic_load_n(&st->migrations_deferred,
 							   __ATOMIC_RELAXED);
@@ -274,7 +274,7 @@ rx_loop(struct rps_app *app, struct rps_rx_lcore *rx)
 			nb_queues = rx->nb_queues;
 		}
 #ifdef RPS_TEST_HOOKS
-		if (unlikely(__atomic_load_n(&app->test_rx_hold, __ATOMIC_RELAXED)))
+		if (unlikely(__atomic_load_n(&app->test.rx_hold, __ATOMIC_RELAXED)))
 			nb_queues = 0; /* the offered load fell (test_hooks.c) */
 #endif
 		for (uint16_t k = 0; k < nb_queues; k++) {
@@ -287,47 +287,47 @@ rx_loop(struct rps_app *app, struct rps_rx_lcore *rx)
 				continue; /* a fault test polls fewer queues */
 			if (unlikely(rps_steer_held(steer) != 0))
 				break; /* a queue's burst filled a backlog: the rest wait */
-			n = rte_eth_rx_burst(app->rxq_port[q], app->rxq_queue[q], pkts, burst);
+			n = rte_eth_rx_burst(app->io.rxq_port[q], app->io.rxq_queue[q], pkts, burst);
 
 			if (n == 0)
 				continue;
 			got += n;
 			RPS_CTR_ADD(st->rx_packets, n);
-			RPS_CTR_ADD(rps_stats_port(st, app->rxq_port[q])->received, n);
+			RPS_CTR_ADD(rps_stats_port(st, app->io.rxq_port[q])->received, n);
 #ifdef RPS_TEST_HOOKS
-			if (unlikely(app->test_rx_delay_tsc != 0)) /* a paced source (test_hooks.c) */
-				rps_test_spin(app->test_rx_delay_tsc * n);
-			if (unlikely(app->test_rx_gap_every != 0) && first) /* a source with silences */
-				rps_test_rx_gap(app, n);
+			if (unlikely(app->test.rx_delay_tsc != 0)) /* a paced source (test_hooks.c) */
+				rps_test_spin(app->test.rx_delay_tsc * n);
+			if (unlikely(app->test.rx_gap_every != 0) && first) /* a source with silences */
+				rps_test_rx_gap(&app->test, n);
 #endif
-			n = rps_steer_sanitize(pkts, n, app->rxq_port[q], st);
-			map = __atomic_load_n(&app->maps[q], __ATOMIC_ACQUIRE);
+			n = rps_steer_sanitize(pkts, n, app->io.rxq_port[q], st);
+			map = __atomic_load_n(&app->steer.maps[q], __ATOMIC_ACQUIRE);
 			if (unlikely(map != rx->seen_map[k])) {
 				rx->seen_map[k] = map;
 				rx->defer_tsc = 0; /* a new map: its moves get their own wait */
 			}
-			steer->flow_limit = __atomic_load_n(&app->flow_limit, __ATOMIC_RELAXED);
+			steer->flow_limit = __atomic_load_n(&app->steer.flow_limit, __ATOMIC_RELAXED);
 			if (map->nb_workers == 0) {
 				rps_process_burst(&rx->self, pkts, n);
 				continue;
 			}
 			steer->queue = q;
 			steer->rules = rules;
-			bk = app->buckets[q];
-			if (!__atomic_load_n(&app->reorder_safe, __ATOMIC_RELAXED)) {
+			bk = app->steer.buckets[q];
+			if (!__atomic_load_n(&app->steer.reorder_safe, __ATOMIC_RELAXED)) {
 				/* off: steer without the table, but keep it where packets go */
 				rps_buckets_follow(bk, map);
 				bk = NULL;
 			}
-			rps_steer_burst(steer, map, bk, app->bstats[q], pkts, n);
+			rps_steer_burst(steer, map, bk, app->steer.bstats[q], pkts, n);
 		}
-		if (app->nb_workers == 0)
+		if (app->lc.nb_workers == 0)
 			rps_process_idle(&rx->self);
 		else if (got != 0 || paused)
 			wake_workers(steer, st); /* rps_ipi_list: once per poll, each worker once */
 		/* No map pointer is held across this point. */
-		rte_rcu_qsbr_quiescent(app->qsbr, tid);
-		rte_rcu_qsbr_quiescent(app->cap_qsbr, tid); /* nor is any ethdev callback running */
+		rte_rcu_qsbr_quiescent(app->steer.qsbr, tid);
+		rte_rcu_qsbr_quiescent(app->io.cap_qsbr, tid); /* nor is any ethdev callback running */
 		RPS_CTR_ADD(st->polls, 1);
 		now = rte_rdtsc();
 		if (got != 0 || paused)
@@ -345,8 +345,8 @@ rx_loop(struct rps_app *app, struct rps_rx_lcore *rx)
 		} else {
 			rx->defer_tsc = 0; /* no packet waits on a move now */
 			__atomic_store_n(&rx->empty_tsc, now, __ATOMIC_RELAXED);
-			if (idle_ticks != 0 && first && all_idle(app, now, idle_ticks) &&
-			    backlogs_empty(app))
+			if (idle_ticks != 0 && first && all_idle(&app->lc, now, idle_ticks) &&
+			    backlogs_empty(&app->lc))
 				break;
 		}
 		if (now >= deadline)
@@ -374,11 +374,11 @@ rx_loop(struct rps_app *app, struct rps_rx_lcore *rx)
 		}
 	}
 	if (first) { /* the others stop too (a signal's quit they see themselves) */
-		__atomic_store_n(&app->rx_stop, 1, __ATOMIC_RELAXED);
-		rps_rx_intr_stop(app);
+		__atomic_store_n(&app->life.rx_stop, 1, __ATOMIC_RELAXED);
+		rps_rx_intr_stop(&app->life);
 	}
-	rte_rcu_qsbr_thread_offline(app->qsbr, tid);
-	rte_rcu_qsbr_thread_offline(app->cap_qsbr, tid);
+	rte_rcu_qsbr_thread_offline(app->steer.qsbr, tid);
+	rte_rcu_qsbr_thread_offline(app->io.cap_qsbr, tid);
 	place_held(app, steer);
 }
 
@@ -394,16 +394,16 @@ rps_rx_lcore_main(void *arg)
 void
 rps_rx_main(struct rps_app *app)
 {
-	rx_loop(app, &app->rx[0]);
-	for (uint16_t r = 1; r < app->nb_rx; r++)
-		(void)rte_eal_wait_lcore(app->rx[r].self.lcore);
-	app->stop_tsc = rte_rdtsc();
+	rx_loop(app, &app->lc.rx[0]);
+	for (uint16_t r = 1; r < app->lc.nb_rx; r++)
+		(void)rte_eal_wait_lcore(app->lc.rx[r].self.lcore);
+	app->life.stop_tsc = rte_rdtsc();
 	/* Everything every RX lcore enqueued happens-before this store (rte_eal_wait_lcore()
 	 * synchronises with their return): a worker that sees it and then finds its rings empty
 	 * has seen every packet. */
-	__atomic_store_n(&app->rx_done, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&app->life.rx_done, 1, __ATOMIC_RELEASE);
 	/* and sleeping workers wake to see it (their re-check reads rx_done after its fence) */
 	rps_wake_fence();
-	for (uint16_t w = 0; w < app->nb_workers; w++)
-		(void)rps_wake_kick(&app->workers[w].wake);
+	for (uint16_t w = 0; w < app->lc.nb_workers; w++)
+		(void)rps_wake_kick(&app->lc.workers[w].wake);
 }

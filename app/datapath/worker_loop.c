@@ -34,21 +34,21 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 	c->hz = rte_get_tsc_hz();
 	c->lcore = w->lcore;
 	c->worker = w->index;
-	if (app->nb_consumers > 0 && rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT)) {
+	if (app->cons.nb_consumers > 0 && rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT)) {
 		/* --consumers (no --tx-port then): in each group, consumer w mod K's one queue,
 		 * its own when it is the only worker feeding it, else through the consumer's
 		 * share; group 0's is out_txq, the others' secondary. With --forward every
 		 * group's is secondary (the forward is the packet's own fate) and output sends
 		 * the consumers their reference beside the forward (rps_stage_output()). */
-		for (uint16_t g = 0; g < app->nb_groups; g++) {
-			struct rps_consumer *k = &app->consumers[rps_consumer_of(app, g, w->index)];
+		for (uint16_t g = 0; g < app->cons.nb_groups; g++) {
+			struct rps_consumer *k = &app->cons.consumers[rps_consumer_of(&app->cons, g, w->index)];
 			struct rps_txq *q = &w->cons_txq[g];
 
 			if (rps_txq_init(q, 0, 0, o->burst, socket, &w->stats) < 0)
 				return -ENOMEM;
 			rps_txq_set_memif(q, k->memif);
 			rps_txq_set_consumer(q, k->feeders > 1 ? &k->share : NULL,
-					     app->rx[0].steer.backpressure, &app->consumers_stop);
+					     app->lc.rx[0].steer.backpressure, &app->life.consumers_stop);
 			if (g > 0 || o->nb_fwd > 0)
 				rps_txq_set_secondary(q);
 			w->group_txq[g] = q;
@@ -56,13 +56,13 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 		/* with pairs, a port in none consumes (its packets still reach the consumers) */
 		c->out_txq = o->nb_fwd > 0 ? NULL : &w->cons_txq[0];
 		c->group_txq = w->group_txq;
-		c->nb_groups = app->nb_groups;
+		c->nb_groups = app->cons.nb_groups;
 	} else if (o->tx_port >= 0 && rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT)) {
 		if (rps_txq_init(&w->out_txq, (uint16_t)o->tx_port, w->txq, o->burst, socket,
 				 &w->stats) < 0)
 			return -ENOMEM;
-		rps_txq_set_limits(&w->out_txq, app->tx_mtu, app->tx_multi_seg, app->pool,
-				   app->indirect);
+		rps_txq_set_limits(&w->out_txq, app->io.tx_mtu, app->io.tx_multi_seg, app->io.pool,
+				   app->io.indirect);
 		c->out_txq = &w->out_txq;
 	}
 	if (rps_pairs_worker_txqs(app, w, socket) < 0) /* --forward: setup/pairs.c */
@@ -98,7 +98,7 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 		c->reasm = rps_reasm_create(o->frag_max, o->frag_timeout_ms, socket);
 		if (c->reasm == NULL)
 			return -ENOMEM;
-		if (rps_reasm_set_budget(c->reasm, app->frag_budget) < 0)
+		if (rps_reasm_set_budget(c->reasm, app->io.frag_budget) < 0)
 			return -EINVAL;
 		rps_reasm_set_check_l4(c->reasm, rps_pipeline_has(&app->pipeline,
 								  RPS_STAGE_VALIDATE));
@@ -202,7 +202,7 @@ flow_snap_take(struct rps_worker *w)
 
 	rte_seqcount_write_begin(&s->sc);
 #ifdef RPS_TEST_HOOKS
-	if (unlikely(w->test_snap_stall_tsc != 0))
+	if (unlikely(w->test.snap_stall_tsc != 0))
 		rps_test_snap_stall(w);
 #endif
 	s->n = (uint32_t)n;
@@ -220,7 +220,7 @@ rps_process_idle(struct rps_worker *w)
 
 	c->now = rte_rdtsc();
 	/* a consumer this worker shares: what the others enqueued while one held its lock */
-	for (uint16_t g = 0; g < w->app->nb_groups; g++)
+	for (uint16_t g = 0; g < w->app->cons.nb_groups; g++)
 		if (unlikely(rps_txq_share_pending(&w->cons_txq[g])))
 			rps_txq_share_drain(&w->cons_txq[g], RPS_SHARE_ROUNDS);
 	if (c->reasm != NULL)
@@ -234,7 +234,7 @@ rps_process_idle(struct rps_worker *w)
 			__atomic_store_n(&w->ask.done, req, __ATOMIC_RELEASE);
 		}
 		rps_flow_table_age_paced(c, RPS_FLOW_AGE_BUDGET);
-		uint64_t wanted = __atomic_load_n(&w->app->flows_wanted_tsc, __ATOMIC_RELAXED);
+		uint64_t wanted = __atomic_load_n(&w->app->obs.flows_wanted_tsc, __ATOMIC_RELAXED);
 
 		/* At most once a second, and only while someone asks: a /rps/flows in the last
 		 * RPS_FLOWS_ASKED_S seconds (signed: the query's TSC may be a little ahead of
@@ -252,9 +252,9 @@ worker_nothing_to_do(void *arg)
 {
 	const struct rps_worker *w = arg;
 
-	if (__atomic_load_n(&w->app->rx_done, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&w->app->life.rx_done, __ATOMIC_ACQUIRE))
 		return 0;
-	for (uint16_t g = 0; g < w->app->nb_groups; g++)
+	for (uint16_t g = 0; g < w->app->cons.nb_groups; g++)
 		if (rps_txq_share_pending(&w->cons_txq[g]))
 			return 0;
 	for (uint16_t r = 0; r < w->in.nb; r++)
@@ -269,8 +269,8 @@ static inline uint32_t
 self_wake_us(const struct rps_app *app)
 {
 #ifdef RPS_TEST_HOOKS
-	if (unlikely(app->test_self_wake_us != 0))
-		return app->test_self_wake_us;
+	if (unlikely(app->test.self_wake_us != 0))
+		return app->test.self_wake_us;
 #else
 	(void)app;
 #endif
@@ -294,9 +294,9 @@ worker_idle(struct rps_worker *w, struct rps_idle *idle, const volatile uint32_t
 		rte_pause();
 		return 0;
 	}
-	rte_rcu_qsbr_thread_offline(w->app->cap_qsbr, tid);
+	rte_rcu_qsbr_thread_offline(w->app->io.cap_qsbr, tid);
 	slept = rps_wake_sleep(&w->wake, worker_nothing_to_do, w, self_wake_us(w->app));
-	rte_rcu_qsbr_thread_online(w->app->cap_qsbr, tid);
+	rte_rcu_qsbr_thread_online(w->app->io.cap_qsbr, tid);
 	return slept;
 }
 
@@ -311,24 +311,24 @@ rps_worker_main(void *arg)
 	/* its only backlog's producer tail, which the RX lcore writes when it enqueues: an idle
 	 * worker waits for a write there; with several RX lcores it has no one line to watch */
 	const volatile uint32_t *watch = w->in.nb == 1 ? &w->backlog->ring->prod.tail : NULL;
-	const unsigned int tid = w->app->nb_rx + w->index; /* its cap_qsbr thread id */
+	const unsigned int tid = w->app->lc.nb_rx + w->index; /* its cap_qsbr thread id */
 	struct rps_idle idle;
 	int draining = 0;
 
 	rps_idle_init(&idle, w->app->opt.idle_spin_us, w->app->opt.idle_sleep_us, hz);
 	rps_idle_thread_init();
 	__atomic_store_n(&w->tid, rte_sys_gettid(), __ATOMIC_RELAXED);
-	rte_rcu_qsbr_thread_online(w->app->cap_qsbr, tid);
+	rte_rcu_qsbr_thread_online(w->app->io.cap_qsbr, tid);
 	for (;;) {
 		struct rps_backlog *from;
 		uint32_t left, n;
 
 		/* between bursts: no TX callback (a capture's) is running */
-		rte_rcu_qsbr_quiescent(w->app->cap_qsbr, tid);
+		rte_rcu_qsbr_quiescent(w->app->io.cap_qsbr, tid);
 
 #ifdef RPS_TEST_HOOKS
 		/* a worker that stops polling its backlog, as if preempted (test_hooks.c) */
-		if (unlikely(w->test_stall_tsc != 0))
+		if (unlikely(w->test.stall_tsc != 0))
 			rps_test_worker_stall(w);
 #endif
 		/* a burst from the next of its backlogs (one per RX lcore) that has packets */
@@ -343,7 +343,7 @@ rps_worker_main(void *arg)
 			/* Stop only after an empty dequeue that follows seeing rx_done. */
 			if (draining)
 				break;
-			draining = __atomic_load_n(&w->app->rx_done, __ATOMIC_ACQUIRE);
+			draining = __atomic_load_n(&w->app->life.rx_done, __ATOMIC_ACQUIRE);
 			if (!draining && worker_idle(w, &idle, watch, tid, hz))
 				RPS_CTR_ADD(st->idle_sleeps, 1);
 			continue;
@@ -354,8 +354,8 @@ rps_worker_main(void *arg)
 		rps_backlog_prefetch(pkts, n, WORKER_PREFETCH_BYTES);
 		RPS_CTR_ADD(st->busy_polls, 1);
 		RPS_CTR_ADD(st->received_rps, n);
-		if (w->app->order_on)
-			RPS_CTR_ADD(st->reordered, rps_order_check(&w->app->order, pkts, (uint16_t)n));
+		if (w->app->lc.order_on)
+			RPS_CTR_ADD(st->reordered, rps_order_check(&w->app->lc.order, pkts, (uint16_t)n));
 		if (left != 0)
 			RPS_CTR_ADD(st->time_squeeze, 1);
 		/* what the stages consume goes back to the RX lcore it came from (NULL: off) */
@@ -363,15 +363,15 @@ rps_worker_main(void *arg)
 		rps_process_burst(w, pkts, (uint16_t)n);
 #ifdef RPS_TEST_HOOKS
 		/* a worker slower than any RX lcore, whatever the machine (test_hooks.c) */
-		if (unlikely(w->app->test_delay_tsc != 0))
-			rps_test_spin(w->app->test_delay_tsc * n);
+		if (unlikely(w->app->test.delay_tsc != 0))
+			rps_test_spin(w->app->test.delay_tsc * n);
 #endif
 		rps_backlog_complete(from, n);
 	}
 	/* shared consumers' rings empty, or left to the lcore that holds their lock */
-	for (uint16_t g = 0; g < w->app->nb_groups; g++)
+	for (uint16_t g = 0; g < w->app->cons.nb_groups; g++)
 		if (w->cons_txq[g].share != NULL)
 			rps_txq_share_drain(&w->cons_txq[g], 0);
-	rte_rcu_qsbr_thread_offline(w->app->cap_qsbr, tid);
+	rte_rcu_qsbr_thread_offline(w->app->io.cap_qsbr, tid);
 	return 0;
 }

@@ -89,7 +89,7 @@ parse_query(const struct rps_app *app, const char *params, struct flow_query *q)
 	memset(q, 0, sizeof(*q));
 	if (parse_proto(f[0], &q->t.proto) < 0 || parse_port(f[2], &q->t.sport) < 0 ||
 	    parse_port(f[4], &q->t.dport) < 0 || (n == 6 && parse_port(f[5], &q->queue) < 0) ||
-	    q->queue >= app->nb_rxq)
+	    q->queue >= app->io.nb_rxq)
 		return -EINVAL;
 	if (inet_pton(AF_INET, f[1], q->t.src) == 1 && inet_pton(AF_INET, f[3], q->t.dst) == 1)
 		q->t.family = 4;
@@ -130,7 +130,7 @@ query_key(const struct flow_query *q, struct rps_flow_key *k)
  * most), and add them: "flow" (each entry, by lcore) and "flow_unanswered" (the lcores that
  * did not answer in time, or still had an earlier question). ask_lock held. */
 static void
-ask_workers(struct rps_app *app, const struct flow_query *q, struct rte_tel_data *d)
+ask_workers(const struct rps_app *app, const struct flow_query *q, struct rte_tel_data *d)
 {
 	struct rte_tel_data *fl = rte_tel_data_alloc(), *un = rte_tel_data_alloc();
 	uint8_t asked[RTE_MAX_LCORE] = { 0 };
@@ -144,8 +144,8 @@ ask_workers(struct rps_app *app, const struct flow_query *q, struct rte_tel_data
 	}
 	rte_tel_data_start_dict(fl);
 	rte_tel_data_start_array(un, RTE_TEL_INT_VAL);
-	for (uint16_t i = 0; i < app->nb_workers; i++) {
-		struct rps_worker *w = &app->workers[i];
+	for (uint16_t i = 0; i < app->lc.nb_workers; i++) {
+		struct rps_worker *w = &app->lc.workers[i];
 
 		if (w->ctx.flows == NULL)
 			continue;
@@ -162,13 +162,13 @@ ask_workers(struct rps_app *app, const struct flow_query *q, struct rte_tel_data
 	while (pending != 0 && rte_rdtsc() < end) {
 		usleep(200);
 		pending = 0;
-		for (uint16_t i = 0; i < app->nb_workers; i++)
-			pending += asked[i] && __atomic_load_n(&app->workers[i].ask.done,
+		for (uint16_t i = 0; i < app->lc.nb_workers; i++)
+			pending += asked[i] && __atomic_load_n(&app->lc.workers[i].ask.done,
 							       __ATOMIC_ACQUIRE) !=
-					       app->workers[i].ask.req;
+					       app->lc.workers[i].ask.req;
 	}
-	for (uint16_t i = 0; i < app->nb_workers; i++) {
-		struct rps_worker *w = &app->workers[i];
+	for (uint16_t i = 0; i < app->lc.nb_workers; i++) {
+		struct rps_worker *w = &app->lc.workers[i];
 		const struct rps_flow_summary *s = &w->ask.out;
 		struct rte_tel_data *e;
 		char name[16];
@@ -197,7 +197,7 @@ ask_workers(struct rps_app *app, const struct flow_query *q, struct rte_tel_data
 }
 
 int
-rps_tel_flow(struct rps_app *app, const char *params, struct rte_tel_data *d)
+rps_tel_flow(const struct rps_app *app, const char *params, struct rte_tel_data *d)
 {
 	struct flow_query q;
 	struct rps_flow_key k, hk;
@@ -212,36 +212,36 @@ rps_tel_flow(struct rps_app *app, const char *params, struct rte_tel_data *d)
 		return rc;
 	query_key(&q, &k);
 	/* the hash of the RX lcore that polls the queue, as it computes one in software */
-	ctx = &app->rx[app->rxq_lcore[q.queue]].steer;
+	ctx = &app->lc.rx[app->io.rxq_lcore[q.queue]].steer;
 	hs = rps_steer_hasher(ctx);
 	hk = k;
 	if (hs.sort)
 		rps_flow_key_symmetric(&hk);
 	hash = rps_steer_key_hash(ctx, hs.fn, &hk, hk.family);
 
-	pthread_mutex_lock(&app->ctl_lock); /* the bucket view and the rule set stay */
-	if (app->bview != NULL && app->bview[q.queue] != NULL && app->bview[q.queue]->size) {
-		const struct rps_bucket_view *v = app->bview[q.queue];
+	rps_ctl_lock(&app->ctl); /* the bucket view and the rule set stay */
+	if (app->ctl.bview != NULL && app->ctl.bview[q.queue] != NULL && app->ctl.bview[q.queue]->size) {
+		const struct rps_bucket_view *v = app->ctl.bview[q.queue];
 
 		bucket = (uint32_t)(((uint64_t)hash * v->size) >> 32); /* rps_map_bucket() */
-		if (v->owner[bucket] < app->nb_workers)
+		if (v->owner[bucket] < app->lc.nb_workers)
 			map_worker = v->owner[bucket];
 	}
-	if (app->rules != NULL && app->rules->nb_rules != 0) {
+	if (app->steer.rules != NULL && app->steer.rules->nb_rules != 0) {
 		uint16_t r;
 
-		if (rps_rules_classify_keys_dir(app->rules, &k, 1, &r,
+		if (rps_rules_classify_keys_dir(app->steer.rules, &k, 1, &r,
 						ctx->symmetric != RPS_SYM_OFF) != 0) {
 			rule = r;
-			snprintf(text, sizeof(text), "%s", app->rules->text[r]);
-			rps_app_rule_action(app->rules, r, action, sizeof(action));
-			if (app->rules->target[r] == RPS_RULE_DROP)
+			snprintf(text, sizeof(text), "%s", app->steer.rules->text[r]);
+			rps_app_rule_action(app->steer.rules, r, action, sizeof(action));
+			if (app->steer.rules->target[r] == RPS_RULE_DROP)
 				dropped = 1;
 			else
-				worker = app->rules->target[r];
+				worker = app->steer.rules->target[r];
 		}
 	}
-	pthread_mutex_unlock(&app->ctl_lock);
+	rps_ctl_unlock(&app->ctl);
 	if (rule < 0)
 		worker = map_worker;
 
@@ -258,10 +258,10 @@ rps_tel_flow(struct rps_app *app, const char *params, struct rte_tel_data *d)
 				     (hs.sort ? "toeplitz, sorted tuple" : "toeplitz") :
 				     (hs.sort ? "jhash, sorted tuple" : "jhash"));
 	/* a packet that carries the NIC's hash goes by it, which only the NIC knows */
-	rte_tel_data_add_dict_int(d, "nic_hash_first", hs.nic && app->rss_hash);
+	rte_tel_data_add_dict_int(d, "nic_hash_first", hs.nic && app->io.rss_hash);
 	rte_tel_data_add_dict_int(d, "bucket", (int)bucket);
 	rte_tel_data_add_dict_int(d, "bucket_lcore", map_worker >= 0 ?
-				  (int)app->workers[map_worker].lcore : -1);
+				  (int)app->lc.workers[map_worker].lcore : -1);
 	rte_tel_data_add_dict_int(d, "rule", rule);
 	if (rule >= 0) {
 		rte_tel_data_add_dict_string(d, "rule_text", text);
@@ -269,15 +269,15 @@ rps_tel_flow(struct rps_app *app, const char *params, struct rte_tel_data *d)
 	}
 	rte_tel_data_add_dict_string(d, "steered_by", dropped ? "rule: dropped" :
 				     rule >= 0 ? "rule" : "map");
-	rte_tel_data_add_dict_int(d, "lcore", worker >= 0 ? (int)app->workers[worker].lcore : -1);
+	rte_tel_data_add_dict_int(d, "lcore", worker >= 0 ? (int)app->lc.workers[worker].lcore : -1);
 	rte_tel_data_add_dict_int(d, "worker", worker);
-	if (app->nb_consumers > 0 && worker >= 0) {
+	if (app->cons.nb_consumers > 0 && worker >= 0) {
 		struct rte_tel_data *c = rte_tel_data_alloc();
 
 		if (c != NULL) {
 			rte_tel_data_start_array(c, RTE_TEL_INT_VAL);
-			for (uint16_t g = 0; g < app->nb_groups; g++)
-				rte_tel_data_add_array_int(c, rps_consumer_of(app, g,
+			for (uint16_t g = 0; g < app->cons.nb_groups; g++)
+				rte_tel_data_add_array_int(c, rps_consumer_of(&app->cons, g,
 									     (uint16_t)worker));
 			rte_tel_data_add_dict_container(d, "consumers", c, 0);
 		}

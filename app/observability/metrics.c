@@ -8,7 +8,7 @@
  * thread of its own ("external polling"), driven by one control thread, rps-metrics, started
  * once dpdk-rps is ready: every request is answered on that thread, from a snapshot of the
  * counters (rps_snapshot_take(), as /rps/stats and the summary read them), the bucket views
- * under ctl_lock (as telemetry), and the port's own counters. Nothing here touches the data
+ * under ctl.lock (as telemetry), and the port's own counters. Nothing here touches the data
  * path. rps_metrics_close() (before teardown) stops the thread, which ends any request in
  * progress first, then closes every connection and the socket: no request can read what
  * teardown frees, and a client polling while dpdk-rps stops gets a refused connection.
@@ -51,7 +51,7 @@
 #define METRICS_BACKLOG 128        /* connections the kernel queues past the limit */
 
 struct rps_metrics {
-	struct rps_app *app;
+	const struct rps_app *app;     /* what the server thread reads, never writes */
 	struct MHD_Daemon *daemon;
 	int fd;                        /* the listening socket until the daemon owns it */
 	unsigned int limit;            /* clients at once (connection_limit()) */
@@ -74,7 +74,7 @@ struct row {
 	int worker;                    /* index in the snapshot's w[], -1 for the RX lcore */
 };
 
-/* What is read under ctl_lock, copied out so the page is written without it. */
+/* What is read under ctl.lock, copied out so the page is written without it. */
 struct locked {
 	double imbalance;
 	uint64_t reloads_ok, reloads_failed;
@@ -82,20 +82,15 @@ struct locked {
 };
 
 static void
-read_locked(struct rps_app *app, struct locked *l)
+read_locked(const struct rps_app *app, struct locked *l)
 {
-	pthread_mutex_lock(&app->ctl_lock);
-	l->imbalance = app->imbalance;
-	l->reloads_ok = app->reloads_ok;
-	l->reloads_failed = app->reloads_failed;
-	for (uint16_t q = 0; l->owned != NULL && app->bview != NULL && q < app->nb_rxq; q++) {
-		const struct rps_bucket_view *v = app->bview[q];
-
-		for (uint32_t b = 0; v != NULL && b < v->size; b++)
-			if (v->owner[b] < app->nb_workers)
-				l->owned[v->owner[b]]++;
-	}
-	pthread_mutex_unlock(&app->ctl_lock);
+	rps_ctl_lock(&app->ctl);
+	l->imbalance = app->ctl.imbalance;
+	l->reloads_ok = app->ctl.reloads_ok;
+	l->reloads_failed = app->ctl.reloads_failed;
+	for (uint16_t q = 0; l->owned != NULL && app->ctl.bview != NULL && q < app->io.nb_rxq; q++)
+		rps_view_owned_add(app, q, l->owned);
+	rps_ctl_unlock(&app->ctl);
 }
 
 /* One sample per row of the lcore counter at byte offset @p off of struct rps_lcore_stats. */
@@ -154,7 +149,7 @@ stage_counters(struct rps_expo *e, const struct rps_app *app, const struct row *
 					{ "lcore", rows[i].lcore },
 					{ "stage", rps_stage_name((enum rps_stage_id)g) } };
 
-				if (rows[i].worker < 0 && app->nb_workers != 0)
+				if (rows[i].worker < 0 && app->lc.nb_workers != 0)
 					break; /* the RX lcore runs no stage when it steers */
 				if (rps_pipeline_has(&app->pipeline, (enum rps_stage_id)g))
 					rps_expo_u64(e, l, 2, out ? rows[i].st->stage_out[g] :
@@ -165,12 +160,12 @@ stage_counters(struct rps_expo *e, const struct rps_app *app, const struct row *
 
 /* Gauges and health of each worker (only when there are workers). */
 static void
-worker_gauges(struct rps_expo *e, const struct rps_app *app, const struct rps_snapshot *s,
+worker_gauges(struct rps_expo *e, const struct rps_app_lcores *lc, const struct rps_snapshot *s,
 	      const struct row *rows, const struct locked *lk)
 {
 	static const int states[] = { RPS_HEALTH_OK, RPS_HEALTH_STALLED, RPS_HEALTH_RECOVERING };
 	const struct row *w = rows + 1; /* rows[0] is the RX lcore */
-	uint16_t nw = app->nb_workers;
+	uint16_t nw = lc->nb_workers;
 
 	rps_expo_family(e, "dpdk_rps_backlog_depth", RPS_EXPO_GAUGE,
 			"packets waiting in the worker's backlog");
@@ -184,7 +179,7 @@ worker_gauges(struct rps_expo *e, const struct rps_app *app, const struct rps_sn
 			"packets the worker's backlog holds (--backlog)");
 	for (uint16_t i = 0; i < nw; i++)
 		rps_expo_u64(e, &(struct rps_expo_label){ "lcore", w[i].lcore }, 1,
-			     app->backlogs[i].capacity);
+			     lc->backlogs[i].capacity);
 	if (lk->owned != NULL) {
 		rps_expo_family(e, "dpdk_rps_worker_buckets", RPS_EXPO_GAUGE,
 				"buckets the worker owns in every RX queue's indirection table");
@@ -196,7 +191,7 @@ worker_gauges(struct rps_expo *e, const struct rps_app *app, const struct rps_sn
 			"1 for the worker's health state (ok, stalled, recovering: --stall-timeout), "
 			"0 for the others");
 	for (uint16_t i = 0; i < nw; i++) {
-		int st = __atomic_load_n(&app->workers[i].health.state, __ATOMIC_RELAXED);
+		int st = __atomic_load_n(&lc->workers[i].health.state, __ATOMIC_RELAXED);
 
 		for (unsigned int k = 0; k < RTE_DIM(states); k++) {
 			const struct rps_expo_label l[] = {
@@ -209,12 +204,12 @@ worker_gauges(struct rps_expo *e, const struct rps_app *app, const struct rps_sn
 			"times the worker was declared stalled (--stall-timeout)");
 	for (uint16_t i = 0; i < nw; i++)
 		rps_expo_u64(e, &(struct rps_expo_label){ "lcore", w[i].lcore }, 1,
-			     __atomic_load_n(&app->workers[i].health.stalls, __ATOMIC_RELAXED));
+			     __atomic_load_n(&lc->workers[i].health.stalls, __ATOMIC_RELAXED));
 	rps_expo_family(e, "dpdk_rps_worker_recoveries", RPS_EXPO_COUNTER,
 			"times a stalled worker came back");
 	for (uint16_t i = 0; i < nw; i++)
 		rps_expo_u64(e, &(struct rps_expo_label){ "lcore", w[i].lcore }, 1,
-			     __atomic_load_n(&app->workers[i].health.recoveries, __ATOMIC_RELAXED));
+			     __atomic_load_n(&lc->workers[i].health.recoveries, __ATOMIC_RELAXED));
 }
 
 /* Every RX port's own counters: what it received, and what it could not (rx_nombuf,
@@ -242,7 +237,7 @@ port_counters(struct rps_expo *e, const struct rps_app *app)
 	int ok[RPS_RX_PORTS_MAX];
 
 	for (uint16_t p = 0; p < app->opt.nb_rx_ports; p++) {
-		ok[p] = p < app->rx_started && rte_eth_stats_get(app->opt.rx_ports[p], &st[p]) == 0;
+		ok[p] = p < app->io.rx_started && rte_eth_stats_get(app->opt.rx_ports[p], &st[p]) == 0;
 		snprintf(port[p], sizeof(port[p]), "%u", app->opt.rx_ports[p]);
 	}
 	for (size_t k = 0; k < RTE_DIM(f); k++) {
@@ -301,13 +296,13 @@ consumer_metrics(struct rps_expo *e, const struct rps_app *app)
 	struct rps_expo_label lab[RPS_CONSUMERS_MAX][2];
 	struct rps_consumer_stats st[RPS_CONSUMERS_MAX];
 	uint64_t connects[RPS_CONSUMERS_MAX];
-	const uint16_t nb = app->nb_consumers;
+	const uint16_t nb = app->cons.nb_consumers;
 
 	if (nb == 0)
 		return;
 	for (uint16_t i = 0; i < nb; i++) {
 		snprintf(id[i], sizeof(id[i]), "%u", i);
-		snprintf(grp[i], sizeof(grp[i]), "%u", app->consumers[i].group);
+		snprintf(grp[i], sizeof(grp[i]), "%u", app->cons.consumers[i].group);
 		lab[i][0] = (struct rps_expo_label){ "consumer", id[i] };
 		lab[i][1] = (struct rps_expo_label){ "group", grp[i] };
 		rps_consumer_stats(app, i, &st[i]);
@@ -363,15 +358,15 @@ consumer_metrics(struct rps_expo *e, const struct rps_app *app)
 
 /* The pool's split (rps_budget.h): the RX lcores' reserve and what each worker may hold. */
 static void
-pool_budgets(struct rps_expo *e, const struct rps_app *app)
+pool_budgets(struct rps_expo *e, const struct rps_app_io *io)
 {
 	const struct {
 		const char *part;
 		uint64_t v;
 	} b[] = {
-		{ "pool", app->pool_size }, { "reserve", app->pool_reserve },
-		{ "worker_share", app->worker_share }, { "backlog_cap", app->backlog_cap },
-		{ "frag_budget", app->frag_budget },
+		{ "pool", io->pool_size }, { "reserve", io->pool_reserve },
+		{ "worker_share", io->worker_share }, { "backlog_cap", io->backlog_cap },
+		{ "frag_budget", io->frag_budget },
 	};
 
 	rps_expo_family(e, "dpdk_rps_mbuf_budget", RPS_EXPO_GAUGE,
@@ -392,9 +387,9 @@ globals(struct rps_expo *e, const struct rps_app *app, const struct locked *lk)
 	rps_expo_family(e, "dpdk_rps_build", RPS_EXPO_INFO, "version and set-up of this dpdk-rps");
 	{
 		const struct rps_expo_label l[] = {
-			{ "version", RPS_VERSION }, { "driver", app->rx_driver },
+			{ "version", RPS_VERSION }, { "driver", app->io.rx_driver },
 			{ "hash", rps_hash_mode_name(app->opt.hash_mode) },
-			{ "stages", app->opt.stages_text }, { "build_cpu", app->cpu.build },
+			{ "stages", app->opt.stages_text }, { "build_cpu", app->io.cpu.build },
 		};
 
 		rps_expo_u64(e, l, RTE_DIM(l), 1);
@@ -402,36 +397,35 @@ globals(struct rps_expo *e, const struct rps_app *app, const struct locked *lk)
 	rps_expo_family(e, "dpdk_rps_lcore", RPS_EXPO_INFO,
 			"each lcore of the page: role rx (polls the port and steers) or worker, and "
 			"its socket");
-	snprintf(rx, sizeof(rx), "%u", app->rx_lcore);
+	snprintf(rx, sizeof(rx), "%u", app->io.rx_lcore);
 	{
 		char sock[12];
 		const struct rps_expo_label l[] = {
 			{ "lcore", rx }, { "role", "rx" }, { "socket", sock } };
 
-		snprintf(sock, sizeof(sock), "%d", (int)rte_lcore_to_socket_id(app->rx_lcore));
+		snprintf(sock, sizeof(sock), "%d", (int)rte_lcore_to_socket_id(app->io.rx_lcore));
 		rps_expo_u64(e, l, RTE_DIM(l), 1);
 	}
-	for (uint16_t i = 0; i < app->nb_workers; i++) {
+	for (uint16_t i = 0; i < app->lc.nb_workers; i++) {
 		char lc[12], sock[12];
 		const struct rps_expo_label l[] = {
 			{ "lcore", lc }, { "role", "worker" }, { "socket", sock } };
 
-		snprintf(lc, sizeof(lc), "%u", app->workers[i].lcore);
+		snprintf(lc, sizeof(lc), "%u", app->lc.workers[i].lcore);
 		snprintf(sock, sizeof(sock), "%d",
-			 (int)rte_lcore_to_socket_id(app->workers[i].lcore));
+			 (int)rte_lcore_to_socket_id(app->lc.workers[i].lcore));
 		rps_expo_u64(e, l, RTE_DIM(l), 1);
 	}
 	rps_expo_family(e, "dpdk_rps_ready", RPS_EXPO_GAUGE,
 			"1 once ports, workers, reloads and telemetry are up (as /rps/info ready)");
-	rps_expo_u64(e, NULL, 0, (uint64_t)__atomic_load_n(&app->ready, __ATOMIC_ACQUIRE));
+	rps_expo_u64(e, NULL, 0, (uint64_t)__atomic_load_n(&app->life.ready, __ATOMIC_ACQUIRE));
 	rps_expo_family(e, "dpdk_rps_uptime_seconds", RPS_EXPO_GAUGE, "seconds since the workers "
 			"started");
-	rps_expo_double(e, NULL, 0, (double)(rte_rdtsc() - app->start_tsc) /
-			(double)rte_get_tsc_hz());
+	rps_expo_double(e, NULL, 0, rps_view_uptime_s(&app->life));
 	rps_expo_family(e, "dpdk_rps_config_generation", RPS_EXPO_GAUGE,
 			"configuration generation: 1 at start, one more for each applied reload or "
 			"rebalance");
-	rps_expo_u64(e, NULL, 0, __atomic_load_n(&app->generation, __ATOMIC_ACQUIRE));
+	rps_expo_u64(e, NULL, 0, __atomic_load_n(&app->ctl.generation, __ATOMIC_ACQUIRE));
 	rps_expo_family(e, "dpdk_rps_config_reloads", RPS_EXPO_COUNTER,
 			"configuration reloads (SIGHUP, file changed), applied or refused");
 	rps_expo_u64(e, ok, 1, lk->reloads_ok);
@@ -441,22 +435,22 @@ globals(struct rps_expo *e, const struct rps_app *app, const struct locked *lk)
 	rps_expo_double(e, NULL, 0, lk->imbalance);
 	rps_expo_family(e, "dpdk_rps_rebalance_runs", RPS_EXPO_COUNTER,
 			"rebalance intervals evaluated while the rebalancer is on");
-	rps_expo_u64(e, NULL, 0, __atomic_load_n(&app->rebalance_runs, __ATOMIC_RELAXED));
+	rps_expo_u64(e, NULL, 0, __atomic_load_n(&app->ctl.rebalance_runs, __ATOMIC_RELAXED));
 	rps_expo_family(e, "dpdk_rps_buckets_moved", RPS_EXPO_COUNTER,
 			"buckets the rebalancer moved to another worker");
-	rps_expo_u64(e, NULL, 0, __atomic_load_n(&app->buckets_moved, __ATOMIC_RELAXED));
+	rps_expo_u64(e, NULL, 0, __atomic_load_n(&app->ctl.buckets_moved, __ATOMIC_RELAXED));
 }
 
 /* Each steering rule's hits (rules.c), labelled with its index in match order, text and
  * action: since start (a counter: a reload goes on counting a rule whose text it keeps), and
  * since the set was taken (a gauge: it starts again with a reload that changes the rules). */
 static void
-rule_metrics(struct rps_expo *e, struct rps_app *app)
+rule_metrics(struct rps_expo *e, const struct rps_app *app)
 {
 	const struct rps_rules *rs;
 
-	pthread_mutex_lock(&app->ctl_lock); /* the set stays while it is held */
-	rs = app->rules;
+	rps_ctl_lock(&app->ctl); /* the set stays while it is held */
+	rs = app->steer.rules;
 	for (int since_reload = 0; since_reload < 2; since_reload++) {
 		if (since_reload)
 			rps_expo_family(e, "dpdk_rps_rule_hits_since_reload", RPS_EXPO_GAUGE,
@@ -473,26 +467,26 @@ rule_metrics(struct rps_expo *e, struct rps_app *app)
 				{ "action", rps_app_rule_action(rs, i, act, sizeof(act)) } };
 
 			snprintf(idx, sizeof(idx), "%u", i);
-			rps_expo_u64(e, l, 3, since_reload ? rps_app_rule_hits(app, rs, i) :
+			rps_expo_u64(e, l, 3, since_reload ? rps_app_rule_hits(&app->lc, rs, i) :
 				     rps_app_rule_hits_total(app, rs, i));
 		}
 	}
-	pthread_mutex_unlock(&app->ctl_lock);
+	rps_ctl_unlock(&app->ctl);
 }
 
 /* The whole page into @p e. @return 0 or -ENOMEM. */
 static int
-render(struct rps_app *app, struct rps_expo *e)
+render(const struct rps_app *app, struct rps_expo *e)
 {
 	struct rps_snapshot *s = rps_snapshot_alloc();
-	const int steering = app->nb_workers != 0;
+	const int steering = app->lc.nb_workers != 0;
 	struct locked lk = { 0 };
 	struct row *rows;
 	unsigned int nb = 0;
 
-	rows = calloc((size_t)app->nb_workers + 1, sizeof(*rows));
+	rows = calloc((size_t)app->lc.nb_workers + 1, sizeof(*rows));
 	if (steering)
-		lk.owned = calloc(app->nb_workers, sizeof(*lk.owned));
+		lk.owned = calloc(app->lc.nb_workers, sizeof(*lk.owned));
 	if (s == NULL || rows == NULL || (steering && lk.owned == NULL)) {
 		free(s);
 		free(rows);
@@ -503,7 +497,7 @@ render(struct rps_app *app, struct rps_expo *e)
 	read_locked(app, &lk);
 	/* The RX lcore, then each worker. Without a map the RX lcore is the one worker, and
 	 * the snapshot lists it again as w[0]: once here. */
-	snprintf(rows[nb].lcore, sizeof(rows[nb].lcore), "%u", app->rx_lcore);
+	snprintf(rows[nb].lcore, sizeof(rows[nb].lcore), "%u", app->io.rx_lcore);
 	rows[nb].st = &s->rx;
 	rows[nb++].worker = -1;
 	for (uint16_t i = 0; steering && i < s->nb; i++) {
@@ -514,12 +508,12 @@ render(struct rps_app *app, struct rps_expo *e)
 	lcore_counters(e, rows, nb, steering);
 	stage_counters(e, app, rows, nb);
 	if (steering)
-		worker_gauges(e, app, s, rows, &lk);
+		worker_gauges(e, &app->lc, s, rows, &lk);
 	port_counters(e, app);
 	port_flows(e, app, s);
 	consumer_metrics(e, app);
 	rule_metrics(e, app);
-	pool_budgets(e, app);
+	pool_budgets(e, &app->io);
 	globals(e, app, &lk);
 	free(lk.owned);
 	free(rows);
@@ -688,14 +682,14 @@ rps_metrics_open(struct rps_app *app, char *err, size_t err_len)
 		snprintf(err, err_len, "out of memory");
 		return -ENOMEM;
 	}
-	fd = listen_on(l, app->metrics_where, sizeof(app->metrics_where));
+	fd = listen_on(l, app->obs.metrics_where, sizeof(app->obs.metrics_where));
 	if (fd < 0) {
 		snprintf(err, err_len, "cannot listen: %s%s", strerror(-fd),
 			 fd == -EADDRINUSE ? " (another program has that port: choose another, "
 			 "or port 0 for a free one)" : fd == -EADDRNOTAVAIL ?
 			 " (no interface of this host has that address)" : fd == -EACCES ?
 			 " (a port below 1024 needs privileges)" : "");
-		app->metrics_where[0] = '\0';
+		app->obs.metrics_where[0] = '\0';
 		free(m);
 		return fd;
 	}
@@ -712,13 +706,13 @@ rps_metrics_open(struct rps_app *app, char *err, size_t err_len)
 				     MHD_OPTION_END);
 	if (m->daemon == NULL) {
 		snprintf(err, err_len, "cannot start the HTTP server (libmicrohttpd) on %s",
-			 app->metrics_where);
-		app->metrics_where[0] = '\0';
+			 app->obs.metrics_where);
+		app->obs.metrics_where[0] = '\0';
 		close(fd);
 		free(m);
 		return -EIO;
 	}
-	app->metrics = m;
+	app->obs.metrics = m;
 	return 0;
 }
 
@@ -736,7 +730,7 @@ serve(void *arg)
 int
 rps_metrics_start(struct rps_app *app)
 {
-	struct rps_metrics *m = app->metrics;
+	struct rps_metrics *m = app->obs.metrics;
 	int rc;
 
 	if (m == NULL)
@@ -745,20 +739,20 @@ rps_metrics_start(struct rps_app *app)
 	if (rc != 0) {
 		RPS_LOG(ERR, "metrics: cannot start the rps-metrics thread: %s; no metrics",
 			strerror(rc));
-		rps_metrics_close(app);
+		rps_metrics_close(&app->obs);
 		return -rc;
 	}
 	m->running = 1;
 	RPS_LOG(INFO, "metrics: http://%s/metrics (Prometheus text 0.0.4, OpenMetrics on request; "
-		"%u clients at once, silent ones closed after %d s)", app->metrics_where,
+		"%u clients at once, silent ones closed after %d s)", app->obs.metrics_where,
 		m->limit, METRICS_TIMEOUT_S);
 	return 0;
 }
 
 void
-rps_metrics_close(struct rps_app *app)
+rps_metrics_close(struct rps_app_obs *obs)
 {
-	struct rps_metrics *m = app->metrics;
+	struct rps_metrics *m = obs->metrics;
 
 	if (m == NULL)
 		return;
@@ -767,6 +761,6 @@ rps_metrics_close(struct rps_app *app)
 		pthread_join(m->thread, NULL); /* a request in progress ends first */
 	}
 	MHD_stop_daemon(m->daemon); /* closes the connections and the listening socket */
-	app->metrics = NULL;
+	obs->metrics = NULL;
 	free(m);
 }

@@ -120,15 +120,15 @@ int
 rps_pdump_init(struct rps_app *app)
 {
 	/* threads 0..nb_rx - 1: the RX lcores; nb_rx + i: worker i */
-	const uint32_t n = app->nb_workers + (uint32_t)app->nb_rx;
+	const uint32_t n = app->lc.nb_workers + (uint32_t)app->lc.nb_rx;
 
 	/* always there: the loops report to it unconditionally */
-	app->cap_qsbr = rte_zmalloc("rps_cap_qsbr", rte_rcu_qsbr_get_memsize(n),
+	app->io.cap_qsbr = rte_zmalloc("rps_cap_qsbr", rte_rcu_qsbr_get_memsize(n),
 				    RTE_CACHE_LINE_SIZE);
-	if (app->cap_qsbr == NULL || rte_rcu_qsbr_init(app->cap_qsbr, n) != 0)
+	if (app->io.cap_qsbr == NULL || rte_rcu_qsbr_init(app->io.cap_qsbr, n) != 0)
 		return -ENOMEM;
 	for (uint32_t t = 0; t < n; t++)
-		if (rte_rcu_qsbr_thread_register(app->cap_qsbr, t) != 0)
+		if (rte_rcu_qsbr_thread_register(app->io.cap_qsbr, t) != 0)
 			return -ENOMEM;
 	if (ethdev_fn(&real_remove_rx, "rte_eth_remove_rx_callback") == NULL ||
 	    ethdev_fn(&real_remove_tx, "rte_eth_remove_tx_callback") == NULL) {
@@ -136,7 +136,7 @@ rps_pdump_init(struct rps_app *app)
 			"(is DPDK linked statically?)");
 		return 0;
 	}
-	__atomic_store_n(&grace_qsbr, app->cap_qsbr, __ATOMIC_RELEASE);
+	__atomic_store_n(&grace_qsbr, app->io.cap_qsbr, __ATOMIC_RELEASE);
 	/* Without the multi-process channel (--in-memory, --no-shconf) it registers nothing
 	 * and succeeds. A failure costs only capture. */
 	if (rte_pdump_init() < 0) {
@@ -144,7 +144,7 @@ rps_pdump_init(struct rps_app *app)
 			"from this process", rte_strerror(rte_errno));
 		return 0;
 	}
-	app->pdump = 1;
+	app->io.pdump = 1;
 	return 0;
 }
 
@@ -152,10 +152,10 @@ rps_pdump_init(struct rps_app *app)
  * not freed: the multi-process thread may still be in grace_period(); EAL's clean-up
  * returns its memory. */
 void
-rps_pdump_fini(struct rps_app *app)
+rps_pdump_fini(struct rps_app_io *io)
 {
 	/* no new requests; a tool still attached keeps its callbacks until the ports close */
-	if (app->pdump)
+	if (io->pdump)
 		(void)rte_pdump_uninit();
-	app->pdump = 0;
+	io->pdump = 0;
 }

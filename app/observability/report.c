@@ -14,60 +14,12 @@
 #include "app.h"
 #include "outfile.h"
 
-struct rps_snapshot *
-rps_snapshot_alloc(void)
-{
-	/* cache-aligned counters inside: calloc's 16-byte alignment is not enough */
-	size_t sz = RTE_ALIGN_CEIL(sizeof(struct rps_snapshot), RTE_CACHE_LINE_SIZE);
-	struct rps_snapshot *s = aligned_alloc(RTE_CACHE_LINE_SIZE, sz);
-
-	if (s != NULL)
-		memset(s, 0, sz);
-	return s;
-}
-
-void
-rps_snapshot_take(const struct rps_app *app, struct rps_snapshot *s)
-{
-	memset(s, 0, sizeof(*s));
-	s->nb_rx = app->nb_rx;
-	for (uint16_t r = 0; r < app->nb_rx; r++) {
-		s->rxl[r].lcore = app->rx[r].self.lcore;
-		rps_stats_read(&app->rx[r].self.stats, &s->rxl[r].st);
-		rps_stats_accumulate(&s->rx, &s->rxl[r].st);
-	}
-	rps_stats_accumulate(&s->total, &s->rx);
-	if (app->nb_workers == 0) {
-		/* No steering: the RX lcore is the one worker. */
-		s->nb = 1;
-		s->w[0].lcore = app->rx_lcore;
-		s->w[0].st = s->rx;
-		return;
-	}
-	s->nb = app->nb_workers;
-	for (uint16_t i = 0; i < app->nb_workers; i++) {
-		s->w[i].lcore = app->workers[i].lcore;
-		rps_stats_read(&app->workers[i].stats, &s->w[i].st);
-		rps_stats_accumulate(&s->total, &s->w[i].st);
-		/* its backlogs from every RX lcore: drops and depth summed, the deepest hwm */
-		for (uint16_t r = 0; r < app->nb_rx; r++) {
-			const struct rps_backlog *b = rps_app_backlog(app, r, i);
-
-			s->w[i].st.dropped[rps_backlog_full_reason(b)] +=
-				RPS_CTR_READ(b->prod.full_drops);
-			s->w[i].st.dropped[RPS_DROP_FLOW_LIMIT] += RPS_CTR_READ(b->prod.fl_drops);
-			s->w[i].depth += rps_backlog_depth(b);
-			s->w[i].hwm = RTE_MAX(s->w[i].hwm, RPS_CTR_READ(b->prod.hwm));
-		}
-	}
-}
-
 static double
-elapsed_s(const struct rps_app *app)
+elapsed_s(const struct rps_app_life *life)
 {
-	uint64_t end = app->stop_tsc ? app->stop_tsc : rte_rdtsc();
+	uint64_t end = life->stop_tsc ? life->stop_tsc : rte_rdtsc();
 
-	return (double)(end - app->start_tsc) / (double)rte_get_tsc_hz();
+	return (double)(end - life->start_tsc) / (double)rte_get_tsc_hz();
 }
 
 int
@@ -127,8 +79,8 @@ live_port_flows(const struct rps_app *app, const struct rps_snapshot *cur,
 static void
 live_consumer_lines(const struct rps_app *app, uint64_t *prev, double dt)
 {
-	for (uint16_t i = 0; i < app->nb_consumers; i++) {
-		const struct rps_consumer *k = &app->consumers[i];
+	for (uint16_t i = 0; i < app->cons.nb_consumers; i++) {
+		const struct rps_consumer *k = &app->cons.consumers[i];
 		struct rps_consumer_stats st;
 		uint64_t connects;
 
@@ -152,7 +104,7 @@ live_port_losses(const struct rps_app *app, struct rte_eth_stats *lost)
 	struct rte_eth_stats ps;
 
 	memset(lost, 0, sizeof(*lost));
-	for (uint16_t p = 0; p < app->rx_started && p < app->opt.nb_rx_ports; p++)
+	for (uint16_t p = 0; p < app->io.rx_started && p < app->opt.nb_rx_ports; p++)
 		if (rte_eth_stats_get(app->opt.rx_ports[p], &ps) == 0) {
 			lost->rx_nombuf += ps.rx_nombuf;
 			lost->imissed += ps.imissed;
@@ -166,7 +118,7 @@ live_port_lines(const struct rps_app *app)
 {
 	struct rte_eth_stats ps;
 
-	if (!app->rx_started)
+	if (!app->io.rx_started)
 		return;
 	for (uint16_t p = 0; p < app->opt.nb_rx_ports; p++) {
 		const uint16_t port = app->opt.rx_ports[p];
@@ -176,8 +128,8 @@ live_port_lines(const struct rps_app *app)
 			continue;
 		printf("  port %u: rx_nombuf %" PRIu64 "  imissed %" PRIu64 "  ierrors %" PRIu64
 		       "  mempool in use %u of %u\n", port, ps.rx_nombuf, ps.imissed, ps.ierrors,
-		       app->pool != NULL ? rte_mempool_in_use_count(app->pool) : 0,
-		       app->pool != NULL ? app->pool->size : 0);
+		       app->io.pool != NULL ? rte_mempool_in_use_count(app->io.pool) : 0,
+		       app->io.pool != NULL ? app->io.pool->size : 0);
 	}
 }
 
@@ -194,7 +146,7 @@ report_thread(void *arg)
 	if (prev == NULL || cur == NULL)
 		goto out;
 	rps_snapshot_take(app, prev);
-	while (!__atomic_load_n(&app->report_stop, __ATOMIC_ACQUIRE)) {
+	while (!__atomic_load_n(&app->life.report_stop, __ATOMIC_ACQUIRE)) {
 		uint64_t now;
 		double dt;
 
@@ -202,7 +154,7 @@ report_thread(void *arg)
 
 		/* the interval can change on reload; 0 pauses the table */
 		for (unsigned int i = 0; i < RTE_MAX(ival, 1u) * 10; i++) {
-			if (__atomic_load_n(&app->report_stop, __ATOMIC_ACQUIRE))
+			if (__atomic_load_n(&app->life.report_stop, __ATOMIC_ACQUIRE))
 				goto out;
 			usleep(100 * 1000);
 		}
@@ -215,7 +167,7 @@ report_thread(void *arg)
 		live_port_losses(app, &lost);
 		printf("[%8.1fs] rx %" PRIu64 " (%.3f Mpps)  processed %" PRIu64 "  dropped %" PRIu64
 		       " (backlog_full %" PRIu64 ", mbuf_budget %" PRIu64 ")  not received: "
-		       "rx_nombuf %" PRIu64 "  imissed %" PRIu64 "\n", elapsed_s(app),
+		       "rx_nombuf %" PRIu64 "  imissed %" PRIu64 "\n", elapsed_s(&app->life),
 		       cur->rx.rx_packets,
 		       (double)(cur->rx.rx_packets - prev->rx.rx_packets) / dt / 1e6,
 		       cur->total.processed, rps_stats_dropped_total(&cur->total),
@@ -235,7 +187,7 @@ report_thread(void *arg)
 		       "backlog", "hwm", "time_squeeze", "dropped", "cpu%", "state");
 		for (uint16_t i = 0; i < cur->nb; i++) {
 			/* the lcore's thread's CPU time over the interval, and what it does now */
-			const struct rps_worker *w = app->nb_workers ? &app->workers[i] :
+			const struct rps_worker *w = app->lc.nb_workers ? &app->lc.workers[i] :
 						     RPS_APP_SELF(app);
 			const uint64_t cpu = rps_lcore_cpu_ms(w);
 			const double pct = cpu >= prev_cpu[i] ?
@@ -247,7 +199,7 @@ report_thread(void *arg)
 			       (double)(cur->w[i].st.processed - prev->w[i].st.processed) / dt / 1e6,
 			       cur->w[i].depth, cur->w[i].hwm, cur->w[i].st.time_squeeze,
 			       rps_stats_dropped_total(&cur->w[i].st), pct,
-			       app->nb_workers ? rps_lcore_state_name(w) : "polling");
+			       app->lc.nb_workers ? rps_lcore_state_name(w) : "polling");
 		}
 		fflush(stdout);
 		memcpy(prev, cur, sizeof(*cur));
@@ -265,20 +217,20 @@ rps_report_start(struct rps_app *app)
 
 	if (app->opt.stats_interval == 0 && app->opt.config_path == NULL)
 		return 0;
-	rc = rte_ctrl_thread_create(&app->report_thread, "rps-report", NULL, report_thread, app);
+	rc = rte_ctrl_thread_create(&app->obs.report_thread, "rps-report", NULL, report_thread, app);
 	if (rc == 0)
-		app->report_running = 1;
+		app->obs.report_running = 1;
 	return rc;
 }
 
 void
 rps_report_stop(struct rps_app *app)
 {
-	if (!app->report_running)
+	if (!app->obs.report_running)
 		return;
-	__atomic_store_n(&app->report_stop, 1, __ATOMIC_RELEASE);
-	pthread_join(app->report_thread, NULL);
-	app->report_running = 0;
+	__atomic_store_n(&app->life.report_stop, 1, __ATOMIC_RELEASE);
+	pthread_join(app->obs.report_thread, NULL);
+	app->obs.report_running = 0;
 }
 
 /* One line of the per-port table, and its drops by reason below it when it has any. */
@@ -320,13 +272,13 @@ summary_ports(const struct rps_app *app, const struct rps_snapshot *s, FILE *out
 static void
 summary_consumers(const struct rps_app *app, FILE *out)
 {
-	if (app->nb_consumers == 0)
+	if (app->cons.nb_consumers == 0)
 		return;
 	fprintf(out, "  %8s %5s %14s %15s %13s %9s %10s %8s  %s\n", "consumer", "group",
 		"delivered", "consumer_absent", "consumer_full", "connected", "reconnects",
 		"refusals", "socket");
-	for (uint16_t i = 0; i < app->nb_consumers; i++) {
-		const struct rps_consumer *k = &app->consumers[i];
+	for (uint16_t i = 0; i < app->cons.nb_consumers; i++) {
+		const struct rps_consumer *k = &app->cons.consumers[i];
 		struct rps_consumer_stats st;
 		uint64_t connects;
 
@@ -346,7 +298,7 @@ summary_consumers(const struct rps_app *app, FILE *out)
 static void
 summary_rules(const struct rps_app *app, FILE *out)
 {
-	const struct rps_rules *rs = app->rules;
+	const struct rps_rules *rs = app->steer.rules;
 
 	if (rs == NULL || rs->nb_rules == 0)
 		return;
@@ -359,7 +311,7 @@ summary_rules(const struct rps_app *app, FILE *out)
 		const char *arrow = strstr(rs->text[i], " -> ");
 
 		fprintf(out, "  %4u %14" PRIu64 " %14" PRIu64 "  %-22s %.*s\n", i,
-			rps_app_rule_hits(app, rs, i), rps_app_rule_hits_total(app, rs, i),
+			rps_app_rule_hits(&app->lc, rs, i), rps_app_rule_hits_total(app, rs, i),
 			rps_app_rule_action(rs, i, act, sizeof(act)),
 			arrow != NULL ? (int)(arrow - rs->text[i]) : 3,
 			arrow != NULL ? rs->text[i] : "any"); /* "-> drop": every IP packet */
@@ -405,7 +357,7 @@ void
 rps_report_summary(const struct rps_app *app, FILE *out)
 {
 	struct rps_snapshot *s = rps_snapshot_alloc();
-	double t = elapsed_s(app);
+	double t = elapsed_s(&app->life);
 
 	if (s == NULL)
 		return;
@@ -418,7 +370,7 @@ rps_report_summary(const struct rps_app *app, FILE *out)
 	summary_reconcile(&s->total, out);
 	/* beside the invariant, what it cannot count: packets the ports never handed over */
 	fprintf(out, "  not received (outside rx_packets): rx_nombuf %" PRIu64 "  imissed %"
-		PRIu64 "\n", app->port_stats.rx_nombuf, app->port_stats.imissed);
+		PRIu64 "\n", app->exit.port_stats.rx_nombuf, app->exit.port_stats.imissed);
 	/* the reasons that happened; every one with --verbose (the JSON has them all) */
 	for (unsigned int r = 0; r < RPS_DROP_MAX; r++)
 		if (s->total.dropped[r] != 0 || app->opt.verbose)
@@ -437,10 +389,10 @@ rps_report_summary(const struct rps_app *app, FILE *out)
 			fprintf(out, "  %8u %14" PRIu64 " %14" PRIu64 " %12" PRIu64 " %10u\n",
 				s->rxl[r].lcore, s->rxl[r].st.rx_packets, s->rxl[r].st.enqueued,
 				s->rxl[r].st.dropped[RPS_DROP_BACKLOG_FULL],
-				app->rx[r].nb_queues);
+				app->lc.rx[r].nb_queues);
 	}
-	for (uint16_t p = 0; p < app->rx_started && p < app->opt.nb_rx_ports; p++) {
-		const struct rte_eth_stats *ps = &app->rx_port_stats[p];
+	for (uint16_t p = 0; p < app->io.rx_started && p < app->opt.nb_rx_ports; p++) {
+		const struct rte_eth_stats *ps = &app->exit.rx_port_stats[p];
 
 		if (ps->rx_nombuf || ps->imissed || ps->ierrors)
 			fprintf(out, "  port %u lost before dpdk-rps saw them: rx_nombuf %" PRIu64
@@ -525,8 +477,8 @@ static void
 json_consumers(FILE *f, const struct rps_app *app)
 {
 	fprintf(f, "\n  \"consumers\": [");
-	for (uint16_t i = 0; i < app->nb_consumers; i++) {
-		const struct rps_consumer *k = &app->consumers[i];
+	for (uint16_t i = 0; i < app->cons.nb_consumers; i++) {
+		const struct rps_consumer *k = &app->cons.consumers[i];
 		struct rps_consumer_stats st;
 		uint64_t connects;
 
@@ -548,7 +500,7 @@ json_consumers(FILE *f, const struct rps_app *app)
 			st.link.aborted, st.link.timeouts, st.link.rejected, st.link.broken,
 			st.link.kicks_drained);
 	}
-	fprintf(f, "%s],", app->nb_consumers ? "\n  " : "");
+	fprintf(f, "%s],", app->cons.nb_consumers ? "\n  " : "");
 }
 
 /* "rules": each steering rule in match order, its action and hits (since the set was taken,
@@ -556,7 +508,7 @@ json_consumers(FILE *f, const struct rps_app *app)
 static void
 json_rules(FILE *f, const struct rps_app *app)
 {
-	const struct rps_rules *rs = app->rules; /* the control thread has stopped */
+	const struct rps_rules *rs = app->steer.rules; /* the control thread has stopped */
 	const uint16_t n = rs != NULL ? rs->nb_rules : 0;
 
 	fprintf(f, "\n  \"rules\": [");
@@ -567,7 +519,7 @@ json_rules(FILE *f, const struct rps_app *app)
 		json_str(f, rs->text[i]);
 		fprintf(f, ", \"action\": \"%s\", \"hits\": %" PRIu64 ", \"hits_since_start\": %"
 			PRIu64 "}", rps_app_rule_action(rs, i, act, sizeof(act)),
-			rps_app_rule_hits(app, rs, i), rps_app_rule_hits_total(app, rs, i));
+			rps_app_rule_hits(&app->lc, rs, i), rps_app_rule_hits_total(app, rs, i));
 	}
 	fprintf(f, "%s],", n ? "\n  " : "");
 }
@@ -598,7 +550,7 @@ rps_report_json(const struct rps_app *app, const char *path)
 	f = of.f;
 	rps_snapshot_take(app, s);
 	fprintf(f, "{\n  \"version\": \"%s\",\n", RPS_VERSION);
-	fprintf(f, "  \"duration_s\": %.3f,\n", elapsed_s(app));
+	fprintf(f, "  \"duration_s\": %.3f,\n", elapsed_s(&app->life));
 	fprintf(f, "  \"rx_packets\": %" PRIu64 ",\n", s->rx.rx_packets);
 	fprintf(f, "  \"processed\": %" PRIu64 ",\n", s->total.processed);
 	fprintf(f, "  \"tx_packets\": %" PRIu64 ",\n", s->total.tx_packets);
@@ -607,9 +559,9 @@ rps_report_json(const struct rps_app *app, const char *path)
 	fprintf(f, ",\n  \"dropped_total\": %" PRIu64 ",\n", rps_stats_dropped_total(&s->total));
 	/* outside rx_packets = processed + dropped: what the RX ports could not receive */
 	fprintf(f, "  \"rx_nombuf\": %" PRIu64 ",\n  \"imissed\": %" PRIu64 ",\n",
-		app->port_stats.rx_nombuf, app->port_stats.imissed);
+		app->exit.port_stats.rx_nombuf, app->exit.port_stats.imissed);
 	fprintf(f, "  \"backpressure\": %s,\n  \"stall_timeout_ms\": %u,\n",
-		app->nb_workers && app->rx[0].steer.backpressure ? "true" : "false",
+		app->lc.nb_workers && app->lc.rx[0].steer.backpressure ? "true" : "false",
 		app->opt.stall_timeout_ms);
 	fprintf(f, "  \"config\": {\"rx_port\": %u, \"rx_queues\": %u, \"driver\": \"%s\", "
 		"\"tx_port\": %d, \"map\": \"%s\", \"rx_lcore\": %u, \"rx_lcores\": \"%s\", "
@@ -620,44 +572,44 @@ rps_report_json(const struct rps_app *app, const char *path)
 		"\"inner\": %s, \"reorder_safe\": %s, "
 		"\"flow_limit\": %s, \"idle_sleep_us\": %u, \"idle_spin_us\": %u, "
 		"\"idle_wait\": \"%s\"},\n",
-		app->opt.rx_port, app->nb_rxq, app->rx_driver, app->opt.tx_port, app->opt.map_text,
-		app->rx_lcore, app->opt.rx_lcores_text, app->opt.nb_rx_ports,
+		app->opt.rx_port, app->io.nb_rxq, app->io.rx_driver, app->opt.tx_port, app->opt.map_text,
+		app->io.rx_lcore, app->opt.rx_lcores_text, app->opt.nb_rx_ports,
 		rps_hash_mode_name(app->opt.hash_mode),
 		/* the seed and key are secrets (docs/steering-keys.md): only where they came
 		 * from; the owner reads them on the telemetry socket (/rps/config) */
-		app->rss_hash ? "true" : "false", app->opt.seed_given ? "configured" : "random",
+		app->io.rss_hash ? "true" : "false", app->opt.seed_given ? "configured" : "random",
 		app->opt.rss_key_random ? "random" : "configured", app->opt.backlog,
 		app->opt.burst, app->opt.stages_text, app->opt.symmetric ? "true" : "false",
 		rps_sym_mode_name((enum rps_sym_mode)app->opt.symmetric),
 		app->opt.inner ? "true" : "false",
-		__atomic_load_n(&app->reorder_safe, __ATOMIC_RELAXED) ? "true" : "false",
-		__atomic_load_n(&app->flow_limit, __ATOMIC_RELAXED) ? "true" : "false",
+		__atomic_load_n(&app->steer.reorder_safe, __ATOMIC_RELAXED) ? "true" : "false",
+		__atomic_load_n(&app->steer.flow_limit, __ATOMIC_RELAXED) ? "true" : "false",
 		app->opt.idle_sleep_us, app->opt.idle_spin_us,
 		app->opt.idle_wait ? "monitor" : "futex");
 	fprintf(f, "  \"rx_lcore\": {\n");
 	json_counters(f, &s->rx, "    ");
-	fprintf(f, "    \"lcore\": %u\n  },\n", app->rx_lcore);
+	fprintf(f, "    \"lcore\": %u\n  },\n", app->io.rx_lcore);
 	/* each RX lcore: its counters, its (port, queue) pairs, its backlog to each worker */
 	fprintf(f, "  \"rx_lcores\": [");
 	for (uint16_t r = 0; r < s->nb_rx; r++) {
-		const struct rps_rx_lcore *rx = &app->rx[r];
+		const struct rps_rx_lcore *rx = &app->lc.rx[r];
 
 		fprintf(f, "%s\n    {\n      \"lcore\": %u,\n      \"queues\": [", r ? "," : "",
 			s->rxl[r].lcore);
 		for (uint16_t k = 0; k < rx->nb_queues; k++)
 			fprintf(f, "%s{\"port\": %u, \"queue\": %u, \"index\": %u}", k ? ", " : "",
-				app->rxq_port[rx->queues[k]], app->rxq_queue[rx->queues[k]],
+				app->io.rxq_port[rx->queues[k]], app->io.rxq_queue[rx->queues[k]],
 				rx->queues[k]);
 		fprintf(f, "],\n");
 		json_counters(f, &s->rxl[r].st, "      ");
 		fprintf(f, "      \"backlogs\": [");
-		for (uint16_t w = 0; w < app->nb_workers; w++) {
-			const struct rps_backlog *b = rps_app_backlog(app, r, w);
+		for (uint16_t w = 0; w < app->lc.nb_workers; w++) {
+			const struct rps_backlog *b = rps_app_backlog(&app->lc, r, w);
 
 			fprintf(f, "%s{\"worker\": %u, \"enqueued\": %" PRIu64 ", \"done\": %"
 				PRIu64 ", \"depth\": %" PRIu64 ", \"hwm\": %" PRIu64
 				", \"backlog_full\": %" PRIu64 ", \"flow_limit\": %" PRIu64 "}",
-				w ? ", " : "", app->workers[w].lcore, RPS_CTR_READ(b->prod.tail),
+				w ? ", " : "", app->lc.workers[w].lcore, RPS_CTR_READ(b->prod.tail),
 				__atomic_load_n(&b->cons.head, __ATOMIC_ACQUIRE),
 				rps_backlog_depth(b), RPS_CTR_READ(b->prod.hwm),
 				RPS_CTR_READ(b->prod.full_drops), RPS_CTR_READ(b->prod.fl_drops));
@@ -678,8 +630,8 @@ rps_report_json(const struct rps_app *app, const char *path)
 				s->w[i].st.stage_in[g], s->w[i].st.stage_out[g]);
 		}
 		fprintf(f, "},\n");
-		if (app->nb_workers != 0) {
-			const struct rps_health *h = &app->workers[i].health;
+		if (app->lc.nb_workers != 0) {
+			const struct rps_health *h = &app->lc.workers[i].health;
 
 			fprintf(f, "      \"health\": \"%s\", \"stalls\": %" PRIu64
 				", \"recoveries\": %" PRIu64 ",\n",
@@ -693,25 +645,25 @@ rps_report_json(const struct rps_app *app, const char *path)
 		fprintf(f, "\n    }");
 	}
 	fprintf(f, "\n  ],\n");
-	rps_buckets_json((struct rps_app *)(uintptr_t)app, f);
+	rps_buckets_json(app, f);
 	fprintf(f, "  \"port\": {\"ipackets\": %" PRIu64 ", \"imissed\": %" PRIu64
-		", \"ierrors\": %" PRIu64 ", \"rx_nombuf\": %" PRIu64 "},", app->port_stats.ipackets,
-		app->port_stats.imissed, app->port_stats.ierrors, app->port_stats.rx_nombuf);
+		", \"ierrors\": %" PRIu64 ", \"rx_nombuf\": %" PRIu64 "},", app->exit.port_stats.ipackets,
+		app->exit.port_stats.imissed, app->exit.port_stats.ierrors, app->exit.port_stats.rx_nombuf);
 	fprintf(f, "\n  \"rx_ports\": [");
-	for (uint16_t p = 0; p < app->rx_started && p < app->opt.nb_rx_ports; p++)
+	for (uint16_t p = 0; p < app->io.rx_started && p < app->opt.nb_rx_ports; p++)
 		fprintf(f, "%s{\"port\": %u, \"ipackets\": %" PRIu64 ", \"imissed\": %" PRIu64
 			", \"ierrors\": %" PRIu64 ", \"rx_nombuf\": %" PRIu64 "}", p ? ", " : "",
-			app->opt.rx_ports[p], app->rx_port_stats[p].ipackets,
-			app->rx_port_stats[p].imissed, app->rx_port_stats[p].ierrors,
-			app->rx_port_stats[p].rx_nombuf);
+			app->opt.rx_ports[p], app->exit.rx_port_stats[p].ipackets,
+			app->exit.rx_port_stats[p].imissed, app->exit.rx_port_stats[p].ierrors,
+			app->exit.rx_port_stats[p].rx_nombuf);
 	fprintf(f, "],");
 	json_ports(f, app, s);
 	json_consumers(f, app);
 	json_rules(f, app);
 	fprintf(f, "\n  \"mempool\": {\"size\": %u, \"in_use_at_exit\": %" PRId64
 		", \"reserve\": %u, \"worker_share\": %" PRIu64 ", \"backlog_cap\": %u"
-		", \"frag_budget\": %u}\n}\n", app->pool_size, app->pool_in_use_at_exit,
-		app->pool_reserve, app->worker_share, app->backlog_cap, app->frag_budget);
+		", \"frag_budget\": %u}\n}\n", app->io.pool_size, app->exit.pool_in_use_at_exit,
+		app->io.pool_reserve, app->io.worker_share, app->io.backlog_cap, app->io.frag_budget);
 	free(s);
 	return rps_outfile_commit(&of);
 }

@@ -37,10 +37,10 @@ origin(const struct rps_app *app, enum rps_setting_id id, int eq, char *buf, siz
 {
 	const struct rps_setting *s = &rps_settings[id];
 
-	if (app->start_cfg != NULL && app->start_cfg->line[id] != 0 &&
+	if (app->ctl.start_cfg != NULL && app->ctl.start_cfg->line[id] != 0 &&
 	    (s->flag == NULL || !rps_options_given(&app->opt, s->flag)))
 		snprintf(buf, len, "%s:%d: %s%s", app->opt.config_path,
-			 app->start_cfg->line[id], s->key, eq ? " =" : "");
+			 app->ctl.start_cfg->line[id], s->key, eq ? " =" : "");
 	else
 		snprintf(buf, len, "--%s", s->flag);
 	return buf;
@@ -79,7 +79,7 @@ check_off(const struct rps_app *app)
 	for (size_t i = 0; i < RTE_DIM(needs); i++)
 		if ((rps_settings[needs[i]].flag != NULL &&
 		     rps_options_given(&app->opt, rps_settings[needs[i]].flag)) ||
-		    (app->start_cfg != NULL && app->start_cfg->line[needs[i]] != 0)) {
+		    (app->ctl.start_cfg != NULL && app->ctl.start_cfg->line[needs[i]] != 0)) {
 			fprintf(stderr, "dpdk-rps: %s: only with --consumers K or consumers = K "
 				"(K > 0)\n", origin(app, needs[i], 0, from, sizeof(from)));
 			return -1;
@@ -152,26 +152,26 @@ rps_consumers_check(struct rps_app *app)
 						     sizeof(sfrom)), o->nb_consumer_secrets, k);
 		return -1;
 	}
-	if (o->consumer_group[0] != '\0' && consumer_gid(o->consumer_group, &app->consumer_gid) < 0) {
+	if (o->consumer_group[0] != '\0' && consumer_gid(o->consumer_group, &app->cons.consumer_gid) < 0) {
 		fprintf(stderr, "dpdk-rps: %s %s: no such group\n",
 			origin(app, RPS_SET_CONSUMER_GROUP, 1, sfrom, sizeof(sfrom)),
 			o->consumer_group);
 		return -1;
 	}
-	app->nb_consumers = (uint16_t)k;
-	app->nb_groups = o->consumer_groups;
+	app->cons.nb_consumers = (uint16_t)k;
+	app->cons.nb_groups = o->consumer_groups;
 	for (uint16_t g = 0; g < o->consumer_groups; g++) {
-		app->group_base[g] = base;
-		app->group_size[g] = o->group_size[g];
+		app->cons.group_base[g] = base;
+		app->cons.group_size[g] = o->group_size[g];
 		for (uint16_t j = 0; j < o->group_size[g]; j++) {
-			app->consumers[base + j].group = g;
-			app->consumers[base + j].member = j;
+			app->cons.consumers[base + j].group = g;
+			app->cons.consumers[base + j].member = j;
 		}
 		base = (uint16_t)(base + o->group_size[g]);
 	}
 	for (unsigned int c = 0; c < k; c++) {
-		struct rps_consumer *cs = &app->consumers[c];
-		const unsigned int kg = app->group_size[cs->group], j = cs->member;
+		struct rps_consumer *cs = &app->cons.consumers[c];
+		const unsigned int kg = app->cons.group_size[cs->group], j = cs->member;
 
 		/* the template was checked: one %u, no other conversion */
 #pragma GCC diagnostic push
@@ -207,23 +207,23 @@ rps_consumers_create(struct rps_app *app)
 {
 	char why[512];
 
-	if (app->nb_consumers == 0)
+	if (app->cons.nb_consumers == 0)
 		return 0;
-	app->memif_hub = rps_memif_hub_create(rps_logtype, "RPS: consumer ");
-	if (app->memif_hub == NULL) {
+	app->cons.memif_hub = rps_memif_hub_create(rps_logtype, "RPS: consumer ");
+	if (app->cons.memif_hub == NULL) {
 		fprintf(stderr, "dpdk-rps: --consumers: cannot start the memif server: %s\n",
 			rte_strerror(rte_errno));
 		return -RPS_EXIT_RUNTIME;
 	}
-	for (uint16_t c = 0; c < app->nb_consumers; c++) {
-		struct rps_consumer *cs = &app->consumers[c];
+	for (uint16_t c = 0; c < app->cons.nb_consumers; c++) {
+		struct rps_consumer *cs = &app->cons.consumers[c];
 		const struct rps_options *o = &app->opt;
 		const int grp = o->consumer_group[0] != '\0';
 		const struct rps_memif_conf conf = {
 			.path = cs->path, .id = 0,
 			.secret = o->nb_consumer_secrets == 0 ? NULL :
 				  o->consumer_secret[o->nb_consumer_secrets > 1 ? c : 0],
-			.mode = grp ? 0660 : 0600, .gid = grp ? app->consumer_gid : (gid_t)-1,
+			.mode = grp ? 0660 : 0600, .gid = grp ? app->cons.consumer_gid : (gid_t)-1,
 			.handshake_ms = RPS_MEMIF_HANDSHAKE_MS, .name = "dpdk-rps",
 		};
 		int rc;
@@ -235,7 +235,7 @@ rps_consumers_create(struct rps_app *app)
 				cs->path, why[0] ? why : strerror(-rc));
 			return -RPS_EXIT_USAGE;
 		}
-		rc = rps_memif_add(app->memif_hub, &conf, &cs->memif);
+		rc = rps_memif_add(app->cons.memif_hub, &conf, &cs->memif);
 		if (rc < 0) {
 			fprintf(stderr, "dpdk-rps: --consumers: consumer %u: cannot listen at %s (%s)%s\n",
 				c, cs->path, strerror(-rc), rc == -EADDRINUSE ?
@@ -272,9 +272,9 @@ rps_consumers_publish(struct rps_app *app)
 {
 	int rc;
 
-	if (app->memif_hub == NULL)
+	if (app->cons.memif_hub == NULL)
 		return 0;
-	rc = rps_memif_hub_start(app->memif_hub, app->cap_qsbr);
+	rc = rps_memif_hub_start(app->cons.memif_hub, app->io.cap_qsbr);
 	if (rc < 0) {
 		fprintf(stderr, "dpdk-rps: --consumers: cannot start the memif server's thread: "
 			"%s\n", strerror(-rc));
@@ -286,31 +286,31 @@ rps_consumers_publish(struct rps_app *app)
 /* At exit, once the workers stopped and before their last flush: no client's memory is
  * unmapped from now on. */
 void
-rps_consumers_freeze(struct rps_app *app)
+rps_consumers_freeze(struct rps_app_consumers *cons)
 {
-	rps_memif_hub_stop(app->memif_hub);
+	rps_memif_hub_stop(cons->memif_hub);
 }
 
 /* At exit, after the last flush: every client told, unmapped, the sockets removed. */
 void
-rps_consumers_close(struct rps_app *app)
+rps_consumers_close(struct rps_app_consumers *cons)
 {
 	int up[RPS_CONSUMERS_MAX] = { 0 };
 
 	/* the summary says who was connected at the end, and counts those clients gone */
-	for (uint16_t c = 0; c < app->nb_consumers; c++)
-		up[c] = app->consumers[c].memif != NULL && rps_memif_up(app->consumers[c].memif);
-	rps_memif_hub_shutdown(app->memif_hub);
-	for (uint16_t c = 0; c < app->nb_consumers; c++) {
-		struct rps_consumer *cs = &app->consumers[c];
+	for (uint16_t c = 0; c < cons->nb_consumers; c++)
+		up[c] = cons->consumers[c].memif != NULL && rps_memif_up(cons->consumers[c].memif);
+	rps_memif_hub_shutdown(cons->memif_hub);
+	for (uint16_t c = 0; c < cons->nb_consumers; c++) {
+		struct rps_consumer *cs = &cons->consumers[c];
 
 		if (cs->memif != NULL)
 			rps_memif_stats_get(cs->memif, &cs->last);
 		cs->last.up = up[c];
 		cs->memif = NULL;
 	}
-	rps_memif_hub_destroy(app->memif_hub);
-	app->memif_hub = NULL;
+	rps_memif_hub_destroy(cons->memif_hub);
+	cons->memif_hub = NULL;
 }
 
 /* Whether consumer @p c has a client now. */
@@ -327,15 +327,15 @@ rps_consumers_wait(struct rps_app *app)
 	const uint64_t end = rte_rdtsc() + (uint64_t)app->opt.consumer_wait_ms * hz / 1000;
 	char missing[256];
 
-	if (app->nb_consumers == 0 || app->opt.consumer_wait_ms == 0)
+	if (app->cons.nb_consumers == 0 || app->opt.consumer_wait_ms == 0)
 		return;
 	for (;;) {
 		size_t len = 0;
 		unsigned int nb = 0;
 
 		missing[0] = '\0';
-		for (uint16_t c = 0; c < app->nb_consumers; c++)
-			if (!consumer_up(&app->consumers[c])) {
+		for (uint16_t c = 0; c < app->cons.nb_consumers; c++)
+			if (!consumer_up(&app->cons.consumers[c])) {
 				nb++;
 				if (len < sizeof(missing))
 					len += (size_t)snprintf(missing + len, sizeof(missing) - len,
@@ -346,7 +346,7 @@ rps_consumers_wait(struct rps_app *app)
 			RPS_LOG(INFO, "every consumer is connected");
 			return;
 		}
-		if (rte_rdtsc() >= end || __atomic_load_n(&app->quit, __ATOMIC_RELAXED)) {
+		if (rte_rdtsc() >= end || __atomic_load_n(&app->life.quit, __ATOMIC_RELAXED)) {
 			RPS_LOG(WARNING, "--consumer-wait %u: consumer(s) %s still not connected: "
 				"their packets are dropped (consumer_absent) until they are",
 				app->opt.consumer_wait_ms, missing);

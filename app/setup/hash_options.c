@@ -21,7 +21,7 @@ int
 rps_setup_hash_options(struct rps_app *app)
 {
 	struct rps_options *o = &app->opt;
-	const struct rps_config *c = app->start_cfg;
+	const struct rps_config *c = app->ctl.start_cfg;
 	const int sym_given = rps_options_given(o, "symmetric") ||
 			      rps_options_given(o, "symmetric-xor");
 	int key_from_file = 0;

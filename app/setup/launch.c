@@ -16,10 +16,10 @@ port_tables(struct rps_app *app)
 	const struct rps_options *o = &app->opt;
 	int rc = 0;
 
-	for (uint16_t r = 0; r < app->nb_rx; r++)
-		rc |= rps_stats_set_ports(&app->rx[r].self.stats, o->rx_ports, o->nb_rx_ports);
-	for (uint16_t i = 0; i < app->nb_workers; i++)
-		rc |= rps_stats_set_ports(&app->workers[i].stats, o->rx_ports, o->nb_rx_ports);
+	for (uint16_t r = 0; r < app->lc.nb_rx; r++)
+		rc |= rps_stats_set_ports(&app->lc.rx[r].self.stats, o->rx_ports, o->nb_rx_ports);
+	for (uint16_t i = 0; i < app->lc.nb_workers; i++)
+		rc |= rps_stats_set_ports(&app->lc.workers[i].stats, o->rx_ports, o->nb_rx_ports);
 	if (rc != 0)
 		RPS_LOG(WARNING, "per-port counters off: the RX ports do not fit the table");
 }
@@ -31,21 +31,21 @@ rps_setup_launch(struct rps_app *app)
 
 	port_tables(app);
 
-	for (uint16_t i = 0; i < app->nb_workers; i++) {
-		rc = rte_eal_remote_launch(rps_worker_main, &app->workers[i], app->workers[i].lcore);
+	for (uint16_t i = 0; i < app->lc.nb_workers; i++) {
+		rc = rte_eal_remote_launch(rps_worker_main, &app->lc.workers[i], app->lc.workers[i].lcore);
 		if (rc != 0) {
-			RPS_LOG(ERR, "cannot launch worker on lcore %u: %s", app->workers[i].lcore,
+			RPS_LOG(ERR, "cannot launch worker on lcore %u: %s", app->lc.workers[i].lcore,
 				rte_strerror(-rc));
-			__atomic_store_n(&app->quit, 1, __ATOMIC_RELAXED);
+			__atomic_store_n(&app->life.quit, 1, __ATOMIC_RELAXED);
 			ret = RPS_EXIT_RUNTIME;
 		}
 	}
-	for (uint16_t r = 1; r < app->nb_rx && ret == 0; r++) {
-		rc = rte_eal_remote_launch(rps_rx_lcore_main, &app->rx[r], app->rx[r].self.lcore);
+	for (uint16_t r = 1; r < app->lc.nb_rx && ret == 0; r++) {
+		rc = rte_eal_remote_launch(rps_rx_lcore_main, &app->lc.rx[r], app->lc.rx[r].self.lcore);
 		if (rc != 0) {
-			RPS_LOG(ERR, "cannot launch RX lcore %u: %s", app->rx[r].self.lcore,
+			RPS_LOG(ERR, "cannot launch RX lcore %u: %s", app->lc.rx[r].self.lcore,
 				rte_strerror(-rc));
-			__atomic_store_n(&app->quit, 1, __ATOMIC_RELAXED);
+			__atomic_store_n(&app->life.quit, 1, __ATOMIC_RELAXED);
 			ret = RPS_EXIT_RUNTIME;
 		}
 	}

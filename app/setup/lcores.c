@@ -31,8 +31,8 @@ rps_setup_rx_lcores(struct rps_app *app)
 	o->rx_port = o->rx_ports[0];
 	if (!o->rx_lcores_given) {
 		memset(&o->rx_lcores, 0, sizeof(o->rx_lcores));
-		o->rx_lcores.bits[app->rx_lcore / 64] |= UINT64_C(1) << (app->rx_lcore % 64);
-		snprintf(o->rx_lcores_text, sizeof(o->rx_lcores_text), "%u", app->rx_lcore);
+		o->rx_lcores.bits[app->io.rx_lcore / 64] |= UINT64_C(1) << (app->io.rx_lcore % 64);
+		snprintf(o->rx_lcores_text, sizeof(o->rx_lcores_text), "%u", app->io.rx_lcore);
 	}
 	rps_app_enabled_lcores(&enabled);
 	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++)
@@ -41,15 +41,15 @@ rps_setup_rx_lcores(struct rps_app *app)
 				"(-l/--lcores)\n", o->rx_lcores_text, l);
 			return -1;
 		}
-	if (!rps_lcoreset_has(&o->rx_lcores, app->rx_lcore)) {
+	if (!rps_lcoreset_has(&o->rx_lcores, app->io.rx_lcore)) {
 		fprintf(stderr, "dpdk-rps: --rx-lcores %s: the RX lcores must include the EAL main "
-			"lcore (%u)\n", o->rx_lcores_text, app->rx_lcore);
+			"lcore (%u)\n", o->rx_lcores_text, app->io.rx_lcore);
 		return -1;
 	}
-	app->nb_rx = (uint16_t)rps_lcoreset_count(&o->rx_lcores);
-	app->rx = rte_zmalloc("rps_rx_lcores", sizeof(*app->rx) * app->nb_rx,
+	app->lc.nb_rx = (uint16_t)rps_lcoreset_count(&o->rx_lcores);
+	app->lc.rx = rte_zmalloc("rps_rx_lcores", sizeof(*app->lc.rx) * app->lc.nb_rx,
 			      RTE_CACHE_LINE_SIZE);
-	if (app->rx == NULL) {
+	if (app->lc.rx == NULL) {
 		fprintf(stderr, "dpdk-rps: out of memory\n");
 		return -1;
 	}
@@ -58,8 +58,8 @@ rps_setup_rx_lcores(struct rps_app *app)
 
 		if (!rps_lcoreset_has(&o->rx_lcores, l))
 			continue;
-		rx = l == app->rx_lcore ? &app->rx[0] : &app->rx[r++];
-		rx->index = (uint16_t)(rx - app->rx);
+		rx = l == app->io.rx_lcore ? &app->lc.rx[0] : &app->lc.rx[r++];
+		rx->index = (uint16_t)(rx - app->lc.rx);
 		rx->self.app = app;
 		rx->self.lcore = l;
 		rx->self.txq = 0;
@@ -95,7 +95,7 @@ rps_setup_check_map(struct rps_app *app)
 			o->map_text, bad);
 		return -1;
 	}
-	if (app->nb_rx > 1 && rps_lcoreset_count(&o->map) == 0) {
+	if (app->lc.nb_rx > 1 && rps_lcoreset_count(&o->map) == 0) {
 		fprintf(stderr, "dpdk-rps: --rx-lcores %s: several RX lcores need workers (not "
 			"--map 0, where the RX lcore processes)\n", o->rx_lcores_text);
 		return -1;

@@ -18,7 +18,7 @@ void
 rps_pairs_symmetric(struct rps_app *app, int sym_given)
 {
 	struct rps_options *o = &app->opt;
-	const struct rps_config *c = app->start_cfg;
+	const struct rps_config *c = app->ctl.start_cfg;
 
 	if (o->nb_fwd > 0 && !sym_given && (c == NULL || !c->has_symmetric)) {
 		/* inline pairs: both directions of a connection to one worker, by default keyed
@@ -39,7 +39,7 @@ void
 rps_pairs_stages(struct rps_app *app)
 {
 	struct rps_options *o = &app->opt;
-	const struct rps_config *c = app->start_cfg;
+	const struct rps_config *c = app->ctl.start_cfg;
 
 	if (o->nb_fwd > 0 && !rps_options_given(o, "stages") && (c == NULL || !c->has_stages)) {
 		/* inline: what arrives leaves unchanged (no reassembly re-cutting fragments, no
@@ -108,9 +108,9 @@ rps_pairs_port_started(struct rps_app *app, uint16_t i)
 		/* an inline pair's port: what its workers' TX queues must respect */
 		const uint16_t port = k % 2 ? o->fwd[k / 2].b : o->fwd[k / 2].a;
 
-		if (port == app->ports[i].port_id) {
-			app->fwd_mtu[k] = app->port_info[i].mtu;
-			app->fwd_multi_seg[k] = app->port_info[i].tx_multi_seg;
+		if (port == app->io.ports[i].port_id) {
+			app->io.fwd_mtu[k] = app->io.port_info[i].mtu;
+			app->io.fwd_multi_seg[k] = app->io.port_info[i].tx_multi_seg;
 		}
 	}
 }
@@ -146,10 +146,10 @@ rps_pairs_worker_txqs(const struct rps_app *app, struct rps_worker *w, int socke
 		if (rps_txq_init(ta, o->fwd[i].a, w->txq, o->burst, socket, &w->stats) < 0 ||
 		    rps_txq_init(tb, o->fwd[i].b, w->txq, o->burst, socket, &w->stats) < 0)
 			return -ENOMEM;
-		rps_txq_set_limits(ta, app->fwd_mtu[2 * i], app->fwd_multi_seg[2 * i],
-				   app->pool, app->indirect);
-		rps_txq_set_limits(tb, app->fwd_mtu[2 * i + 1],
-				   app->fwd_multi_seg[2 * i + 1], app->pool, app->indirect);
+		rps_txq_set_limits(ta, app->io.fwd_mtu[2 * i], app->io.fwd_multi_seg[2 * i],
+				   app->io.pool, app->io.indirect);
+		rps_txq_set_limits(tb, app->io.fwd_mtu[2 * i + 1],
+				   app->io.fwd_multi_seg[2 * i + 1], app->io.pool, app->io.indirect);
 		w->port_txq[o->fwd[i].a] = tb;
 		w->port_txq[o->fwd[i].b] = ta;
 	}

@@ -17,11 +17,11 @@
 /* One processing lcore as EAL and libnuma see it (debug), and what is wrong with it.
  * @p sample: a piece of its own state, to ask the kernel where that really is. */
 static void
-check_lcore_numa(const struct rps_app *app, const struct rps_worker *w, const char *role,
+check_lcore_numa(const struct rps_app_io *io, const struct rps_worker *w, const char *role,
 		 const void *sample)
 {
 	char cpus[64];
-	int eal = app->lcore_socket[w->lcore];
+	int eal = io->lcore_socket[w->lcore];
 	int node = rps_numa_lcore_node(w->lcore, cpus, sizeof(cpus));
 	int mem = sample != NULL ? rps_numa_addr_node(sample) : -ENOENT;
 	int here = node >= 0 ? node : eal;
@@ -54,24 +54,24 @@ void
 rps_setup_report_numa(const struct rps_app *app)
 {
 	char desc[256], where[32] = "an unknown socket";
-	int rx = app->lcore_socket[app->rx_lcore], port = app->rx_port_socket;
+	int rx = app->io.lcore_socket[app->io.rx_lcore], port = app->io.rx_port_socket;
 
-	for (uint16_t r = 0; r < app->nb_rx; r++)
-		check_lcore_numa(app, &app->rx[r].self, "RX", app->nb_workers > 0 ?
-				 (const void *)app->rx[r].steer.groups :
-				 (const void *)app->rx[r].self.ctx.flows);
-	for (uint16_t i = 0; i < app->nb_workers; i++)
-		check_lcore_numa(app, &app->workers[i], "worker", app->workers[i].backlog->ring);
-	(void)rps_app_map_sockets(app, &app->opt.map, NULL, desc, sizeof(desc));
+	for (uint16_t r = 0; r < app->lc.nb_rx; r++)
+		check_lcore_numa(&app->io, &app->lc.rx[r].self, "RX", app->lc.nb_workers > 0 ?
+				 (const void *)app->lc.rx[r].steer.groups :
+				 (const void *)app->lc.rx[r].self.ctx.flows);
+	for (uint16_t i = 0; i < app->lc.nb_workers; i++)
+		check_lcore_numa(&app->io, &app->lc.workers[i], "worker", app->lc.workers[i].backlog->ring);
+	(void)rps_app_map_sockets(&app->io, &app->opt.map, NULL, desc, sizeof(desc));
 	if (port >= 0)
 		snprintf(where, sizeof(where), "socket %d", port);
 	RPS_LOG(INFO, "NUMA: %d node(s); RX lcore %u on socket %d, port %u on %s; workers: %s",
-		numa_available() < 0 ? 1 : numa_num_configured_nodes(), app->rx_lcore, rx,
-		app->opt.rx_port, where, app->nb_workers > 0 ? desc : "none");
+		numa_available() < 0 ? 1 : numa_num_configured_nodes(), app->io.rx_lcore, rx,
+		app->opt.rx_port, where, app->lc.nb_workers > 0 ? desc : "none");
 	if (rx >= 0 && port >= 0 && rx != port)
 		RPS_LOG(WARNING, "NUMA: RX lcore %u is on socket %d, its port %u on socket %d: "
 			"every packet it steers crosses the interconnect; keep the RX lcore, its "
-			"port and each map's workers on one socket", app->rx_lcore, rx,
+			"port and each map's workers on one socket", app->io.rx_lcore, rx,
 			app->opt.rx_port, port);
-	rps_app_maps_check_numa(app, app->map_sets, "start");
+	rps_app_maps_check_numa(app, app->ctl.map_sets, "start");
 }

@@ -31,20 +31,20 @@ report_budgets(const struct rps_app *app, const struct rps_pool_budget *b, uint6
 			 b->backlog_cap);
 	RPS_LOG(INFO, "mbuf pool: %u mbufs%s; the RX lcores keep %u, each of %u %s may hold "
 		"%" PRIu64 " (%sreassembly %u, TX ring, bursts and return rings %u)",
-		app->pool_size, o->mbufs ? " (--mbufs)" : "", b->reserve, b->workers,
-		app->nb_workers ? "workers" : "lcore (no map)", b->share, bl, b->frag_budget,
+		app->io.pool_size, o->mbufs ? " (--mbufs)" : "", b->reserve, b->workers,
+		app->lc.nb_workers ? "workers" : "lcore (no map)", b->share, bl, b->frag_budget,
 		b->fixed);
 	if (b->overcommit)
 		rte_log(RTE_LOG_WARNING, rps_logtype, "RPS: a pool of %u mbufs is below what the "
 			"smallest budgets need (%u for the RX lcores, %u per worker and more): "
 			"each worker may hold every mbuf, and a stalled or flooded one starve the "
-			"RX lcores (rx_nombuf); raise --mbufs to %" PRIu64 "\n", app->pool_size,
+			"RX lcores (rx_nombuf); raise --mbufs to %" PRIu64 "\n", app->io.pool_size,
 			b->reserve, b->fixed, want);
 	else if (b->cut)
 		rte_log(RTE_LOG_WARNING, rps_logtype, "RPS: a pool of %u mbufs, not the %" PRIu64
 			" that --backlog %u and --frag-mbufs %u ask for: each backlog ring cut to "
 			"%u packets (what it refuses: mbuf_budget), reassembly to %u mbufs per "
-			"worker (frag_evicted); raise --mbufs%s\n", app->pool_size, want,
+			"worker (frag_evicted); raise --mbufs%s\n", app->io.pool_size, want,
 			o->backlog, b->frag_mbufs, b->backlog_cap, b->frag_budget,
 			o->mbufs ? "" : " or give EAL more memory (-m)");
 }
@@ -55,8 +55,8 @@ shared_groups(const struct rps_app *app)
 {
 	unsigned int n = 0;
 
-	for (uint16_t g = 0; g < app->nb_groups; g++)
-		n += app->group_size[g] < app->nb_workers;
+	for (uint16_t g = 0; g < app->cons.nb_groups; g++)
+		n += app->cons.group_size[g] < app->lc.nb_workers;
 	return n;
 }
 
@@ -64,8 +64,8 @@ int
 rps_setup_pool(struct rps_app *app)
 {
 	const struct rps_options *o = &app->opt;
-	const uint16_t nb_tx = app->nb_workers ? app->nb_workers : 1;
-	const int socket = app->rx_port_socket >= 0 ? app->rx_port_socket : (int)rte_socket_id();
+	const uint16_t nb_tx = app->lc.nb_workers ? app->lc.nb_workers : 1;
+	const int socket = app->io.rx_port_socket >= 0 ? app->io.rx_port_socket : (int)rte_socket_id();
 	struct rps_pool_budget bud;
 	uint64_t want;
 	int shared;
@@ -88,46 +88,46 @@ rps_setup_pool(struct rps_app *app)
 	 */
 	memset(&bud, 0, sizeof(bud));
 	bud.workers = nb_tx;
-	bud.backlogs = app->nb_workers ? app->nb_rx : 0;
+	bud.backlogs = app->lc.nb_workers ? app->lc.nb_rx : 0;
 	bud.backlog = o->backlog;
 	bud.burst = o->burst;
 	bud.frag_mbufs = rps_pipeline_has(&app->pipeline, RPS_STAGE_REASSEMBLE) ?
 			 (o->frag_mbufs ? o->frag_mbufs : o->frag_max) : 0;
-	bud.reserve = app->nb_rxq * RPS_RX_DESC + 2u * RPS_BURST_MAX * app->nb_rx +
+	bud.reserve = app->io.nb_rxq * RPS_RX_DESC + 2u * RPS_BURST_MAX * app->lc.nb_rx +
 		      384u * rte_lcore_count();
-	bud.fixed = RPS_TX_DESC + (app->nb_workers ? 2u * RPS_BURST_MAX +
-			       (o->recycle ? app->nb_rx * RPS_RECYCLE_SIZE : 0) : 0) +
+	bud.fixed = RPS_TX_DESC + (app->lc.nb_workers ? 2u * RPS_BURST_MAX +
+			       (o->recycle ? app->lc.nb_rx * RPS_RECYCLE_SIZE : 0) : 0) +
 		    /* its part of a shared consumer's ring, in each group that shares */
 		    shared_groups(app) * RPS_SHARE_PER_FEEDER(o->burst);
 	want = bud.reserve + (uint64_t)bud.workers * (bud.fixed +
 		(uint64_t)bud.backlogs * bud.backlog + bud.frag_mbufs);
-	if (app->pool_size == 0)
-		app->pool_size = o->mbufs ? o->mbufs :
+	if (app->io.pool_size == 0)
+		app->io.pool_size = o->mbufs ? o->mbufs :
 				 (uint32_t)RTE_MIN(MAX_POOL, RTE_MAX(MIN_POOL, want));
 	shared = rps_lcores_share_cpus();
 	if (shared)
 		RPS_LOG(INFO, "some lcores share a CPU: the mbuf pool uses ring_mt_rts, which a "
 			"preempted lcore cannot stall (one lcore per CPU is still what performs)");
-	app->pool = rps_port_pool_create(app->pool_size, socket, shared);
+	app->io.pool = rps_port_pool_create(app->io.pool_size, socket, shared);
 	/* The computed default covers full backlogs; when memory is short, settle for less:
 	 * the budgets shrink with it. */
-	while (app->pool == NULL && o->mbufs == 0 && rte_errno == ENOMEM &&
-	       app->pool_size / 2 >= MIN_POOL) {
-		app->pool_size /= 2;
-		app->pool = rps_port_pool_create(app->pool_size, socket, shared);
+	while (app->io.pool == NULL && o->mbufs == 0 && rte_errno == ENOMEM &&
+	       app->io.pool_size / 2 >= MIN_POOL) {
+		app->io.pool_size /= 2;
+		app->io.pool = rps_port_pool_create(app->io.pool_size, socket, shared);
 	}
-	if (app->pool == NULL) {
+	if (app->io.pool == NULL) {
 		fprintf(stderr, "dpdk-rps: cannot create a pool of %u mbufs on socket %d: %s "
-			"(use --mbufs or give EAL more memory with -m)\n", app->pool_size, socket,
+			"(use --mbufs or give EAL more memory with -m)\n", app->io.pool_size, socket,
 			rte_strerror(rte_errno));
 		return -RPS_EXIT_RUNTIME;
 	}
-	bud.pool = app->pool_size;
+	bud.pool = app->io.pool_size;
 	rps_pool_budgets(&bud);
-	app->backlog_cap = bud.backlog_cap;
-	app->frag_budget = bud.frag_budget;
-	app->worker_share = bud.share;
-	app->pool_reserve = bud.reserve;
+	app->io.backlog_cap = bud.backlog_cap;
+	app->io.frag_budget = bud.frag_budget;
+	app->io.worker_share = bud.share;
+	app->io.pool_reserve = bud.reserve;
 	report_budgets(app, &bud, want);
 	return 0;
 }

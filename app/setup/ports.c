@@ -86,11 +86,11 @@ plan_port(struct rps_app *app, const char *opt, uint16_t port, enum rps_port_rol
 	const struct rps_options *o = &app->opt;
 	const struct rps_port_plan_conf conf = {
 		.rx_queues = o->rx_queues,
-		.nb_workers = app->nb_workers ? app->nb_workers : 1,
+		.nb_workers = app->lc.nb_workers ? app->lc.nb_workers : 1,
 	};
-	struct rps_port_use *u = &app->ports[app->nb_ports];
-	struct rps_port_info *pi = &app->port_info[app->nb_ports];
-	struct rps_port_queues *q = &app->port_queues[app->nb_ports];
+	struct rps_port_use *u = &app->io.ports[app->io.nb_ports];
+	struct rps_port_info *pi = &app->io.port_info[app->io.nb_ports];
+	struct rps_port_queues *q = &app->io.port_queues[app->io.nb_ports];
 	char hint[96];
 	int rc;
 
@@ -131,7 +131,7 @@ plan_port(struct rps_app *app, const char *opt, uint16_t port, enum rps_port_rol
 	}
 	if (rc < 0)
 		return -RPS_EXIT_USAGE;
-	app->nb_ports++;
+	app->io.nb_ports++;
 	return 0;
 }
 
@@ -141,11 +141,11 @@ rps_setup_ports_plan(struct rps_app *app)
 	const struct rps_options *o = &app->opt;
 	int rc;
 
-	app->nb_rxq = 0;
-	app->nb_ports = 0;
+	app->io.nb_rxq = 0;
+	app->io.nb_ports = 0;
 	for (uint16_t p = 0; p < o->nb_rx_ports; p++) {
 		const uint16_t port = o->rx_ports[p];
-		const struct rps_port_queues *q = &app->port_queues[p];
+		const struct rps_port_queues *q = &app->io.port_queues[p];
 
 		if (p > 0 && o->tx_port == (int)port) {
 			fprintf(stderr, "dpdk-rps: --tx-port %d: an RX port other than the first; "
@@ -156,28 +156,28 @@ rps_setup_ports_plan(struct rps_app *app)
 			       workers_send_on(app, p) ? RPS_PORT_PAIR : RPS_PORT_RX, 0);
 		if (rc < 0)
 			return rc;
-		if (app->nb_rxq + q->nb_rxq > RPS_RX_QUEUES_MAX) {
+		if (app->io.nb_rxq + q->nb_rxq > RPS_RX_QUEUES_MAX) {
 			fprintf(stderr, "dpdk-rps: --rx-port: at most %u RX queues over every port\n",
 				RPS_RX_QUEUES_MAX);
 			return -RPS_EXIT_USAGE;
 		}
 		for (uint16_t i = 0; i < q->nb_rxq; i++) {
-			app->rxq_port[app->nb_rxq] = port;
-			app->rxq_queue[app->nb_rxq] = i;
-			app->nb_rxq++;
+			app->io.rxq_port[app->io.nb_rxq] = port;
+			app->io.rxq_queue[app->io.nb_rxq] = i;
+			app->io.nb_rxq++;
 		}
 	}
-	if (app->nb_rx > app->nb_rxq) {
+	if (app->lc.nb_rx > app->io.nb_rxq) {
 		fprintf(stderr, "dpdk-rps: --rx-lcores %s: %u RX lcores for %u RX queue(s): each "
 			"RX lcore needs a queue (more --rx-queues or fewer RX lcores)\n",
-			o->rx_lcores_text, app->nb_rx, app->nb_rxq);
+			o->rx_lcores_text, app->lc.nb_rx, app->io.nb_rxq);
 		return -RPS_EXIT_USAGE;
 	}
 	/* (port, queue) pair q to RX lcore q mod nb_rx: a port's queues spread over them */
-	for (uint16_t q = 0; q < app->nb_rxq; q++) {
-		struct rps_rx_lcore *rx = &app->rx[q % app->nb_rx];
+	for (uint16_t q = 0; q < app->io.nb_rxq; q++) {
+		struct rps_rx_lcore *rx = &app->lc.rx[q % app->lc.nb_rx];
 
-		app->rxq_lcore[q] = rx->index;
+		app->io.rxq_lcore[q] = rx->index;
 		rx->queues[rx->nb_queues++] = q;
 	}
 	if (o->tx_port >= 0 && o->tx_port != (int)o->rx_port) {
@@ -189,7 +189,7 @@ rps_setup_ports_plan(struct rps_app *app)
 	rc = rps_consumers_create(app);
 	if (rc < 0)
 		return rc;
-	app->rx_port_socket = app->port_info[0].socket;
+	app->io.rx_port_socket = app->io.port_info[0].socket;
 	return 0;
 }
 
@@ -198,11 +198,11 @@ static void
 report_rx_port(struct rps_app *app, uint16_t i)
 {
 	const struct rps_options *o = &app->opt;
-	const struct rps_port_info *pi = &app->port_info[i];
-	const uint16_t port = app->ports[i].port_id, nq = app->port_queues[i].nb_rxq;
+	const struct rps_port_info *pi = &app->io.port_info[i];
+	const uint16_t port = app->io.ports[i].port_id, nq = app->io.port_queues[i].nb_rxq;
 
 	/* the NIC's hash is used only when every port delivers one */
-	app->rss_hash = i == 0 ? pi->rss_hash : app->rss_hash && pi->rss_hash;
+	app->io.rss_hash = i == 0 ? pi->rss_hash : app->io.rss_hash && pi->rss_hash;
 	if (o->hash_mode == RPS_HASH_RSS && !pi->rss_hash)
 		RPS_LOG(WARNING, "--hash rss: port %u (%s) does not deliver an RSS hash; "
 			"packets without one are hashed in software", port, pi->driver);
@@ -222,10 +222,10 @@ setup_output(struct rps_app *app, const struct rps_port_info *ti, int socket)
 	const struct rps_options *o = &app->opt;
 
 	/* what leaves must be sendable: re-fragmented to the MTU (output.c) */
-	app->tx_mtu = ti->mtu;
-	app->tx_multi_seg = ti->tx_multi_seg;
-	app->indirect = rte_pktmbuf_pool_create("rps_indirect", INDIRECT_POOL, 32, 0, 0, socket);
-	if (app->indirect == NULL)
+	app->io.tx_mtu = ti->mtu;
+	app->io.tx_multi_seg = ti->tx_multi_seg;
+	app->io.indirect = rte_pktmbuf_pool_create("rps_indirect", INDIRECT_POOL, 32, 0, 0, socket);
+	if (app->io.indirect == NULL)
 		RPS_LOG(WARNING, "no pool for re-fragmentation (%s): packets above the "
 			"MTU of port %d are dropped as tx_too_big", rte_strerror(rte_errno),
 			o->tx_port);
@@ -245,18 +245,18 @@ rps_setup_ports_start(struct rps_app *app)
 		.want_rss = o->hash_mode != RPS_HASH_JHASH,
 		.rss_key = o->rss_key,
 		.rss_key_len = o->rss_key_len,
-		.pool = app->pool,
+		.pool = app->io.pool,
 		.mtu = o->mtu,
 		.tx_mixed = rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT),
 		/* an idle RX lcore sleeps on them where the PMD has them (rx_intr.c) */
 		.rx_intr = o->idle_sleep_us != 0,
 	};
-	const int socket = app->rx_port_socket >= 0 ? app->rx_port_socket : (int)rte_socket_id();
+	const int socket = app->io.rx_port_socket >= 0 ? app->io.rx_port_socket : (int)rte_socket_id();
 
-	for (uint16_t i = 0; i < app->nb_ports; i++) {
-		const struct rps_port_use *u = &app->ports[i];
-		const struct rps_port_queues *q = &app->port_queues[i];
-		int rc = rps_port_start(u, q, &conf, &app->port_info[i]);
+	for (uint16_t i = 0; i < app->io.nb_ports; i++) {
+		const struct rps_port_use *u = &app->io.ports[i];
+		const struct rps_port_queues *q = &app->io.port_queues[i];
+		int rc = rps_port_start(u, q, &conf, &app->io.port_info[i]);
 
 		if (rc < 0 && rps_port_role_rx(u->role)) {
 			fprintf(stderr, "dpdk-rps: --rx-port %u: set-up of %u RX queue(s) failed: "
@@ -271,22 +271,22 @@ rps_setup_ports_start(struct rps_app *app)
 		}
 		if (rc < 0)
 			return -RPS_EXIT_RUNTIME;
-		app->ports_started = i + 1; /* ports 0..i to stop and close */
+		app->io.ports_started = i + 1; /* ports 0..i to stop and close */
 		rps_pairs_port_started(app, i);
 		if (rps_port_role_rx(u->role)) {
-			app->rx_started = i + 1;
+			app->io.rx_started = i + 1;
 			report_rx_port(app, i);
 		} else {
-			app->tx_started = 1;
+			app->io.tx_started = 1;
 		}
 	}
 	/* respond answers from the MAC of the port a request came in on: each RX port's own,
 	 * read once here, not per packet */
-	for (uint16_t i = 0; i < app->nb_ports; i++) {
-		const uint16_t port = app->ports[i].port_id;
+	for (uint16_t i = 0; i < app->io.nb_ports; i++) {
+		const uint16_t port = app->io.ports[i].port_id;
 		char mac[RTE_ETHER_ADDR_FMT_SIZE];
 
-		if (!rps_port_role_rx(app->ports[i].role))
+		if (!rps_port_role_rx(app->io.ports[i].role))
 			continue;
 		(void)rte_eth_macaddr_get(port, &app->respond.mac[port]);
 		if (rps_pipeline_has(&app->pipeline, RPS_STAGE_RESPOND)) {
@@ -294,12 +294,12 @@ rps_setup_ports_start(struct rps_app *app)
 			RPS_LOG(INFO, "respond: port %u answers from its MAC %s", port, mac);
 		}
 	}
-	snprintf(app->rx_driver, sizeof(app->rx_driver), "%s", app->port_info[0].driver);
+	snprintf(app->io.rx_driver, sizeof(app->io.rx_driver), "%s", app->io.port_info[0].driver);
 	if (rps_pairs_want_indirect(app))
-		app->indirect = rte_pktmbuf_pool_create("rps_indirect", INDIRECT_POOL, 32, 0, 0,
+		app->io.indirect = rte_pktmbuf_pool_create("rps_indirect", INDIRECT_POOL, 32, 0, 0,
 							socket);
 	if (o->tx_port >= 0 && rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT))
-		setup_output(app, o->tx_port == (int)o->rx_port ? &app->port_info[0] :
-			     &app->port_info[app->nb_ports - 1], socket);
+		setup_output(app, o->tx_port == (int)o->rx_port ? &app->io.port_info[0] :
+			     &app->io.port_info[app->io.nb_ports - 1], socket);
 	return 0;
 }

@@ -29,12 +29,12 @@
 #define RPS_TX_DESC 1024
 
 /* signals.c: install the handlers (again: the first time is before main()); SIGHUP asks
- * for a reload, SIGINT and SIGTERM set app->quit. */
+ * for a reload, SIGINT and SIGTERM set app->life.quit. */
 void rps_signals_take(struct rps_app *app);
 /* signals.c: the handler touches @p app no more (before it is freed). */
 void rps_signals_release(void);
 /* signals.c: a stop asked for during start-up: said (which signal, @p during) and 1. */
-int rps_stop_requested(const struct rps_app *app, const char *during);
+int rps_stop_requested(const struct rps_app_life *life, const char *during);
 
 /* hash_options.c: complete the hash options (symmetric, inner, VXLAN ports, the Toeplitz
  * key: the file's, or drawn now) and refuse the combinations that cannot work. -1 on error. */
@@ -65,10 +65,10 @@ int rps_pairs_rx_ports(struct rps_app *app);
 /* ports.c's plan: say that paired port @p port cannot have @p nb_txq TX queues. */
 void rps_pairs_report_txq_limit(uint16_t port, const struct rps_port_info *pi,
 				uint16_t nb_txq);
-/* ports.c's start, app->ports[@p i] started: its MTU and multi-segment for each pair side
- * it is (app->fwd_mtu, app->fwd_multi_seg). */
+/* ports.c's start, app->io.ports[@p i] started: its MTU and multi-segment for each pair side
+ * it is (app->io.fwd_mtu, app->io.fwd_multi_seg). */
 void rps_pairs_port_started(struct rps_app *app, uint16_t i);
-/* ports.c's start: whether the pairs need the re-fragmentation pool (app->indirect). */
+/* ports.c's start: whether the pairs need the re-fragmentation pool (app->io.indirect). */
 int rps_pairs_want_indirect(const struct rps_app *app);
 /* worker_loop.c's rps_worker_ctx_init(): worker @p w's TX queue on each pair's ports and
  * its port_txq (output's queue by RX port), state on @p socket; 0 or -ENOMEM. */
@@ -94,7 +94,7 @@ int rps_setup_stages(struct rps_app *app);
 void rps_setup_report_numa(const struct rps_app *app);
 
 /* launch.c: launch the workers and the other RX lcores, then the live table, control and
- * telemetry. @return 0 or RPS_EXIT_RUNTIME (a launch failed: app->quit set). */
+ * telemetry. @return 0 or RPS_EXIT_RUNTIME (a launch failed: app->life.quit set). */
 int rps_setup_launch(struct rps_app *app);
 
 /* teardown.c: stop what can call in, flush the lcores' state, read and close the ports,

@@ -32,17 +32,17 @@ on_signal(int sig)
 		int saved = errno;
 		uint64_t one = 1;
 
-		__atomic_store_n(&signal_app->reload_requested, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&signal_app->life.reload_requested, 1, __ATOMIC_RELAXED);
 		/* wake the control thread now rather than at its next tick */
-		if (signal_app->wake_fd >= 0 && write(signal_app->wake_fd, &one, sizeof(one)) < 0)
+		if (signal_app->ctl.wake_fd >= 0 && write(signal_app->ctl.wake_fd, &one, sizeof(one)) < 0)
 			errno = saved;
 		errno = saved;
 	} else {
 		int saved = errno;
 
-		__atomic_store_n(&signal_app->quit_signal, sig, __ATOMIC_RELAXED);
-		__atomic_store_n(&signal_app->quit, 1, __ATOMIC_RELAXED);
-		rps_rx_intr_stop(signal_app); /* RX lcores asleep on interrupts see it now */
+		__atomic_store_n(&signal_app->life.quit_signal, sig, __ATOMIC_RELAXED);
+		__atomic_store_n(&signal_app->life.quit, 1, __ATOMIC_RELAXED);
+		rps_rx_intr_stop(&signal_app->life); /* RX lcores asleep on interrupts see it now */
 		errno = saved;
 	}
 }
@@ -57,10 +57,10 @@ rps_signals_take(struct rps_app *app)
 	sa.sa_handler = on_signal;
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	if (!app->wake_made) {
-		app->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-		app->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-		app->wake_made = 1;
+	if (!app->ctl.wake_made) {
+		app->ctl.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		app->life.stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		app->ctl.wake_made = 1;
 	}
 	signal_app = app;
 	for (unsigned int i = 0; i < RTE_DIM(sigs); i++)
@@ -75,11 +75,11 @@ rps_signals_release(void)
 
 /* A stop asked for during start-up: say so and by which signal (0: none asked). */
 int
-rps_stop_requested(const struct rps_app *app, const char *during)
+rps_stop_requested(const struct rps_app_life *life, const char *during)
 {
-	int sig = __atomic_load_n(&app->quit_signal, __ATOMIC_RELAXED);
+	int sig = __atomic_load_n(&life->quit_signal, __ATOMIC_RELAXED);
 
-	if (!__atomic_load_n(&app->quit, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&life->quit, __ATOMIC_RELAXED))
 		return 0;
 	fprintf(stderr, "dpdk-rps: start-up interrupted by %s during %s: stopping\n",
 		sig ? strsignal(sig) : "a stop request", during);

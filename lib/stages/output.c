@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* output.c: the output stage and the buffered per-lcore TX queues it (and respond) use; what
  * leaves must be sendable: re-fragmented to the port's MTU, in one segment where the port
- * takes only one (rps_txq_set_limits()). */
+ * takes only one (rps_txq_set_limits()). A TX queue is set up here, a consumer's too
+ * (rps_txq_set_consumer()); a consumer queue's send is share.c's, which output.c calls and
+ * which calls nothing here. */
 #include <errno.h>
 
 #include <rte_ip_frag.h>
@@ -112,6 +114,21 @@ rps_txq_set_limits(struct rps_txq *q, uint16_t mtu, int multi_seg, struct rte_me
 	q->multi_seg = multi_seg != 0;
 	q->direct = direct;
 	q->indirect = indirect;
+}
+
+void
+rps_txq_set_consumer(struct rps_txq *q, struct rps_share *share, int wait, const int *stop)
+{
+	q->consumer = 1;
+	q->share = share;
+	q->wait = wait != 0 && stop != NULL;
+	q->stop = stop;
+	if (share != NULL) {
+		q->memif = share->memif;
+		q->port = share->port;
+		q->queue = share->queue;
+	}
+	rps_txq_set_limits(q, 0, 1, NULL, NULL); /* memif takes any length, any chain */
 }
 
 /* Whether the parse stage found IPv4 or IPv6 (then l2_len is the L2 header's length). */

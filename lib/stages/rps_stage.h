@@ -211,7 +211,7 @@ void rps_txq_fini(struct rps_txq *q);
  * then the share's), NULL when q is the only one. @p wait (backpressure): a full queue is
  * retried until it takes the packets, the client goes away (consumer_absent) or @p *stop is
  * set (consumer_full); 0: refused packets are dropped at once. Consumer queues are not
- * re-fragmented: memif chains a frame of any length over its buffers.
+ * re-fragmented: memif chains a frame of any length over its buffers. (output.c)
  */
 void rps_txq_set_consumer(struct rps_txq *q, struct rps_share *share, int wait,
 			  const int *stop);

@@ -5,6 +5,8 @@
  * through the consumer's multi-producer ring that whichever worker holds its trylock drains
  * into the endpoint (rps_stage.h: struct rps_share).
  * A full queue drops (consumer_full) or, with backpressure, is waited for.
+ * output.c owns the queue (set-up, limits, rps_txq_set_consumer()) and calls in here to
+ * flush a consumer's queue; nothing here calls back into output.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -45,21 +47,6 @@ rps_share_fini(struct rps_share *s)
 		rte_pktmbuf_free(m);
 	rte_ring_free(s->ring);
 	s->ring = NULL;
-}
-
-void
-rps_txq_set_consumer(struct rps_txq *q, struct rps_share *share, int wait, const int *stop)
-{
-	q->consumer = 1;
-	q->share = share;
-	q->wait = wait != 0 && stop != NULL;
-	q->stop = stop;
-	if (share != NULL) {
-		q->memif = share->memif;
-		q->port = share->port;
-		q->queue = share->queue;
-	}
-	rps_txq_set_limits(q, 0, 1, NULL, NULL); /* memif takes any length, any chain */
 }
 
 /* Why the consumer refused packets: absent while it has no client (for a port: its link

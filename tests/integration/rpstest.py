@@ -40,7 +40,8 @@ import gen_traffic  # noqa: E402  (tools/gen_traffic.py, the generator the tests
 
 
 def telemetry_source(root):
-    """The program's telemetry.c under the source tree root, wherever under app/ it lives."""
+    """The program's telemetry.c under the source tree root, wherever under app/ it lives:
+    the one table that registers every /rps/ command (each command is in a tel_*.c beside it)."""
     found = sorted(glob.glob(os.path.join(root, 'app', '**', 'telemetry.c'), recursive=True))
     if len(found) != 1:
         raise RuntimeError('expected one app/**/telemetry.c, found %r' % found)

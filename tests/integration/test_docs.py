@@ -47,7 +47,7 @@ def mentions(text, name):
     return '`%s`' % name in text or '`%s.' % name in text
 
 
-# What telemetry.c's secrets_visible() does, as every doc that says it words it.
+# What tel_config.c's secrets_visible() does, as every doc that says it words it.
 SECRETS_RULE = 'closed to group and others'
 
 
@@ -101,6 +101,16 @@ def main():
     missing = [s for s in stages if not re.search(r'^\| `%s` \|' % s, design, re.M)]
     if missing:
         errs.append('not in the Stages table of docs/design.md: %s' % ', '.join(missing))
+    # the application context's parts (struct rps_app in app/app.h): a row each in the
+    # "Who writes what" table, which says who writes it and how its readers synchronise
+    app_h = read('app/app.h')
+    body = app_h[app_h.index('struct rps_app {'):]
+    parts = re.findall(r'^\tstruct rps_app_\w+ (\w+);', body[:body.index('\n};')], re.M)
+    who = section(read('docs/design.md'), '## Who writes what', 'docs/design.md')
+    missing = [p for p in parts if '(`%s`,' % p not in who]
+    if len(parts) < 8 or missing:
+        errs.append('parts of struct rps_app (app/app.h) not in the "Who writes what" table '
+                    'of docs/design.md: %s (%d parsed)' % (', '.join(missing), len(parts)))
     conf = read('docs/configuration.md')
     missing = [o for o in opts if '`%s' % o not in conf]
     if missing:
