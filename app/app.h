@@ -315,6 +315,9 @@ void rps_consumers_wait(struct rps_app *app);
 /* A consumer's counters: the sums over the workers feeding it (each writes its own). */
 struct rps_consumer_stats {
 	uint64_t delivered, absent, full;
+	/* --consumer-mode inline (group 0): what it returned; what went on without it
+	 * (--consumer-fail open), by why */
+	uint64_t returned, open_absent, open_full;
 	struct rps_memif_stats link;   /* its endpoint's: connected, clients and refusals */
 };
 void rps_consumer_stats(const struct rps_app *app, uint16_t c, struct rps_consumer_stats *s);

@@ -81,6 +81,14 @@ struct rps_worker {
 	struct rps_txq fwd_txq[2 * RPS_FORWARD_MAX]; /* --forward: its queue on pair i's a (2i)
 						      * and b (2i + 1) */
 	struct rps_txq *port_txq[RTE_MAX_ETHPORTS]; /* output's queue by RX port (ctx) */
+	/* --consumer-mode inline (setup/pairs.c): direction d = 2i (in by pair i's a, out by
+	 * its b) or 2i + 1 (the other way), nb_inl of them; all this worker's own */
+	struct rps_txq inl_txq[2 * RPS_FORWARD_MAX]; /* to its group-0 consumer, ring d */
+	struct rps_txq ret_txq[2 * RPS_FORWARD_MAX]; /* what it returned on ring d, out */
+	struct rps_txq *inl_port_txq[RTE_MAX_ETHPORTS]; /* inl_txq by RX port (ctx) */
+	uint16_t inl_in_port[2 * RPS_FORWARD_MAX];  /* direction d's RX port */
+	struct rps_memif *inl_memif;   /* its group-0 consumer's endpoint, NULL: not inline */
+	uint16_t nb_inl;
 	struct rps_txq *reply_port_txq[RTE_MAX_ETHPORTS]; /* respond's queue by RX port (ctx) */
 	struct rps_flow_snap *flow_snap; /* NULL without the flow stage */
 	uint64_t next_snap_tsc;

@@ -15,6 +15,7 @@
 #include "setup.h"
 #include "rps_idle.h"
 #include "rps_flow.h"
+#include "rps_memif.h"
 #include "rps_reasm.h"
 
 /* Bytes of each dequeued packet prefetched before the stages run (the checksum reads all). */
@@ -65,7 +66,8 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 				   app->io.indirect);
 		c->out_txq = &w->out_txq;
 	}
-	if (rps_pairs_worker_txqs(app, w, socket) < 0) /* --forward: setup/pairs.c */
+	if (rps_pairs_worker_txqs(app, w, socket) < 0 || /* --forward: setup/pairs.c */
+	    rps_pairs_worker_inline(app, w, socket) < 0)
 		return -ENOMEM;
 	if (rps_pipeline_has(&app->pipeline, RPS_STAGE_RESPOND)) {
 		/* a request is answered on the port it came in on, by this lcore's queue there:
@@ -148,6 +150,12 @@ rps_worker_ctx_fini(struct rps_worker *w, int keep_snap)
 	for (unsigned int i = 0; i < RTE_DIM(w->reply_txq); i++)
 		if (w->reply_txq[i].buf != NULL)
 			rps_txq_fini(&w->reply_txq[i]);
+	for (unsigned int i = 0; i < RTE_DIM(w->inl_txq); i++) {
+		if (w->inl_txq[i].buf != NULL)
+			rps_txq_fini(&w->inl_txq[i]); /* (fail-open ones go by fwd_txq: first) */
+		if (w->ret_txq[i].buf != NULL)
+			rps_txq_fini(&w->ret_txq[i]);
+	}
 	for (unsigned int i = 0; i < RTE_DIM(w->fwd_txq); i++)
 		if (w->fwd_txq[i].buf != NULL)
 			rps_txq_fini(&w->fwd_txq[i]);
@@ -181,6 +189,8 @@ rps_process_burst(struct rps_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	if (w->ctx.reply_txq != NULL) /* respond's own queues (the others are flushed here) */
 		for (uint16_t i = 0; i < w->app->opt.nb_rx_ports; i++)
 			rps_txq_flush(&w->reply_txq[i]);
+	for (uint16_t d = 0; d < w->nb_inl; d++) /* inline consumers: before the forwards */
+		rps_txq_flush(&w->inl_txq[d]);  /* (a fail-open flush sends there) */
 	if (w->ctx.port_txq != NULL) /* inline pairs: each paired port's queue */
 		for (uint16_t i = 0; i < 2 * w->app->opt.nb_fwd; i++)
 			rps_txq_flush(&w->fwd_txq[i]);
@@ -245,6 +255,72 @@ rps_process_idle(struct rps_worker *w)
 	}
 }
 
+/*
+ * --consumer-mode inline: take what this worker's consumer returned on each direction's
+ * ring (its verdict to pass) and send it on by the direction's other port, in the
+ * consumer's order. Copies into the pool's mbufs (rps_memif_rx()): the client's memory is
+ * never sent from. @return how many it took.
+ */
+static uint32_t
+worker_returns(struct rps_worker *w)
+{
+	struct rte_mbuf *pkts[RPS_BURST_MAX];
+	uint32_t total = 0;
+
+	for (uint16_t d = 0; d < w->nb_inl; d++) {
+		const uint16_t n = rps_memif_rx(w->inl_memif, d, w->app->io.pool, pkts,
+						w->app->opt.burst);
+
+		if (n == 0)
+			continue;
+		RPS_CTR_ADD(w->inl_txq[d].returned, n);
+		RPS_CTR_ADD(w->stats.consumer_returned, n);
+		for (uint16_t i = 0; i < n; i++) {
+			pkts[i]->port = w->inl_in_port[d]; /* as it came in, for its counters */
+			rps_txq_send(&w->ret_txq[d], pkts[i]);
+		}
+		rps_txq_flush(&w->ret_txq[d]);
+		total += n;
+	}
+	return total;
+}
+
+/* What the worker's inline consumer still holds, for the moves (rps_backlog_drain_update()):
+ * packets sent it and not yet taken, and, when it just returned some, at least one (it is
+ * busy: more may follow). */
+static inline uint64_t
+consumer_held(const struct rps_worker *w, uint32_t returned)
+{
+	if (w->inl_memif == NULL)
+		return 0;
+	return rps_memif_tx_unread(w->inl_memif) + (returned != 0);
+}
+
+/* At exit, once the backlogs are empty: what the consumer still returns, until it has
+ * been quiet for RETURNS_QUIET_MS (at most RETURNS_EXIT_MS in all). */
+#define RETURNS_QUIET_MS 50u
+#define RETURNS_EXIT_MS 1000u
+
+static void
+worker_returns_drain(struct rps_worker *w)
+{
+	const uint64_t hz = rte_get_tsc_hz(), t0 = rte_rdtsc();
+	uint64_t last = t0;
+
+	if (w->nb_inl == 0)
+		return;
+	for (;;) {
+		const uint64_t now = rte_rdtsc();
+
+		if (worker_returns(w) != 0 || rps_memif_tx_unread(w->inl_memif) != 0)
+			last = now;
+		if (now - last > RETURNS_QUIET_MS * hz / 1000 ||
+		    now - t0 > RETURNS_EXIT_MS * hz / 1000)
+			break;
+		rte_delay_us_sleep(100);
+	}
+}
+
 /* For rps_wake_sleep()'s re-check after it announced the sleep: nothing on any backlog and
  * the RX lcores still running (rx_done, stored before the exit's kicks, ends the sleep). */
 static int
@@ -287,8 +363,10 @@ worker_idle(struct rps_worker *w, struct rps_idle *idle, const volatile uint32_t
 {
 	int slept;
 
-	/* --idle-wait monitor on a CPU with WAITPKG: a monitored wait, no syscall */
-	if ((w->app->opt.idle_wait && idle->monitor && watch != NULL) || w->backlog->wake == NULL)
+	/* --idle-wait monitor on a CPU with WAITPKG: a monitored wait, no syscall; an inline
+	 * consumer's worker naps (up to --idle-sleep): its consumer's returns wake no one */
+	if ((w->app->opt.idle_wait && idle->monitor && watch != NULL) ||
+	    w->backlog->wake == NULL || w->nb_inl != 0)
 		return rps_idle_poll(idle, 0, w->ctx.now, watch, hz);
 	if (rps_idle_next(idle, 0, w->ctx.now) == 0) {
 		rte_pause();
@@ -321,7 +399,7 @@ rps_worker_main(void *arg)
 	rte_rcu_qsbr_thread_online(w->app->io.cap_qsbr, tid);
 	for (;;) {
 		struct rps_backlog *from;
-		uint32_t left, n;
+		uint32_t left, n, returned = 0;
 
 		/* between bursts: no TX callback (a capture's) is running */
 		rte_rcu_qsbr_quiescent(w->app->io.cap_qsbr, tid);
@@ -336,10 +414,16 @@ rps_worker_main(void *arg)
 
 		RPS_CTR_ADD(st->polls, 1);
 		rps_process_idle(w);
+		if (w->nb_inl != 0) /* inline consumers: what they returned */
+			returned = worker_returns(w);
 		for (uint16_t r = 0; r < w->in.nb; r++)
-			rps_backlog_drain_update(w->in.b[r], rps_reasm_held(w->ctx.reasm),
-						 w->ctx.now);
+			rps_backlog_drain_update(w->in.b[r], rps_reasm_held(w->ctx.reasm) +
+						 consumer_held(w, returned), w->ctx.now);
 		if (n == 0) {
+			if (returned != 0) {
+				rps_idle_next(&idle, 1, 0);
+				continue;
+			}
 			/* Stop only after an empty dequeue that follows seeing rx_done. */
 			if (draining)
 				break;
@@ -372,6 +456,7 @@ rps_worker_main(void *arg)
 	for (uint16_t g = 0; g < w->app->cons.nb_groups; g++)
 		if (w->cons_txq[g].share != NULL)
 			rps_txq_share_drain(&w->cons_txq[g], 0);
+	worker_returns_drain(w); /* inline consumers: their last verdicts */
 	rte_rcu_qsbr_thread_offline(w->app->io.cap_qsbr, tid);
 	return 0;
 }

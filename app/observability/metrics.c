@@ -326,6 +326,25 @@ consumer_metrics(struct rps_expo *e, const struct rps_app *app)
 		rps_expo_u64(e, la, 3, st[i].absent);
 		rps_expo_u64(e, lf, 3, st[i].full);
 	}
+	rps_expo_family(e, "dpdk_rps_consumer_returned", RPS_EXPO_COUNTER,
+			"--consumer-mode inline: packets the consumer returned (its verdict to "
+			"pass), sent on by the pair's other port");
+	for (uint16_t i = 0; i < nb; i++)
+		rps_expo_u64(e, lab[i], 2, st[i].returned);
+	rps_expo_family(e, "dpdk_rps_consumer_fail_open", RPS_EXPO_COUNTER,
+			"--consumer-fail open: packets for the consumer forwarded directly, by "
+			"why: consumer_absent (no client connected), consumer_full (no room)");
+	for (uint16_t i = 0; i < nb; i++) {
+		const struct rps_expo_label la[] = {
+			{ "consumer", id[i] }, { "group", grp[i] },
+			{ "reason", "consumer_absent" } };
+		const struct rps_expo_label lf[] = {
+			{ "consumer", id[i] }, { "group", grp[i] },
+			{ "reason", "consumer_full" } };
+
+		rps_expo_u64(e, la, 3, st[i].open_absent);
+		rps_expo_u64(e, lf, 3, st[i].open_full);
+	}
 	rps_expo_family(e, "dpdk_rps_consumer_connected", RPS_EXPO_GAUGE,
 			"1 while a memif client is connected to the consumer's socket");
 	for (uint16_t i = 0; i < nb; i++)

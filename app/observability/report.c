@@ -292,6 +292,15 @@ summary_consumers(const struct rps_app *app, FILE *out)
 	}
 	fprintf(out, "  (refusals: clients turned away, left or timed out in their handshake, "
 		"or sent away: /rps/consumers has each count)\n");
+	for (uint16_t i = 0; app->opt.consumer_inline && i < app->cons.group_size[0]; i++) {
+		struct rps_consumer_stats st;
+
+		rps_consumer_stats(app, i, &st);
+		fprintf(out, "  consumer %u in the path: returned %" PRIu64 ", dropped by its "
+			"verdict %" PRIu64 ", fail_open consumer_absent %" PRIu64 " consumer_full %"
+			PRIu64 "\n", i, st.returned, st.delivered - RTE_MIN(st.delivered, st.returned),
+			st.open_absent, st.open_full);
+	}
 }
 
 /* Steering rules: a line per rule, in match order (the control thread has stopped). */
@@ -487,14 +496,19 @@ json_consumers(FILE *f, const struct rps_app *app)
 		fprintf(f, "%s\n    {\"consumer\": %u, \"group\": %u, \"socket\": ",
 			i ? "," : "", i, k->group);
 		json_str(f, k->path);
-		fprintf(f, ", \"workers\": %u, \"connected\": %s, "
-			"\"reconnects\": %" PRIu64 ", \"delivered\": %" PRIu64 ", \"dropped\": "
+		fprintf(f, ", \"workers\": %u, \"connected\": %s, \"inline\": %s, "
+			"\"returned\": %" PRIu64 ", \"verdict_dropped\": %" PRIu64 ", "
+			"\"fail_open\": {\"consumer_absent\": %" PRIu64 ", \"consumer_full\": %"
+			PRIu64 "}", k->feeders, st.link.up ? "true" : "false",
+			app->opt.consumer_inline && k->group == 0 ? "true" : "false", st.returned,
+			st.delivered - RTE_MIN(st.delivered, st.returned), st.open_absent,
+			st.open_full);
+		fprintf(f, ", \"reconnects\": %" PRIu64 ", \"delivered\": %" PRIu64 ", \"dropped\": "
 			"{\"consumer_absent\": %" PRIu64 ", \"consumer_full\": %" PRIu64 "}, "
 			"\"clients\": {\"accepted\": %" PRIu64 ", \"connects\": %" PRIu64
 			", \"disconnects\": %" PRIu64 ", \"refused\": %" PRIu64 ", \"aborted\": %"
 			PRIu64 ", \"timeouts\": %" PRIu64 ", \"rejected\": %" PRIu64 ", \"broken\": %"
 			PRIu64 ", \"kicks_drained\": %" PRIu64 "}}",
-			k->feeders, st.link.up ? "true" : "false",
 			connects > 0 ? connects - 1 : 0, st.delivered, st.absent, st.full,
 			st.link.accepted, st.link.connects, st.link.disconnects, st.link.refused,
 			st.link.aborted, st.link.timeouts, st.link.rejected, st.link.broken,

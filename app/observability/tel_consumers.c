@@ -57,6 +57,10 @@ consumers_build(struct tel_out *o, const void *arg)
 		tel_u64(&c, "delivered", st.delivered);
 		tel_u64(&c, "dropped_consumer_absent", st.absent);
 		tel_u64(&c, "dropped_consumer_full", st.full);
+		tel_int(&c, "inline", app->opt.consumer_inline && k->group == 0);
+		tel_u64(&c, "returned", st.returned);
+		tel_u64(&c, "fail_open_consumer_absent", st.open_absent);
+		tel_u64(&c, "fail_open_consumer_full", st.open_full);
 		snprintf(name, sizeof(name), "%u", i);
 		tel_close(&cs, name, &c);
 	}

@@ -72,7 +72,7 @@ check_off(const struct rps_app *app)
 {
 	static const enum rps_setting_id needs[] = {
 		RPS_SET_CONSUMER_SOCKET, RPS_SET_CONSUMER_WAIT, RPS_SET_CONSUMER_GROUP,
-		RPS_SET_CONSUMER_SECRET
+		RPS_SET_CONSUMER_SECRET, RPS_SET_CONSUMER_MODE, RPS_SET_CONSUMER_FAIL
 	};
 	char from[ORIGIN_MAX];
 
@@ -84,6 +84,55 @@ check_off(const struct rps_app *app)
 				"(K > 0)\n", origin(app, needs[i], 0, from, sizeof(from)));
 			return -1;
 		}
+	return 0;
+}
+
+/* --consumer-mode inline: group 0's consumers in the path of inline pairs, one per worker
+ * (each worker sends to and takes the returns of its own: a consumer several workers fed
+ * would return one flow's packets to whichever of them polled). --consumer-fail without
+ * it says nothing. */
+static int
+inline_check(const struct rps_app *app, const char *from)
+{
+	const struct rps_options *o = &app->opt;
+	const unsigned int nw = rps_lcoreset_count(&o->map);
+	char mfrom[ORIGIN_MAX];
+
+	origin(app, RPS_SET_CONSUMER_MODE, 1, mfrom, sizeof(mfrom));
+	if (!o->consumer_inline) {
+		if ((rps_options_given(o, "consumer-fail") ||
+		     (app->ctl.start_cfg != NULL && app->ctl.start_cfg->line[RPS_SET_CONSUMER_FAIL] != 0))) {
+			fprintf(stderr, "dpdk-rps: %s: only with --consumer-mode inline (the "
+				"consumers are taps: nothing waits for them)\n",
+				origin(app, RPS_SET_CONSUMER_FAIL, 0, mfrom, sizeof(mfrom)));
+			return -1;
+		}
+		return 0;
+	}
+	if (o->nb_fwd == 0) {
+		fprintf(stderr, "dpdk-rps: %s inline: needs --forward A:B: what a consumer returns "
+			"leaves by the pair's other port\n", mfrom);
+		return -1;
+	}
+	for (uint16_t i = 0; i < o->nb_rx_ports; i++) {
+		int paired = 0;
+
+		for (uint16_t k = 0; k < o->nb_fwd; k++)
+			paired |= o->rx_ports[i] == o->fwd[k].a || o->rx_ports[i] == o->fwd[k].b;
+		if (!paired) {
+			fprintf(stderr, "dpdk-rps: %s inline: RX port %u is in no --forward pair: "
+				"what its consumer returned would have nowhere to go\n", mfrom,
+				o->rx_ports[i]);
+			return -1;
+		}
+	}
+	if (o->group_size[0] != nw) {
+		fprintf(stderr, "dpdk-rps: %s inline: group 0 has %u consumer(s) for %u workers: "
+			"in the path each worker has its own consumer (%s %u%s)\n", mfrom,
+			o->group_size[0], nw, from, nw, o->consumer_groups > 1 ? ",..." : "");
+		return -1;
+	}
+	RTE_BUILD_BUG_ON(2 * RPS_FORWARD_MAX > RPS_MEMIF_RINGS_MAX);
 	return 0;
 }
 
@@ -146,6 +195,8 @@ rps_consumers_check(struct rps_app *app)
 		fprintf(stderr, "dpdk-rps: %s %s: %s\n", sfrom, o->consumer_socket, why);
 		return -1;
 	}
+	if (inline_check(app, from) < 0)
+		return -1;
 	if (o->nb_consumer_secrets > 1 && o->nb_consumer_secrets != k) {
 		fprintf(stderr, "dpdk-rps: %s: %u secrets for %u consumers: give one for all, or "
 			"one per consumer\n", origin(app, RPS_SET_CONSUMER_SECRET, 0, sfrom,
@@ -225,6 +276,9 @@ rps_consumers_create(struct rps_app *app)
 				  o->consumer_secret[o->nb_consumer_secrets > 1 ? c : 0],
 			.mode = grp ? 0660 : 0600, .gid = grp ? app->cons.consumer_gid : (gid_t)-1,
 			.handshake_ms = RPS_MEMIF_HANDSHAKE_MS, .name = "dpdk-rps",
+			/* inline, group 0: a ring each way per direction of each pair */
+			.rings = o->consumer_inline && cs->group == 0 ? 2 * o->nb_fwd : 1,
+			.returns = o->consumer_inline && cs->group == 0,
 		};
 		int rc;
 
@@ -256,11 +310,17 @@ rps_consumers_create(struct rps_app *app)
 			}
 			cs->share.memif = cs->memif;
 		}
-		RPS_LOG(INFO, "consumer %u: memif server at %s (mode %s%s%s), fed by %u worker(s)%s",
+		RPS_LOG(INFO, "consumer %u: memif server at %s (mode %s%s%s), fed by %u worker(s)%s%s",
 			c, cs->path, grp ? "0660, group " : "0600", grp ? o->consumer_group : "",
 			conf.secret != NULL ? ", a secret" : "", cs->feeders,
-			cs->feeders > 1 ? " through one shared ring" : "");
+			cs->feeders > 1 ? " through one shared ring" : "",
+			conf.returns ? "; inline: a ring each way per direction of each pair" : "");
 	}
+	if (app->opt.consumer_inline)
+		RPS_LOG(NOTICE, "consumers in the path (--consumer-mode inline): a packet whose "
+			"consumer is absent or full is %s", app->opt.consumer_fail_open ?
+			"forwarded directly (--consumer-fail open)" :
+			"dropped (--consumer-fail closed)");
 	return 0;
 }
 

@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include <rte_cycles.h>
+
 #include "app.h"
 #include "setup.h"
 
@@ -154,5 +156,58 @@ rps_pairs_worker_txqs(const struct rps_app *app, struct rps_worker *w, int socke
 		w->port_txq[o->fwd[i].b] = ta;
 	}
 	c->port_txq = w->port_txq;
+	return 0;
+}
+
+/* How long a bucket's move may wait for a worker's inline consumer to return what it
+ * holds (rps_backlog_drain_update(): a worker whose consumer has packets not yet read
+ * publishes its head of this long ago). */
+#define INLINE_HOLD_MS 20u
+
+int
+rps_pairs_worker_inline(struct rps_app *app, struct rps_worker *w, int socket)
+{
+	const struct rps_options *o = &app->opt;
+	const struct rps_consumer *k;
+
+	w->inl_memif = NULL;
+	w->nb_inl = 0;
+	if (!o->consumer_inline || app->cons.nb_consumers == 0 || o->nb_fwd == 0 ||
+	    !rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT))
+		return 0;
+	k = &app->cons.consumers[rps_consumer_of(&app->cons, 0, w->index)];
+	for (uint16_t p = 0; p < RTE_MAX_ETHPORTS; p++)
+		w->inl_port_txq[p] = NULL;
+	for (uint16_t i = 0; i < o->nb_fwd; i++) {
+		for (uint16_t side = 0; side < 2; side++) {
+			/* d = 2i: in by a, out by b (fwd_txq[2i + 1]); d = 2i + 1: the other way */
+			const uint16_t d = (uint16_t)(2 * i + side);
+			struct rps_txq *out = &w->fwd_txq[2 * i + !side];
+			struct rps_txq *q = &w->inl_txq[d], *r = &w->ret_txq[d];
+
+			if (rps_txq_init(q, 0, 0, o->burst, socket, &w->stats) < 0 ||
+			    rps_txq_init(r, out->port, w->txq, o->burst, socket, &w->stats) < 0)
+				return -ENOMEM;
+			rps_txq_set_memif(q, k->memif);
+			rps_txq_set_ring(q, d);
+			rps_txq_set_consumer(q, NULL, app->lc.rx[0].steer.backpressure,
+					     &app->life.consumers_stop);
+			if (o->consumer_fail_open && rps_txq_set_fail_open(q, out, socket) < 0)
+				return -ENOMEM;
+			rps_txq_set_limits(r, out->mtu, out->multi_seg, app->io.pool, app->io.indirect);
+			rps_txq_set_returns(r);
+			w->inl_in_port[d] = side ? o->fwd[i].b : o->fwd[i].a;
+			w->inl_port_txq[w->inl_in_port[d]] = q;
+		}
+	}
+	w->inl_memif = k->memif;
+	w->nb_inl = (uint16_t)(2 * o->nb_fwd);
+	w->ctx.inline_txq = w->inl_port_txq;
+	/* a bucket moves off this worker once its consumer has taken what it was sent and
+	 * returned it, or INLINE_HOLD_MS at most (the reassembly timeout where longer) */
+	for (uint16_t r = 0; r < w->in.nb; r++)
+		if (w->in.b[r]->cons.hold < (uint64_t)INLINE_HOLD_MS * rte_get_tsc_hz() / 1000)
+			rps_backlog_drain_init(w->in.b[r], (uint64_t)INLINE_HOLD_MS *
+					       rte_get_tsc_hz() / 1000);
 	return 0;
 }

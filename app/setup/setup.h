@@ -73,6 +73,10 @@ int rps_pairs_want_indirect(const struct rps_app *app);
 /* worker_loop.c's rps_worker_ctx_init(): worker @p w's TX queue on each pair's ports and
  * its port_txq (output's queue by RX port), state on @p socket; 0 or -ENOMEM. */
 int rps_pairs_worker_txqs(const struct rps_app *app, struct rps_worker *w, int socket);
+/* --consumer-mode inline: @p w's queues to its group-0 consumer, one per direction of each
+ * pair (with --consumer-fail open, each falling back to the direction's forward), and its
+ * queues for what the consumer returns. After rps_pairs_worker_txqs(). */
+int rps_pairs_worker_inline(struct rps_app *app, struct rps_worker *w, int socket);
 
 /* ports.c: every port with its role (the --rx-port list, then the --tx-port when another),
  * queried and planned, and the RX queues spread over the RX lcores; nothing configured. */

@@ -385,6 +385,8 @@ static const struct cfg_field {
 	[RPS_SET_RESPOND_RATE] = FIELD(respond_rate, has_respond_rate),
 	[RPS_SET_RESPOND_BURST] = FIELD(respond_burst, has_respond_burst),
 	[RPS_SET_CONSUMER_WAIT] = FIELD(consumer_wait_ms, has_consumer_wait_ms),
+	[RPS_SET_CONSUMER_MODE] = FIELD(consumer_inline, has_consumer_mode),
+	[RPS_SET_CONSUMER_FAIL] = FIELD(consumer_fail_open, has_consumer_fail),
 };
 #undef FIELD
 

@@ -49,6 +49,8 @@
  *   consumers = 2               ; restart (as --consumers, 0..16, 0 = off)
  *   consumer_socket = /run/rps/c%u.sock ; restart (as --consumer-socket: one %u)
  *   consumer_wait_ms = 5000     ; restart (as --consumer-wait, 0..3600000)
+ *   consumer_mode = inline      ; restart (as --consumer-mode, tap|inline)
+ *   consumer_fail = open        ; restart (as --consumer-fail, open|closed)
  *
  *   [map]
  *   default = 0xfe              ; every RX queue without a line of its own (like --map); live
@@ -135,6 +137,8 @@ struct rps_config {
 	char consumers_text[32];
 	int has_consumer_socket; char consumer_socket[RPS_CONSUMER_PATH_MAX]; /* the template */
 	int has_consumer_wait_ms; uint32_t consumer_wait_ms; /* as --consumer-wait */
+	int has_consumer_mode;  int consumer_inline;     /* as --consumer-mode: 1 inline */
+	int has_consumer_fail;  int consumer_fail_open;  /* as --consumer-fail: 1 open */
 	int has_consumer_group; char consumer_group[RPS_CONSUMER_GROUP_MAX]; /* as --consumer-group */
 	int has_consumer_secret;       /* consumer_secret: one, or one per consumer */
 	unsigned int nb_consumer_secrets;

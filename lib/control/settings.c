@@ -706,6 +706,45 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 			"order; 1 to 24 characters, no `,`, `=` or space. In the configuration file "
 			"only (a command line shows in `ps`); no message, log or reply shows it",
 	},
+	[RPS_SET_CONSUMER_MODE] = {
+		.name = "consumer-mode", .flag = "consumer-mode", .metavar = "tap|inline",
+		.key = "consumer_mode", .section = DATAPLANE, .syntax = "tap|inline",
+		.type = RPS_SETTING_ENUM, .when = RPS_SETTING_RESTART,
+		.values = "tap|inline",
+		.def = "tap",
+		.help = "tap (the default): consumers get a copy beside the forward; inline: with "
+			"--forward, group 0's consumers are in the path, what one returns leaves by "
+			"the pair's other port and what it does not return is dropped (its verdict)",
+		.doc = "what group 0's consumers are to an inline pair (`--forward`): `tap` (the "
+			"default), analysers beside it that get a copy of each packet while the "
+			"packet is forwarded; `inline`, in the path: each packet goes from its "
+			"worker to its consumer of group 0 in place of its forward, on the "
+			"consumer's ring for the packet's direction (the endpoint offers two rings "
+			"each way per pair, and a client must open them all: `--rxq 2 --txq 2` for "
+			"one pair), and what the consumer sends back on that ring leaves by the "
+			"pair's other port; what it does not return is its verdict to drop. The "
+			"other groups stay taps. Needs `--forward` with every RX port in a pair, "
+			"and one consumer per worker in group 0 (its `K` the number of workers); "
+			"idle workers then nap (`--idle-sleep`) rather than sleep in the kernel, "
+			"to take the returns ([Consumers](docs/consumers.md#in-the-path))",
+	},
+	[RPS_SET_CONSUMER_FAIL] = {
+		.name = "consumer-fail", .flag = "consumer-fail", .metavar = "open|closed",
+		.key = "consumer_fail", .section = DATAPLANE, .syntax = "open|closed",
+		.type = RPS_SETTING_ENUM, .when = RPS_SETTING_RESTART,
+		.values = "open|closed",
+		.def = "closed",
+		.help = "--consumer-mode inline: what happens to a packet whose consumer is absent "
+			"or full: closed (the default) drops it, open forwards it directly",
+		.doc = "with `--consumer-mode inline`, what happens to a packet whose consumer is "
+			"not connected or whose ring is full: `closed` (the default) drops it, "
+			"counted `consumer_absent` or `consumer_full`, so nothing crosses "
+			"uninspected; `open` forwards it by the pair's other port as if there were "
+			"no consumer, counted `fail_open` per consumer and reason, so traffic keeps "
+			"flowing while an analyser restarts. A consumer's ring that fills under "
+			"load fails open too: packets of one flow may then overtake those still in "
+			"the consumer",
+	},
 	[RPS_SET_RULE] = {
 		.name = "rule", .flag = "rule", .metavar = "RULE",
 		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_START,
@@ -1047,6 +1086,18 @@ parse_enum(const struct rps_setting *s, const char *v, int file, int64_t *out)
 	case RPS_SET_IDLE_WAIT:
 		if (strcmp(v, "futex") == 0 || strcmp(v, "monitor") == 0) {
 			*out = strcmp(v, "monitor") == 0;
+			return 0;
+		}
+		return -EINVAL;
+	case RPS_SET_CONSUMER_MODE:
+		if (strcmp(v, "tap") == 0 || strcmp(v, "inline") == 0) {
+			*out = strcmp(v, "inline") == 0;
+			return 0;
+		}
+		return -EINVAL;
+	case RPS_SET_CONSUMER_FAIL:
+		if (strcmp(v, "open") == 0 || strcmp(v, "closed") == 0) {
+			*out = strcmp(v, "open") == 0;
 			return 0;
 		}
 		return -EINVAL;

@@ -44,7 +44,7 @@ struct rps_memif_hub;  /* the thread and the endpoints it serves */
 #define RPS_MEMIF_ENDPOINTS_MAX 64
 #define RPS_MEMIF_HANDSHAKE_MS 2000u
 #define RPS_MEMIF_RX_PKT_MAX 65535u  /* a returned packet longer than this is a broken ring */
-#define RPS_MEMIF_RINGS_MAX 2u          /* rings each way an endpoint may offer */
+#define RPS_MEMIF_RINGS_MAX 8u          /* rings each way an endpoint may offer */
 
 /** An endpoint's settings (rps_memif_add()). */
 struct rps_memif_conf {
@@ -141,6 +141,14 @@ rps_memif_tx(struct rps_memif *m, struct rte_mbuf **pkts, uint16_t n)
  */
 uint16_t rps_memif_rx(struct rps_memif *m, uint16_t ring, struct rte_mempool *mp,
 		      struct rte_mbuf **pkts, uint16_t n);
+
+/**
+ * Slots of @p m's server-to-client rings filled and not yet taken by its client (the
+ * client's consumption read from its re-posted buffers: head less the ring's size, as
+ * memif clients post every buffer they took back at once; a client that posts fewer looks
+ * slower). 0 with no client. Any thread; a read of the client's ring headers.
+ */
+uint32_t rps_memif_tx_unread(const struct rps_memif *m);
 
 /** Whether @p m's client is connected and returns packets (gave client-to-server rings). */
 int rps_memif_returns(const struct rps_memif *m);

@@ -131,3 +131,23 @@ rps_memif_tx_ring(struct rps_memif *m, uint16_t ring, struct rte_mbuf **pkts, ui
 	rte_pktmbuf_free_bulk(pkts, sent);
 	return sent;
 }
+
+uint32_t
+rps_memif_tx_unread(const struct rps_memif *m)
+{
+	const struct rps_memif_conn *c = __atomic_load_n(&m->conn, __ATOMIC_ACQUIRE);
+	uint32_t unread = 0;
+
+	if (c == NULL)
+		return 0;
+	for (uint16_t i = 0; i < c->nb_s2c; i++) {
+		const struct rps_memif_qring *q = &c->s2c[i];
+		const uint16_t taken = (uint16_t)(__atomic_load_n(&q->ring->head, __ATOMIC_RELAXED) -
+						  (q->mask + 1u));
+		const int16_t d = (int16_t)(__atomic_load_n(&c->tx[i].tail, __ATOMIC_RELAXED) -
+					    taken);
+
+		unread += d > 0 ? (uint32_t)d : 0;
+	}
+	return unread;
+}

@@ -80,6 +80,9 @@ enum rps_drop_reason {
 	X(tx_packets, "frames transmitted (output and respond)")                            \
 	X(consumed, "packets that completed processing without leaving: no output stage, or a port with nowhere to send (counted as processed)") \
 	X(consumer_delivered, "--consumers: packets this worker handed to consumers' memif queues (a copy to each consumer group; on a shared consumer, the others' packets it sent too)") \
+	X(consumer_returned, "--consumer-mode inline: packets this worker's consumer returned (its verdict to pass), sent on by the pair's other port") \
+	X(consumer_fail_open, "--consumer-fail open: packets forwarded directly because their inline consumer was absent or full (counted processed)") \
+	X(return_tx_failed, "--consumer-mode inline: returned packets the pair's other port refused (freed; the packet's own fate was its delivery)") \
 	X(tx_fragmented, "packets above the TX port's MTU re-fragmented and sent whole")     \
 	X(tx_fragments, "frames those re-fragmented packets became on the wire")             \
 	X(time_squeeze, "polls that stopped with packets still waiting in the backlog")      \

@@ -20,6 +20,11 @@ tx_refused(struct rte_mbuf **pkts, uint16_t unsent, void *userdata)
 	struct rps_txq *q = userdata;
 	const enum rps_drop_reason why = RPS_DROP_TX_FAILED;
 
+	if (q->returns) { /* a returned packet's own fate was its delivery */
+		rte_pktmbuf_free_bulk(pkts, unsent);
+		RPS_CTR_ADD(q->st->return_tx_failed, unsent);
+		return;
+	}
 	rps_stats_port_drop_bulk(q->st, pkts, unsent, why);
 	rte_pktmbuf_free_bulk(pkts, unsent);
 	RPS_CTR_ADD(q->st->dropped[why], unsent);
@@ -42,7 +47,13 @@ rps_txq_init(struct rps_txq *q, uint16_t port, uint16_t queue, uint16_t burst, i
 	q->wait = 0;
 	q->stop = NULL;
 	q->secondary = 0;
+	q->ring = 0;
+	q->fail_open = NULL;
+	q->open_pkts = NULL;
+	q->open_n = 0;
+	q->returns = 0;
 	q->delivered = q->absent = q->full = 0;
+	q->returned = q->open_absent = q->open_full = 0;
 	q->buf = rte_zmalloc_socket("rps_txq", RTE_ETH_TX_BUFFER_SIZE(burst), 0, socket);
 	q->slot = rte_zmalloc_socket("rps_txq", burst, 0, socket);
 	if (q->buf == NULL || q->slot == NULL) {
@@ -63,6 +74,8 @@ rps_txq_init(struct rps_txq *q, uint16_t port, uint16_t queue, uint16_t burst, i
 static inline void
 count_sent(struct rps_txq *q, uint16_t sent)
 {
+	if (q->returns) /* counted when the consumer returned them (consumer_returned) */
+		return;
 	if (sent != 0) {
 		RPS_CTR_ADD(q->st->processed, sent);
 		RPS_CTR_ADD(q->st->tx_packets, sent);
@@ -81,6 +94,8 @@ count_sent(struct rps_txq *q, uint16_t sent)
 	}
 }
 
+static void fail_open_send(struct rps_txq *q);
+
 /* Buffer @p m (its ingress slot noted where it will sit) and count what a full buffer's
  * flush sent. */
 static __rte_always_inline void
@@ -89,21 +104,39 @@ buffer_one(struct rps_txq *q, struct rte_mbuf *m)
 	if (q->consumer) {
 		/* its own send (consumer.c): a shared queue, backpressure */
 		q->buf->pkts[q->buf->length++] = m;
-		if (q->buf->length == q->buf->size)
+		if (q->buf->length == q->buf->size) {
 			rps_consumer_flush(q);
+			if (unlikely(q->open_n != 0))
+				fail_open_send(q);
+		}
 		return;
 	}
 	q->slot[q->buf->length] = (uint8_t)rps_stats_slot(q->st, m->port);
 	count_sent(q, rte_eth_tx_buffer(q->port, q->queue, q->buf, m));
 }
 
+
 void
 rps_txq_flush(struct rps_txq *q)
 {
-	if (q->consumer && q->buf != NULL)
+	if (q->consumer && q->buf != NULL) {
 		rps_consumer_flush(q);
-	else if (q->buf != NULL && q->buf->length != 0)
+		if (unlikely(q->open_n != 0))
+			fail_open_send(q);
+	} else if (q->buf != NULL && q->buf->length != 0) {
 		count_sent(q, rte_eth_tx_buffer_flush(q->port, q->queue, q->buf));
+	}
+}
+
+int
+rps_txq_set_fail_open(struct rps_txq *q, struct rps_txq *to, int socket)
+{
+	q->open_pkts = rte_zmalloc_socket("rps_txq_open", sizeof(*q->open_pkts) * q->buf->size,
+					  0, socket);
+	if (q->open_pkts == NULL)
+		return -ENOMEM;
+	q->fail_open = to;
+	return 0;
 }
 
 void
@@ -266,15 +299,36 @@ needs_big(const struct rps_txq *q, const struct rte_mbuf *m)
 /* rps_txq_send(), inlined into the output stage's loops: a call per packet was 12% of a
  * forwarding worker's samples (docs/benchmarks.md); the slow path stays out of line. */
 static __rte_always_inline void
-txq_send(struct rps_txq *q, struct rte_mbuf *m)
+txq_send_as(struct rps_txq *q, struct rte_mbuf *m, int count_bytes)
 {
 	if (unlikely(needs_big(q, m))) {
 		send_big(q, m);
 		return;
 	}
-	if (likely(!q->secondary)) /* a packet's bytes once, whatever the consumer groups */
+	if (likely(count_bytes))
 		RPS_CTR_ADD(q->st->bytes, rte_pktmbuf_pkt_len(m));
 	buffer_one(q, m);
+}
+
+static __rte_always_inline void
+txq_send(struct rps_txq *q, struct rte_mbuf *m)
+{
+	/* a packet's bytes once, whatever the consumer groups */
+	txq_send_as(q, m, !q->secondary && !q->returns);
+}
+
+/* --consumer-fail open: what the consumer refused (share.c kept it) goes on through its
+ * forward, as if there were no consumer (its bytes were counted when it was handed to the
+ * consumer). */
+static void
+fail_open_send(struct rps_txq *q)
+{
+	const uint16_t n = q->open_n;
+
+	q->open_n = 0;
+	for (uint16_t i = 0; i < n; i++)
+		txq_send_as(q->fail_open, q->open_pkts[i], 0);
+	rps_txq_flush(q->fail_open);
 }
 
 void
@@ -289,8 +343,10 @@ rps_txq_fini(struct rps_txq *q)
 	rps_txq_flush(q);
 	rte_free(q->buf);
 	rte_free(q->slot);
+	rte_free(q->open_pkts);
 	q->buf = NULL;
 	q->slot = NULL;
+	q->open_pkts = NULL;
 }
 
 /* Set every segment of @p m to @p refs references: the caller holds the only one of each. */
@@ -329,6 +385,25 @@ mirror(struct rps_stage_ctx *c, struct rte_mbuf *m, const struct rps_txq *t)
 		txq_send(c->group_txq[k], d);
 }
 
+/*
+ * Inline consumers: group 0's consumer takes @p m on @p iq (its ring for the packet's
+ * direction) in place of the forward: what it returns leaves by the pair's other port, what
+ * it does not is its verdict to drop. The other groups get a reference each, as taps (memif
+ * copies: nothing rewrites the mbuf under them).
+ */
+static inline void
+inline_send(struct rps_stage_ctx *c, struct rte_mbuf *m, struct rps_txq *iq)
+{
+	const uint16_t g = c->nb_groups;
+
+	if (g > 1) {
+		refs_set(m, g);
+		for (uint16_t k = 1; k < g; k++)
+			txq_send(c->group_txq[k], m);
+	}
+	txq_send(iq, m);
+}
+
 uint16_t
 rps_stage_output(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -342,6 +417,10 @@ rps_stage_output(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 		for (uint16_t i = 0; i < n; i++) {
 			struct rps_txq *t = c->port_txq[pkts[i]->port];
 
+			if (c->inline_txq != NULL && c->inline_txq[pkts[i]->port] != NULL) {
+				inline_send(c, pkts[i], c->inline_txq[pkts[i]->port]);
+				continue;
+			}
 			if (c->nb_groups != 0)
 				mirror(c, pkts[i], t);
 			if (likely(t != NULL))

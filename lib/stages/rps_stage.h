@@ -61,8 +61,23 @@ struct rps_txq {
 				       * or drops counts for the consumer (below) and in
 				       * consumer_delivered, not in the packet's own accounting
 				       * (processed, dropped, bytes), which group 0's does */
+	uint16_t ring;                /* the endpoint's ring it sends on (inline: a direction) */
+	/* inline consumers (--consumer-mode inline, --consumer-fail open): what the consumer
+	 * refuses goes on through fail_open instead of being dropped, counted open_absent or
+	 * open_full; share.c keeps it in open_pkts (at most the buffer's size) and output.c's
+	 * flush sends it there */
+	struct rps_txq *fail_open;
+	struct rte_mbuf **open_pkts;
+	uint16_t open_n;
+	int returns;                  /* packets consumers returned (--consumer-mode inline):
+				       * counted consumer_returned when taken, return_tx_failed
+				       * when the port refuses them; never processed, dropped or
+				       * tx_packets again (the packet's own fate was its
+				       * delivery, which counted those) */
 	/* what this lcore sent to / dropped for the consumer (written by it alone) */
 	uint64_t delivered, absent, full;
+	uint64_t returned;            /* inline: packets the consumer returned to this lcore */
+	uint64_t open_absent, open_full; /* inline, --consumer-fail open: sent on directly */
 };
 
 /**
@@ -117,6 +132,11 @@ struct rps_stage_ctx {
 	 * pairs) and nb_groups > 0: each packet goes to every group beside its forward. */
 	struct rps_txq *const *group_txq;
 	uint16_t nb_groups;
+	/** Inline consumers (--consumer-mode inline, with port_txq): group 0's queue by the
+	 * port a packet came in on (its consumer's ring for that direction), which takes the
+	 * packet in place of its forward; the other groups get their reference as taps. NULL:
+	 * consumers are taps. [RTE_MAX_ETHPORTS] */
+	struct rps_txq *const *inline_txq;
 	struct rps_backlog *recycle;  /* consumed packets go back to its RX lcore
 				       * (rps_backlog_recycle()), NULL: freed here */
 };
@@ -221,6 +241,26 @@ static inline void
 rps_txq_set_memif(struct rps_txq *q, struct rps_memif *m)
 {
 	q->memif = m;
+}
+
+/** Make consumer queue @p q send on ring @p ring of its endpoint (inline: a direction). */
+static inline void
+rps_txq_set_ring(struct rps_txq *q, uint16_t ring)
+{
+	q->ring = ring;
+}
+
+/**
+ * Inline consumers, --consumer-fail open: what consumer queue @p q refuses (no client, or
+ * full) is sent on @p to instead, counted open_absent / open_full. @return 0 or -ENOMEM.
+ */
+int rps_txq_set_fail_open(struct rps_txq *q, struct rps_txq *to, int socket);
+
+/** Make @p q carry packets consumers returned (rps_txq.returns). */
+static inline void
+rps_txq_set_returns(struct rps_txq *q)
+{
+	q->returns = 1;
 }
 
 /** Make consumer queue @p q one of a group after the first (rps_txq.secondary). */

@@ -78,6 +78,18 @@ drop(struct rps_txq *q, struct rte_mbuf **pkts, unsigned int n, enum rps_drop_re
 {
 	if (n == 0)
 		return;
+	if (q->fail_open != NULL) {
+		/* --consumer-fail open: they go on by their forward (output.c's flush sends
+		 * them), counted for the consumer and the lcore, not dropped */
+		if (why == RPS_DROP_CONSUMER_ABSENT)
+			RPS_CTR_ADD(q->open_absent, n);
+		else
+			RPS_CTR_ADD(q->open_full, n);
+		RPS_CTR_ADD(q->st->consumer_fail_open, n);
+		for (unsigned int i = 0; i < n; i++)
+			q->open_pkts[q->open_n++] = pkts[i];
+		return;
+	}
 	if (why == RPS_DROP_CONSUMER_ABSENT)
 		RPS_CTR_ADD(q->absent, n);
 	else
@@ -103,7 +115,7 @@ consumer_tx(struct rps_txq *q, struct rte_mbuf **pkts, uint16_t n)
 		slot[i] = (uint8_t)rps_stats_slot(q->st, pkts[i]->port);
 	for (;;) {
 		const uint16_t sent = q->memif != NULL ?
-			rps_memif_tx(q->memif, pkts + done, (uint16_t)(n - done)) :
+			rps_memif_tx_ring(q->memif, q->ring, pkts + done, (uint16_t)(n - done)) :
 			rte_eth_tx_burst(q->port, q->queue, pkts + done, (uint16_t)(n - done));
 
 		if (sent != 0) {
