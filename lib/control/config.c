@@ -418,24 +418,55 @@ rps_config_value(const struct rps_config *cfg, enum rps_setting_id id, int64_t *
 	return 0;
 }
 
-/* "rx_port, tx_port, ... or metrics": the keys of [@p section] in the table. */
-static void
-key_list(const char *section, char *buf, size_t len)
-{
-	size_t pos = 0, n = 0, i = 0;
 
-	buf[0] = '\0';
-	for (unsigned int k = 0; k < RPS_SET_NB; k++)
-		n += rps_settings[k].key != NULL && strcmp(rps_settings[k].section, section) == 0;
-	for (unsigned int k = 0; k < RPS_SET_NB && pos < len; k++) {
+/* Edit distance (insertions, deletions, substitutions, adjacent swaps) between @p a and
+ * @p b, each at most 31 characters considered; case-blind. */
+static unsigned int
+key_distance(const char *a, const char *b)
+{
+	unsigned int d[33][33];
+	size_t la = strnlen(a, 31), lb = strnlen(b, 31);
+
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = (unsigned int)i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = (unsigned int)j;
+	for (size_t i = 1; i <= la; i++) {
+		for (size_t j = 1; j <= lb; j++) {
+			const unsigned int cost = tolower((unsigned char)a[i - 1]) !=
+						  tolower((unsigned char)b[j - 1]);
+			unsigned int v = RTE_MIN(d[i - 1][j] + 1, d[i][j - 1] + 1);
+
+			v = RTE_MIN(v, d[i - 1][j - 1] + cost);
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+				v = RTE_MIN(v, d[i - 2][j - 2] + 1);
+			d[i][j] = v;
+		}
+	}
+	return d[la][lb];
+}
+
+/* The key of @p section nearest to @p name (a typo of it: at most 2 edits, fewer than half
+ * its length), or NULL. */
+static const char *
+key_near(const char *section, const char *name)
+{
+	const char *best = NULL;
+	unsigned int best_d = 3;
+
+	for (unsigned int k = 0; k < RPS_SET_NB; k++) {
 		const struct rps_setting *s = &rps_settings[k];
+		unsigned int d;
 
 		if (s->key == NULL || strcmp(s->section, section) != 0)
 			continue;
-		i++;
-		pos += (size_t)snprintf(buf + pos, len - pos, "%s%s",
-					i == 1 ? "" : i == n ? " or " : ", ", s->key);
+		d = key_distance(name, s->key);
+		if (d < best_d && 2 * d < strlen(s->key)) {
+			best = s->key;
+			best_d = d;
+		}
 	}
+	return best;
 }
 
 /* The key @p name of @p section, or -1 after recording the error. */
@@ -443,7 +474,7 @@ static int
 key_lookup(struct parser *p, const char *section, const char *name)
 {
 	const struct rps_setting *s = rps_setting_by_key(section, name);
-	char list[512], shown[32];
+	char shown[32];
 	uint64_t q;
 
 	if (s != NULL)
@@ -465,9 +496,15 @@ key_lookup(struct parser *p, const char *section, const char *name)
 		return -1;
 	}
 	if (strcmp(section, "dataplane") == 0) {
-		key_list("dataplane", list, sizeof(list));
-		fail(p, "unknown key '%s' in [dataplane] (expected %s)",
-		     key_shown(name, shown, sizeof(shown)), list);
+		const char *near = key_near("dataplane", name);
+
+		/* (every key would not fit a message: dpdk-rps.conf(5) lists them) */
+		if (near != NULL)
+			fail(p, "unknown key '%s' in [dataplane] (did you mean %s? every key: "
+			     "dpdk-rps.conf(5))", key_shown(name, shown, sizeof(shown)), near);
+		else
+			fail(p, "unknown key '%s' in [dataplane] (every key: dpdk-rps.conf(5))",
+			     key_shown(name, shown, sizeof(shown)));
 		return -1;
 	}
 	if (*section == '\0')

@@ -1,0 +1,310 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""test_inline_consumers.py: --consumer-mode inline, consumers in the path of an inline pair,
+with DPDK's own dpdk-testpmd as the consumers (a net_memif client each with two queues,
+--port-topology=loop: what it receives on a queue it sends back on the same one).
+
+An inline pair of two net_pcap ports (--forward 0:1): port 0 replays A, port 1 B (A with
+every address and port swapped: the other direction), two workers, two consumers (one per
+worker, as the mode needs), dpdk-rps starting once both are connected (--consumer-wait):
+
+- pass: both consumers forward everything back (io): A leaves by port 1 and B by port 0,
+  byte for byte, every flow of each direction in order (markers); each consumer returned
+  what it was delivered; rx = processed, nothing dropped; the summary's and /rps-style JSON
+  counts (inline, returned, verdict_dropped 0).
+- verdict: consumer 1 receives and returns nothing (testpmd rxonly): the flows of its worker
+  stop, whole, the others cross whole and in order; consumer 1's delivered all counted
+  verdict_dropped, consumer 0's returned what crossed; nothing dropped by dpdk-rps.
+- closed: consumer 1 never connects, --consumer-fail closed (the default): its worker's
+  packets dropped consumer_absent (per consumer and in the totals), the others cross.
+- open: the same with --consumer-fail open: every flow crosses whole and in order, consumer
+  1's share counted fail_open consumer_absent and processed; the log says which is in force.
+- a client that opens one queue each way is refused (rejected, "Needs as many rings"), and
+  so the consumer is absent.
+- Refusals (exit 2 naming the option): inline without --forward; group 0 with fewer
+  consumers than workers; --consumer-fail without inline; a bad value.
+
+usage: test_inline_consumers.py PATH/TO/dpdk-rps
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rpstest  # noqa: E402
+import test_forward  # noqa: E402  (swapped(): a frame's other direction)
+
+LCORES = '0@0,(1-2)@1'    # RX lcore 0, workers 1 and 2: one consumer each
+FLOWS, PER_FLOW = 48, 12  # each consumer's share fits its rings (rsize=11) at once
+
+
+def testpmd(tmp, tag, sock, mode='io', queues=2):
+    """A dpdk-testpmd memif client of @p sock: @p mode forwarding, each queue back on itself."""
+    prefix = rpstest.unique_prefix()
+    cmd = ['dpdk-testpmd', '--no-huge', '-m', '256', '--no-pci', '-l', '0,1',
+           '--file-prefix', prefix, '--log-level', 'lib.eal:warning',
+           '--vdev', 'net_memif0,role=client,id=0,socket=%s,socket-abstract=no,rsize=11' % sock,
+           '--', '--forward-mode=%s' % mode, '--port-topology=loop', '--rxq=%d' % queues,
+           '--txq=%d' % queues, '--total-num-mbufs=8192', '--disable-link-check',
+           '--no-flush-rx', '--stats-period', '1']
+    log = open(os.path.join(tmp, '%s.log' % tag), 'w')
+    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                         start_new_session=True)
+    p.prefix, p.log = prefix, log.name
+    return p
+
+
+def testpmd_stop(p):
+    p.send_signal(2)
+    try:
+        p.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, 9)
+        p.wait()
+    rpstest.remove_runtime_dir(p.prefix)
+
+
+class Pair:
+    """The capture of each direction, A in by port 0, B in by port 1."""
+
+    def __init__(self, tmp):
+        self.tmp = tmp
+        self.a = rpstest.gen_traffic.generate_frames(flows=FLOWS, packets_per_flow=PER_FLOW,
+                                                     seed=41, frag_datagrams=0, non_ip=0)
+        self.b = [test_forward.swapped(f) for f in self.a]
+        self.pa, self.pb = os.path.join(tmp, 'a.pcap'), os.path.join(tmp, 'b.pcap')
+        rpstest.write_pcap(self.pa, self.a)
+        rpstest.write_pcap(self.pb, self.b)
+
+    def run(self, tag, present, extra=(), mode='io', queues=2, wait_ms=20000):
+        """dpdk-rps on the pair with 2 inline consumers and testpmd at those of @p present.
+        @return (RunResult, frames out by port 0, frames out by port 1)."""
+        tmp = self.tmp
+        sock = os.path.join(tmp, tag + '-c%u.sock')
+        txa = [os.path.join(tmp, '%s_txa%d.pcap' % (tag, i)) for i in range(2)]
+        txb = [os.path.join(tmp, '%s_txb%d.pcap' % (tag, i)) for i in range(2)]
+        prefix = rpstest.unique_prefix()
+        eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=[
+            rpstest.pcap_vdev(rx=self.pa, tx=txa, name='net_pcap0'),
+            rpstest.pcap_vdev(rx=self.pb, tx=txb, name='net_pcap1')])
+        app = ['--forward', '0:1', '--consumers', '2', '--consumer-mode', 'inline',
+               '--consumer-socket', sock, '--consumer-wait', str(wait_ms),
+               '--exit-when-idle', '1500'] + list(extra)
+        clients = {}
+
+        def start_clients():
+            rpstest.wait_for(lambda: all(os.path.exists(sock % c) for c in range(2)),
+                             timeout=30)
+            for c in present:
+                clients[c] = testpmd(tmp, '%s-c%d' % (tag, c), sock % c,
+                                     mode[c] if isinstance(mode, dict) else mode, queues)
+
+        t = threading.Thread(target=start_clients)
+        t.start()
+        r = rpstest.run_rps(rpstest.BINARY, eal, app, timeout=90, prefix=prefix,
+                            summary_path=os.path.join(tmp, tag + '_summary.json'))
+        t.join()
+        for p in clients.values():
+            testpmd_stop(p)
+        out0 = [f for p in txa if os.path.exists(p) for f in rpstest.read_pcap(p).frames]
+        out1 = [f for p in txb if os.path.exists(p) for f in rpstest.read_pcap(p).frames]
+        return r, out0, out1
+
+
+def flows_of(frames):
+    """{flow id: [sequence numbers in the order they come]} of the marked frames."""
+    got = {}
+    for f in frames:
+        m = rpstest.marker(f)
+        if m is not None:
+            got.setdefault(m[0], []).append(m[1])
+    return got
+
+
+def check_whole_in_order(F, ctx, sent, out, where):
+    """Every flow of @p out is one of @p sent's, whole and in order. @return its flows."""
+    want = flows_of(sent)
+    got = flows_of(out)
+    bad = [fl for fl, seqs in got.items() if seqs != want.get(fl)]
+    F.check(not bad, '%s: %s: %d flow(s) not whole or not in order, e.g. %s' % (
+        ctx, where, len(bad), [(fl, got[fl][:6], len(want.get(fl, []))) for fl in bad[:2]]))
+    F.check(sorted(out) == sorted(f for f in sent if rpstest.marker(f) and
+                                  rpstest.marker(f)[0] in got),
+            '%s: %s: the frames out are not those of their flows byte for byte' % (ctx, where))
+    return set(got)
+
+
+def consumers(s):
+    return s.get('consumers', []) if s else []
+
+
+def part_pass(F, pair):
+    ctx = 'pass'
+    r, out0, out1 = pair.run('pass', (0, 1))
+    s = rpstest.check_exit(F, r, ctx)
+    if s is None:
+        return
+    F.check(sorted(out1) == sorted(pair.a) and sorted(out0) == sorted(pair.b),
+            '%s: %d of A out by port 1, %d of B by port 0, not %d each' % (
+                ctx, len(out1), len(out0), len(pair.a)))
+    check_whole_in_order(F, ctx, pair.a, out1, 'A by port 1')
+    check_whole_in_order(F, ctx, pair.b, out0, 'B by port 0')
+    k = consumers(s)
+    F.check(len(k) == 2 and all(c['inline'] and c['returned'] == c['delivered'] > 0 and
+                                c['verdict_dropped'] == 0 for c in k),
+            '%s: consumers %s' % (ctx, k))
+    F.check(s['rx_packets'] == s['processed'] == 2 * len(pair.a) and
+            rpstest.dropped_total(s) == 0 and
+            sum(c['delivered'] for c in k) == s['processed'],
+            '%s: rx %d processed %d dropped %s' % (ctx, s['rx_packets'], s['processed'],
+                                                 s['dropped']))
+    F.check('consumer 0 in the path: returned %d, dropped by its verdict 0' % k[0]['returned']
+            in r.stdout, '%s: no summary line for consumer 0 in the path' % ctx, r)
+    print('%s: %d + %d frames crossed byte for byte and in order through 2 testpmd '
+          'consumers in the path (returned %s)' % (ctx, len(out1), len(out0),
+                                                    [c['returned'] for c in k]), flush=True)
+
+
+def part_verdict(F, pair):
+    """Consumer 1 returns nothing: its worker's connections stop, whole (both directions);
+    consumer 0's cross whole and in order; the counts match."""
+    ctx = 'verdict'
+    r, out0, out1 = pair.run('verdict', (0, 1), mode={0: 'io', 1: 'rxonly'})
+    s = rpstest.check_exit(F, r, ctx)
+    if s is None:
+        return
+    k = consumers(s)
+    if not F.check(len(k) == 2, '%s: consumers %s' % (ctx, k)):
+        return
+    fa = check_whole_in_order(F, ctx, pair.a, out1, 'A by port 1')
+    fb = check_whole_in_order(F, ctx, pair.b, out0, 'B by port 0')
+    c0, c1 = k
+    F.check(fa == fb and 0 < len(fa) < FLOWS, '%s: %d connections crossed one way, %d the '
+            'other, of %d' % (ctx, len(fa), len(fb), FLOWS))
+    F.check(c0['returned'] == c0['delivered'] == len(out0) + len(out1) and
+            c0['verdict_dropped'] == 0 and c1['returned'] == 0 and
+            c1['verdict_dropped'] == c1['delivered'] == 2 * len(pair.a) - c0['delivered'],
+            '%s: consumers %s, %d frames out' % (ctx, k, len(out0) + len(out1)))
+    F.check(s['processed'] == s['rx_packets'] and rpstest.dropped_total(s) == 0,
+            '%s: a verdict is the consumer\'s: dpdk-rps processed %d of %d, dropped %s' % (
+                ctx, s['processed'], s['rx_packets'], s['dropped']))
+    print('%s: consumer 1 returns nothing: %d of %d connections crossed whole, consumer 1\'s '
+          '%d packets counted verdict_dropped' % (ctx, len(fa), FLOWS, c1['delivered']),
+          flush=True)
+
+
+def part_absent(F, pair, fail):
+    """Consumer 1 never connects: closed drops its worker's packets, open forwards them."""
+    ctx = 'fail %s' % fail
+    extra = ['--consumer-fail', fail] if fail == 'open' else []
+    r, out0, out1 = pair.run('fail' + fail, (0,), extra=extra, wait_ms=1500)
+    s = rpstest.check_exit(F, r, ctx)
+    if s is None:
+        return
+    k = consumers(s)
+    if not F.check(len(k) == 2, '%s: consumers %s' % (ctx, k)):
+        return
+    fa = check_whole_in_order(F, ctx, pair.a, out1, 'A by port 1')
+    fb = check_whole_in_order(F, ctx, pair.b, out0, 'B by port 0')
+    F.check(fa == fb, '%s: %d flows crossed one way, %d the other' % (ctx, len(fa), len(fb)))
+    c0, c1 = k
+    want = 'forwarded directly (--consumer-fail open)' if fail == 'open' else \
+        'dropped (--consumer-fail closed)'
+    F.check('a packet whose consumer is absent or full is ' + want in r.stdout + r.stderr,
+            '%s: the log does not say which fail mode is in force' % ctx, r)
+    if fail == 'open':
+        F.check(len(out1) == len(pair.a) and len(out0) == len(pair.b),
+                '%s: %d + %d frames crossed, not all %d' % (ctx, len(out1), len(out0),
+                                                            2 * len(pair.a)))
+        F.check(c1['fail_open']['consumer_absent'] > 0 and c1['delivered'] == 0 and
+                c0['returned'] == c0['delivered'] and
+                c0['returned'] + c1['fail_open']['consumer_absent'] == s['processed'] ==
+                s['rx_packets'] and rpstest.dropped_total(s) == 0,
+                '%s: consumers %s, processed %d, dropped %s' % (ctx, k, s['processed'],
+                                                                s['dropped']))
+    else:
+        F.check(c1['dropped']['consumer_absent'] > 0 and
+                c1['dropped']['consumer_absent'] == s['dropped']['consumer_absent'] ==
+                2 * len(pair.a) - c0['delivered'] and c1['fail_open']['consumer_absent'] == 0
+                and len(out0) + len(out1) == c0['returned'] == c0['delivered'],
+                '%s: consumers %s, out %d, dropped %s' % (ctx, k, len(out0) + len(out1),
+                                                          s['dropped']))
+    print('%s: consumer 1 absent: %d frames crossed, consumer 1 fail_open %d, dropped %d' % (
+        ctx, len(out0) + len(out1), c1['fail_open']['consumer_absent'],
+        c1['dropped']['consumer_absent']), flush=True)
+
+
+def part_one_ring(F, pair):
+    """A client opening one queue each way is refused (it could not return both ways)."""
+    ctx = 'one ring'
+    r, out0, out1 = pair.run('onering', (0, 1), queues=1, wait_ms=1500)
+    s = rpstest.check_exit(F, r, ctx)
+    if s is None:
+        return
+    k = consumers(s)
+    F.check(len(k) == 2 and all(c['clients']['rejected'] >= 1 and c['delivered'] == 0
+                                for c in k) and not out0 and not out1,
+            '%s: consumers %s, %d frames out' % (ctx, k, len(out0) + len(out1)))
+    F.check('Needs as many rings each way as offered' in r.stdout + r.stderr,
+            '%s: the refusal\'s reason is not in the log' % ctx, r)
+    print('%s: clients with one queue each way refused (rejected %s)' % (
+        ctx, [c['clients']['rejected'] for c in k]), flush=True)
+
+
+def part_refusals(F, pair):
+    tmp = pair.tmp
+    cases = [
+        ('inline without --forward', ['--consumers', '2', '--consumer-mode', 'inline'],
+         '--consumer-mode inline: needs --forward A:B'),
+        ('fewer consumers than workers', ['--forward', '0:1', '--consumers', '1',
+                                          '--consumer-mode', 'inline'],
+         'group 0 has 1 consumer(s) for 2 workers'),
+        ('--consumer-fail without inline', ['--forward', '0:1', '--consumers', '2',
+                                            '--consumer-fail', 'open'],
+         '--consumer-fail: only with --consumer-mode inline'),
+        ('--consumer-mode without --consumers', ['--consumer-mode', 'inline'],
+         '--consumer-mode: only with --consumers K'),
+        ('a bad mode', ['--forward', '0:1', '--consumers', '2', '--consumer-mode', 'both'],
+         '--consumer-mode'),
+    ]
+    for what, app, want in cases:
+        prefix = rpstest.unique_prefix()
+        eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=[
+            rpstest.pcap_vdev(rx=pair.pa, tx=[os.path.join(tmp, 'r0.pcap')] * 2,
+                              name='net_pcap0'),
+            rpstest.pcap_vdev(rx=pair.pb, tx=[os.path.join(tmp, 'r1.pcap')] * 2,
+                              name='net_pcap1')])
+        if '--consumers' in app:
+            app = app + ['--consumer-socket', os.path.join(tmp, 'r-c%u.sock')]
+        r = rpstest.run_rps(rpstest.BINARY, eal, app, timeout=30, prefix=prefix)
+        F.check(r.rc == 2 and want in r.stderr, '%s: exit %s, expected 2 and "%s"' % (
+            what, r.rc, want), r)
+    print('refusals: %d cases exit 2 naming the option' % len(cases), flush=True)
+
+
+def main():
+    rpstest.BINARY = rpstest.binary_from_argv()
+    if shutil.which('dpdk-testpmd') is None:
+        print('SKIP: dpdk-testpmd not installed')
+        return rpstest.SKIP
+    F = rpstest.Failures('test_inline_consumers')
+    with rpstest.TempDir('rps-inline-') as tmp:
+        pair = Pair(tmp)
+        for name, part in (('refusals', lambda: part_refusals(F, pair)),
+                           ('pass', lambda: part_pass(F, pair)),
+                           ('verdict', lambda: part_verdict(F, pair)),
+                           ('closed', lambda: part_absent(F, pair, 'closed')),
+                           ('open', lambda: part_absent(F, pair, 'open')),
+                           ('one ring', lambda: part_one_ring(F, pair))):
+            t0 = time.monotonic()
+            part()
+            print('-- %s: %.1f s' % (name, time.monotonic() - t0), flush=True)
+    return F.report()
+
+
+if __name__ == '__main__':
+    sys.exit(main())
