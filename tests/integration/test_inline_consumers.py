@@ -80,8 +80,10 @@ class Pair:
         rpstest.write_pcap(self.pa, self.a)
         rpstest.write_pcap(self.pb, self.b)
 
-    def run(self, tag, present, extra=(), mode='io', queues=2, wait_ms=20000):
+    def run(self, tag, present, extra=(), mode='io', queues=2, wait_ms=20000, live=None):
         """dpdk-rps on the pair with 2 inline consumers and testpmd at those of @p present.
+        @p live: a dict: the captures loop, /rps/consumers is read into live['seen'] once
+        both consumers returned packets (or after 10 s), then SIGINT.
         @return (RunResult, frames out by port 0, frames out by port 1)."""
         tmp = self.tmp
         sock = os.path.join(tmp, tag + '-c%u.sock')
@@ -89,12 +91,22 @@ class Pair:
         txb = [os.path.join(tmp, '%s_txb%d.pcap' % (tag, i)) for i in range(2)]
         prefix = rpstest.unique_prefix()
         eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=[
-            rpstest.pcap_vdev(rx=self.pa, tx=txa, name='net_pcap0'),
-            rpstest.pcap_vdev(rx=self.pb, tx=txb, name='net_pcap1')])
+            rpstest.pcap_vdev(rx=self.pa, tx=txa, name='net_pcap0',
+                              infinite_rx=live is not None),
+            rpstest.pcap_vdev(rx=self.pb, tx=txb, name='net_pcap1',
+                              infinite_rx=live is not None)])
         app = ['--forward', '0:1', '--consumers', '2', '--consumer-mode', 'inline',
-               '--consumer-socket', sock, '--consumer-wait', str(wait_ms),
-               '--exit-when-idle', '1500'] + list(extra)
-        clients = {}
+               '--consumer-socket', sock, '--consumer-wait', str(wait_ms)] + \
+            (['--exit-when-idle', '1500'] if live is None else []) + list(extra)
+        clients, done = {}, threading.Event()
+
+        def returned():
+            r = rpstest.telemetry(prefix, '/rps/consumers')
+            try:
+                k = r[0]['/rps/consumers']['consumers']
+            except (IndexError, KeyError, TypeError):
+                return None
+            return k if all(k[c]['returned'] > 0 for c in ('0', '1')) else None
 
         def start_clients():
             rpstest.wait_for(lambda: all(os.path.exists(sock % c) for c in range(2)),
@@ -102,11 +114,15 @@ class Pair:
             for c in present:
                 clients[c] = testpmd(tmp, '%s-c%d' % (tag, c), sock % c,
                                      mode[c] if isinstance(mode, dict) else mode, queues)
+            if live is not None:
+                live['seen'] = rpstest.wait_for(returned, timeout=10)
+                done.set()
 
         t = threading.Thread(target=start_clients)
         t.start()
+        stop = {} if live is None else dict(stop_signal=2, signal_after=30, stop_event=done)
         r = rpstest.run_rps(rpstest.BINARY, eal, app, timeout=90, prefix=prefix,
-                            summary_path=os.path.join(tmp, tag + '_summary.json'))
+                            summary_path=os.path.join(tmp, tag + '_summary.json'), **stop)
         t.join()
         for p in clients.values():
             testpmd_stop(p)
@@ -167,6 +183,26 @@ def part_pass(F, pair):
     print('%s: %d + %d frames crossed byte for byte and in order through 2 testpmd '
           'consumers in the path (returned %s)' % (ctx, len(out1), len(out0),
                                                     [c['returned'] for c in k]), flush=True)
+
+
+def part_live(F, pair):
+    """On looping captures: both consumers' returns cross while dpdk-rps runs (seen in
+    /rps/consumers), not only at exit; SIGINT: exit 0, accounting exact."""
+    ctx = 'live'
+    live = {}
+    r, out0, out1 = pair.run('live', (0, 1), live=live)
+    s = rpstest.check_exit(F, r, ctx)
+    seen = live.get('seen')
+    F.check(seen is not None and all(seen[c]['inline'] == 1 for c in ('0', '1')),
+            '%s: /rps/consumers never showed both consumers returning while running: %s' % (
+                ctx, seen))
+    if s is not None:
+        k = consumers(s)
+        F.check(len(k) == 2 and all(c['returned'] > 0 for c in k) and
+                len(out0) + len(out1) == sum(c['returned'] for c in k),
+                '%s: consumers %s, %d frames out' % (ctx, k, len(out0) + len(out1)))
+    print('%s: returned while running: %s' % (
+        ctx, seen and {c: seen[c]['returned'] for c in seen}), flush=True)
 
 
 def part_verdict(F, pair):
@@ -296,6 +332,7 @@ def main():
         pair = Pair(tmp)
         for name, part in (('refusals', lambda: part_refusals(F, pair)),
                            ('pass', lambda: part_pass(F, pair)),
+                           ('live', lambda: part_live(F, pair)),
                            ('verdict', lambda: part_verdict(F, pair)),
                            ('closed', lambda: part_absent(F, pair, 'closed')),
                            ('open', lambda: part_absent(F, pair, 'open')),
