@@ -26,10 +26,17 @@ reorder by itself.
    asserted (speed claims come from benchmarks).
 Then SIGINT (after each run): exit 0, rx == processed + dropped.
 
+With the argument `inline` (integration-forward-tcp-inline) instead: two dpdk-testpmd memif
+clients in the path (--consumer-mode inline, io forwarding, each queue sent back on itself),
+ping, then iperf3 --bidir paced with the map rewritten every 0.2 s: no reorder event at
+either sender, nothing dropped, each consumer returned all it was delivered, --check-order
+0; then, with --consumer-fail open, consumer 1 SIGKILLed a second into a paced iperf3: the
+connections complete both ways, consumer 1's packets forwarded directly (fail_open).
+
 Needs root, `ip netns`, iperf3 and ethtool; exits 77 (skipped) without them. The namespaces
 and veths are removed in every case.
 
-usage: test_forward_tcp.py PATH/TO/dpdk-rps
+usage: test_forward_tcp.py PATH/TO/dpdk-rps [inline]
 """
 
 import json
@@ -137,9 +144,16 @@ def main():
             except (RuntimeError, OSError) as e:
                 print('SKIP: cannot set up the namespaces and veths: %s' % e)
                 return rpstest.SKIP
-            respond_run(F, binary, tmp)
-            rule_run(F, binary, tmp)
-            run(F, binary, tmp)
+            if len(sys.argv) > 2 and sys.argv[2] == 'inline':
+                if shutil.which('dpdk-testpmd') is None:
+                    print('SKIP: no dpdk-testpmd')
+                    return rpstest.SKIP
+                inline_run(F, binary, tmp, 'closed')
+                inline_run(F, binary, tmp, 'open')
+            else:
+                respond_run(F, binary, tmp)
+                rule_run(F, binary, tmp)
+                run(F, binary, tmp)
         finally:
             teardown()
     return F.report()
@@ -378,6 +392,126 @@ def run(F, binary, tmp):
         print('dpdk-testpmd io forwarding, same veths: a->b %.0f Mbit/s, b->a %.0f Mbit/s; '
               'dpdk-rps / testpmd: %.2f, %.2f' % (ceil[0], ceil[1], ab / ceil[0] if ceil[0]
                                                   else 0, ba / ceil[1] if ceil[1] else 0))
+
+
+def consumer_client(tmp, sock, tag):
+    """dpdk-testpmd as a memif client in the path: io forwarding, two queues each way,
+    each sent back on itself."""
+    prefix = rpstest.unique_prefix()
+    cmd = ['dpdk-testpmd', '--no-huge', '-m', '256', '--no-pci', '--lcores', '0@0,1@1',
+           '--file-prefix', prefix, '--log-level', 'lib.eal:warning',
+           '--vdev', 'net_memif0,role=client,id=0,socket=%s,socket-abstract=no' % sock,
+           '--', '--forward-mode=io', '--port-topology=loop', '--rxq=2', '--txq=2',
+           '--total-num-mbufs=8192', '--disable-link-check', '--stats-period', '1']
+    log = open(os.path.join(tmp, tag + '.log'), 'w')
+    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                         start_new_session=True)
+    p.prefix = prefix
+    return p
+
+
+def consumer_stop(p, sig=signal.SIGINT):
+    if p.poll() is None:
+        os.killpg(p.pid, sig)
+    try:
+        p.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+    rpstest.remove_runtime_dir(p.prefix)
+
+
+def inline_run(F, binary, tmp, fail):
+    """Two testpmd consumers in the path. closed: paced iperf3 with remaps, no reorder;
+    open: consumer 1 killed during a paced iperf3, its connections go on directly."""
+    ctx = 'inline, fail %s' % fail
+    cfg = os.path.join(tmp, 'inl.conf')
+    with open(cfg, 'w') as f:
+        f.write('[map]\ndefault = 0x6\n')
+    sock = os.path.join(tmp, 'inl-%s-c%%u.sock' % fail)
+    prefix = rpstest.unique_prefix()
+    summary = os.path.join(tmp, 'inl_%s.json' % fail)
+    cmd = [binary] + rpstest.eal_args(prefix, lcores=LCORES, vdevs=vdevs(), mem_mb=1024) + \
+        ['--', '--forward', '0:1', '--config', cfg, '--summary-json', summary,
+         '--check-order', '--consumers', '2', '--consumer-mode', 'inline',
+         '--consumer-fail', fail, '--consumer-socket', sock, '--consumer-wait', '20000']
+    log = os.path.join(tmp, 'inl-%s.log' % fail)
+    proc = rpstest.start_logged(cmd, log)
+    clients = []
+    try:
+        if not F.check(rpstest.wait_for(lambda: all(os.path.exists(sock % c) for c in (0, 1)),
+                                        timeout=30), '%s: no consumer sockets' % ctx):
+            return
+        clients = [consumer_client(tmp, sock % c, 'inl-%s-c%d' % (fail, c)) for c in (0, 1)]
+        if not F.check(rpstest.wait_ready_socket(prefix) is not None, '%s: not ready' % ctx):
+            return
+        r = in_ns(0, 'ping', '-c', '10', '-i', '0.1', '-W', '2', ADDR[1], check=False)
+        F.check(' 10 received' in r.stdout, '%s: ping %s: %s' % (ctx, ADDR[1],
+                                                               r.stdout[-200:]))
+        before = [nstat(i) for i in range(2)]
+        import threading
+        stop = threading.Event()
+        reloads = [0]
+
+        def remap():
+            k = 0
+            while not stop.wait(0.2):
+                k += 1
+                with open(cfg, 'w') as f:
+                    f.write('[map]\ndefault = %s\n' % MAPS[k % len(MAPS)])
+                os.kill(proc.pid, signal.SIGHUP)
+                reloads[0] += 1
+
+        def kill_one():
+            if not stop.wait(1.0):
+                consumer_stop(clients[1], signal.SIGKILL)
+        t = threading.Thread(target=remap if fail == 'closed' else kill_one)
+        t.start()
+        ab, ba, err = iperf(4, rate='20M')
+        stop.set()
+        t.join()
+        after = [nstat(i) for i in range(2)]
+        print('%s: paced through 2 consumers in the path: a->b %.1f Mbit/s, b->a %.1f Mbit/s, '
+              '%d map rewrites; error %s' % (ctx, ab, ba, reloads[0], err), flush=True)
+        F.check(err is None and ab > 40 and ba > 40, '%s: paced iperf3 --bidir: a->b %.1f, '
+                'b->a %.1f Mbit/s (4 x 20 expected each way), error %s' % (ctx, ab, ba, err))
+        if fail == 'closed':
+            F.check(reloads[0] >= 10, '%s: only %d map rewrites' % (ctx, reloads[0]))
+            for i in range(2):
+                bad = [x for x in (before[i], after[i]) if isinstance(x, str)]
+                if bad:
+                    F.fail('%s: %s: the reorder counters cannot be read: %s' % (ctx, NS[i],
+                                                                               bad[0]))
+                    continue
+                print('%s: %s: %s' % (ctx, NS[i], ', '.join(
+                    '%s +%d' % (k, after[i].get(k, 0) - before[i].get(k, 0))
+                    for k in REORDER + DIAG)))
+                for k in REORDER:
+                    d = after[i].get(k, 0) - before[i].get(k, 0)
+                    F.check(d == 0, '%s: %s: %s rose by %d: a flow crossed out of order' % (
+                        ctx, NS[i], k, d))
+    finally:
+        s = stop_rps(F, proc, prefix, log, summary, ctx)
+        for p in clients:
+            consumer_stop(p)
+    if s is None:
+        return
+    k = s.get('consumers', [])
+    if not F.check(len(k) == 2, '%s: consumers %s' % (ctx, k)):
+        return
+    late = [w.get('reordered') for w in s.get('workers', [])]
+    F.check(late and all(x == 0 for x in late), '%s: --check-order: %s' % (ctx, late))
+    if fail == 'closed':
+        F.check(rpstest.dropped_total(s) == 0 and
+                all(c['returned'] == c['delivered'] > 0 and c['verdict_dropped'] == 0
+                    for c in k), '%s: dropped %s, consumers %s' % (
+                        ctx, {x: v for x, v in s['dropped'].items() if v}, k))
+    else:
+        F.check(k[1]['fail_open']['consumer_absent'] > 0 and k[0]['returned'] > 0,
+                '%s: consumer 1 killed: consumers %s' % (ctx, k))
+    print('%s: consumers returned %s, fail_open %s, dropped %s' % (
+        ctx, [c['returned'] for c in k], [c['fail_open'] for c in k],
+        {x: v for x, v in s['dropped'].items() if v}), flush=True)
 
 
 if __name__ == '__main__':
