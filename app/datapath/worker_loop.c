@@ -117,10 +117,15 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 			.hash = rps_test_flow_crc() ? RPS_FLOW_HASH_CRC32C : RPS_FLOW_HASH_SIPHASH,
 			/* --flows-json: the flows that ended during the run too */
 			.log_size = o->flows_json != NULL ? RPS_FLOWS_REMOVED_KEPT : 0,
+			/* --bypass-after: what the consumers hold comes back first */
+			.bypass_bytes = o->bypass_after,
+			.bypass_hold_ms = RPS_BYPASS_WAIT_MS,
 		};
 
 		snprintf(name, sizeof(name), "rps_flows_%u", w->lcore);
 		c->flows = rps_flow_table_create(&fc, name, socket);
+		c->bypass_mask = o->bypass_after != 0 ? rps_flow_bypass_flag() : 0;
+		c->bypass_settled = 1; /* taps: at once (in the path: per burst) */
 		w->flow_snap = rte_zmalloc_socket("rps_flow_snap", sizeof(*w->flow_snap),
 						  RTE_CACHE_LINE_SIZE, socket);
 		if (c->flows == NULL || w->flow_snap == NULL)
@@ -296,6 +301,20 @@ consumer_held(const struct rps_worker *w, uint32_t returned)
 	return rps_memif_tx_unread(w->inl_memif) + (returned != 0);
 }
 
+/* Whether the worker's consumer in the path holds nothing of what it was sent: every
+ * packet delivered came back, and its rings have nothing unread. */
+static inline int
+consumer_settled(const struct rps_worker *w)
+{
+	uint64_t delivered = 0, returned = 0;
+
+	for (uint16_t d = 0; d < w->nb_inl; d++) {
+		delivered += w->inl_txq[d].delivered;
+		returned += w->inl_txq[d].returned;
+	}
+	return delivered == returned && rps_memif_tx_unread(w->inl_memif) == 0;
+}
+
 /* At exit, once the backlogs are empty: what the consumer still returns, until it has
  * been quiet for RETURNS_QUIET_MS (at most RETURNS_EXIT_MS in all). */
 #define RETURNS_QUIET_MS 50u
@@ -444,6 +463,8 @@ rps_worker_main(void *arg)
 			RPS_CTR_ADD(st->time_squeeze, 1);
 		/* what the stages consume goes back to the RX lcore it came from (NULL: off) */
 		w->ctx.recycle = from->ret != NULL ? from : NULL;
+		if (w->nb_inl != 0) /* --bypass-after: may a flow at its depth start it now */
+			w->ctx.bypass_settled = consumer_settled(w);
 		rps_process_burst(w, pkts, (uint16_t)n);
 #ifdef RPS_TEST_HOOKS
 		/* a worker slower than any RX lcore, whatever the machine (test_hooks.c) */

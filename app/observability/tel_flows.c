@@ -133,6 +133,7 @@ flows_build(struct tel_out *o, const void *arg)
 		tel_str(&c, "state", rps_flow_state_name(f->state));
 		tel_u64(&c, "out_of_order", f->out_of_order);
 		tel_u64(&c, "retransmit", f->retransmit);
+		tel_int(&c, "bypassed", f->bypassed);
 		snprintf(name, sizeof(name), "%u", k);
 		tel_close(o, name, &c);
 	}

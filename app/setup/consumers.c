@@ -72,7 +72,8 @@ check_off(const struct rps_app *app)
 {
 	static const enum rps_setting_id needs[] = {
 		RPS_SET_CONSUMER_SOCKET, RPS_SET_CONSUMER_WAIT, RPS_SET_CONSUMER_GROUP,
-		RPS_SET_CONSUMER_SECRET, RPS_SET_CONSUMER_MODE, RPS_SET_CONSUMER_FAIL
+		RPS_SET_CONSUMER_SECRET, RPS_SET_CONSUMER_MODE, RPS_SET_CONSUMER_FAIL,
+		RPS_SET_BYPASS_AFTER
 	};
 	char from[ORIGIN_MAX];
 
@@ -197,6 +198,12 @@ rps_consumers_check(struct rps_app *app)
 	}
 	if (inline_check(app, from) < 0)
 		return -1;
+	if (o->bypass_after != 0 && !rps_pipeline_has(&app->pipeline, RPS_STAGE_FLOW)) {
+		fprintf(stderr, "dpdk-rps: %s %u: --stages %s has no flow stage: nothing counts "
+			"a flow's bytes\n", origin(app, RPS_SET_BYPASS_AFTER, 1, sfrom, sizeof(sfrom)),
+			o->bypass_after, o->stages_text);
+		return -1;
+	}
 	if (o->nb_consumer_secrets > 1 && o->nb_consumer_secrets != k) {
 		fprintf(stderr, "dpdk-rps: %s: %u secrets for %u consumers: give one for all, or "
 			"one per consumer\n", origin(app, RPS_SET_CONSUMER_SECRET, 0, sfrom,

@@ -414,6 +414,7 @@ static const struct opt_bind {
 	[RPS_SET_CONSUMER_GROUP] = { 0, 0, 0, h_consumer_group },
 	[RPS_SET_CONSUMER_MODE] = { FIELD(consumer_inline), 0, NULL },
 	[RPS_SET_CONSUMER_FAIL] = { FIELD(consumer_fail_open), 0, NULL },
+	[RPS_SET_BYPASS_AFTER] = { FIELD(bypass_after), 0, NULL },
 	[RPS_SET_RULE] = { 0, 0, 0, h_rule },
 	[RPS_SET_METRICS] = { 0, 0, 0, h_metrics },
 	[RPS_SET_HELP] = { FIELD(help), 0, NULL },

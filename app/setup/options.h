@@ -108,6 +108,7 @@ struct rps_options {
 	uint32_t consumer_wait_ms;    /* --consumer-wait: hold RX until they are connected */
 	int consumer_inline;          /* --consumer-mode: 0 tap, 1 inline (group 0 in the path) */
 	int consumer_fail_open;       /* --consumer-fail: 0 closed, 1 open */
+	uint32_t bypass_after;        /* --bypass-after: bytes, 0 = never */
 	char consumer_group[RPS_CONSUMER_GROUP_MAX]; /* --consumer-group ("": none, 0600) */
 	unsigned int nb_consumer_secrets; /* the file's consumer_secret: 0, 1 for all, or one
 					   * per consumer */

@@ -162,7 +162,7 @@ rps_pairs_worker_txqs(const struct rps_app *app, struct rps_worker *w, int socke
 /* How long a bucket's move may wait for a worker's inline consumer to return what it
  * holds (rps_backlog_drain_update(): a worker whose consumer has packets not yet read
  * publishes its head of this long ago). */
-#define INLINE_HOLD_MS 20u
+#define INLINE_HOLD_MS RPS_INLINE_HOLD_MS
 
 int
 rps_pairs_worker_inline(struct rps_app *app, struct rps_worker *w, int socket)

@@ -387,6 +387,7 @@ static const struct cfg_field {
 	[RPS_SET_CONSUMER_WAIT] = FIELD(consumer_wait_ms, has_consumer_wait_ms),
 	[RPS_SET_CONSUMER_MODE] = FIELD(consumer_inline, has_consumer_mode),
 	[RPS_SET_CONSUMER_FAIL] = FIELD(consumer_fail_open, has_consumer_fail),
+	[RPS_SET_BYPASS_AFTER] = FIELD(bypass_after, has_bypass_after),
 };
 #undef FIELD
 

@@ -51,6 +51,7 @@
  *   consumer_wait_ms = 5000     ; restart (as --consumer-wait, 0..3600000)
  *   consumer_mode = inline      ; restart (as --consumer-mode, tap|inline)
  *   consumer_fail = open        ; restart (as --consumer-fail, open|closed)
+ *   bypass_after = 1M           ; restart (as --bypass-after, bytes, K/M/G suffixes)
  *
  *   [map]
  *   default = 0xfe              ; every RX queue without a line of its own (like --map); live
@@ -139,6 +140,7 @@ struct rps_config {
 	int has_consumer_wait_ms; uint32_t consumer_wait_ms; /* as --consumer-wait */
 	int has_consumer_mode;  int consumer_inline;     /* as --consumer-mode: 1 inline */
 	int has_consumer_fail;  int consumer_fail_open;  /* as --consumer-fail: 1 open */
+	int has_bypass_after;   uint32_t bypass_after;   /* as --bypass-after, bytes */
 	int has_consumer_group; char consumer_group[RPS_CONSUMER_GROUP_MAX]; /* as --consumer-group */
 	int has_consumer_secret;       /* consumer_secret: one, or one per consumer */
 	unsigned int nb_consumer_secrets;

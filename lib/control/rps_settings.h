@@ -44,7 +44,7 @@ enum rps_setting_id {
 	RPS_SET_BACKPRESSURE, RPS_SET_STALL_TIMEOUT, RPS_SET_IDLE_SLEEP, RPS_SET_IDLE_SPIN,
 	RPS_SET_IDLE_WAIT, RPS_SET_FORWARD, RPS_SET_CONSUMERS, RPS_SET_CONSUMER_SOCKET,
 	RPS_SET_CONSUMER_WAIT, RPS_SET_CONSUMER_GROUP, RPS_SET_CONSUMER_SECRET,
-	RPS_SET_CONSUMER_MODE, RPS_SET_CONSUMER_FAIL, RPS_SET_RULE,
+	RPS_SET_CONSUMER_MODE, RPS_SET_CONSUMER_FAIL, RPS_SET_BYPASS_AFTER, RPS_SET_RULE,
 	RPS_SET_METRICS, RPS_SET_HELP,
 	RPS_SET_NB
 };
@@ -66,6 +66,7 @@ enum rps_setting_when {
 
 /* .flags */
 #define RPS_SETTING_FILE_WORD 1u /* the file takes .word in place of a number (-1) */
+#define RPS_SETTING_BYTES 4u     /* U32: a size, also with a K, M or G suffix (x 1024) */
 #define RPS_SETTING_SECRET 2u    /* a key: no message or log ever shows its value; the only
 				  * reply that may is /rps/config, the seed and the key to the
 				  * owner (telemetry.c secrets_visible()) */

@@ -745,6 +745,25 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 			"load fails open too: packets of one flow may then overtake those still in "
 			"the consumer",
 	},
+	[RPS_SET_BYPASS_AFTER] = {
+		.name = "bypass-after", .flag = "bypass-after", .metavar = "BYTES",
+		.key = "bypass_after", .section = DATAPLANE, .syntax = "BYTES",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_RESTART, .flags = RPS_SETTING_BYTES,
+		.lo = 0, .hi = UINT32_MAX, .what = "", .unit = " bytes (or with K, M, G)",
+		.def = "0",
+		.help = "a flow's later packets skip the consumers once it carried BYTES (both "
+			"directions; K, M, G suffixes): in the path they go straight out, taps no "
+			"longer get them; 0 = never (default)",
+		.doc = "a stream depth per flow: once a flow (both directions counted, by the "
+			"flow stage) carried this many bytes it is bypassed, and its later packets "
+			"skip the consumers: [in the path](docs/consumers.md#in-the-path) they are "
+			"forwarded directly, taps no longer get a copy. The bypass starts 20 ms after "
+			"the flow reaches the depth, so what the consumer holds of it comes back "
+			"first; it lives in the worker's flow table and ends with the flow. Counted "
+			"`flows_bypassed` and `bypassed` (packets), shown per flow in `/rps/flows`. "
+			"`K`, `M`, `G` multiply by 1024; needs the `flow` stage and consumers; 0 = "
+			"never",
+	},
 	[RPS_SET_RULE] = {
 		.name = "rule", .flag = "rule", .metavar = "RULE",
 		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_START,
@@ -1128,6 +1147,25 @@ rps_setting_parse(const struct rps_setting *s, const char *text, int file, int64
 		if (file && (s->flags & RPS_SETTING_FILE_WORD) && strcmp(text, s->word) == 0) {
 			*out = -1;
 			return 0;
+		}
+		if ((s->flags & RPS_SETTING_BYTES) && *text != '\0' &&
+		    strchr("KMG", text[strlen(text) - 1]) != NULL) {
+			/* 1M: the number before the suffix, times 1024 per step */
+			char num[32];
+			const size_t len = strlen(text) - 1;
+			const unsigned int shift = text[len] == 'K' ? 10 : text[len] == 'M' ? 20 : 30;
+
+			if (len == 0 || len >= sizeof(num)) {
+				rc = -EINVAL;
+				break;
+			}
+			memcpy(num, text, len);
+			num[len] = '\0';
+			rc = rps_number_parse(num, 0, s->hi >> shift, &v);
+			v <<= shift;
+			if (rc == 0 && v < s->lo)
+				rc = -ERANGE;
+			break;
 		}
 		rc = rps_number_parse(text, s->lo, s->hi, &v);
 		if (rc == 0 && s->type == RPS_SETTING_POW2 && (v & (v - 1)) != 0)

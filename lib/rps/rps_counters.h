@@ -83,6 +83,8 @@ enum rps_drop_reason {
 	X(consumer_returned, "--consumer-mode inline: packets this worker's consumer returned (its verdict to pass), sent on by the pair's other port") \
 	X(consumer_fail_open, "--consumer-fail open: packets forwarded directly because their inline consumer was absent or full (counted processed)") \
 	X(return_tx_failed, "--consumer-mode inline: returned packets the pair's other port refused (freed; the packet's own fate was its delivery)") \
+	X(flows_bypassed, "--bypass-after: flows that carried their stream depth and were bypassed: their later packets skip the consumers") \
+	X(bypassed, "--bypass-after: packets of bypassed flows that skipped the consumers (in the path: forwarded directly; taps: not copied)") \
 	X(tx_fragmented, "packets above the TX port's MTU re-fragmented and sent whole")     \
 	X(tx_fragments, "frames those re-fragmented packets became on the wire")             \
 	X(time_squeeze, "polls that stopped with packets still waiting in the backlog")      \

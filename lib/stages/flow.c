@@ -11,6 +11,7 @@
 #include <rte_errno.h>
 #include <rte_hash.h>
 #include <rte_hash_crc.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_ip.h>
 #include <rte_malloc.h>
 #include <rte_mbuf_ptype.h>
@@ -112,6 +113,11 @@ struct rps_flow_table {
 	uint64_t *log_when;     /* TSC of each removal */
 	uint64_t log_n;         /* removals logged since creation */
 	uint64_t now;           /* the time of the last burst or ageing step */
+	/* --bypass-after (conf.bypass_bytes; NULL: off): from when each flow is bypassed (TSC,
+	 * 0: not), cold beside the flow's line, reset when its slot takes a new flow */
+	uint64_t *bypass_from;
+	uint64_t bypass_mask;   /* the mbuf flag that says so to the output stage */
+	uint64_t bypass_hold_tsc;
 };
 
 /* What the stage needs from one packet. */
@@ -201,6 +207,7 @@ set_hz(struct rps_flow_table *t, uint64_t hz)
 	t->idle_tsc = ms_to_tsc(t->conf.idle_timeout_ms, hz);
 	t->closed_tsc = ms_to_tsc(t->conf.closed_timeout_ms, hz);
 	t->sweep_tsc = RTE_MAX(ms_to_tsc(sweep_ms(&t->conf), hz), (uint64_t)1);
+	t->bypass_hold_tsc = ms_to_tsc(t->conf.bypass_hold_ms, hz);
 }
 
 static inline int
@@ -468,6 +475,21 @@ flow_hash_func(const void *key, uint32_t key_len, uint32_t init_val)
 	return flow_siphash(&k);
 }
 
+uint64_t
+rps_flow_bypass_flag(void)
+{
+	static const struct rte_mbuf_dynflag desc = { .name = "rps_dynflag_bypass" };
+	static uint64_t mask;
+
+	if (mask == 0) {
+		const int bit = rte_mbuf_dynflag_register(&desc);
+
+		if (bit >= 0)
+			mask = UINT64_C(1) << bit;
+	}
+	return mask;
+}
+
 struct rps_flow_table *
 rps_flow_table_create(const struct rps_flow_conf *conf, const char *name, int socket)
 {
@@ -511,6 +533,12 @@ rps_flow_table_create(const struct rps_flow_conf *conf, const char *name, int so
 					   RTE_CACHE_LINE_SIZE, socket);
 	t->load = rte_zmalloc_socket("rps_flow_load", (size_t)buckets * sizeof(*t->load),
 				     RTE_CACHE_LINE_SIZE, socket);
+	if (conf->bypass_bytes != 0) {
+		t->bypass_mask = rps_flow_bypass_flag();
+		t->bypass_from = rte_zmalloc_socket("rps_flow_bypass", (size_t)conf->size *
+						    sizeof(*t->bypass_from), RTE_CACHE_LINE_SIZE,
+						    socket);
+	}
 	if (conf->log_size != 0) {
 		t->log = rte_zmalloc_socket("rps_flow_log", (size_t)conf->log_size *
 					    sizeof(*t->log), RTE_CACHE_LINE_SIZE, socket);
@@ -518,7 +546,9 @@ rps_flow_table_create(const struct rps_flow_conf *conf, const char *name, int so
 						 sizeof(*t->log_when), RTE_CACHE_LINE_SIZE, socket);
 	}
 	if (t->flows == NULL || t->first_seen == NULL || t->load == NULL ||
-	    (conf->log_size != 0 && (t->log == NULL || t->log_when == NULL))) {
+	    (conf->log_size != 0 && (t->log == NULL || t->log_when == NULL)) ||
+	    (conf->bypass_bytes != 0 && (t->bypass_from == NULL || t->bypass_mask == 0))) {
+		rte_free(t->bypass_from);
 		rte_free(t->flows);
 		rte_free(t->first_seen);
 		rte_free(t->load);
@@ -532,6 +562,7 @@ rps_flow_table_create(const struct rps_flow_conf *conf, const char *name, int so
 	if (t->h == NULL) {
 		int err = rte_errno;
 
+		rte_free(t->bypass_from);
 		rte_free(t->flows);
 		rte_free(t->first_seen);
 		rte_free(t->load);
@@ -551,6 +582,7 @@ rps_flow_table_free(struct rps_flow_table *t)
 	if (t == NULL)
 		return;
 	rte_hash_free(t->h);
+	rte_free(t->bypass_from);
 	rte_free(t->flows);
 	rte_free(t->first_seen);
 	rte_free(t->load);
@@ -788,6 +820,7 @@ struct burst_ctrs {
 	uint64_t evicted;
 	uint64_t out_of_order;
 	uint64_t retransmit;
+	uint64_t bypassed;
 	uint32_t bucket_max;
 };
 
@@ -874,6 +907,8 @@ flow_add(struct rps_flow_table *t, const struct pkt_info *pi, hash_sig_t sig, ui
 		f->in_use = 1;
 		f->seq_bits = pi->dir ? FIRST_DIR1 : 0;
 		t->first_seen[pos] = now;
+		if (t->bypass_from != NULL)
+			t->bypass_from[pos] = 0;
 		f->sig = sig;
 		f->state = pi->key.proto == IPPROTO_TCP ? RPS_FLOW_NEW : RPS_FLOW_NONE;
 		load = &t->load[sig & t->load_mask];
@@ -964,6 +999,37 @@ dir_flags_of(uint8_t tcp_flags)
 	return b;
 }
 
+/*
+ * --bypass-after: whether the packet of the flow at @p pos (@p f) skips the consumers.
+ * bypass_from[pos]: 0, not bypassed; BYPASS_ON, bypassed; else pending, until that time at
+ * the latest. A flow that reaches its depth is pending: its packets still go to the
+ * consumers, until a burst starts with the consumers holding nothing of this worker's
+ * (@p settled: every packet sent them came back, so nothing of the flow can be overtaken)
+ * or the pending time ends (a consumer that keeps some packets, its verdict to drop them,
+ * never holds nothing). The flow's first packet in such a burst is its first bypassed one.
+ */
+#define BYPASS_ON 1u
+
+static inline int
+bypass_check(struct rps_flow_table *t, uint32_t pos, const struct flow *f, uint64_t now,
+	     int settled, struct burst_ctrs *bc)
+{
+	uint64_t *b = &t->bypass_from[pos];
+
+	if (likely(*b == 0)) {
+		if (flow_bytes(f) < t->conf.bypass_bytes)
+			return 0;
+		*b = now + t->bypass_hold_tsc + 2; /* pending (never 0 or BYPASS_ON) */
+		bc->bypassed++;
+		return 0; /* this one reached the depth: it goes to the consumers */
+	}
+	/* (not in the burst that made it pending: its packets before in this burst went to
+	 * the consumers, after the check of what they held) */
+	if (*b != BYPASS_ON && ((settled && now != *b - t->bypass_hold_tsc - 2) || now >= *b))
+		*b = BYPASS_ON;
+	return *b == BYPASS_ON;
+}
+
 static inline void
 flow_update(struct rps_flow_table *t, uint32_t pos, const struct pkt_info *pi,
 	    const struct rte_mbuf *m, uint64_t now, struct burst_ctrs *bc)
@@ -1042,6 +1108,10 @@ rps_stage_flow(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 					continue;
 				}
 				flow_update(t, (uint32_t)p, &info[i], m, now, &bc);
+				if (t->bypass_from != NULL &&
+				    bypass_check(t, (uint32_t)p, &t->flows[p], now,
+						 c->bypass_settled, &bc))
+					m->ol_flags |= t->bypass_mask;
 			}
 			pkts[out++] = m;
 		}
@@ -1058,6 +1128,8 @@ rps_stage_flow(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 		RPS_CTR_ADD(c->st->out_of_order, bc.out_of_order);
 	if (bc.retransmit != 0)
 		RPS_CTR_ADD(c->st->retransmit, bc.retransmit);
+	if (bc.bypassed != 0)
+		RPS_CTR_ADD(c->st->flows_bypassed, bc.bypassed);
 	if (bc.created != 0 || bc.expired != 0 || bc.evicted != 0)
 		publish_active(c, t);
 	return out;
@@ -1097,6 +1169,7 @@ summarize(const struct rps_flow_table *t, uint32_t pos, struct rps_flow_summary 
 	s->state = (enum rps_flow_state)f->state;
 	s->out_of_order = f->out_of_order;
 	s->retransmit = f->retransmit;
+	s->bypassed = t->bypass_from != NULL && t->bypass_from[pos] != 0;
 }
 
 int
@@ -1187,7 +1260,7 @@ json_flow(FILE *f, const struct rps_flow_summary *s, unsigned int lcore, uint64_
 		", \"bytes\": %" PRIu64 ", \"flags\": \"%s\"}, \"reply\": {\"packets\": %" PRIu64
 		", \"bytes\": %" PRIu64 ", \"flags\": \"%s\"}, \"state\": \"%s\""
 		", \"out_of_order\": %" PRIu64
-		", \"retransmit\": %" PRIu64 ", \"first_seen_ms\": %" PRIu64
+		", \"retransmit\": %" PRIu64 ", \"bypassed\": %s, \"first_seen_ms\": %" PRIu64
 		", \"last_seen_ms\": %" PRIu64 "%s}",
 		sep, lcore, s->family, s->proto, src, dst,
 		s->sport, s->dport, s->packets, s->bytes, s->dir[RPS_FLOW_ORIG].packets,
@@ -1196,7 +1269,8 @@ json_flow(FILE *f, const struct rps_flow_summary *s, unsigned int lcore, uint64_
 		s->dir[RPS_FLOW_REPLY].packets, s->dir[RPS_FLOW_REPLY].bytes,
 		rps_flow_flags_format(s->dir[RPS_FLOW_REPLY].flags, rf, sizeof(rf)),
 		rps_flow_state_name(s->state),
-		s->out_of_order, s->retransmit, tsc_to_ms(s->first_seen, hz),
+		s->out_of_order, s->retransmit, s->bypassed ? "true" : "false",
+		tsc_to_ms(s->first_seen, hz),
 		tsc_to_ms(s->last_seen, hz), extra);
 }
 

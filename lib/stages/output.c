@@ -417,12 +417,15 @@ rps_stage_output(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 		for (uint16_t i = 0; i < n; i++) {
 			struct rps_txq *t = c->port_txq[pkts[i]->port];
 
-			if (c->inline_txq != NULL && c->inline_txq[pkts[i]->port] != NULL) {
+			if (unlikely(pkts[i]->ol_flags & c->bypass_mask)) {
+				/* a bypassed flow: past the consumers, in the path or taps */
+				RPS_CTR_ADD(c->st->bypassed, 1);
+			} else if (c->inline_txq != NULL && c->inline_txq[pkts[i]->port] != NULL) {
 				inline_send(c, pkts[i], c->inline_txq[pkts[i]->port]);
 				continue;
-			}
-			if (c->nb_groups != 0)
+			} else if (c->nb_groups != 0) {
 				mirror(c, pkts[i], t);
+			}
 			if (likely(t != NULL))
 				txq_send(t, pkts[i]);
 			else
@@ -437,15 +440,26 @@ rps_stage_output(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 		const uint16_t g = c->nb_groups;
 
 		for (uint16_t i = 0; i < n; i++) {
+			if (unlikely(pkts[i]->ol_flags & c->bypass_mask)) {
+				RPS_CTR_ADD(c->st->bypassed, 1); /* no copy: consumed */
+				pkts[k++] = pkts[i];
+				continue;
+			}
 			refs_set(pkts[i], g);
-			for (uint16_t k = 0; k < g; k++)
-				txq_send(c->group_txq[k], pkts[i]);
+			for (uint16_t j = 0; j < g; j++)
+				txq_send(c->group_txq[j], pkts[i]);
 		}
-		return 0;
+		return k;
 	}
 	if (q == NULL)
 		return n; /* consumed by the pipeline's end */
-	for (uint16_t i = 0; i < n; i++)
+	for (uint16_t i = 0; i < n; i++) {
+		if (unlikely(q->consumer && (pkts[i]->ol_flags & c->bypass_mask))) {
+			RPS_CTR_ADD(c->st->bypassed, 1); /* a consumer's: no copy, consumed */
+			pkts[k++] = pkts[i];
+			continue;
+		}
 		txq_send(q, pkts[i]);
-	return 0;
+	}
+	return k;
 }

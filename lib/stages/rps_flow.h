@@ -89,7 +89,19 @@ struct rps_flow_conf {
 	uint32_t log_size;          /**< keep the last this many flows removed (expired,
 				     *   closed, evicted) for rps_flow_table_dump_json(); 0: none
 				     *   (at most 2^20) */
+	uint64_t bypass_bytes;      /**< a flow is bypassed once it carried this many bytes,
+				     *   both directions counted (a stream depth); 0: never */
+	uint32_t bypass_hold_ms;    /**< ...from the first burst that starts with the consumers
+				     *   holding nothing (rps_stage_ctx.bypass_settled), this long
+				     *   after at the latest */
 };
+
+/**
+ * The mbuf flag (a dynamic flag, registered on the first call: set-up path) the flow stage
+ * sets on each packet of a bypassed flow, for the output stage. 0 when it cannot be
+ * registered (rte_errno).
+ */
+uint64_t rps_flow_bypass_flag(void);
 
 /**
  * Set the SipHash key of every flow table of the process: @p key, or 16 random bytes
@@ -147,6 +159,7 @@ struct rps_flow_summary {
 	enum rps_flow_state state;
 	uint64_t out_of_order;
 	uint64_t retransmit;
+	uint8_t bypassed;      /**< past --bypass-after: its packets skip the consumers */
 };
 
 /**

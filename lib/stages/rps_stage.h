@@ -137,6 +137,12 @@ struct rps_stage_ctx {
 	 * packet in place of its forward; the other groups get their reference as taps. NULL:
 	 * consumers are taps. [RTE_MAX_ETHPORTS] */
 	struct rps_txq *const *inline_txq;
+	/** --bypass-after: the mbuf flag the flow stage sets on a bypassed flow's packets
+	 * (rps_flow_bypass_flag()): output sends them past the consumers. 0: off. */
+	uint64_t bypass_mask;
+	/** --bypass-after: set before each burst: the consumers in the path hold nothing of
+	 * this lcore's (always 1 for taps): a flow at its depth may start its bypass now. */
+	int bypass_settled;
 	struct rps_backlog *recycle;  /* consumed packets go back to its RX lcore
 				       * (rps_backlog_recycle()), NULL: freed here */
 };

@@ -28,9 +28,10 @@ Then SIGINT (after each run): exit 0, rx == processed + dropped.
 
 With the argument `inline` (integration-forward-tcp-inline) instead: two dpdk-testpmd memif
 clients in the path (--consumer-mode inline, io forwarding, each queue sent back on itself),
-ping, then iperf3 --bidir paced with the map rewritten every 0.2 s: no reorder event at
-either sender, nothing dropped, each consumer returned all it was delivered, --check-order
-0; then, with --consumer-fail open, consumer 1 SIGKILLed a second into a paced iperf3: the
+ping, then iperf3 --bidir paced with the map rewritten every 0.2 s and --bypass-after 1M:
+no reorder event at either sender, nothing dropped, each consumer returned all it was
+delivered, --check-order 0, every data connection bypassed past its first MiB (the
+consumers' deliveries stop growing while the connections go on); then, with --consumer-fail open, consumer 1 SIGKILLed a second into a paced iperf3: the
 connections complete both ways, consumer 1's packets forwarded directly (fail_open).
 
 Needs root, `ip netns`, iperf3 and ethtool; exits 77 (skipped) without them. The namespaces
@@ -434,7 +435,8 @@ def inline_run(F, binary, tmp, fail):
     cmd = [binary] + rpstest.eal_args(prefix, lcores=LCORES, vdevs=vdevs(), mem_mb=1024) + \
         ['--', '--forward', '0:1', '--config', cfg, '--summary-json', summary,
          '--check-order', '--consumers', '2', '--consumer-mode', 'inline',
-         '--consumer-fail', fail, '--consumer-socket', sock, '--consumer-wait', '20000']
+         '--consumer-fail', fail, '--consumer-socket', sock, '--consumer-wait', '20000'] + \
+        (['--bypass-after', '1M'] if fail == 'closed' else [])
     log = os.path.join(tmp, 'inl-%s.log' % fail)
     proc = rpstest.start_logged(cmd, log)
     clients = []
@@ -465,11 +467,31 @@ def inline_run(F, binary, tmp, fail):
         def kill_one():
             if not stop.wait(1.0):
                 consumer_stop(clients[1], signal.SIGKILL)
+        def delivered():
+            r = rpstest.telemetry(prefix, '/rps/consumers')
+            try:
+                return sum(c['delivered'] for c in
+                           r[0]['/rps/consumers']['consumers'].values())
+            except (IndexError, KeyError, TypeError, AttributeError):
+                return None
+
+        samples = []
+
+        def sample():
+            # the consumers' deliveries 2 s and 3.5 s into the run (--bypass-after 1M: by
+            # then every data connection is past 1 MiB and bypassed)
+            for at in (2.0, 1.5):
+                if stop.wait(at):
+                    return
+                samples.append(delivered())
         t = threading.Thread(target=remap if fail == 'closed' else kill_one)
         t.start()
+        ts = threading.Thread(target=sample)
+        ts.start()
         ab, ba, err = iperf(4, rate='20M')
         stop.set()
         t.join()
+        ts.join()
         after = [nstat(i) for i in range(2)]
         print('%s: paced through 2 consumers in the path: a->b %.1f Mbit/s, b->a %.1f Mbit/s, '
               '%d map rewrites; error %s' % (ctx, ab, ba, reloads[0], err), flush=True)
@@ -477,6 +499,12 @@ def inline_run(F, binary, tmp, fail):
                 'b->a %.1f Mbit/s (4 x 20 expected each way), error %s' % (ctx, ab, ba, err))
         if fail == 'closed':
             F.check(reloads[0] >= 10, '%s: only %d map rewrites' % (ctx, reloads[0]))
+            F.check(len(samples) == 2 and None not in samples and
+                    samples[1] - samples[0] < 200,
+                    '%s: --bypass-after 1M: the consumers\' deliveries still grew in the '
+                    'run\'s last 1.5 s: %s' % (ctx, samples))
+            print('%s: --bypass-after 1M: consumers\' deliveries at 2 s and 3.5 s: %s' % (
+                ctx, samples), flush=True)
             for i in range(2):
                 bad = [x for x in (before[i], after[i]) if isinstance(x, str)]
                 if bad:
@@ -502,10 +530,11 @@ def inline_run(F, binary, tmp, fail):
     late = [w.get('reordered') for w in s.get('workers', [])]
     F.check(late and all(x == 0 for x in late), '%s: --check-order: %s' % (ctx, late))
     if fail == 'closed':
-        F.check(rpstest.dropped_total(s) == 0 and
+        fb = sum(w.get('flows_bypassed', 0) for w in s.get('workers', []))
+        F.check(rpstest.dropped_total(s) == 0 and fb >= 8 and
                 all(c['returned'] == c['delivered'] > 0 and c['verdict_dropped'] == 0
-                    for c in k), '%s: dropped %s, consumers %s' % (
-                        ctx, {x: v for x, v in s['dropped'].items() if v}, k))
+                    for c in k), '%s: dropped %s, flows_bypassed %d, consumers %s' % (
+                        ctx, {x: v for x, v in s['dropped'].items() if v}, fb, k))
     else:
         F.check(k[1]['fail_open']['consumer_absent'] > 0 and k[0]['returned'] > 0,
                 '%s: consumer 1 killed: consumers %s' % (ctx, k))

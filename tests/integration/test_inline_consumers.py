@@ -80,7 +80,8 @@ class Pair:
         rpstest.write_pcap(self.pa, self.a)
         rpstest.write_pcap(self.pb, self.b)
 
-    def run(self, tag, present, extra=(), mode='io', queues=2, wait_ms=20000, live=None):
+    def run(self, tag, present, extra=(), mode='io', queues=2, wait_ms=20000, live=None,
+            env=None):
         """dpdk-rps on the pair with 2 inline consumers and testpmd at those of @p present.
         @p live: a dict: the captures loop, /rps/consumers is read into live['seen'] once
         both consumers returned packets (or after 10 s), then SIGINT.
@@ -121,7 +122,7 @@ class Pair:
         t = threading.Thread(target=start_clients)
         t.start()
         stop = {} if live is None else dict(stop_signal=2, signal_after=30, stop_event=done)
-        r = rpstest.run_rps(rpstest.BINARY, eal, app, timeout=90, prefix=prefix,
+        r = rpstest.run_rps(rpstest.BINARY, eal, app, timeout=90, prefix=prefix, env=env,
                             summary_path=os.path.join(tmp, tag + '_summary.json'), **stop)
         t.join()
         for p in clients.values():
@@ -203,6 +204,39 @@ def part_live(F, pair):
                 '%s: consumers %s, %d frames out' % (ctx, k, len(out0) + len(out1)))
     print('%s: returned while running: %s' % (
         ctx, seen and {c: seen[c]['returned'] for c in seen}), flush=True)
+
+
+def part_bypass(F, pair):
+    """--bypass-after 1K on a paced replay (test hook RPS_TEST_RX_DELAY_NS, 2,500 packets a
+    second: a flow's packets spread over the hold): each flow's later packets skip the
+    consumers and go straight out; every flow still crosses whole and in order (the switch
+    waits for what the consumer holds); delivered + bypassed = processed."""
+    ctx = 'bypass'
+    if not rpstest.hooks_built(rpstest.BINARY, pair.tmp):
+        F.skip(ctx, 'the replay is paced by a test hook (RPS_TEST_RX_DELAY_NS): %s' %
+               rpstest.NO_HOOKS)
+        return
+    r, out0, out1 = pair.run('bypass', (0, 1), extra=['--bypass-after', '1K'],
+                             env={'RPS_TEST_RX_DELAY_NS': '400000'})
+    s = rpstest.check_exit(F, r, ctx)
+    if s is None:
+        return
+    F.check(sorted(out1) == sorted(pair.a) and sorted(out0) == sorted(pair.b),
+            '%s: %d of A out by port 1, %d of B by port 0, not %d each' % (
+                ctx, len(out1), len(out0), len(pair.a)))
+    check_whole_in_order(F, ctx, pair.a, out1, 'A by port 1')
+    check_whole_in_order(F, ctx, pair.b, out0, 'B by port 0')
+    k = consumers(s)
+    w = s.get('workers', [])
+    fb = sum(x.get('flows_bypassed', 0) for x in w)
+    by = sum(x.get('bypassed', 0) for x in w)
+    delivered = sum(c['delivered'] for c in k)
+    F.check(fb > 0 and by > 0 and delivered + by == s['processed'] == s['rx_packets'] and
+            all(c['returned'] == c['delivered'] for c in k) and rpstest.dropped_total(s) == 0,
+            '%s: flows_bypassed %d, bypassed %d, delivered %d, processed %d, consumers %s' % (
+                ctx, fb, by, delivered, s['processed'], k))
+    print('%s: %d flows bypassed after 1 KiB: %d packets straight out, %d through the '
+          'consumers; every flow whole and in order' % (ctx, fb, by, delivered), flush=True)
 
 
 def part_verdict(F, pair):
@@ -333,6 +367,7 @@ def main():
         for name, part in (('refusals', lambda: part_refusals(F, pair)),
                            ('pass', lambda: part_pass(F, pair)),
                            ('live', lambda: part_live(F, pair)),
+                           ('bypass', lambda: part_bypass(F, pair)),
                            ('verdict', lambda: part_verdict(F, pair)),
                            ('closed', lambda: part_absent(F, pair, 'closed')),
                            ('open', lambda: part_absent(F, pair, 'open')),

@@ -1623,8 +1623,8 @@ test_dump_json(void)
 					   "\"src\": \"198.18.0.1\", \"dst\": \"198.18.0.2\", "
 					   "\"sport\": 40000, \"dport\": 80, \"packets\": 5, "));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"state\": \"established\", \"out_of_order\": 0, "
-					   "\"retransmit\": 1, \"first_seen_ms\": 10000, "
-					   "\"last_seen_ms\": 10000}"));
+					   "\"retransmit\": 1, \"bypassed\": false, "
+					   "\"first_seen_ms\": 10000, \"last_seen_ms\": 10000}"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"src\": \"198.18.3.232\", \"dst\": \"198.18.11.184\", "
 					   "\"sport\": 10003, \"dport\": 53, \"packets\": 1, "
 					   "\"bytes\": 46, \"orig\": {\"packets\": 1, \"bytes\": 46, "
@@ -1789,10 +1789,111 @@ test_create_errors(void)
 	CU_ASSERT_PTR_NULL(rps_flow_state_name(RPS_FLOW_STATE_MAX));
 }
 
+/* --bypass-after: a flow that carried the depth (both directions counted) is bypassed from
+ * the hold on: its packets before then unmarked, after it marked; counted once; another
+ * flow untouched; a new flow in a freed slot starts unbypassed; off without the depth. */
+static void
+test_bypass_after(void)
+{
+	struct rps_flow_conf conf = {
+		.size = 64, .idle_timeout_ms = 1000, .closed_timeout_ms = 100,
+		.bypass_bytes = 400, .bypass_hold_ms = 20,
+	};
+	const uint64_t flag = rps_flow_bypass_flag();
+	struct rps_flow_summary sum;
+	struct rte_mbuf *m;
+	struct seg p;
+	struct fx f;
+
+	CU_ASSERT_FATAL(flag != 0);
+	memset(&f, 0, sizeof(f));
+	f.t = rps_flow_table_create(&conf, "ut_flows_bypass", SOCKET_ID_ANY);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f.t);
+	f.c.st = &f.st;
+	f.c.hz = HZ;
+	f.c.now = T0;
+	f.c.flows = f.t;
+	f.c.bypass_settled = 0; /* the consumers hold something: pending till the hold ends */
+	/* frames of 154 bytes (100 of payload): two one way, one back: past 400 with the
+	 * third */
+	for (unsigned int i = 0; i < 3; i++) {
+		p = i < 2 ? c2s(ACK, 1 + 100 * i, 100) : s2c(ACK, 1, 100);
+		m = mk(&p);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+		CU_ASSERT_EQUAL(rps_stage_flow(&f.c, &m, 1), 1);
+		CU_ASSERT_EQUAL(m->ol_flags & flag, 0); /* (the hold has not passed) */
+		rte_pktmbuf_free(m);
+	}
+	CU_ASSERT_EQUAL(f.st.flows_bypassed, 1);
+	CU_ASSERT_EQUAL(get(&f, &p, &sum), 0);
+	CU_ASSERT_EQUAL(sum.bypassed, 1);
+	f.c.now = T0 + MS(10); /* within the hold: still to the consumers */
+	p = c2s(ACK, 201, 10);
+	m = mk(&p);
+	CU_ASSERT_EQUAL(rps_stage_flow(&f.c, &m, 1), 1);
+	CU_ASSERT_EQUAL(m->ol_flags & flag, 0);
+	rte_pktmbuf_free(m);
+	f.c.now = T0 + MS(21); /* past it: marked, both ways */
+	for (unsigned int i = 0; i < 2; i++) {
+		p = i ? s2c(ACK, 101, 10) : c2s(ACK, 211, 10);
+		m = mk(&p);
+		CU_ASSERT_EQUAL(rps_stage_flow(&f.c, &m, 1), 1);
+		CU_ASSERT_EQUAL(m->ol_flags & flag, flag);
+		rte_pktmbuf_free(m);
+	}
+	CU_ASSERT_EQUAL(f.st.flows_bypassed, 1);
+	/* a second flow at its depth, the consumers holding nothing: its packet that reached
+	 * the depth still went to them, and the next one in the same burst too (what came
+	 * before in the burst went to them after the check); the next burst's does not */
+	f.c.bypass_settled = 1;
+	for (unsigned int i = 0; i < 5; i++) {
+		p = (struct seg){ 0, UT_IP4(8), SRV, 1235, SPORT, IPPROTO_TCP, ACK, 1 + 100 * i,
+				  100, 0 };
+		if (i == 4)
+			f.c.now += MS(1); /* the next burst */
+		m = mk(&p);
+		CU_ASSERT_EQUAL(rps_stage_flow(&f.c, &m, 1), 1);
+		CU_ASSERT_EQUAL(m->ol_flags & flag, i < 4 ? 0 : flag);
+		rte_pktmbuf_free(m);
+	}
+	CU_ASSERT_EQUAL(f.st.flows_bypassed, 2);
+	/* another flow: not bypassed */
+	p = (struct seg){ 0, UT_IP4(7), SRV, 1234, SPORT, IPPROTO_TCP, ACK, 1, 100, 0 };
+	m = mk(&p);
+	CU_ASSERT_EQUAL(rps_stage_flow(&f.c, &m, 1), 1);
+	CU_ASSERT_EQUAL(m->ol_flags & flag, 0);
+	rte_pktmbuf_free(m);
+	/* the first flow ends (RST, then the closed timeout): its slot's next flow starts clean */
+	p = c2s(RST, 221, 0);
+	send1(&f, &p);
+	f.c.now = T0 + MS(2000);
+	rps_flow_table_age(&f.c, 1u << 20);
+	p = c2s(ACK, 1, 10);
+	m = mk(&p);
+	CU_ASSERT_EQUAL(rps_stage_flow(&f.c, &m, 1), 1);
+	CU_ASSERT_EQUAL(m->ol_flags & flag, 0);
+	rte_pktmbuf_free(m);
+	CU_ASSERT_EQUAL(get(&f, &p, &sum), 0);
+	CU_ASSERT_EQUAL(sum.bypassed, 0);
+	fx_fini(&f);
+	/* off: no mark whatever the bytes */
+	FX_INIT(&f, 64, 1000, 100);
+	for (unsigned int i = 0; i < 4; i++) {
+		p = c2s(ACK, 1 + 100 * i, 100);
+		m = mk(&p);
+		CU_ASSERT_EQUAL(rps_stage_flow(&f.c, &m, 1), 1);
+		CU_ASSERT_EQUAL(m->ol_flags & flag, 0);
+		rte_pktmbuf_free(m);
+	}
+	CU_ASSERT_EQUAL(f.st.flows_bypassed, 0);
+	fx_fini(&f);
+}
+
 int
 main(int argc, char **argv)
 {
 	static CU_TestInfo tests[] = {
+		{ "bypass_after", test_bypass_after },
 		{ "handshake", test_handshake },
 		{ "fin_teardown", test_fin_teardown },
 		{ "rst", test_rst },
