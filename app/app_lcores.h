@@ -89,6 +89,9 @@ struct rps_worker {
 	uint16_t inl_in_port[2 * RPS_FORWARD_MAX];  /* direction d's RX port */
 	struct rps_memif *inl_memif;   /* its group-0 consumer's endpoint, NULL: not inline */
 	uint16_t nb_inl;
+	/* taps: its group-0 consumer when it feeds it alone, whose returned ring it reads for
+	 * the consumer's requests (rps_consumer_ctl.h); NULL: none */
+	struct rps_memif *ctl_memif;
 	struct rps_txq *reply_port_txq[RTE_MAX_ETHPORTS]; /* respond's queue by RX port (ctx) */
 	struct rps_flow_snap *flow_snap; /* NULL without the flow stage */
 	uint64_t next_snap_tsc;

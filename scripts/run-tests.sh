@@ -7,7 +7,7 @@
 #                options are the defaults, test hooks off: unit-no-test-hooks checks that
 #                such a build carries none
 #   build-asan   gcc with ASan+UBSan, test hooks: unit + integration tests
-#   build-fuzz   clang with libFuzzer+ASan+UBSan: each harness for FUZZ_SECONDS (30)
+#   build-fuzz   clang with libFuzzer+ASan+UBSan: each harness for FUZZ_SECONDS (20)
 # Ends with "N passed, N failed, N skipped" and exits non-zero if anything failed. A test
 # that cannot set up its condition here (no root for a network namespace) exits 77: SKIP,
 # listed with the reason it printed.
@@ -76,7 +76,7 @@ rm -f build-bg.fail
 	# the fuzz tree: its four harnesses only (each compiles the library sources it fuzzes)
 	BUILD_TARGETS="tests/fuzz/fuzz_chain tests/fuzz/fuzz_flow tests/fuzz/fuzz_config tests/fuzz/fuzz_params" \
 		CC=clang nice -n 19 sh scripts/build.sh build-fuzz -Dfuzz=enabled \
-		-Dfuzz_seconds="${FUZZ_SECONDS:-30}" -Db_sanitize=address,undefined \
+		-Dfuzz_seconds="${FUZZ_SECONDS:-20}" -Db_sanitize=address,undefined \
 		-Db_lundef=false || bgfail=$((bgfail + 1))
 	echo "$bgfail" >build-bg.fail
 ) >build-bg.log 2>&1 </dev/null &

@@ -15,6 +15,7 @@
 #include "setup.h"
 #include "rps_idle.h"
 #include "rps_flow.h"
+#include "rps_consumer_ctl.h"
 #include "rps_memif.h"
 #include "rps_reasm.h"
 
@@ -33,6 +34,7 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 	memset(c, 0, sizeof(*c));
 	c->st = &w->stats;
 	c->hz = rte_get_tsc_hz();
+	w->ctl_memif = NULL;
 	c->lcore = w->lcore;
 	c->worker = w->index;
 	if (app->cons.nb_consumers > 0 && rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT)) {
@@ -53,6 +55,10 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 			if (g > 0 || o->nb_fwd > 0)
 				rps_txq_set_secondary(q);
 			w->group_txq[g] = q;
+			/* a tap it feeds alone: it reads what the consumer sends back, for its
+			 * requests (in the path, the returns are read anyway) */
+			if (g == 0 && k->feeders == 1 && !o->consumer_inline)
+				w->ctl_memif = k->memif;
 		}
 		/* with pairs, a port in none consumes (its packets still reach the consumers) */
 		c->out_txq = o->nb_fwd > 0 ? NULL : &w->cons_txq[0];
@@ -120,11 +126,14 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 			/* --bypass-after: what the consumers hold comes back first */
 			.bypass_bytes = o->bypass_after,
 			.bypass_hold_ms = RPS_BYPASS_WAIT_MS,
+			/* a consumer may ask for a flow's bypass (rps_consumer_ctl.h) */
+			.bypass_requests = app->cons.nb_consumers > 0,
 		};
 
 		snprintf(name, sizeof(name), "rps_flows_%u", w->lcore);
 		c->flows = rps_flow_table_create(&fc, name, socket);
-		c->bypass_mask = o->bypass_after != 0 ? rps_flow_bypass_flag() : 0;
+		c->bypass_mask = o->bypass_after != 0 || app->cons.nb_consumers > 0 ?
+				 rps_flow_bypass_flag() : 0;
 		c->bypass_settled = 1; /* taps: at once (in the path: per burst) */
 		w->flow_snap = rte_zmalloc_socket("rps_flow_snap", sizeof(*w->flow_snap),
 						  RTE_CACHE_LINE_SIZE, socket);
@@ -204,6 +213,42 @@ rps_process_burst(struct rps_worker *w, struct rte_mbuf **pkts, uint16_t n)
 }
 
 /*
+ * A consumer's control frame @p m (rps_consumer_ctl.h): a bypass request applied to this
+ * worker's flow table, counted. @return 1 when @p m was one (freed), 0 for a packet.
+ */
+static int
+consumer_ctl(struct rps_worker *w, struct rte_mbuf *m)
+{
+	struct rps_flow_tuple q;
+	uint32_t seconds;
+	const int rc = rps_ctl_parse(m, &q, &seconds);
+
+	if (likely(rc == 0))
+		return 0;
+	if (rc > 0 && rps_flow_table_bypass_tuple(w->ctx.flows, &q, w->ctx.now, seconds == 0 ? 0 :
+						  w->ctx.now + (uint64_t)seconds * w->ctx.hz) == 0)
+		RPS_CTR_ADD(w->stats.bypass_requests, 1);
+	else
+		RPS_CTR_ADD(w->stats.bypass_requests_refused, 1);
+	rte_pktmbuf_free(m);
+	return 1;
+}
+
+/* Taps: what this worker's own consumer sent back: its requests; the rest is dropped
+ * unread (a tap's returns are not forwarded). */
+static void
+consumer_ctl_poll(struct rps_worker *w)
+{
+	struct rte_mbuf *pkts[RPS_BURST_MAX];
+	const uint16_t n = rps_memif_rx(w->ctl_memif, 0, w->app->io.pool, pkts,
+					w->app->opt.burst);
+
+	for (uint16_t i = 0; i < n; i++)
+		if (!consumer_ctl(w, pkts[i]))
+			rte_pktmbuf_free(pkts[i]);
+}
+
+/*
  * Publish @p w's top flows for /rps/flows. The walk of the flow table comes first, into the
  * worker's scratch copy, so the write section is only a copy of 32 summaries: a reader
  * retries while that lasts, and gives up on a worker stopped inside it (telemetry.c).
@@ -234,6 +279,8 @@ rps_process_idle(struct rps_worker *w)
 	struct rps_stage_ctx *c = &w->ctx;
 
 	c->now = rte_rdtsc();
+	if (w->ctl_memif != NULL) /* its own tap consumer's requests */
+		consumer_ctl_poll(w);
 	/* a consumer this worker shares: what the others enqueued while one held its lock */
 	for (uint16_t g = 0; g < w->app->cons.nb_groups; g++)
 		if (unlikely(rps_txq_share_pending(&w->cons_txq[g])))
@@ -276,14 +323,19 @@ worker_returns(struct rps_worker *w)
 		const uint16_t n = rps_memif_rx(w->inl_memif, d, w->app->io.pool, pkts,
 						w->app->opt.burst);
 
+		uint16_t kept = 0;
+
 		if (n == 0)
 			continue;
-		RPS_CTR_ADD(w->inl_txq[d].returned, n);
-		RPS_CTR_ADD(w->stats.consumer_returned, n);
 		for (uint16_t i = 0; i < n; i++) {
+			if (unlikely(consumer_ctl(w, pkts[i])))
+				continue; /* a request, not a packet */
 			pkts[i]->port = w->inl_in_port[d]; /* as it came in, for its counters */
 			rps_txq_send(&w->ret_txq[d], pkts[i]);
+			kept++;
 		}
+		RPS_CTR_ADD(w->inl_txq[d].returned, kept);
+		RPS_CTR_ADD(w->stats.consumer_returned, kept);
 		rps_txq_flush(&w->ret_txq[d]);
 		total += n;
 	}

@@ -92,6 +92,11 @@ live_consumer_lines(const struct rps_app *app, uint64_t *prev, double dt)
 		       st.delivered >= prev[i] ? (double)(st.delivered - prev[i]) / dt / 1e6 : 0.0,
 		       st.absent, st.full, st.link.up ? "yes" : "no",
 		       connects > 0 ? connects - 1 : 0);
+		if (app->opt.consumer_inline && k->group == 0) /* in the path: its verdicts */
+			printf("  consumer %u in the path: returned %" PRIu64 "  not returned %"
+			       PRIu64 "  fail_open %" PRIu64 "\n", i, st.returned,
+			       st.delivered - RTE_MIN(st.delivered, st.returned),
+			       st.open_absent + st.open_full);
 		prev[i] = st.delivered;
 	}
 }

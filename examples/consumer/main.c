@@ -63,6 +63,22 @@ struct flow_key {
 struct flow_count {
 	uint64_t packets;
 	uint64_t bytes;
+	bool bypass_asked;      /* --bypass-after: the request went */
+};
+
+/* A bypass request, as dpdk-rps reads it (docs/consumers.md#asking-for-a-bypass): an
+ * Ethernet frame of EtherType 0x88B5 sent back on the ring, then this, in network order. */
+#define CTL_ETHERTYPE 0x88B5
+#define CTL_MAGIC 0x52505342u   /* "RPSB" */
+struct __attribute__((packed)) ctl_bypass {
+	uint32_t magic;
+	uint8_t version;        /* 1 */
+	uint8_t family;         /* 4 or 6 */
+	uint8_t proto;
+	uint8_t reserved;
+	uint16_t sport, dport;
+	uint32_t seconds;       /* 0: until the flow ends */
+	uint8_t src[16], dst[16];
 };
 
 struct flow_entry {
@@ -76,6 +92,7 @@ struct options {
 	unsigned int seconds;
 	unsigned int top;
 	unsigned int max_flows;
+	unsigned int bypass_after;  /* bytes of a flow before asking for its bypass, 0: never */
 };
 
 /* Everything the loop counts; the hash holds the flows, counts[] their counters by position. */
@@ -89,6 +106,8 @@ struct consumer {
 	uint64_t packets, bytes;
 	uint64_t untracked_packets, untracked_bytes; /* flows beyond max_flows */
 	uint64_t other_packets, other_bytes;         /* not IPv4/IPv6, or cut short */
+	unsigned int bypass_after;
+	uint64_t bypass_requests;  /* sent back to dpdk-rps */
 	struct intr_park park;  /* EAL's interrupt thread, held while polling */
 	bool started;           /* rte_eth_dev_start() done: connecting or connected */
 	bool link_up;           /* connected, as last seen (polled only after a parked re-check) */
@@ -107,7 +126,8 @@ static void on_signal(int sig)
 
 /* ---- options: one table drives getopt_long and --help ---- */
 
-enum { OPT_SOCKET = 256, OPT_SECONDS, OPT_TOP, OPT_JSON, OPT_MAX_FLOWS, OPT_HELP };
+enum { OPT_SOCKET = 256, OPT_SECONDS, OPT_TOP, OPT_JSON, OPT_MAX_FLOWS, OPT_BYPASS_AFTER,
+	OPT_HELP };
 
 static const struct opt_desc {
 	const char *name;
@@ -121,6 +141,9 @@ static const struct opt_desc {
 	{ "json", "FILE", OPT_JSON, "write every flow's counts to FILE as JSON at exit" },
 	{ "max-flows", "N", OPT_MAX_FLOWS,
 	  "flows tracked at most (default 65536); more are counted untracked" },
+	{ "bypass-after", "BYTES", OPT_BYPASS_AFTER,
+	  "once a flow counted BYTES here, ask dpdk-rps to bypass it (its later packets skip "
+	  "the consumers); 0 (default): never" },
 	{ "help", NULL, OPT_HELP, "this text" },
 };
 #define NB_OPTS (sizeof(opt_table) / sizeof(opt_table[0]))
@@ -202,6 +225,13 @@ static int parse_args(int argc, char **argv, struct options *o)
 			if (parse_uint(optarg, 1, LIMIT_MAX_FLOWS, &o->max_flows) < 0) {
 				fprintf(stderr, PROG ": --max-flows: '%s' is not a count (1 to %u)\n",
 					optarg, LIMIT_MAX_FLOWS);
+				return -1;
+			}
+			break;
+		case OPT_BYPASS_AFTER:
+			if (parse_uint(optarg, 0, UINT32_MAX, &o->bypass_after) < 0) {
+				fprintf(stderr, PROG ": --bypass-after: '%s' is not a number of "
+					"bytes (0 to %u)\n", optarg, UINT32_MAX);
 				return -1;
 			}
 			break;
@@ -342,6 +372,41 @@ static int flow_key_parse(const struct rte_mbuf *m, struct flow_key *k)
 
 /* ---- counting: a burst at a time ---- */
 
+/* Ask dpdk-rps to bypass the flow @p k: the request goes back on the ring (queue 0).
+ * @return whether it went. */
+static bool ask_bypass(struct consumer *cs, const struct flow_key *k)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(cs->pool);
+	struct rte_ether_hdr *eh;
+	struct ctl_bypass *b;
+
+	if (m == NULL)
+		return false;
+	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, sizeof(*eh) + sizeof(*b));
+	if (eh == NULL) {
+		rte_pktmbuf_free(m);
+		return false;
+	}
+	memset(eh, 0, sizeof(*eh) + sizeof(*b));
+	eh->ether_type = rte_cpu_to_be_16(CTL_ETHERTYPE);
+	b = (struct ctl_bypass *)(eh + 1);
+	b->magic = rte_cpu_to_be_32(CTL_MAGIC);
+	b->version = 1;
+	b->family = k->family;
+	b->proto = k->proto;
+	b->sport = rte_cpu_to_be_16(k->sport);
+	b->dport = rte_cpu_to_be_16(k->dport);
+	b->seconds = 0;
+	memcpy(b->src, k->src, sizeof(b->src));
+	memcpy(b->dst, k->dst, sizeof(b->dst));
+	if (rte_eth_tx_burst(cs->port, 0, &m, 1) != 1) {
+		rte_pktmbuf_free(m);
+		return false;
+	}
+	cs->bypass_requests++;
+	return true;
+}
+
 static void count_burst(struct consumer *cs, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct flow_key keys[BURST];
@@ -389,6 +454,9 @@ static void count_burst(struct consumer *cs, struct rte_mbuf **pkts, uint16_t n)
 		}
 		cs->counts[p].packets++;
 		cs->counts[p].bytes += len[i];
+		if (cs->bypass_after != 0 && !cs->counts[p].bypass_asked &&
+		    cs->counts[p].bytes >= cs->bypass_after)
+			cs->counts[p].bypass_asked = ask_bypass(cs, &keys[i]);
 	}
 }
 
@@ -562,10 +630,11 @@ static void print_summary(const struct consumer *cs, const struct flow_entry *v,
 			  unsigned int top)
 {
 	printf(PROG ": %" PRIu64 " packets, %" PRIu64 " bytes, %u flows, untracked %" PRIu64
-	       " packets (%" PRIu64 " bytes), not IP %" PRIu64 " packets, connected %u time%s\n",
+	       " packets (%" PRIu64 " bytes), not IP %" PRIu64 " packets, connected %u time%s, "
+	       "bypass requests %" PRIu64 "\n",
 	       cs->packets, cs->bytes, cs->nb_flows, cs->untracked_packets,
 	       cs->untracked_bytes, cs->other_packets, cs->connects,
-	       cs->connects == 1 ? "" : "s");
+	       cs->connects == 1 ? "" : "s", cs->bypass_requests);
 	if (top == 0 || n == 0)
 		return;
 	printf("%-40s %-40s %5s %5s %5s %10s %12s\n", "src", "dst", "proto", "sport", "dport",
@@ -592,10 +661,11 @@ static int write_json(const char *path, const struct consumer *cs, const struct 
 	fprintf(f, "{\"packets\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"flows\": %u, "
 		"\"max_flows\": %u, \"untracked_packets\": %" PRIu64 ", \"untracked_bytes\": %"
 		PRIu64 ", \"other_packets\": %" PRIu64 ", \"other_bytes\": %" PRIu64
-		", \"connects\": %u, \"connect_retries\": %u, \"flow_list\": [",
+		", \"connects\": %u, \"connect_retries\": %u, \"bypass_requests\": %" PRIu64
+		", \"flow_list\": [",
 		cs->packets, cs->bytes, cs->nb_flows, cs->max_flows, cs->untracked_packets,
 		cs->untracked_bytes, cs->other_packets, cs->other_bytes, cs->connects,
-		cs->retries);
+		cs->retries, cs->bypass_requests);
 	for (unsigned int i = 0; i < n; i++) {
 		char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
 
@@ -719,6 +789,7 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
+	cs.bypass_after = o.bypass_after;
 	if (flows_setup(&cs, o.max_flows) < 0 || port_setup(&cs, o.socket) < 0) {
 		rte_eal_cleanup();
 		return 1;

@@ -757,10 +757,13 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 		.doc = "a stream depth per flow: once a flow (both directions counted, by the "
 			"flow stage) carried this many bytes it is bypassed, and its later packets "
 			"skip the consumers: [in the path](docs/consumers.md#in-the-path) they are "
-			"forwarded directly, taps no longer get a copy. The bypass starts 20 ms after "
-			"the flow reaches the depth, so what the consumer holds of it comes back "
-			"first; it lives in the worker's flow table and ends with the flow. Counted "
-			"`flows_bypassed` and `bypassed` (packets), shown per flow in `/rps/flows`. "
+			"forwarded directly, taps no longer get a copy. The bypass starts once the "
+			"consumer holds nothing of its worker's (every packet it was sent came back), "
+			"a second after the depth at the latest, so the flow stays in order; it lives "
+			"in the worker's flow table and ends with the flow. Counted `flows_bypassed`, "
+			"`bypassed` and `bypassed_bytes`, shown per flow in `/rps/flows`. "
+			"A consumer may also ask for a flow's bypass itself "
+			"([Consumers](docs/consumers.md#asking-for-a-bypass)). "
 			"`K`, `M`, `G` multiply by 1024; needs the `flow` stage and consumers; 0 = "
 			"never",
 	},

@@ -84,7 +84,10 @@ enum rps_drop_reason {
 	X(consumer_fail_open, "--consumer-fail open: packets forwarded directly because their inline consumer was absent or full (counted processed)") \
 	X(return_tx_failed, "--consumer-mode inline: returned packets the pair's other port refused (freed; the packet's own fate was its delivery)") \
 	X(flows_bypassed, "--bypass-after: flows that carried their stream depth and were bypassed: their later packets skip the consumers") \
-	X(bypassed, "--bypass-after: packets of bypassed flows that skipped the consumers (in the path: forwarded directly; taps: not copied)") \
+	X(bypassed, "--bypass-after or a consumer's request: packets of bypassed flows that skipped the consumers (in the path: forwarded directly; taps: not copied)") \
+	X(bypassed_bytes, "bytes of those bypassed packets") \
+	X(bypass_requests, "bypass requests consumers sent back (control frames, EtherType 0x88B5) that this worker applied to a flow of its table") \
+	X(bypass_requests_refused, "consumers' control frames this worker could not apply: malformed, or no such flow in its table") \
 	X(tx_fragmented, "packets above the TX port's MTU re-fragmented and sent whole")     \
 	X(tx_fragments, "frames those re-fragmented packets became on the wire")             \
 	X(time_squeeze, "polls that stopped with packets still waiting in the backlog")      \

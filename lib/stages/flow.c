@@ -116,6 +116,7 @@ struct rps_flow_table {
 	/* --bypass-after (conf.bypass_bytes; NULL: off): from when each flow is bypassed (TSC,
 	 * 0: not), cold beside the flow's line, reset when its slot takes a new flow */
 	uint64_t *bypass_from;
+	uint64_t *bypass_until; /* a consumer's request: when it ends (TSC, 0: with the flow) */
 	uint64_t bypass_mask;   /* the mbuf flag that says so to the output stage */
 	uint64_t bypass_hold_tsc;
 };
@@ -533,11 +534,14 @@ rps_flow_table_create(const struct rps_flow_conf *conf, const char *name, int so
 					   RTE_CACHE_LINE_SIZE, socket);
 	t->load = rte_zmalloc_socket("rps_flow_load", (size_t)buckets * sizeof(*t->load),
 				     RTE_CACHE_LINE_SIZE, socket);
-	if (conf->bypass_bytes != 0) {
+	if (conf->bypass_bytes != 0 || conf->bypass_requests) {
 		t->bypass_mask = rps_flow_bypass_flag();
 		t->bypass_from = rte_zmalloc_socket("rps_flow_bypass", (size_t)conf->size *
 						    sizeof(*t->bypass_from), RTE_CACHE_LINE_SIZE,
 						    socket);
+		t->bypass_until = rte_zmalloc_socket("rps_flow_bypass", (size_t)conf->size *
+						     sizeof(*t->bypass_until), RTE_CACHE_LINE_SIZE,
+						     socket);
 	}
 	if (conf->log_size != 0) {
 		t->log = rte_zmalloc_socket("rps_flow_log", (size_t)conf->log_size *
@@ -547,8 +551,10 @@ rps_flow_table_create(const struct rps_flow_conf *conf, const char *name, int so
 	}
 	if (t->flows == NULL || t->first_seen == NULL || t->load == NULL ||
 	    (conf->log_size != 0 && (t->log == NULL || t->log_when == NULL)) ||
-	    (conf->bypass_bytes != 0 && (t->bypass_from == NULL || t->bypass_mask == 0))) {
+	    ((conf->bypass_bytes != 0 || conf->bypass_requests) &&
+	     (t->bypass_from == NULL || t->bypass_until == NULL || t->bypass_mask == 0))) {
 		rte_free(t->bypass_from);
+		rte_free(t->bypass_until);
 		rte_free(t->flows);
 		rte_free(t->first_seen);
 		rte_free(t->load);
@@ -563,6 +569,7 @@ rps_flow_table_create(const struct rps_flow_conf *conf, const char *name, int so
 		int err = rte_errno;
 
 		rte_free(t->bypass_from);
+		rte_free(t->bypass_until);
 		rte_free(t->flows);
 		rte_free(t->first_seen);
 		rte_free(t->load);
@@ -583,6 +590,7 @@ rps_flow_table_free(struct rps_flow_table *t)
 		return;
 	rte_hash_free(t->h);
 	rte_free(t->bypass_from);
+	rte_free(t->bypass_until);
 	rte_free(t->flows);
 	rte_free(t->first_seen);
 	rte_free(t->load);
@@ -908,7 +916,7 @@ flow_add(struct rps_flow_table *t, const struct pkt_info *pi, hash_sig_t sig, ui
 		f->seq_bits = pi->dir ? FIRST_DIR1 : 0;
 		t->first_seen[pos] = now;
 		if (t->bypass_from != NULL)
-			t->bypass_from[pos] = 0;
+			t->bypass_from[pos] = t->bypass_until[pos] = 0;
 		f->sig = sig;
 		f->state = pi->key.proto == IPPROTO_TCP ? RPS_FLOW_NEW : RPS_FLOW_NONE;
 		load = &t->load[sig & t->load_mask];
@@ -1016,8 +1024,12 @@ bypass_check(struct rps_flow_table *t, uint32_t pos, const struct flow *f, uint6
 {
 	uint64_t *b = &t->bypass_from[pos];
 
+	if (unlikely(t->bypass_until[pos] != 0) && now >= t->bypass_until[pos]) {
+		/* a consumer's request for a while: over (the depth may take it again) */
+		*b = t->bypass_until[pos] = 0;
+	}
 	if (likely(*b == 0)) {
-		if (flow_bytes(f) < t->conf.bypass_bytes)
+		if (t->conf.bypass_bytes == 0 || flow_bytes(f) < t->conf.bypass_bytes)
 			return 0;
 		*b = now + t->bypass_hold_tsc + 2; /* pending (never 0 or BYPASS_ON) */
 		bc->bypassed++;
@@ -1209,6 +1221,33 @@ rps_flow_table_lookup_tuple(const struct rps_flow_table *t, const struct rps_flo
 	if (pos < 0 || !t->flows[pos].in_use)
 		return -ENOENT;
 	summarize(t, (uint32_t)pos, out);
+	return 0;
+}
+
+int
+rps_flow_table_bypass_tuple(struct rps_flow_table *t, const struct rps_flow_tuple *q,
+			    uint64_t now, uint64_t until)
+{
+	const size_t alen = q->family == 4 ? 4 : 16;
+	struct flow_key k;
+	int32_t pos;
+
+	if (t == NULL || t->bypass_from == NULL)
+		return -ENOTSUP;
+	if (q->family != 4 && q->family != 6)
+		return -EINVAL;
+	memset(&k, 0, sizeof(k));
+	k.family = q->family;
+	k.proto = q->proto;
+	(void)key_set_endpoints(&k, q->src, q->dst, alen,
+				proto_has_ports(q->proto) ? rte_cpu_to_be_16(q->sport) : 0,
+				proto_has_ports(q->proto) ? rte_cpu_to_be_16(q->dport) : 0);
+	pos = rte_hash_lookup_with_hash(t->h, &k, flow_sig(t, &k));
+	if (pos < 0 || (uint32_t)pos >= t->conf.size || !t->flows[pos].in_use)
+		return -ENOENT;
+	if (t->bypass_from[pos] == 0)
+		t->bypass_from[pos] = now + t->bypass_hold_tsc + 2; /* pending, as at the depth */
+	t->bypass_until[pos] = until;
 	return 0;
 }
 

@@ -420,6 +420,7 @@ rps_stage_output(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 			if (unlikely(pkts[i]->ol_flags & c->bypass_mask)) {
 				/* a bypassed flow: past the consumers, in the path or taps */
 				RPS_CTR_ADD(c->st->bypassed, 1);
+				RPS_CTR_ADD(c->st->bypassed_bytes, rte_pktmbuf_pkt_len(pkts[i]));
 			} else if (c->inline_txq != NULL && c->inline_txq[pkts[i]->port] != NULL) {
 				inline_send(c, pkts[i], c->inline_txq[pkts[i]->port]);
 				continue;
@@ -442,6 +443,7 @@ rps_stage_output(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 		for (uint16_t i = 0; i < n; i++) {
 			if (unlikely(pkts[i]->ol_flags & c->bypass_mask)) {
 				RPS_CTR_ADD(c->st->bypassed, 1); /* no copy: consumed */
+				RPS_CTR_ADD(c->st->bypassed_bytes, rte_pktmbuf_pkt_len(pkts[i]));
 				pkts[k++] = pkts[i];
 				continue;
 			}
@@ -456,6 +458,7 @@ rps_stage_output(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 	for (uint16_t i = 0; i < n; i++) {
 		if (unlikely(q->consumer && (pkts[i]->ol_flags & c->bypass_mask))) {
 			RPS_CTR_ADD(c->st->bypassed, 1); /* a consumer's: no copy, consumed */
+			RPS_CTR_ADD(c->st->bypassed_bytes, rte_pktmbuf_pkt_len(pkts[i]));
 			pkts[k++] = pkts[i];
 			continue;
 		}

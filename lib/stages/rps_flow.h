@@ -91,6 +91,8 @@ struct rps_flow_conf {
 				     *   (at most 2^20) */
 	uint64_t bypass_bytes;      /**< a flow is bypassed once it carried this many bytes,
 				     *   both directions counted (a stream depth); 0: never */
+	int bypass_requests;        /**< consumers may ask for a flow's bypass
+				     *   (rps_flow_table_bypass_tuple()) */
 	uint32_t bypass_hold_ms;    /**< ...from the first burst that starts with the consumers
 				     *   holding nothing (rps_stage_ctx.bypass_settled), this long
 				     *   after at the latest */
@@ -243,6 +245,16 @@ struct rps_flow_tuple {
 	uint8_t src[16];       /**< network order; IPv4 the first 4 bytes */
 	uint8_t dst[16];
 };
+/**
+ * A consumer asked to bypass the flow of tuple @p q (either direction) from @p now on, until
+ * @p until (TSC; 0: until the flow ends): pending, as a flow at its depth, so that what the
+ * consumers hold of it comes back first. Owner lcore only. @return 0; -ENOENT (not in the
+ * table); -ENOTSUP (a table without bypass: conf.bypass_requests and bypass_bytes 0);
+ * -EINVAL (a family other than 4 and 6).
+ */
+int rps_flow_table_bypass_tuple(struct rps_flow_table *t, const struct rps_flow_tuple *q,
+				uint64_t now, uint64_t until);
+
 /**
  * The flow of tuple @p q (either direction). @return 0 and @p out filled, or -ENOENT (not in
  * the table), -EINVAL (no table, a family other than 4 and 6). Owner lcore only, as a lookup.

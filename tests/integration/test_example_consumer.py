@@ -11,6 +11,11 @@ consumers (--consumers 2, 2 workers), started before dpdk-rps (they wait for its
   is every flow of the capture with exact packet and byte counts (twice: the 5-tuples
   computed here from the frames), each consumer's total equals what dpdk-rps delivered to
   it over both runs (--summary-json consumers), nothing dropped, nothing untracked.
+- --bypass-after 1500 (the consumers ask dpdk-rps to bypass each flow they counted 1500
+  bytes of, a control frame back on their ring), on a replay paced by a test hook: dpdk-rps
+  applied every request they sent (bypass_requests, none refused), the flows' later
+  packets skipped the consumers (bypassed), delivered + bypassed = processed = rx, and each
+  consumer's count of a flow stops short of the flow's bytes for the flows it asked about.
 - Bad arguments: exit 2 naming the option.
 - --help, alone and after "--" (no EAL options): the usage on stdout, exit 0, and EAL never
   started (no "EAL:" line: started without --no-huge, it would log, and fail where the
@@ -50,12 +55,12 @@ def flow_of(frame):
     return (l3.family, str(addr(l3.src)), str(addr(l3.dst)), l3.proto, sport, dport)
 
 
-def start_consumer(binary, tmp, c, sock):
+def start_consumer(binary, tmp, c, sock, extra=()):
     prefix = rpstest.unique_prefix()
     out = os.path.join(tmp, 'c%d.json' % c)
     log = os.path.join(tmp, 'c%d.log' % c)
     cmd = [binary] + rpstest.eal_args(prefix, lcores='0@0', mem_mb=256) + [
-        '--', '--socket', sock, '--json', out, '--top', '3']
+        '--', '--socket', sock, '--json', out, '--top', '3'] + list(extra)
     with open(log, 'w') as f:
         p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT,
                              start_new_session=True)
@@ -177,6 +182,61 @@ def check_run(F, rps, consumer, tmp, inp, frames):
               got[1]['connect_retries']))
 
 
+def check_bypass(F, rps, consumer, tmp, inp, frames):
+    """The consumers ask for each flow's bypass after 1500 bytes; dpdk-rps applies it."""
+    ctx = 'bypass requests'
+    if not rpstest.hooks_built(rps, tmp):
+        F.skip(ctx, 'the replay is paced by a test hook (RPS_TEST_RX_DELAY_NS): %s' %
+               rpstest.NO_HOOKS)
+        return
+    sock = os.path.join(tmp, 'b%u.sock')
+    cons = [start_consumer(consumer, tmp, c, sock % c, ['--bypass-after', '1500'])
+            for c in (0, 1)]
+    prefix = rpstest.unique_prefix()
+    eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=[rpstest.pcap_vdev(rx=inp)])
+    app = ['--consumers', '2', '--consumer-socket', sock, '--consumer-wait', '30000',
+           '--exit-when-idle', '500']
+    r = rpstest.run_rps(rps, eal, app, timeout=60, prefix=prefix,
+                        env={'RPS_TEST_RX_DELAY_NS': '400000'},
+                        summary_path=os.path.join(tmp, 'bsummary.json'))
+    s = rpstest.check_exit(F, r, ctx)
+    rcs = [stop_consumer(p) for p in cons]
+    got = []
+    for c, p in enumerate(cons):
+        F.check(rcs[c] == 0, '%s: consumer %d exit %s: %s' % (ctx, c, rcs[c], p.log[-2000:]))
+        try:
+            with open(p.out) as f:
+                got.append(json.load(f))
+        except (OSError, ValueError) as e:
+            F.fail('%s: consumer %d --json: %s' % (ctx, c, e))
+    if s is None or len(got) != 2:
+        return
+    w = s.get('workers', [])
+    req = sum(x.get('bypass_requests', 0) for x in w)
+    bad = sum(x.get('bypass_requests_refused', 0) for x in w)
+    by = sum(x.get('bypassed', 0) for x in w)
+    sent = sum(j['bypass_requests'] for j in got)
+    delivered = sum(k['delivered'] for k in s.get('consumers', []))
+    F.check(sent > 0 and req == sent and bad == 0, '%s: the consumers sent %d requests, '
+            'dpdk-rps applied %d and refused %d' % (ctx, sent, req, bad))
+    F.check(by > 0 and delivered + by == s['processed'] == s['rx_packets'] and
+            rpstest.dropped_total(s) == 0,
+            '%s: bypassed %d, delivered %d, processed %d, rx %d, dropped %s' % (
+                ctx, by, delivered, s['processed'], s['rx_packets'], s['dropped']))
+    want = {}
+    for fr in frames:
+        k = flow_of(fr)
+        if k is not None:
+            want[k] = want.get(k, 0) + len(fr)
+    short = [f for j in got for f in j['flow_list']
+             if f['bytes'] >= 1500 and f['bytes'] < want.get(
+                 (f['family'], f['src'], f['dst'], f['proto'], f['sport'], f['dport']), 0)]
+    F.check(len(short) > 0, '%s: no flow stopped reaching its consumer once asked' % ctx)
+    print('%s: %d requests sent and applied, %d packets bypassed, %d delivered; %d flows '
+          'stopped short at their consumer' % (ctx, sent, by, delivered, len(short)),
+          flush=True)
+
+
 def check_refusals(F, consumer, tmp):
     cases = [
         (['--seconds', 'x'], '--seconds'), (['--top', '-1'], '--top'),
@@ -222,6 +282,7 @@ def main():
         check_help(F, consumer)
         check_refusals(F, consumer, tmp)
         check_run(F, rps, consumer, tmp, inp, frames)
+        check_bypass(F, rps, consumer, tmp, inp, frames)
     return F.report()
 
 

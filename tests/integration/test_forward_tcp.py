@@ -21,9 +21,9 @@ reorder by itself.
    dpdk-rps dropped nothing, its --check-order counted no packet reaching its worker out of
    order, and the senders' reorder counters (nstat TcpExtTCPSACKReorder, TcpExtTCPTSReorder)
    did not rise in either namespace (their retransmission counters are printed).
-3. The same iperf3 unpaced, through dpdk-rps and then through dpdk-testpmd's io forwarding
-   over the same veths (the path's own ceiling): both figures printed with their ratio, not
-   asserted (speed claims come from benchmarks).
+3. The same iperf3 unpaced through dpdk-rps: both directions move (the figures printed, not
+   asserted: speed claims come from benchmarks; tools/forward_bench.py puts them beside
+   dpdk-testpmd's io forwarding over the same veths).
 Then SIGINT (after each run): exit 0, rx == processed + dropped.
 
 With the argument `inline` (integration-forward-tcp-inline) instead: two dpdk-testpmd memif
@@ -101,30 +101,6 @@ def iperf(seconds, rate=None, streams=4):
 
 def vdevs(qpairs=2):
     return PAIR.vdevs(qpairs)
-
-
-def testpmd_ceiling(seconds):
-    """The same iperf3 through dpdk-testpmd's io forwarding: its a->b, b->a Mbit/s."""
-    prefix = rpstest.unique_prefix()
-    cmd = ['dpdk-testpmd'] + rpstest.eal_args(prefix, lcores='0@0,1@1', vdevs=vdevs(1),
-                                              no_huge=True) + \
-        ['--', '--forward-mode=io', '--auto-start', '--nb-cores', '1', '--rxq', '1',
-         '--txq', '1', '--total-num-mbufs', '16384']
-    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL, start_new_session=True)
-    try:
-        time.sleep(2.0)
-        if p.poll() is not None:
-            return None
-        ab, ba, err = iperf(seconds)
-        return None if err else (ab, ba)
-    finally:
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        p.wait()
-        rpstest.remove_runtime_dir(prefix)
 
 
 def main():
@@ -375,7 +351,7 @@ def run(F, binary, tmp):
         tel.close()
         F.check(st is not None and st['dropped_total'] == 0, 'paced: dropped %s' % (
             st and {k: v for k, v in st.items() if k.startswith('dropped') and v}))
-        # unpaced, then the path's ceiling
+        # unpaced: both directions move
         ab, ba, err = iperf(3)
         print('unpaced through dpdk-rps: a->b %.0f Mbit/s, b->a %.0f Mbit/s' % (ab, ba),
               flush=True)
@@ -386,13 +362,6 @@ def run(F, binary, tmp):
             late = [w.get('reordered') for w in s.get('workers', [])]
             F.check(late and all(x == 0 for x in late), 'forward: --check-order: packets '
                     'reached their worker after a later packet of their flow: %s' % late)
-    ceil = testpmd_ceiling(3)
-    if ceil is None:
-        print('dpdk-testpmd io forwarding: no figure (it did not run here)')
-    else:
-        print('dpdk-testpmd io forwarding, same veths: a->b %.0f Mbit/s, b->a %.0f Mbit/s; '
-              'dpdk-rps / testpmd: %.2f, %.2f' % (ceil[0], ceil[1], ab / ceil[0] if ceil[0]
-                                                  else 0, ba / ceil[1] if ceil[1] else 0))
 
 
 def consumer_client(tmp, sock, tag):

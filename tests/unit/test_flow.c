@@ -12,6 +12,7 @@
 #include <rte_udp.h>
 
 #include "crc_collide.h"
+#include "rps_consumer_ctl.h"
 #include "rps_flow.h"
 #include "rps_siphash.h"
 #include "rps_stage.h"
@@ -1889,11 +1890,135 @@ test_bypass_after(void)
 	fx_fini(&f);
 }
 
+/* A control frame: Ethernet with EtherType @p type, then the request's 48 bytes. */
+static struct rte_mbuf *
+ctl_frame(uint16_t type, uint32_t magic, uint8_t version, uint8_t family, const struct seg *f,
+	  uint32_t seconds, uint16_t cut)
+{
+	uint8_t b[14 + sizeof(struct rps_ctl_bypass)];
+	struct rps_ctl_bypass *c = (struct rps_ctl_bypass *)(b + 14);
+
+	memset(b, 0, sizeof(b));
+	b[12] = (uint8_t)(type >> 8);
+	b[13] = (uint8_t)type;
+	c->magic = rte_cpu_to_be_32(magic);
+	c->version = version;
+	c->family = family;
+	c->proto = f->proto;
+	c->sport = rte_cpu_to_be_16(f->sport);
+	c->dport = rte_cpu_to_be_16(f->dport);
+	c->seconds = rte_cpu_to_be_32(seconds);
+	memcpy(c->src, &(uint32_t){ rte_cpu_to_be_32(f->src) }, 4);
+	memcpy(c->dst, &(uint32_t){ rte_cpu_to_be_32(f->dst) }, 4);
+	return (cut & 1) ? ut_mbuf_split(b, (uint16_t)(sizeof(b) - cut + 1), 20) :
+			   ut_mbuf_exact(b, (uint16_t)(sizeof(b) - cut));
+}
+
+/* A consumer's request (rps_consumer_ctl.h): parsed from its frame (in one segment or two),
+ * a packet or a malformed request told apart; applied to its flow either way round, pending
+ * until a burst with the consumers holding nothing, for its seconds; unknown flows refused;
+ * a table without bypass refuses. */
+static void
+test_bypass_request(void)
+{
+	struct rps_flow_conf conf = {
+		.size = 64, .idle_timeout_ms = 1000, .closed_timeout_ms = 100,
+		.bypass_requests = 1, .bypass_hold_ms = 1000,
+	};
+	const uint64_t flag = rps_flow_bypass_flag();
+	struct rps_flow_tuple q;
+	struct rps_flow_summary sum;
+	uint32_t seconds = 7;
+	struct rte_mbuf *m;
+	struct seg p = c2s(ACK, 1, 100), r = s2c(ACK, 1, 100);
+	struct fx f;
+
+	/* parsing */
+	m = ctl_frame(RPS_CTL_ETHERTYPE, RPS_CTL_MAGIC, 1, 4, &r, 30, 0);
+	CU_ASSERT_EQUAL(rps_ctl_parse(m, &q, &seconds), 1);
+	CU_ASSERT(q.family == 4 && q.proto == IPPROTO_TCP && q.sport == SPORT &&
+		  q.dport == CPORT && seconds == 30);
+	rte_pktmbuf_free(m);
+	m = ctl_frame(RPS_CTL_ETHERTYPE, RPS_CTL_MAGIC, 1, 4, &r, 0, 1); /* two segments */
+	CU_ASSERT_EQUAL(rps_ctl_parse(m, &q, &seconds), 1);
+	CU_ASSERT(q.sport == SPORT && seconds == 0);
+	rte_pktmbuf_free(m);
+	m = mk(&p); /* a packet */
+	CU_ASSERT_EQUAL(rps_ctl_parse(m, &q, &seconds), 0);
+	rte_pktmbuf_free(m);
+	m = ctl_frame(0x0800, RPS_CTL_MAGIC, 1, 4, &r, 0, 0);
+	CU_ASSERT_EQUAL(rps_ctl_parse(m, &q, &seconds), 0);
+	rte_pktmbuf_free(m);
+	m = ctl_frame(RPS_CTL_ETHERTYPE, RPS_CTL_MAGIC + 1, 1, 4, &r, 0, 0);
+	CU_ASSERT_EQUAL(rps_ctl_parse(m, &q, &seconds), -1);
+	rte_pktmbuf_free(m);
+	m = ctl_frame(RPS_CTL_ETHERTYPE, RPS_CTL_MAGIC, 2, 4, &r, 0, 0);
+	CU_ASSERT_EQUAL(rps_ctl_parse(m, &q, &seconds), -1);
+	rte_pktmbuf_free(m);
+	m = ctl_frame(RPS_CTL_ETHERTYPE, RPS_CTL_MAGIC, 1, 5, &r, 0, 0);
+	CU_ASSERT_EQUAL(rps_ctl_parse(m, &q, &seconds), -1);
+	rte_pktmbuf_free(m);
+	m = ctl_frame(RPS_CTL_ETHERTYPE, RPS_CTL_MAGIC, 1, 4, &r, 0, 2); /* 2 bytes short */
+	CU_ASSERT_EQUAL(rps_ctl_parse(m, &q, &seconds), -1);
+	rte_pktmbuf_free(m);
+
+	/* applying: a table without bypass refuses */
+	FX_INIT(&f, 64, 1000, 100);
+	send1(&f, &p);
+	m = ctl_frame(RPS_CTL_ETHERTYPE, RPS_CTL_MAGIC, 1, 4, &r, 0, 0);
+	CU_ASSERT_EQUAL(rps_ctl_parse(m, &q, &seconds), 1);
+	rte_pktmbuf_free(m);
+	CU_ASSERT_EQUAL(rps_flow_table_bypass_tuple(f.t, &q, T0, 0), -ENOTSUP);
+	fx_fini(&f);
+
+	memset(&f, 0, sizeof(f));
+	f.t = rps_flow_table_create(&conf, "ut_flows_request", SOCKET_ID_ANY);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f.t);
+	f.c.st = &f.st;
+	f.c.hz = HZ;
+	f.c.now = T0;
+	f.c.flows = f.t;
+	f.c.bypass_settled = 0;
+	send1(&f, &p);
+	/* the reply direction's tuple names the same flow; 2 s */
+	CU_ASSERT_EQUAL(rps_flow_table_bypass_tuple(f.t, &q, T0 + MS(1), T0 + MS(2001)), 0);
+	CU_ASSERT_EQUAL(get(&f, &p, &sum), 0);
+	CU_ASSERT_EQUAL(sum.bypassed, 1);
+	f.c.now = T0 + MS(2); /* pending: the consumers hold something */
+	m = mk(&p);
+	CU_ASSERT_EQUAL(rps_stage_flow(&f.c, &m, 1), 1);
+	CU_ASSERT_EQUAL(m->ol_flags & flag, 0);
+	rte_pktmbuf_free(m);
+	f.c.now = T0 + MS(3); /* they hold nothing: on, both ways */
+	f.c.bypass_settled = 1;
+	for (unsigned int i = 0; i < 2; i++) {
+		m = mk(i ? &r : &p);
+		CU_ASSERT_EQUAL(rps_stage_flow(&f.c, &m, 1), 1);
+		CU_ASSERT_EQUAL(m->ol_flags & flag, flag);
+		rte_pktmbuf_free(m);
+	}
+	f.c.now = T0 + MS(2002); /* the 2 s are over: inspected again */
+	m = mk(&p);
+	CU_ASSERT_EQUAL(rps_stage_flow(&f.c, &m, 1), 1);
+	CU_ASSERT_EQUAL(m->ol_flags & flag, 0);
+	rte_pktmbuf_free(m);
+	CU_ASSERT_EQUAL(get(&f, &p, &sum), 0);
+	CU_ASSERT_EQUAL(sum.bypassed, 0);
+	CU_ASSERT_EQUAL(f.st.flows_bypassed, 0); /* (a request is counted by the worker) */
+	/* an unknown flow */
+	q.sport = 9;
+	CU_ASSERT_EQUAL(rps_flow_table_bypass_tuple(f.t, &q, f.c.now, 0), -ENOENT);
+	q.family = 5;
+	CU_ASSERT_EQUAL(rps_flow_table_bypass_tuple(f.t, &q, f.c.now, 0), -EINVAL);
+	fx_fini(&f);
+}
+
 int
 main(int argc, char **argv)
 {
 	static CU_TestInfo tests[] = {
 		{ "bypass_after", test_bypass_after },
+		{ "bypass_request", test_bypass_request },
 		{ "handshake", test_handshake },
 		{ "fin_teardown", test_fin_teardown },
 		{ "rst", test_rst },
