@@ -149,6 +149,13 @@ rps_worker_ctx_fini(struct rps_worker *w, int keep_snap)
 {
 	struct rps_stage_ctx *c = &w->ctx;
 
+	/* inline consumers first: a fail-open flush sends by out_txq or fwd_txq */
+	for (unsigned int i = 0; i < RTE_DIM(w->inl_txq); i++) {
+		if (w->inl_txq[i].buf != NULL)
+			rps_txq_fini(&w->inl_txq[i]);
+		if (w->ret_txq[i].buf != NULL)
+			rps_txq_fini(&w->ret_txq[i]);
+	}
 	if (w->out_txq.buf != NULL)
 		rps_txq_fini(&w->out_txq);
 	for (unsigned int g = 0; g < RTE_DIM(w->cons_txq); g++) {
@@ -164,12 +171,6 @@ rps_worker_ctx_fini(struct rps_worker *w, int keep_snap)
 	for (unsigned int i = 0; i < RTE_DIM(w->reply_txq); i++)
 		if (w->reply_txq[i].buf != NULL)
 			rps_txq_fini(&w->reply_txq[i]);
-	for (unsigned int i = 0; i < RTE_DIM(w->inl_txq); i++) {
-		if (w->inl_txq[i].buf != NULL)
-			rps_txq_fini(&w->inl_txq[i]); /* (fail-open ones go by fwd_txq: first) */
-		if (w->ret_txq[i].buf != NULL)
-			rps_txq_fini(&w->ret_txq[i]);
-	}
 	for (unsigned int i = 0; i < RTE_DIM(w->fwd_txq); i++)
 		if (w->fwd_txq[i].buf != NULL)
 			rps_txq_fini(&w->fwd_txq[i]);

@@ -110,12 +110,13 @@ inline_check(const struct rps_app *app, const char *from)
 		}
 		return 0;
 	}
-	if (o->nb_fwd == 0) {
-		fprintf(stderr, "dpdk-rps: %s inline: needs --forward A:B: what a consumer returns "
-			"leaves by the pair's other port\n", mfrom);
+	if (o->nb_fwd == 0 && o->tx_port < 0) {
+		fprintf(stderr, "dpdk-rps: %s inline: needs --forward A:B or --tx-port PORT: what "
+			"a consumer returns leaves by the pair's other port, or by the TX port\n",
+			mfrom);
 		return -1;
 	}
-	for (uint16_t i = 0; i < o->nb_rx_ports; i++) {
+	for (uint16_t i = 0; o->nb_fwd > 0 && i < o->nb_rx_ports; i++) {
 		int paired = 0;
 
 		for (uint16_t k = 0; k < o->nb_fwd; k++)
@@ -172,10 +173,10 @@ rps_consumers_check(struct rps_app *app)
 				nw, kg, nw);
 		return -1;
 	}
-	if (o->tx_port >= 0) {
+	if (o->tx_port >= 0 && !(o->consumer_inline && o->nb_fwd == 0)) {
 		fprintf(stderr, "dpdk-rps: %s %s: the consumers take what the workers "
-			"processed in place of --tx-port %d: give one or the other\n", from, kt,
-			o->tx_port);
+			"processed in place of --tx-port %d: give one or the other (or put them in "
+			"the path: --consumer-mode inline)\n", from, kt, o->tx_port);
 		return -1;
 	}
 	if (!rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT)) {
@@ -284,7 +285,8 @@ rps_consumers_create(struct rps_app *app)
 			.mode = grp ? 0660 : 0600, .gid = grp ? app->cons.consumer_gid : (gid_t)-1,
 			.handshake_ms = RPS_MEMIF_HANDSHAKE_MS, .name = "dpdk-rps",
 			/* inline, group 0: a ring each way per direction of each pair */
-			.rings = o->consumer_inline && cs->group == 0 ? 2 * o->nb_fwd : 1,
+			.rings = o->consumer_inline && cs->group == 0 && o->nb_fwd > 0 ?
+				 2 * o->nb_fwd : 1,
 			.returns = o->consumer_inline && cs->group == 0,
 		};
 		int rc;
@@ -321,7 +323,9 @@ rps_consumers_create(struct rps_app *app)
 			c, cs->path, grp ? "0660, group " : "0600", grp ? o->consumer_group : "",
 			conf.secret != NULL ? ", a secret" : "", cs->feeders,
 			cs->feeders > 1 ? " through one shared ring" : "",
-			conf.returns ? "; inline: a ring each way per direction of each pair" : "");
+			!conf.returns ? "" : o->nb_fwd > 0 ?
+			"; in the path: a ring each way per direction of each pair" :
+			"; in the path: its returns leave by --tx-port");
 	}
 	if (app->opt.consumer_inline)
 		RPS_LOG(NOTICE, "consumers in the path (--consumer-mode inline): a packet whose "

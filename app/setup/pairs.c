@@ -164,6 +164,45 @@ rps_pairs_worker_txqs(const struct rps_app *app, struct rps_worker *w, int socke
  * publishes its head of this long ago). */
 #define INLINE_HOLD_MS RPS_INLINE_HOLD_MS
 
+/* Consumers in the path with --tx-port and no pair: one direction, the consumer's ring 0;
+ * what it returns, what bypasses it and (fail open) what it refuses leave by the TX port
+ * from this worker's queue there. Group 0's queue is the one to the consumer: output sends
+ * it each packet (with groups, a reference each). */
+static int
+inline_tx_port(struct rps_app *app, struct rps_worker *w, const struct rps_consumer *k,
+	       int socket)
+{
+	const struct rps_options *o = &app->opt;
+	struct rps_txq *q = &w->inl_txq[0], *r = &w->ret_txq[0], *out = &w->out_txq;
+	const uint16_t port = (uint16_t)o->tx_port;
+
+	if (rps_txq_init(out, port, w->txq, o->burst, socket, &w->stats) < 0 ||
+	    rps_txq_init(q, 0, 0, o->burst, socket, &w->stats) < 0 ||
+	    rps_txq_init(r, port, w->txq, o->burst, socket, &w->stats) < 0)
+		return -ENOMEM;
+	rps_txq_set_limits(out, app->io.tx_mtu, app->io.tx_multi_seg, app->io.pool,
+			   app->io.indirect);
+	rps_txq_set_limits(r, app->io.tx_mtu, app->io.tx_multi_seg, app->io.pool,
+			   app->io.indirect);
+	rps_txq_set_returns(r);
+	rps_txq_set_memif(q, k->memif);
+	rps_txq_set_ring(q, 0);
+	rps_txq_set_consumer(q, NULL, app->lc.rx[0].steer.backpressure, &app->life.consumers_stop);
+	if (o->consumer_fail_open && rps_txq_set_fail_open(q, out, socket) < 0)
+		return -ENOMEM;
+	w->inl_in_port[0] = o->rx_ports[0];
+	w->inl_memif = k->memif;
+	w->nb_inl = 1;
+	w->group_txq[0] = q;
+	w->ctx.out_txq = q;
+	w->ctx.bypass_txq = out;
+	for (uint16_t r2 = 0; r2 < w->in.nb; r2++)
+		if (w->in.b[r2]->cons.hold < (uint64_t)INLINE_HOLD_MS * rte_get_tsc_hz() / 1000)
+			rps_backlog_drain_init(w->in.b[r2], (uint64_t)INLINE_HOLD_MS *
+					       rte_get_tsc_hz() / 1000);
+	return 0;
+}
+
 int
 rps_pairs_worker_inline(struct rps_app *app, struct rps_worker *w, int socket)
 {
@@ -172,10 +211,13 @@ rps_pairs_worker_inline(struct rps_app *app, struct rps_worker *w, int socket)
 
 	w->inl_memif = NULL;
 	w->nb_inl = 0;
-	if (!o->consumer_inline || app->cons.nb_consumers == 0 || o->nb_fwd == 0 ||
+	if (!o->consumer_inline || app->cons.nb_consumers == 0 ||
+	    (o->nb_fwd == 0 && o->tx_port < 0) ||
 	    !rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT))
 		return 0;
 	k = &app->cons.consumers[rps_consumer_of(&app->cons, 0, w->index)];
+	if (o->nb_fwd == 0)
+		return inline_tx_port(app, w, k, socket);
 	for (uint16_t p = 0; p < RTE_MAX_ETHPORTS; p++)
 		w->inl_port_txq[p] = NULL;
 	for (uint16_t i = 0; i < o->nb_fwd; i++) {

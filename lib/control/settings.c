@@ -723,8 +723,10 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 			"each way per pair, and a client must open them all: `--rxq 2 --txq 2` for "
 			"one pair), and what the consumer sends back on that ring leaves by the "
 			"pair's other port; what it does not return is its verdict to drop. The "
-			"other groups stay taps. Needs `--forward` with every RX port in a pair, "
-			"and one consumer per worker in group 0 (its `K` the number of workers); "
+			"other groups stay taps. Needs `--forward` with every RX port in a pair, or "
+			"`--tx-port` and no pair (one ring each way: what the consumers return leaves "
+			"by the TX port), and one consumer per worker in group 0 (its `K` the number "
+			"of workers); "
 			"idle workers then nap (`--idle-sleep`) rather than sleep in the kernel, "
 			"to take the returns ([Consumers](docs/consumers.md#in-the-path))",
 	},

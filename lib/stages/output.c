@@ -442,9 +442,12 @@ rps_stage_output(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 
 		for (uint16_t i = 0; i < n; i++) {
 			if (unlikely(pkts[i]->ol_flags & c->bypass_mask)) {
-				RPS_CTR_ADD(c->st->bypassed, 1); /* no copy: consumed */
+				RPS_CTR_ADD(c->st->bypassed, 1); /* no copy: out, or consumed */
 				RPS_CTR_ADD(c->st->bypassed_bytes, rte_pktmbuf_pkt_len(pkts[i]));
-				pkts[k++] = pkts[i];
+				if (c->bypass_txq != NULL)
+					txq_send(c->bypass_txq, pkts[i]);
+				else
+					pkts[k++] = pkts[i];
 				continue;
 			}
 			refs_set(pkts[i], g);
@@ -457,9 +460,12 @@ rps_stage_output(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 		return n; /* consumed by the pipeline's end */
 	for (uint16_t i = 0; i < n; i++) {
 		if (unlikely(q->consumer && (pkts[i]->ol_flags & c->bypass_mask))) {
-			RPS_CTR_ADD(c->st->bypassed, 1); /* a consumer's: no copy, consumed */
+			RPS_CTR_ADD(c->st->bypassed, 1); /* a consumer's: no copy: out, or consumed */
 			RPS_CTR_ADD(c->st->bypassed_bytes, rte_pktmbuf_pkt_len(pkts[i]));
-			pkts[k++] = pkts[i];
+			if (c->bypass_txq != NULL)
+				txq_send(c->bypass_txq, pkts[i]);
+			else
+				pkts[k++] = pkts[i];
 			continue;
 		}
 		txq_send(q, pkts[i]);

@@ -140,6 +140,9 @@ struct rps_stage_ctx {
 	/** --bypass-after: the mbuf flag the flow stage sets on a bypassed flow's packets
 	 * (rps_flow_bypass_flag()): output sends them past the consumers. 0: off. */
 	uint64_t bypass_mask;
+	/** Where a bypassed packet goes when it has no pair: the TX port's queue (consumers
+	 * in the path with --tx-port); NULL: consumed (taps). */
+	struct rps_txq *bypass_txq;
 	/** --bypass-after: set before each burst: the consumers in the path hold nothing of
 	 * this lcore's (always 1 for taps): a flow at its depth may start its bypass now. */
 	int bypass_settled;

@@ -21,7 +21,10 @@ worker, as the mode needs), dpdk-rps starting once both are connected (--consume
 - open: consumer 1 never started, --consumer-fail open: every flow crosses whole and in
   order, consumer 1's share counted fail_open consumer_absent and processed; the log says
   which is in force.
-- Refusals (exit 2 naming the option): inline without --forward; group 0 with fewer
+- tx port: no pair, RX port 0 and --tx-port 1, consumer 0 opening one queue each way and
+  consumer 1 never started, --consumer-fail open: what consumer 0 returns and what fails
+  open past consumer 1 leave by port 1, every flow in order.
+- Refusals (exit 2 naming the option): inline without --forward or --tx-port; group 0 with fewer
   consumers than workers; --consumer-fail without inline; a bad value.
 
 In a sanitizer build (RPSTEST_SANITIZE set by meson) only the parts whose code paths the
@@ -322,6 +325,54 @@ def part_absent(F, pair, fail):
         c1['dropped']['consumer_absent']), flush=True)
 
 
+def part_tx_port(F, pair):
+    """In the path without a pair: RX port 0 replays A, --tx-port 1 sends what consumer 0
+    (one queue each way) returns and, --consumer-fail open, what consumer 1 (never started)
+    cannot take: every frame out by port 1, each flow in order."""
+    ctx = 'tx port'
+    tmp = pair.tmp
+    sock = os.path.join(tmp, 'txp-c%u.sock')
+    tx = [os.path.join(tmp, 'txp_tx%d.pcap' % i) for i in range(2)]
+    prefix = rpstest.unique_prefix()
+    eal = rpstest.eal_args(prefix, lcores=LCORES, vdevs=[
+        rpstest.pcap_vdev(rx=pair.pa, name='net_pcap0'),
+        rpstest.pcap_vdev(tx=tx, name='net_pcap1')])
+    app = ['--rx-port', '0', '--tx-port', '1', '--consumers', '2', '--consumer-mode',
+           'inline', '--consumer-fail', 'open', '--consumer-socket', sock,
+           '--consumer-wait', '1500', '--exit-when-idle', '600']
+    clients = {}
+
+    def start_clients():
+        rpstest.wait_for(lambda: all(os.path.exists(sock % c) for c in range(2)), timeout=30)
+        clients[0] = testpmd(tmp, 'txp-c0', sock % 0, 'io', 1)
+
+    t = threading.Thread(target=start_clients)
+    t.start()
+    r = rpstest.run_rps(rpstest.BINARY, eal, app, timeout=90, prefix=prefix,
+                        summary_path=os.path.join(tmp, 'txp_summary.json'))
+    t.join()
+    for p in clients.values():
+        testpmd_stop(p)
+    s = rpstest.check_exit(F, r, ctx)
+    if s is None:
+        return
+    out = [f for p in tx if os.path.exists(p) for f in rpstest.read_pcap(p).frames]
+    F.check(sorted(out) == sorted(pair.a), '%s: %d frames out by port 1, not the %d of A' % (
+        ctx, len(out), len(pair.a)))
+    check_whole_in_order(F, ctx, pair.a, out, 'A by port 1')
+    k = consumers(s)
+    F.check(len(k) == 2 and k[0]['returned'] == k[0]['delivered'] > 0 and
+            k[1]['delivered'] == 0 and k[1]['fail_open']['consumer_absent'] > 0 and
+            k[0]['delivered'] + k[1]['fail_open']['consumer_absent'] == s['processed'] ==
+            s['rx_packets'] and rpstest.dropped_total(s) == 0,
+            '%s: consumers %s, processed %d, dropped %s' % (ctx, k, s['processed'],
+                                                          s['dropped']))
+    print('%s: %d frames in by port 0 and out by --tx-port 1 in order: %d returned by '
+          'consumer 0, %d failed open past consumer 1' % (
+              ctx, len(out), k[0]['returned'], k[1]['fail_open']['consumer_absent']),
+          flush=True)
+
+
 def part_refusals(F, pair):
     tmp = pair.tmp
     cases = [
@@ -368,7 +419,8 @@ def main():
                            ('bypass', lambda: part_bypass(F, pair)),
                            ('verdict', lambda: part_verdict(F, pair)),
                            ('closed', lambda: part_absent(F, pair, 'closed')),
-                           ('open', lambda: part_absent(F, pair, 'open'))):
+                           ('open', lambda: part_absent(F, pair, 'open')),
+                           ('tx port', lambda: part_tx_port(F, pair))):
             if sanitized and name in ('refusals', 'verdict', 'closed'):
                 continue
             t0 = time.monotonic()
