@@ -344,14 +344,21 @@ worker_returns(struct rps_worker *w)
 }
 
 /* What the worker's inline consumer still holds, for the moves (rps_backlog_drain_update()):
- * packets sent it and not yet taken, and, when it just returned some, at least one (it is
- * busy: more may follow). */
+ * the packets delivered to it and not returned (taken or not: a client between its receive
+ * and its send holds them too; its verdicts to drop stay in the count, so such a consumer's
+ * moves always wait the hold), and those not yet taken. */
 static inline uint64_t
-consumer_held(const struct rps_worker *w, uint32_t returned)
+consumer_held(const struct rps_worker *w)
 {
+	uint64_t delivered = 0, returned = 0;
+
 	if (w->inl_memif == NULL)
 		return 0;
-	return rps_memif_tx_unread(w->inl_memif) + (returned != 0);
+	for (uint16_t d = 0; d < w->nb_inl; d++) {
+		delivered += w->inl_txq[d].delivered;
+		returned += w->inl_txq[d].returned;
+	}
+	return delivered - returned + rps_memif_tx_unread(w->inl_memif);
 }
 
 /* Whether the worker's consumer in the path holds nothing of what it was sent: every
@@ -359,13 +366,7 @@ consumer_held(const struct rps_worker *w, uint32_t returned)
 static inline int
 consumer_settled(const struct rps_worker *w)
 {
-	uint64_t delivered = 0, returned = 0;
-
-	for (uint16_t d = 0; d < w->nb_inl; d++) {
-		delivered += w->inl_txq[d].delivered;
-		returned += w->inl_txq[d].returned;
-	}
-	return delivered == returned && rps_memif_tx_unread(w->inl_memif) == 0;
+	return consumer_held(w) == 0;
 }
 
 /* At exit, once the backlogs are empty: what the consumer still returns, until it has
@@ -490,7 +491,7 @@ rps_worker_main(void *arg)
 			returned = worker_returns(w);
 		for (uint16_t r = 0; r < w->in.nb; r++)
 			rps_backlog_drain_update(w->in.b[r], rps_reasm_held(w->ctx.reasm) +
-						 consumer_held(w, returned), w->ctx.now);
+						 consumer_held(w), w->ctx.now);
 		if (n == 0) {
 			if (returned != 0) {
 				rps_idle_next(&idle, 1, 0);
