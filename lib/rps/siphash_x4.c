@@ -3,14 +3,13 @@
  * siphash_x4.c: SipHash-1-3 of four messages at once, one per 64-bit lane of AVX2 registers
  * (rps_siphash13_x4()). The flow stage hashes a burst's keys in groups of four with it.
  *
- * This one file is compiled with -mavx2 on x86-64 (lib/meson.build); nothing in it runs
- * unless rps_siphash_x4_simd() has seen AVX2 in the running CPU, so the rest of the program
- * keeps the build's baseline. Built without AVX2 (another architecture, or a compiler without
- * -mavx2), rps_siphash13_x4() is four calls of rps_siphash13() and rps_siphash_x4_simd()
- * says 0. Either way the results are rps_siphash13()'s, bit for bit (unit-siphash checks).
+ * This one file is compiled with -mavx2 on x86-64 (lib/meson.build); no code of it runs
+ * unless rps_siphash_x4_simd() (siphash.c, compiled for the build's baseline: the check
+ * itself cannot be given an AVX2 instruction) has seen AVX2 in the running CPU. It only
+ * says, in rps_siphash_x4_avx2, whether it was built with AVX2. Built without (another
+ * architecture, or a compiler without -mavx2), rps_siphash13_x4() is four calls of
+ * rps_siphash13() and rps_siphash_x4_simd() says 0. Either way the results are rps_siphash13()'s, bit for bit (unit-siphash checks).
  */
-#include <rte_cpuflags.h>
-
 #include "rps_siphash.h"
 
 #if defined(__AVX2__)
@@ -87,11 +86,7 @@ siphash13_x4_words(const struct rps_siphash_key *key, const uint8_t *const p[4],
 	_mm256_storeu_si256((__m256i *)(void *)out, m);
 }
 
-int
-rps_siphash_x4_simd(void)
-{
-	return rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) > 0;
-}
+const int rps_siphash_x4_avx2 = 1;
 
 void
 rps_siphash13_x4(const struct rps_siphash_key *key, const void *const data[4], size_t len,
@@ -113,11 +108,7 @@ rps_siphash13_x4(const struct rps_siphash_key *key, const void *const data[4], s
 
 #else /* no AVX2 in this build */
 
-int
-rps_siphash_x4_simd(void)
-{
-	return 0;
-}
+const int rps_siphash_x4_avx2 = 0;
 
 void
 rps_siphash13_x4(const struct rps_siphash_key *key, const void *const data[4], size_t len,
