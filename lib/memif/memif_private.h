@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/un.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_common.h>
 
 #include "rps_memif.h"
@@ -60,6 +61,24 @@ struct rps_memif_conn {
 	struct rps_memif_qtail rx[RPS_MEMIF_RINGS_MAX];
 	int broken __rte_cache_aligned; /* a ring or a descriptor was inconsistent */
 };
+
+/*
+ * The slots ready on ring @p q from @p tail: what the client made ready up to its head
+ * (its stores before its head store: acquire). More than the ring holds marks the client
+ * broken (the hub sends it away) and gives 0. For the one sender or receiver of the ring.
+ */
+static inline uint16_t
+rps_memif_ring_avail(struct rps_memif_conn *c, const struct rps_memif_qring *q, uint16_t tail)
+{
+	const uint16_t avail = (uint16_t)(__atomic_load_n(&q->ring->head, __ATOMIC_ACQUIRE) -
+					  tail);
+
+	if (unlikely(avail > (uint32_t)q->mask + 1)) {
+		__atomic_store_n(&c->broken, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	return avail;
+}
 
 enum rps_memif_state {
 	RPS_MEMIF_IDLE,          /* no client */

@@ -108,22 +108,14 @@ rps_memif_rx(struct rps_memif *m, uint16_t ring, struct rte_mempool *mp, struct 
 {
 	struct rps_memif_conn *c = __atomic_load_n(&m->conn, __ATOMIC_ACQUIRE);
 	const struct rps_memif_qring *q;
-	struct rps_memif_ring *r;
 	uint16_t tail, avail, got = 0;
 
 	if (unlikely(c == NULL || ring >= c->nb_c2s ||
 		     __atomic_load_n(&c->broken, __ATOMIC_RELAXED)))
 		return 0;
 	q = &c->c2s[ring];
-	r = q->ring;
 	tail = c->rx[ring].tail;
-	/* the packets written up to head: the client's stores before its head store */
-	avail = (uint16_t)(__atomic_load_n(&r->head, __ATOMIC_ACQUIRE) - tail);
-	if (unlikely(avail > (uint32_t)q->mask + 1)) {
-		/* more filled than the ring holds: the hub sends the client away */
-		__atomic_store_n(&c->broken, 1, __ATOMIC_RELAXED);
-		return 0;
-	}
+	avail = rps_memif_ring_avail(c, q, tail); /* the packets written */
 	while (got < n && avail != 0) {
 		const int used = rx_one(c, q, tail, avail, mp, &pkts[got]);
 
@@ -139,7 +131,7 @@ rps_memif_rx(struct rps_memif *m, uint16_t ring, struct rte_mempool *mp, struct 
 	if (tail != c->rx[ring].tail) {
 		c->rx[ring].tail = tail;
 		/* our copies made before the tail that gives the buffers back */
-		__atomic_store_n(&r->tail, tail, __ATOMIC_RELEASE);
+		__atomic_store_n(&q->ring->tail, tail, __ATOMIC_RELEASE);
 	}
 	return got;
 }

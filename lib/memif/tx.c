@@ -95,13 +95,7 @@ rps_memif_tx_ring(struct rps_memif *m, uint16_t ring, struct rte_mbuf **pkts, ui
 	q = &c->s2c[ring];
 	r = q->ring;
 	tail = c->tx[ring].tail;
-	/* the buffers posted up to head: written by the client before its head store */
-	avail = (uint16_t)(__atomic_load_n(&r->head, __ATOMIC_ACQUIRE) - tail);
-	if (unlikely(avail > (uint32_t)q->mask + 1)) {
-		/* more posted than the ring holds: the hub sends the client away */
-		__atomic_store_n(&c->broken, 1, __ATOMIC_RELAXED);
-		return 0;
-	}
+	avail = rps_memif_ring_avail(c, q, tail); /* the buffers posted */
 	while (sent < n && avail != 0) {
 		const int used = copy_one(c, q, pkts[sent], tail, avail);
 
