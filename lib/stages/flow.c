@@ -1200,15 +1200,16 @@ rps_flow_table_lookup(const struct rps_flow_table *t, const struct rte_mbuf *m,
 	return 0;
 }
 
-int
-rps_flow_table_lookup_tuple(const struct rps_flow_table *t, const struct rps_flow_tuple *q,
-			    struct rps_flow_summary *out)
+/* The position of tuple @p q's flow (either direction) in @p t: -ENOENT when it is not
+ * there, -EINVAL for a family other than 4 and 6. */
+static int32_t
+tuple_pos(const struct rps_flow_table *t, const struct rps_flow_tuple *q)
 {
 	const size_t alen = q->family == 4 ? 4 : 16;
 	struct flow_key k;
 	int32_t pos;
 
-	if (t == NULL || (q->family != 4 && q->family != 6))
+	if (q->family != 4 && q->family != 6)
 		return -EINVAL;
 	memset(&k, 0, sizeof(k));
 	k.family = q->family;
@@ -1218,8 +1219,22 @@ rps_flow_table_lookup_tuple(const struct rps_flow_table *t, const struct rps_flo
 				proto_has_ports(q->proto) ? rte_cpu_to_be_16(q->sport) : 0,
 				proto_has_ports(q->proto) ? rte_cpu_to_be_16(q->dport) : 0);
 	pos = rte_hash_lookup_with_hash(t->h, &k, flow_sig(t, &k));
-	if (pos < 0 || !t->flows[pos].in_use)
+	if (pos < 0 || (uint32_t)pos >= t->conf.size || !t->flows[pos].in_use)
 		return -ENOENT;
+	return pos;
+}
+
+int
+rps_flow_table_lookup_tuple(const struct rps_flow_table *t, const struct rps_flow_tuple *q,
+			    struct rps_flow_summary *out)
+{
+	int32_t pos;
+
+	if (t == NULL)
+		return -EINVAL;
+	pos = tuple_pos(t, q);
+	if (pos < 0)
+		return pos;
 	summarize(t, (uint32_t)pos, out);
 	return 0;
 }
@@ -1228,23 +1243,13 @@ int
 rps_flow_table_bypass_tuple(struct rps_flow_table *t, const struct rps_flow_tuple *q,
 			    uint64_t now, uint64_t until)
 {
-	const size_t alen = q->family == 4 ? 4 : 16;
-	struct flow_key k;
 	int32_t pos;
 
 	if (t == NULL || t->bypass_from == NULL)
 		return -ENOTSUP;
-	if (q->family != 4 && q->family != 6)
-		return -EINVAL;
-	memset(&k, 0, sizeof(k));
-	k.family = q->family;
-	k.proto = q->proto;
-	(void)key_set_endpoints(&k, q->src, q->dst, alen,
-				proto_has_ports(q->proto) ? rte_cpu_to_be_16(q->sport) : 0,
-				proto_has_ports(q->proto) ? rte_cpu_to_be_16(q->dport) : 0);
-	pos = rte_hash_lookup_with_hash(t->h, &k, flow_sig(t, &k));
-	if (pos < 0 || (uint32_t)pos >= t->conf.size || !t->flows[pos].in_use)
-		return -ENOENT;
+	pos = tuple_pos(t, q);
+	if (pos < 0)
+		return pos;
 	if (t->bypass_from[pos] == 0)
 		t->bypass_from[pos] = now + t->bypass_hold_tsc + 2; /* pending, as at the depth */
 	t->bypass_until[pos] = until;
