@@ -19,7 +19,6 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -289,6 +288,20 @@ port_flows(struct rps_expo *e, const struct rps_app *app, const struct rps_snaps
 
 /* --consumers: each consumer's counters (sums over the workers feeding it) and link, labelled
  * with its index and group. Nothing when off. */
+/* One consumer's two samples of a family by reason: consumer_absent, consumer_full. */
+static void
+by_reason(struct rps_expo *e, const char *id, const char *grp, uint64_t absent,
+	  uint64_t full)
+{
+	const struct rps_expo_label la[] = {
+		{ "consumer", id }, { "group", grp }, { "reason", "consumer_absent" } };
+	const struct rps_expo_label lf[] = {
+		{ "consumer", id }, { "group", grp }, { "reason", "consumer_full" } };
+
+	rps_expo_u64(e, la, 3, absent);
+	rps_expo_u64(e, lf, 3, full);
+}
+
 static void
 consumer_metrics(struct rps_expo *e, const struct rps_app *app)
 {
@@ -315,17 +328,8 @@ consumer_metrics(struct rps_expo *e, const struct rps_app *app)
 	rps_expo_family(e, "dpdk_rps_consumer_dropped", RPS_EXPO_COUNTER,
 			"packets for the consumer dropped, by reason: consumer_absent (no client "
 			"connected), consumer_full (its queue had no room)");
-	for (uint16_t i = 0; i < nb; i++) {
-		const struct rps_expo_label la[] = {
-			{ "consumer", id[i] }, { "group", grp[i] },
-			{ "reason", "consumer_absent" } };
-		const struct rps_expo_label lf[] = {
-			{ "consumer", id[i] }, { "group", grp[i] },
-			{ "reason", "consumer_full" } };
-
-		rps_expo_u64(e, la, 3, st[i].absent);
-		rps_expo_u64(e, lf, 3, st[i].full);
-	}
+	for (uint16_t i = 0; i < nb; i++)
+		by_reason(e, id[i], grp[i], st[i].absent, st[i].full);
 	rps_expo_family(e, "dpdk_rps_consumer_returned", RPS_EXPO_COUNTER,
 			"--consumer-mode inline: packets the consumer returned (its verdict to "
 			"pass), sent on by the pair's other port");
@@ -334,17 +338,8 @@ consumer_metrics(struct rps_expo *e, const struct rps_app *app)
 	rps_expo_family(e, "dpdk_rps_consumer_fail_open", RPS_EXPO_COUNTER,
 			"--consumer-fail open: packets for the consumer forwarded directly, by "
 			"why: consumer_absent (no client connected), consumer_full (no room)");
-	for (uint16_t i = 0; i < nb; i++) {
-		const struct rps_expo_label la[] = {
-			{ "consumer", id[i] }, { "group", grp[i] },
-			{ "reason", "consumer_absent" } };
-		const struct rps_expo_label lf[] = {
-			{ "consumer", id[i] }, { "group", grp[i] },
-			{ "reason", "consumer_full" } };
-
-		rps_expo_u64(e, la, 3, st[i].open_absent);
-		rps_expo_u64(e, lf, 3, st[i].open_full);
-	}
+	for (uint16_t i = 0; i < nb; i++)
+		by_reason(e, id[i], grp[i], st[i].open_absent, st[i].open_full);
 	rps_expo_family(e, "dpdk_rps_consumer_connected", RPS_EXPO_GAUGE,
 			"1 while a memif client is connected to the consumer's socket");
 	for (uint16_t i = 0; i < nb; i++)
