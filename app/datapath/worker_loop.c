@@ -343,7 +343,8 @@ worker_returns(struct rps_worker *w)
 	return total;
 }
 
-/* What the worker's inline consumer still holds, for the moves (rps_backlog_drain_update()):
+/* What the worker's inline consumer still holds, for the moves (rps_backlog_drain_update())
+ * and a bypass's start (0: settled):
  * the packets delivered to it and not returned (taken or not: a client between its receive
  * and its send holds them too; its verdicts to drop stay in the count, so such a consumer's
  * moves always wait the hold), and those not yet taken. */
@@ -359,14 +360,6 @@ consumer_held(const struct rps_worker *w)
 		returned += w->inl_txq[d].returned;
 	}
 	return delivered - returned + rps_memif_tx_unread(w->inl_memif);
-}
-
-/* Whether the worker's consumer in the path holds nothing of what it was sent: every
- * packet delivered came back, and its rings have nothing unread. */
-static inline int
-consumer_settled(const struct rps_worker *w)
-{
-	return consumer_held(w) == 0;
 }
 
 /* At exit, once the backlogs are empty: what the consumer still returns, until it has
@@ -473,6 +466,7 @@ rps_worker_main(void *arg)
 	for (;;) {
 		struct rps_backlog *from;
 		uint32_t left, n, returned = 0;
+		uint64_t held = 0; /* what its consumer in the path holds (after its returns) */
 
 		/* between bursts: no TX callback (a capture's) is running */
 		rte_rcu_qsbr_quiescent(w->app->io.cap_qsbr, tid);
@@ -487,11 +481,13 @@ rps_worker_main(void *arg)
 
 		RPS_CTR_ADD(st->polls, 1);
 		rps_process_idle(w);
-		if (w->nb_inl != 0) /* inline consumers: what they returned */
+		if (w->nb_inl != 0) { /* inline consumers: what they returned, what they hold */
 			returned = worker_returns(w);
+			held = consumer_held(w);
+		}
 		for (uint16_t r = 0; r < w->in.nb; r++)
-			rps_backlog_drain_update(w->in.b[r], rps_reasm_held(w->ctx.reasm) +
-						 consumer_held(w), w->ctx.now);
+			rps_backlog_drain_update(w->in.b[r], rps_reasm_held(w->ctx.reasm) + held,
+						 w->ctx.now);
 		if (n == 0) {
 			if (returned != 0) {
 				rps_idle_next(&idle, 1, 0);
@@ -517,8 +513,8 @@ rps_worker_main(void *arg)
 			RPS_CTR_ADD(st->time_squeeze, 1);
 		/* what the stages consume goes back to the RX lcore it came from (NULL: off) */
 		w->ctx.recycle = from->ret != NULL ? from : NULL;
-		if (w->nb_inl != 0) /* --bypass-after: may a flow at its depth start it now */
-			w->ctx.bypass_settled = consumer_settled(w);
+		if (w->nb_inl != 0) /* a bypass: may a flow at its depth start it now */
+			w->ctx.bypass_settled = held == 0;
 		rps_process_burst(w, pkts, (uint16_t)n);
 #ifdef RPS_TEST_HOOKS
 		/* a worker slower than any RX lcore, whatever the machine (test_hooks.c) */
