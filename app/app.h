@@ -119,10 +119,38 @@ int rps_app_rules_start(struct rps_app *app, char *err, size_t err_len);
  * thread; blocks until then). The RX lcores take it reorder-safely (rx_loop.c). */
 void rps_app_rules_publish(struct rps_app *app, struct rps_rules *rs);
 void rps_app_rules_fini(struct rps_app *app);
+/* filters.c: the consumer groups' filters, each group's --consumer-filter else the file's
+ * [consumers] filter.G (@p c, NULL: none). build: @return 1 and *out (a new set to publish),
+ * 0 (the same expressions), or -errno with @p err naming the group's origin and libpcap's
+ * message. publish: @p s (NULL: none) for the workers, the set it replaces freed once they
+ * cannot read it (@p running: wait for their quiescent states; control thread). start: at
+ * set-up, before the lcores run. filter_text: group @p g's expression ("" none), for
+ * telemetry and reports (under ctl.lock). */
+int rps_app_filters_build(struct rps_app *app, const struct rps_config *c,
+			  struct rps_filter_set **out, char *err, size_t err_len);
+void rps_app_filters_publish(struct rps_app *app, struct rps_filter_set *s, int running);
+int rps_app_filters_start(struct rps_app *app, char *err, size_t err_len);
+void rps_app_filters_fini(struct rps_app *app);
+void rps_app_filter_text(const struct rps_app *app, uint16_t g, char *buf, size_t len);
+
 /* rules.c: hits of rule @p i of @p rs (the current set, read under ctl.lock), summed over the
  * RX lcores that steer by it: since they took the set (the last reload that changed the
  * rules). */
 uint64_t rps_app_rule_hits(const struct rps_app_lcores *lc, const struct rps_rules *rs, uint16_t i);
+/* filters.c: the consumer groups' filters, each group's --consumer-filter else the file's
+ * [consumers] filter.G (@p c, NULL: none). build: @return 1 and *out (a new set to publish),
+ * 0 (the same expressions), or -errno with @p err naming the group's origin and libpcap's
+ * message. publish: @p s (NULL: none) for the workers, the set it replaces freed once they
+ * cannot read it (@p running: wait for their quiescent states; control thread). start: at
+ * set-up, before the lcores run. filter_text: group @p g's expression ("" none), for
+ * telemetry and reports (under ctl.lock). */
+int rps_app_filters_build(struct rps_app *app, const struct rps_config *c,
+			  struct rps_filter_set **out, char *err, size_t err_len);
+void rps_app_filters_publish(struct rps_app *app, struct rps_filter_set *s, int running);
+int rps_app_filters_start(struct rps_app *app, char *err, size_t err_len);
+void rps_app_filters_fini(struct rps_app *app);
+void rps_app_filter_text(const struct rps_app *app, uint16_t g, char *buf, size_t len);
+
 /* rules.c: hits of rule @p i of @p rs since start: every set that held its text (ctl.lock,
  * or the control thread stopped). */
 uint64_t rps_app_rule_hits_total(const struct rps_app *app, const struct rps_rules *rs,
@@ -326,6 +354,7 @@ struct rps_consumer_stats {
 	/* --consumer-mode inline (group 0): what it returned; what went on without it
 	 * (--consumer-fail open), by why */
 	uint64_t returned, open_absent, open_full;
+	uint64_t filtered;             /* its group's filter refused them (--consumer-filter) */
 	struct rps_memif_stats link;   /* its endpoint's: connected, clients and refusals */
 };
 void rps_consumer_stats(const struct rps_app *app, uint16_t c, struct rps_consumer_stats *s);

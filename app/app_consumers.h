@@ -3,7 +3,8 @@
  * app_consumers.h: the consumers' part of the application context (--consumers): their
  * groups, endpoints and server. setup/consumers.c fills it on the main thread before the
  * lcores run and closes it at exit after they stopped; in between the memif hub thread owns
- * each endpoint's state (rps_memif.h) and each worker its own counters toward it.
+ * each endpoint's state (rps_memif.h) and each worker its own counters toward it; the
+ * groups' filters are the control thread's (below).
  */
 #ifndef RPS_APP_CONSUMERS_H
 #define RPS_APP_CONSUMERS_H
@@ -36,6 +37,11 @@ struct rps_app_consumers {
 	struct rps_consumer consumers[RPS_CONSUMERS_MAX];
 	struct rps_memif_hub *memif_hub; /* the consumers' server thread (setup/consumers.c) */
 	gid_t consumer_gid;             /* --consumer-group's */
+	/* --consumer-filter / [consumers] filter.G (control/filters.c): written by the set-up
+	 * thread, then the control thread (reloads), with a release store under ctl.lock;
+	 * workers load it once per burst (acquire; a replaced set is freed after their
+	 * quiescent states), telemetry and reports read it under ctl.lock. NULL: no filter. */
+	struct rps_filter_set *filters;
 };
 
 /* The consumer worker @p w feeds in group @p g (consumers are numbered across the groups,

@@ -226,6 +226,12 @@ setup(struct rps_app *app)
 		fprintf(stderr, "dpdk-rps: %s\n", err);
 		return rc == -ENOMEM ? -RPS_EXIT_RUNTIME : -RPS_EXIT_USAGE;
 	}
+	/* the consumer groups' filters, now that EAL runs and the groups are known */
+	rc = rps_app_filters_start(app, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "dpdk-rps: %s\n", err);
+		return rc == -ENOMEM ? -RPS_EXIT_RUNTIME : -RPS_EXIT_USAGE;
+	}
 	if (rps_setup_stages(app) < 0) {
 		fprintf(stderr, "dpdk-rps: cannot set up the stages' state (flow tables of %u "
 			"flows, %u fragments): %s\n", app->opt.flow_table_size,

@@ -3,7 +3,7 @@
 # Used by the README's two commands and by .ci/run. Safe to run again.
 set -eu
 PKGS="gcc clang pkg-config meson ninja-build python3 libdpdk-dev dpdk dpdk-dev libnuma-dev
-libcunit1-dev libpcap-dev iproute2 libclang-rt-14-dev libinih-dev iputils-ping libsystemd-dev
+libcunit1-dev libpcap-dev tcpdump iproute2 libclang-rt-14-dev libinih-dev iputils-ping libsystemd-dev
 libmicrohttpd-dev python3-prometheus-client curl python3-scapy mandoc tmux iperf3 ethtool"
 missing=""
 for p in $PKGS; do

@@ -297,6 +297,7 @@ rps_control_reload(struct rps_app *app, const char *why)
 	struct rps_rebalance_conf rb = app->ctl.rebal;
 	int safe = __atomic_load_n(&app->steer.reorder_safe, __ATOMIC_RELAXED);
 	struct rps_rules *rules = NULL;
+	struct rps_filter_set *filters = NULL;
 	uint64_t digest = 0;
 	int rc = -EINVAL, fresh;
 
@@ -380,6 +381,10 @@ rps_control_reload(struct rps_app *app, const char *why)
 	rc = rps_app_rules_build(app, c, &rules, err, sizeof(err));
 	if (rc < 0)
 		goto out;
+	/* the consumer groups' filters: --consumer-filter, then the file's (NULL: unchanged) */
+	rc = rps_app_filters_build(app, c, &filters, err, sizeof(err));
+	if (rc < 0)
+		goto out;
 	rc = -EINVAL;
 	/* Everything checked: apply. */
 	restart_keys(app, c, restart, sizeof(restart));
@@ -396,6 +401,15 @@ rps_control_reload(struct rps_app *app, const char *why)
 		RPS_LOG(INFO, "config %s (%s): %u steering rule(s), rules generation %u",
 			app->opt.config_path, why, rules->nb_rules, rules->generation);
 		rules = NULL;
+	}
+	if (filters != NULL) {
+		const uint32_t fgen = filters->generation;
+
+		/* blocks until no worker reads the old set */
+		rps_app_filters_publish(app, filters, 1);
+		filters = NULL;
+		RPS_LOG(INFO, "config %s (%s): consumer filters generation %u", app->opt.config_path,
+			why, fgen);
 	}
 	if (c->has_reorder_safe)
 		__atomic_store_n(&app->steer.reorder_safe, c->reorder_safe, __ATOMIC_RELAXED);
@@ -446,6 +460,7 @@ out:
 	for (uint16_t q = 0; maps != NULL && q < app->io.nb_rxq; q++)
 		rps_map_free(maps[q]);
 	rps_rules_free(rules);
+	rps_filter_set_free(filters);
 	free(maps);
 	free(sets);
 	free(c);

@@ -64,6 +64,7 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 		c->out_txq = o->nb_fwd > 0 ? NULL : &w->cons_txq[0];
 		c->group_txq = w->group_txq;
 		c->nb_groups = app->cons.nb_groups;
+		c->filters = &app->cons.filters; /* a reload may set some at any time */
 	} else if (o->tx_port >= 0 && rps_pipeline_has(&app->pipeline, RPS_STAGE_OUTPUT)) {
 		if (rps_txq_init(&w->out_txq, (uint16_t)o->tx_port, w->txq, o->burst, socket,
 				 &w->stats) < 0)

@@ -340,6 +340,11 @@ consumer_metrics(struct rps_expo *e, const struct rps_app *app)
 			"why: consumer_absent (no client connected), consumer_full (no room)");
 	for (uint16_t i = 0; i < nb; i++)
 		by_reason(e, id[i], grp[i], st[i].open_absent, st[i].open_full);
+	rps_expo_family(e, "dpdk_rps_consumer_filtered", RPS_EXPO_COUNTER,
+			"--consumer-filter: packets the consumer's group filter refused (not "
+			"sent to it; the other groups still get them)");
+	for (uint16_t i = 0; i < nb; i++)
+		rps_expo_u64(e, lab[i], 2, st[i].filtered);
 	rps_expo_family(e, "dpdk_rps_consumer_connected", RPS_EXPO_GAUGE,
 			"1 while a memif client is connected to the consumer's socket");
 	for (uint16_t i = 0; i < nb; i++)

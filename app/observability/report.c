@@ -297,6 +297,23 @@ summary_consumers(const struct rps_app *app, FILE *out)
 	}
 	fprintf(out, "  (refusals: clients turned away, left or timed out in their handshake, "
 		"or sent away: /rps/consumers has each count)\n");
+	for (uint16_t g = 0; g < app->cons.nb_groups; g++) {
+		char filter[RPS_FILTER_TEXT_MAX + 1];
+		uint64_t filtered = 0;
+
+		rps_app_filter_text(app, g, filter, sizeof(filter));
+		for (uint16_t i = 0; i < app->cons.nb_consumers; i++) {
+			struct rps_consumer_stats st;
+
+			if (app->cons.consumers[i].group != g)
+				continue;
+			rps_consumer_stats(app, i, &st);
+			filtered += st.filtered;
+		}
+		if (filter[0] != '\0' || filtered != 0)
+			fprintf(out, "  group %u filter '%s': filtered %" PRIu64 "\n", g, filter,
+				filtered);
+	}
 	for (uint16_t i = 0; app->opt.consumer_inline && i < app->cons.group_size[0]; i++) {
 		struct rps_consumer_stats st;
 
@@ -490,6 +507,8 @@ json_str(FILE *f, const char *str)
 static void
 json_consumers(FILE *f, const struct rps_app *app)
 {
+	char filter[RPS_FILTER_TEXT_MAX + 1];
+
 	fprintf(f, "\n  \"consumers\": [");
 	for (uint16_t i = 0; i < app->cons.nb_consumers; i++) {
 		const struct rps_consumer *k = &app->cons.consumers[i];
@@ -508,6 +527,10 @@ json_consumers(FILE *f, const struct rps_app *app)
 			app->opt.consumer_inline && k->group == 0 ? "true" : "false", st.returned,
 			st.delivered - RTE_MIN(st.delivered, st.returned), st.open_absent,
 			st.open_full);
+		rps_app_filter_text(app, k->group, filter, sizeof(filter));
+		fprintf(f, ", \"filter\": ");
+		json_str(f, filter);
+		fprintf(f, ", \"filtered\": %" PRIu64, st.filtered);
 		fprintf(f, ", \"reconnects\": %" PRIu64 ", \"delivered\": %" PRIu64 ", \"dropped\": "
 			"{\"consumer_absent\": %" PRIu64 ", \"consumer_full\": %" PRIu64 "}, "
 			"\"clients\": {\"accepted\": %" PRIu64 ", \"connects\": %" PRIu64

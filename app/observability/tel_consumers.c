@@ -29,7 +29,7 @@ consumers_build(struct tel_out *o, const void *arg)
 {
 	const struct rps_app *app = arg;
 	struct tel_out cs;
-	char name[16];
+	char name[16], filter[RPS_FILTER_TEXT_MAX + 1];
 
 	tel_u64(o, "nb_consumers", app->cons.nb_consumers);
 	tel_open(o, &cs, RTE_TEL_CONTAINER);
@@ -61,6 +61,9 @@ consumers_build(struct tel_out *o, const void *arg)
 		tel_u64(&c, "returned", st.returned);
 		tel_u64(&c, "fail_open_consumer_absent", st.open_absent);
 		tel_u64(&c, "fail_open_consumer_full", st.open_full);
+		rps_app_filter_text(app, k->group, filter, sizeof(filter));
+		tel_str(&c, "filter", filter);
+		tel_u64(&c, "filtered", st.filtered);
 		snprintf(name, sizeof(name), "%u", i);
 		tel_close(&cs, name, &c);
 	}

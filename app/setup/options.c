@@ -165,6 +165,49 @@ h_rule(struct rps_options *o, const char *arg, const char **why)
 	return 0;
 }
 
+/* --consumer-filter G=EXPR: the group and the text here; compiled once EAL runs and the
+ * groups are known (control/filters.c). */
+static int
+h_consumer_filter(struct rps_options *o, const char *arg, const char **why)
+{
+	static char msg[160];
+	const char *eq = strchr(arg, '=');
+	uint64_t g;
+	char num[8];
+
+	if (eq == NULL || eq == arg || (size_t)(eq - arg) >= sizeof(num)) {
+		*why = "expected G=EXPR: a consumer group's number, '=', a tcpdump expression";
+		return -1;
+	}
+	snprintf(num, sizeof(num), "%.*s", (int)(eq - arg), arg);
+	if (rps_number_parse(num, 0, RPS_CONSUMER_GROUPS_MAX - 1, &g) < 0) {
+		snprintf(msg, sizeof(msg), "group '%s': expected 0..%u", num,
+			 RPS_CONSUMER_GROUPS_MAX - 1);
+		*why = msg;
+		return -1;
+	}
+	if (strlen(eq + 1) > RPS_FILTER_TEXT_MAX) {
+		snprintf(msg, sizeof(msg), "group %u: an expression of %zu characters (at most %u)",
+			 (unsigned int)g, strlen(eq + 1), RPS_FILTER_TEXT_MAX);
+		*why = msg;
+		return -1;
+	}
+	if (o->consumer_filter[g][0] != '\0') {
+		snprintf(msg, sizeof(msg), "group %u has a filter already (one per group: join "
+			 "expressions with 'or')", (unsigned int)g);
+		*why = msg;
+		return -1;
+	}
+	if (eq[1 + strspn(eq + 1, " \t")] == '\0') {
+		snprintf(msg, sizeof(msg), "group %u: an empty expression (a group without a "
+			 "filter receives every packet)", (unsigned int)g);
+		*why = msg;
+		return -1;
+	}
+	snprintf(o->consumer_filter[g], sizeof(o->consumer_filter[g]), "%s", eq + 1);
+	return 0;
+}
+
 static int
 h_symmetric(struct rps_options *o, const char *arg, const char **why)
 {
@@ -415,6 +458,7 @@ static const struct opt_bind {
 	[RPS_SET_CONSUMER_MODE] = { FIELD(consumer_inline), 0, NULL },
 	[RPS_SET_CONSUMER_FAIL] = { FIELD(consumer_fail_open), 0, NULL },
 	[RPS_SET_BYPASS_AFTER] = { FIELD(bypass_after), 0, NULL },
+	[RPS_SET_CONSUMER_FILTER] = { 0, 0, 0, h_consumer_filter },
 	[RPS_SET_RULE] = { 0, 0, 0, h_rule },
 	[RPS_SET_METRICS] = { 0, 0, 0, h_metrics },
 	[RPS_SET_HELP] = { FIELD(help), 0, NULL },

@@ -13,6 +13,7 @@
 #include "rps_listen.h"
 #include "rps_toeplitz.h"
 #include "rps_map.h"
+#include "rps_filter.h"
 #include "rps_rules.h"
 #include "rps_settings.h"
 #include "rps_stage.h"
@@ -103,6 +104,9 @@ struct rps_options {
 	struct rps_rule rules[RPS_RULES_MAX]; /* every --rule, in order */
 	char rule_text[RPS_RULES_MAX][128];  /* each as given (its messages quote it) */
 	uint16_t nb_rules;
+	/* --consumer-filter G=EXPR: group G's expression as given ("" none), compiled at
+	 * set-up (filters.c) */
+	char consumer_filter[RPS_CONSUMER_GROUPS_MAX][RPS_FILTER_TEXT_MAX + 1];
 	char consumer_socket[RPS_CONSUMER_PATH_MAX]; /* --consumer-socket: the template ("" =
 				       * the default, set once EAL's runtime directory is known) */
 	uint32_t consumer_wait_ms;    /* --consumer-wait: hold RX until they are connected */

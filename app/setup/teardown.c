@@ -124,6 +124,7 @@ rps_release(struct rps_app *app)
 		rte_free(app->lc.workers[i].in.b);
 	rps_app_maps_fini(app);
 	rps_app_rules_fini(app);
+	rps_app_filters_fini(app);
 	rps_order_fini(&app->lc.order);
 	free(app->ctl.start_cfg);
 	free(app->ctl.pps);

@@ -43,6 +43,7 @@ struct parser {
 	char msg[512];           /* that error, without "FILE:LINE: " */
 	int first_line[K_NB];    /* line that set each key, 0 = not set */
 	int in_rules;            /* the last section header was [rules] */
+	int in_consumers;        /* ... [consumers] */
 };
 
 
@@ -131,6 +132,59 @@ rule_line(struct parser *p, const char *s, size_t n)
 	return 0;
 }
 
+/* A line of [consumers]: "filter.G = EXPR", consumer group G's tcpdump expression, whole
+ * (inih never sees it: an expression may hold '=', ':' or be longer than inih's lines).
+ * @return 0, or -1 after recording the error. */
+static int
+consumers_line(struct parser *p, const char *s, size_t n)
+{
+	struct rps_config *c = p->cfg;
+	const char *eq = memchr(s, '=', n), *v;
+	size_t kn, vn;
+	unsigned int g;
+	int cut, q;
+
+	if (eq == NULL) {
+		q = quotable(s, n, &cut);
+		fail(p, "[consumers]: '%.*s%s': expected 'filter.G = EXPR'", q, s,
+		     cut ? " ..." : "");
+		return -1;
+	}
+	for (kn = (size_t)(eq - s); kn > 0 && isspace((unsigned char)s[kn - 1]); kn--)
+		;
+	if (kn != 8 || memcmp(s, "filter.", 7) != 0 || s[7] < '0' ||
+	    s[7] >= '0' + RPS_CONSUMER_GROUPS_MAX) {
+		q = quotable(s, kn, &cut);
+		fail(p, "[consumers]: unknown key '%.*s%s' (expected filter.0 .. filter.%u: a "
+		     "consumer group's tcpdump expression)", q, s, cut ? " ..." : "",
+		     RPS_CONSUMER_GROUPS_MAX - 1);
+		return -1;
+	}
+	g = (unsigned int)(s[7] - '0');
+	for (v = eq + 1; v < s + n && isspace((unsigned char)*v); v++)
+		;
+	vn = (size_t)(s + n - v);
+	if (vn == 0) {
+		fail(p, "filter.%u: an empty expression (a group without a filter receives every "
+		     "packet: leave the line out)", g);
+		return -1;
+	}
+	if (vn > RPS_FILTER_TEXT_MAX) {
+		fail(p, "filter.%u: an expression of %zu characters (at most %u)", g, vn,
+		     RPS_FILTER_TEXT_MAX);
+		return -1;
+	}
+	if (c->filter_line[g] != 0) {
+		fail(p, "filter.%u: set already at line %d (one per group: join expressions with "
+		     "'or')", g, c->filter_line[g]);
+		return -1;
+	}
+	memcpy(c->filter[g], v, vn);
+	c->filter[g][vn] = '\0';
+	c->filter_line[g] = p->line;
+	return 0;
+}
+
 /* The length of the secret's key (RPS_SETTING_SECRET) that @p s (@p n bytes) starts with, or 0. */
 static size_t
 secret_key_prefix(const char *s, size_t n)
@@ -203,6 +257,15 @@ reader(char *str, int num, void *stream)
 	while (e > s && isspace((unsigned char)e[-1]))
 		e--;
 	n = (size_t)(e - s);
+	n = (size_t)(e - s);
+	if (n > 0 && *s != '[' && p->in_consumers) {
+		/* ours alone, at any length */
+		if (consumers_line(p, s, n) < 0)
+			return NULL;
+		n = 0;
+		memcpy(str, "\n", 2);
+		return str;
+	}
 	/* n characters, '\n' and NUL must fit; the '\n' tells inih the line is complete. */
 	if (num < 3 || n > (size_t)num - 2) {
 		fail(p, "line too long (at most %d characters without indentation and comment)",
@@ -226,13 +289,17 @@ reader(char *str, int num, void *stream)
 			return NULL;
 		}
 		p->in_rules = len == 5 && memcmp(s + 1, "rules", 5) == 0;
-		if (p->in_rules) {
-			p->cfg->has_rules = 1;
+		p->in_consumers = len == 9 && memcmp(s + 1, "consumers", 9) == 0;
+		if (p->in_rules || p->in_consumers) {
+			if (p->in_rules)
+				p->cfg->has_rules = 1;
+			else
+				p->cfg->has_consumers_section = 1;
 			n = 0; /* inih needs no section of ours to know */
 		} else if (!((len == 9 && memcmp(s + 1, "dataplane", 9) == 0) ||
 		      (len == 3 && memcmp(s + 1, "map", 3) == 0))) {
-			fail(p, "unknown section [%.*s%s] (expected [dataplane], [map] or [rules])",
-			     q, s + 1, cut ? " ..." : "");
+			fail(p, "unknown section [%.*s%s] (expected [dataplane], [map], [rules] "
+			     "or [consumers])", q, s + 1, cut ? " ..." : "");
 			return NULL;
 		}
 	} else if (n > 0 && p->in_rules) {
@@ -514,7 +581,8 @@ key_lookup(struct parser *p, const char *section, const char *name)
 	else { /* the reader refuses unknown sections first */
 		int cut, q = quotable(section, strlen(section), &cut);
 
-		fail(p, "unknown section [%.*s%s] (expected [dataplane], [map] or [rules])", q,
+		fail(p, "unknown section [%.*s%s] (expected [dataplane], [map], [rules] or "
+		     "[consumers])", q,
 		     section, cut ? " ..." : "");
 	}
 	return -1;

@@ -94,6 +94,7 @@
 #include "rps_hash.h"
 #include "rps_listen.h"
 #include "rps_map.h"
+#include "rps_filter.h"
 #include "rps_rules.h"
 #include "rps_settings.h"
 #include "rps_toeplitz.h"
@@ -157,6 +158,11 @@ struct rps_config {
 	int has_rules;         uint16_t nb_rules;
 	struct rps_rule rules[RPS_RULES_MAX];
 	int rule_line[RPS_RULES_MAX];
+	/* [consumers]: filter.G = EXPR, consumer group G's tcpdump expression (as
+	 * --consumer-filter G=EXPR; checked here for its form, compiled by the application) */
+	int has_consumers_section;
+	char filter[RPS_CONSUMER_GROUPS_MAX][RPS_FILTER_TEXT_MAX + 1]; /* "": none */
+	int filter_line[RPS_CONSUMER_GROUPS_MAX];
 	/* the line that set each key of the settings table, 0 = not set */
 	int line[RPS_SET_NB];
 };
@@ -166,7 +172,7 @@ struct rps_config {
  * @param err receives "FILE:LINE: message" on failure, only the first error of the file
  *   (e.g. "rps.conf:7: backlog: expected 1..16777216 packets, not '0'",
  *   "rps.conf:3: unknown key 'bakclog' in [dataplane] (expected ...)",
- *   "rps.conf:9: unknown section [mapp] (expected [dataplane], [map] or [rules])",
+ *   "rps.conf:9: unknown section [mapp] (expected [dataplane], [map], [rules] or [consumers])",
  *   "rps.conf: cannot open: No such file or directory"); may be NULL; truncated to
  *   @p err_len.
  * The file is opened with O_NONBLOCK (a FIFO at the path cannot block the caller) and must

@@ -769,6 +769,27 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 			"`K`, `M`, `G` multiply by 1024; needs the `flow` stage and consumers; 0 = "
 			"never",
 	},
+	[RPS_SET_CONSUMER_FILTER] = {
+		.name = "consumer-filter", .flag = "consumer-filter", .metavar = "G=EXPR",
+		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_START,
+		.def = "none",
+		.help = "consumer group G receives only the packets that match EXPR, a tcpdump "
+			"expression (pcap-filter(7)), compiled by libpcap and run by librte_bpf "
+			"(JIT where the CPU has it); the others are counted filtered for it and go "
+			"on to the other groups; repeatable, one per group, before the file's "
+			"[consumers] filter.G",
+		.doc = "consumer group `G` (0 is the first of `--consumers K,K...`) receives only "
+			"the packets that match `EXPR`, a tcpdump expression "
+			"([pcap-filter(7)](https://www.tcpdump.org/manpages/pcap-filter.7.html): "
+			"`tcp port 443`, `udp and not net 198.18.0.0/16`, `vlan and tcp`): libpcap "
+			"compiles it for Ethernet frames, DPDK's librte_bpf converts it to eBPF and "
+			"runs it (compiled to native code where DPDK has a JIT for the CPU). What it "
+			"refuses is counted `filtered` for the group's consumer and goes on to the "
+			"other groups (in the path: past the consumer, forwarded). One per group; "
+			"it stands before the configuration file's `filter.G` of `[consumers]`, which "
+			"a reload may change. A bad expression exits 2 naming the group and "
+			"libpcap's message ([Filters](docs/consumers.md#filters))",
+	},
 	[RPS_SET_RULE] = {
 		.name = "rule", .flag = "rule", .metavar = "RULE",
 		.type = RPS_SETTING_TEXT, .when = RPS_SETTING_START,

@@ -10,6 +10,7 @@
 #include <rte_malloc.h>
 #include <rte_memcpy.h>
 
+#include "rps_filter.h"
 #include "rps_stage.h"
 
 /* Called by rte_eth_tx_buffer_flush for packets the queue refused: free and count. (A
@@ -53,7 +54,7 @@ rps_txq_init(struct rps_txq *q, uint16_t port, uint16_t queue, uint16_t burst, i
 	q->open_n = 0;
 	q->returns = 0;
 	q->delivered = q->absent = q->full = 0;
-	q->returned = q->open_absent = q->open_full = 0;
+	q->returned = q->open_absent = q->open_full = q->filtered = 0;
 	q->buf = rte_zmalloc_socket("rps_txq", RTE_ETH_TX_BUFFER_SIZE(burst), 0, socket);
 	q->slot = rte_zmalloc_socket("rps_txq", burst, 0, socket);
 	if (q->buf == NULL || q->slot == NULL) {
@@ -358,48 +359,94 @@ refs_set(struct rte_mbuf *m, uint16_t refs)
 }
 
 /*
- * Inline pairs with consumers: hand @p m to each group's consumer beside its forward on
- * @p t (NULL: consumed here). The consumers share the mbuf (a reference each, as groups do)
- * unless the forward may rewrite it (re-fragmented or linearized for @p t's port): they
- * get a copy of their own then, while a shared consumer's drain on another lcore could be
- * reading it. No mbuf for the copy: each consumer counts it consumer_full.
+ * The groups that receive @p m, a bit each: all of them without filters (@p fs NULL), else
+ * those whose filter takes it (a group without one takes everything); a refusal is counted
+ * filtered for the group's consumer (rps_filter.h).
+ */
+static __rte_always_inline unsigned int
+groups_of(const struct rps_stage_ctx *c, const struct rps_filter_set *fs, struct rte_mbuf *m)
+{
+	unsigned int mask = (1u << c->nb_groups) - 1;
+
+	if (likely(fs == NULL))
+		return mask;
+	for (uint16_t g = 0; g < c->nb_groups; g++) {
+		const struct rps_filter *f = fs->group[g];
+
+		if (f != NULL && !rps_filter_match(f, m)) {
+			mask &= ~(1u << g);
+			RPS_CTR_ADD(c->group_txq[g]->filtered, 1);
+		}
+	}
+	return mask;
+}
+
+/* A packet group 0 does not take (its filter) while others do: its own fate is counted
+ * here, as consumed (processed), since group 0's queue, which would count it, never sees
+ * it; the other groups' queues count only their delivery (secondary). */
+static void
+count_consumed(struct rps_stage_ctx *c, struct rte_mbuf *m)
+{
+	RPS_CTR_ADD(c->st->processed, 1);
+	RPS_CTR_ADD(c->st->consumed, 1);
+	RPS_CTR_ADD(c->st->bytes, rte_pktmbuf_pkt_len(m));
+	RPS_CTR_ADD(rps_stats_port(c->st, m->port)->processed, 1);
+}
+
+/* Send @p m to each group of @p mask (a reference each: @p m's refcnt set by the caller). */
+static __rte_always_inline void
+groups_send(struct rps_stage_ctx *c, struct rte_mbuf *m, unsigned int mask)
+{
+	for (uint16_t k = 0; k < c->nb_groups; k++)
+		if (mask & (1u << k))
+			txq_send(c->group_txq[k], m);
+}
+
+/*
+ * Inline pairs with consumers: hand @p m to the consumer of each group of @p mask beside
+ * its forward on @p t (NULL: consumed here). The consumers share the mbuf (a reference
+ * each, as groups do) unless the forward may rewrite it (re-fragmented or linearized for
+ * @p t's port): they get a copy of their own then, while a shared consumer's drain on
+ * another lcore could be reading it. No mbuf for the copy: each consumer counts it
+ * consumer_full.
  */
 static void
-mirror(struct rps_stage_ctx *c, struct rte_mbuf *m, const struct rps_txq *t)
+mirror(struct rps_stage_ctx *c, struct rte_mbuf *m, const struct rps_txq *t, unsigned int mask)
 {
-	const uint16_t g = c->nb_groups;
+	const uint16_t g = (uint16_t)__builtin_popcount(mask);
 	struct rte_mbuf *d = m;
 
+	if (g == 0)
+		return;
 	if (unlikely(t != NULL && needs_big(t, m))) {
 		d = rte_pktmbuf_copy(m, m->pool, 0, UINT32_MAX);
 		if (d == NULL) {
-			for (uint16_t k = 0; k < g; k++)
-				RPS_CTR_ADD(c->group_txq[k]->full, 1);
+			for (uint16_t k = 0; k < c->nb_groups; k++)
+				if (mask & (1u << k))
+					RPS_CTR_ADD(c->group_txq[k]->full, 1);
 			return;
 		}
 		refs_set(d, g);
 	} else {
 		refs_set(m, (uint16_t)(g + 1));
 	}
-	for (uint16_t k = 0; k < g; k++)
-		txq_send(c->group_txq[k], d);
+	groups_send(c, d, mask);
 }
 
 /*
  * Inline consumers: group 0's consumer takes @p m on @p iq (its ring for the packet's
  * direction) in place of the forward: what it returns leaves by the pair's other port, what
- * it does not is its verdict to drop. The other groups get a reference each, as taps (memif
- * copies: nothing rewrites the mbuf under them).
+ * it does not is its verdict to drop. The other groups of @p mask get a reference each, as
+ * taps (memif copies: nothing rewrites the mbuf under them).
  */
 static inline void
-inline_send(struct rps_stage_ctx *c, struct rte_mbuf *m, struct rps_txq *iq)
+inline_send(struct rps_stage_ctx *c, struct rte_mbuf *m, struct rps_txq *iq, unsigned int mask)
 {
-	const uint16_t g = c->nb_groups;
+	const unsigned int taps = mask & ~1u;
 
-	if (g > 1) {
-		refs_set(m, g);
-		for (uint16_t k = 1; k < g; k++)
-			txq_send(c->group_txq[k], m);
+	if (taps != 0) {
+		refs_set(m, (uint16_t)(__builtin_popcount(taps) + 1));
+		groups_send(c, m, taps);
 	}
 	txq_send(iq, m);
 }
@@ -408,6 +455,10 @@ uint16_t
 rps_stage_output(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct rps_txq *q = c->out_txq;
+	/* the groups' filters of this burst (the set lives until this lcore's next
+	 * quiescent state) */
+	const struct rps_filter_set *fs = c->filters != NULL ?
+		__atomic_load_n(c->filters, __ATOMIC_ACQUIRE) : NULL;
 	uint16_t k = 0;
 
 	if (c->port_txq != NULL) {
@@ -421,11 +472,16 @@ rps_stage_output(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 				/* a bypassed flow: past the consumers, in the path or taps */
 				RPS_CTR_ADD(c->st->bypassed, 1);
 				RPS_CTR_ADD(c->st->bypassed_bytes, rte_pktmbuf_pkt_len(pkts[i]));
-			} else if (c->inline_txq != NULL && c->inline_txq[pkts[i]->port] != NULL) {
-				inline_send(c, pkts[i], c->inline_txq[pkts[i]->port]);
-				continue;
 			} else if (c->nb_groups != 0) {
-				mirror(c, pkts[i], t);
+				const unsigned int mask = groups_of(c, fs, pkts[i]);
+
+				if (c->inline_txq != NULL && c->inline_txq[pkts[i]->port] != NULL &&
+				    (mask & 1)) {
+					inline_send(c, pkts[i], c->inline_txq[pkts[i]->port], mask);
+					continue;
+				}
+				/* taps; or in the path, refused by group 0's filter: forwarded */
+				mirror(c, pkts[i], t, mask);
 			}
 			if (likely(t != NULL))
 				txq_send(t, pkts[i]);
@@ -439,8 +495,11 @@ rps_stage_output(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 		 * This lcore holds the only reference to every segment, so a plain store sets
 		 * them (no atomic add); each memif send copies the packet and drops one. */
 		const uint16_t g = c->nb_groups;
+		const unsigned int all = (1u << g) - 1;
 
 		for (uint16_t i = 0; i < n; i++) {
+			unsigned int mask;
+
 			if (unlikely(pkts[i]->ol_flags & c->bypass_mask)) {
 				RPS_CTR_ADD(c->st->bypassed, 1); /* no copy: out, or consumed */
 				RPS_CTR_ADD(c->st->bypassed_bytes, rte_pktmbuf_pkt_len(pkts[i]));
@@ -448,6 +507,26 @@ rps_stage_output(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 					txq_send(c->bypass_txq, pkts[i]);
 				else
 					pkts[k++] = pkts[i];
+				continue;
+			}
+			mask = groups_of(c, fs, pkts[i]);
+			if (unlikely(mask != all)) {
+				if (!(mask & 1) && c->bypass_txq != NULL) {
+					/* in the path with --tx-port, refused by group
+					 * 0's filter: out by the TX port, the taps beside */
+					refs_set(pkts[i], (uint16_t)(__builtin_popcount(mask) + 1));
+					groups_send(c, pkts[i], mask);
+					txq_send(c->bypass_txq, pkts[i]);
+					continue;
+				}
+				if (mask == 0) {
+					pkts[k++] = pkts[i]; /* no group takes it: consumed */
+					continue;
+				}
+				if (!(mask & 1))
+					count_consumed(c, pkts[i]);
+				refs_set(pkts[i], (uint16_t)__builtin_popcount(mask));
+				groups_send(c, pkts[i], mask);
 				continue;
 			}
 			refs_set(pkts[i], g);
@@ -462,6 +541,15 @@ rps_stage_output(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 		if (unlikely(q->consumer && (pkts[i]->ol_flags & c->bypass_mask))) {
 			RPS_CTR_ADD(c->st->bypassed, 1); /* a consumer's: no copy: out, or consumed */
 			RPS_CTR_ADD(c->st->bypassed_bytes, rte_pktmbuf_pkt_len(pkts[i]));
+			if (c->bypass_txq != NULL)
+				txq_send(c->bypass_txq, pkts[i]);
+			else
+				pkts[k++] = pkts[i];
+			continue;
+		}
+		if (unlikely(fs != NULL) && q->consumer && groups_of(c, fs, pkts[i]) == 0) {
+			/* one group, whose filter refused it: consumed, or with consumers in
+			 * the path and --tx-port, out by the TX port */
 			if (c->bypass_txq != NULL)
 				txq_send(c->bypass_txq, pkts[i]);
 			else

@@ -34,6 +34,7 @@ struct rps_reasm;        /* reassemble.c: per-worker rte_ip_frag tables */
 struct rps_share;        /* below: a consumer queue several workers feed */
 struct rps_memif;        /* rps_memif.h: a consumer's memif endpoint */
 struct rps_flow_table;   /* flow.c: per-worker flow table */
+struct rps_filter_set;   /* filter.c: the consumer groups' filters (rps_filter.h) */
 
 /** A TX queue with its buffer (rte_eth_tx_buffer), owned by one lcore. */
 struct rps_txq {
@@ -78,6 +79,8 @@ struct rps_txq {
 	uint64_t delivered, absent, full;
 	uint64_t returned;            /* inline: packets the consumer returned to this lcore */
 	uint64_t open_absent, open_full; /* inline, --consumer-fail open: sent on directly */
+	uint64_t filtered;            /* its group's filter refused them (--consumer-filter):
+				       * not sent to it, on to the other groups */
 };
 
 /**
@@ -146,6 +149,12 @@ struct rps_stage_ctx {
 	/** --bypass-after: set before each burst: the consumers in the path hold nothing of
 	 * this lcore's (always 1 for taps): a flow at its depth may start its bypass now. */
 	int bypass_settled;
+	/** --consumer-filter: where the control thread publishes the groups' filters (a
+	 * struct rps_filter_set, rps_filter.h; NULL inside: none), loaded once per burst by
+	 * output (acquire; the set freed only after this lcore's quiescent state). A group
+	 * does not receive what its filter refuses (counted filtered in group_txq[g]), the
+	 * other groups still do. NULL: no filters. */
+	struct rps_filter_set *const *filters;
 	struct rps_backlog *recycle;  /* consumed packets go back to its RX lcore
 				       * (rps_backlog_recycle()), NULL: freed here */
 };

@@ -92,12 +92,13 @@ def testpmd_stop(p):
 
 
 def run(binary, tmp, inp, tag, present, wait_ms, extra=(), lcores=LCORES, consumers='2',
-        vdevs=None, interactive=False, queries=None, stop_after=None):
+        vdevs=None, interactive=False, queries=None, stop_after=None, env=None, during=None):
     """dpdk-rps on inp (or the ports of vdevs) with --consumers CONSUMERS and testpmd
     consumers for the indexes in present. With a dict @p queries, every /rps/ command's
     reply is put there, asked once every consumer connected and traffic flows. stop_after:
     SIGINT that many seconds after it is ready (an endless replay), or once the queries
-    are answered.
+    are answered. env: variables for dpdk-rps (test hooks); during: called with the run's
+    --file-prefix once the clients are started (a reload while it runs).
     Returns (RunResult-like dict, {index: frames})."""
     total = sum(int(k) for k in consumers.split(','))
     sock = os.path.join(tmp, tag + '-c%u.sock')
@@ -122,6 +123,8 @@ def run(binary, tmp, inp, tag, present, wait_ms, extra=(), lcores=LCORES, consum
                          timeout=30)
         for c in present:
             clients[c] = testpmd(tmp, '%s-c%d' % (tag, c), sock % c, interactive)
+        if during is not None:
+            during(prefix)
         if queries is not None:
             def connected():
                 r = rpstest.telemetry(prefix, '/rps/consumers')
@@ -148,7 +151,7 @@ def run(binary, tmp, inp, tag, present, wait_ms, extra=(), lcores=LCORES, consum
                 stop_event=done if queries is not None else None) \
         if stop_after is not None else {}
     r = rpstest.run_rps(binary, eal, app, timeout=90, summary_path=summary, prefix=prefix,
-                        **stop)
+                        env=env, **stop)
     t.join()
     time.sleep(0.3)
     caps = {c: testpmd_stop(p) for c, p in clients.items()}

@@ -574,25 +574,25 @@ test_errors(void)
 		{ "[dataplane]\ndefault = 5\n",
 		  "t.conf:2: unknown key 'default' in [dataplane] (every key: dpdk-rps.conf(5))" },
 		{ "[dataplane]\nburst = 1\n[mapp]\nqueue0 = 1\n",
-		  "t.conf:3: unknown section [mapp] (expected [dataplane], [map] or [rules])" },
+		  "t.conf:3: unknown section [mapp] (expected [dataplane], [map], [rules] or [consumers])" },
 		{ "[dataplane]\nburst = 1\n[Map]\n",
-		  "t.conf:3: unknown section [Map] (expected [dataplane], [map] or [rules])" },
-		{ "[ map ]\n", "t.conf:1: unknown section [ map ] (expected [dataplane], [map] or [rules])" },
-		{ "[]\n", "t.conf:1: unknown section [] (expected [dataplane], [map] or [rules])" },
+		  "t.conf:3: unknown section [Map] (expected [dataplane], [map], [rules] or [consumers])" },
+		{ "[ map ]\n", "t.conf:1: unknown section [ map ] (expected [dataplane], [map], [rules] or [consumers])" },
+		{ "[]\n", "t.conf:1: unknown section [] (expected [dataplane], [map], [rules] or [consumers])" },
 		{ "[map\n", "t.conf:1: '[map': section header without ']'" },
 		{ "[map] x\n", "t.conf:1: unexpected ' x' after [map]" },
 		/* a header is quoted to its first word: the rest may be a secret's value */
 		{ "[map x y\n", "t.conf:1: '[map ...': section header without ']'" },
 		{ "[map] x y\n", "t.conf:1: unexpected ' x ...' after [map]" },
 		{ "[map x] y\n", "t.conf:1: unexpected ' y' after [map ...]" },
-		{ "[mapp x]\n", "t.conf:1: unknown section [mapp ...] (expected [dataplane], [map] or "
-		  "[rules])" },
-		{ "[map: x]\n", "t.conf:1: unknown section [map: ...] (expected [dataplane], [map] or "
-		  "[rules])" },
+		{ "[mapp x]\n", "t.conf:1: unknown section [mapp ...] (expected [dataplane], [map], "
+		  "[rules] or [consumers])" },
+		{ "[map: x]\n", "t.conf:1: unknown section [map: ...] (expected [dataplane], [map], "
+		  "[rules] or [consumers])" },
 		{ "[hash_seed = 0x1234]\n", "t.conf:1: unknown section [hash_seed ...] (expected "
-		  "[dataplane], [map] or [rules])" },
-		{ "[rss_key]\n", "t.conf:1: unknown section [rss_key] (expected [dataplane], [map] or "
-		  "[rules])" },
+		  "[dataplane], [map], [rules] or [consumers])" },
+		{ "[rss_key]\n", "t.conf:1: unknown section [rss_key] (expected [dataplane], [map], "
+		  "[rules] or [consumers])" },
 		/* numbers */
 		{ "[dataplane]\nbacklog = abc\n",
 		  "t.conf:2: backlog: expected 1..16777216 packets, not 'abc'" },
