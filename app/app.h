@@ -301,6 +301,9 @@ void rps_process_idle(struct rps_worker *w);
  * its flow snapshot allocated (a telemetry command may still read it). */
 int rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w);
 void rps_worker_ctx_fini(struct rps_worker *w, int keep_snap);
+/* worker_loop.c: take worker @p arg's inline consumer's returns (a struct rps_worker *),
+ * for its consumer queues to call while they wait for room (rps_txq_set_waiting()). */
+void rps_worker_returns_waiting(void *arg);
 
 /* A copy of every counter, each 64-bit value read atomically (snapshot.c). */
 struct rps_snapshot {

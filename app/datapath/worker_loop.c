@@ -344,6 +344,12 @@ worker_returns(struct rps_worker *w)
 	return total;
 }
 
+void
+rps_worker_returns_waiting(void *arg)
+{
+	(void)worker_returns(arg);
+}
+
 /* What the worker's inline consumer still holds, for the moves (rps_backlog_drain_update())
  * and a bypass's start (0: settled):
  * the packets delivered to it and not returned (taken or not: a client between its receive

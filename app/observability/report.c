@@ -514,18 +514,21 @@ json_consumers(FILE *f, const struct rps_app *app)
 		const struct rps_consumer *k = &app->cons.consumers[i];
 		struct rps_consumer_stats st;
 		uint64_t connects;
+		int inl;
 
 		rps_consumer_stats(app, i, &st);
 		connects = st.link.connects;
 		fprintf(f, "%s\n    {\"consumer\": %u, \"group\": %u, \"socket\": ",
 			i ? "," : "", i, k->group);
 		json_str(f, k->path);
+		inl = app->opt.consumer_inline && k->group == 0;
+		/* a tap returns nothing and drops nothing by its verdict */
 		fprintf(f, ", \"workers\": %u, \"connected\": %s, \"inline\": %s, "
 			"\"returned\": %" PRIu64 ", \"verdict_dropped\": %" PRIu64 ", "
 			"\"fail_open\": {\"consumer_absent\": %" PRIu64 ", \"consumer_full\": %"
 			PRIu64 "}", k->feeders, st.link.up ? "true" : "false",
-			app->opt.consumer_inline && k->group == 0 ? "true" : "false", st.returned,
-			st.delivered - RTE_MIN(st.delivered, st.returned), st.open_absent,
+			inl ? "true" : "false", st.returned,
+			inl ? st.delivered - RTE_MIN(st.delivered, st.returned) : 0, st.open_absent,
 			st.open_full);
 		rps_app_filter_text(app, k->group, filter, sizeof(filter));
 		fprintf(f, ", \"filter\": ");

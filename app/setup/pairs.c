@@ -188,6 +188,7 @@ inline_tx_port(struct rps_app *app, struct rps_worker *w, const struct rps_consu
 	rps_txq_set_memif(q, k->memif);
 	rps_txq_set_ring(q, 0);
 	rps_txq_set_consumer(q, NULL, app->lc.rx[0].steer.backpressure, &app->life.consumers_stop);
+	rps_txq_set_waiting(q, rps_worker_returns_waiting, w);
 	if (o->consumer_fail_open && rps_txq_set_fail_open(q, out, socket) < 0)
 		return -ENOMEM;
 	w->inl_in_port[0] = o->rx_ports[0];
@@ -234,6 +235,8 @@ rps_pairs_worker_inline(struct rps_app *app, struct rps_worker *w, int socket)
 			rps_txq_set_ring(q, d);
 			rps_txq_set_consumer(q, NULL, app->lc.rx[0].steer.backpressure,
 					     &app->life.consumers_stop);
+			/* waiting for room, it takes the consumer's returns */
+			rps_txq_set_waiting(q, rps_worker_returns_waiting, w);
 			if (o->consumer_fail_open && rps_txq_set_fail_open(q, out, socket) < 0)
 				return -ENOMEM;
 			rps_txq_set_limits(r, out->mtu, out->multi_seg, app->io.pool, app->io.indirect);

@@ -53,6 +53,8 @@ rps_txq_init(struct rps_txq *q, uint16_t port, uint16_t queue, uint16_t burst, i
 	q->open_pkts = NULL;
 	q->open_n = 0;
 	q->returns = 0;
+	q->waiting = NULL;
+	q->waiting_arg = NULL;
 	q->delivered = q->absent = q->full = 0;
 	q->returned = q->open_absent = q->open_full = q->filtered = 0;
 	q->buf = rte_zmalloc_socket("rps_txq", RTE_ETH_TX_BUFFER_SIZE(burst), 0, socket);

@@ -79,6 +79,11 @@ struct rps_txq {
 	uint64_t delivered, absent, full;
 	uint64_t returned;            /* inline: packets the consumer returned to this lcore */
 	uint64_t open_absent, open_full; /* inline, --consumer-fail open: sent on directly */
+	/* inline consumers with backpressure: called while a full queue is waited for (the
+	 * worker takes its consumer's returns meanwhile: a consumer whose own return ring is
+	 * full stops reading, and waiting on it without taking them waits for ever) */
+	void (*waiting)(void *arg);
+	void *waiting_arg;
 	uint64_t filtered;            /* its group's filter refused them (--consumer-filter):
 				       * not sent to it, on to the other groups */
 };
@@ -273,6 +278,15 @@ rps_txq_set_ring(struct rps_txq *q, uint16_t ring)
  * full) is sent on @p to instead, counted open_absent / open_full. @return 0 or -ENOMEM.
  */
 int rps_txq_set_fail_open(struct rps_txq *q, struct rps_txq *to, int socket);
+
+/** While consumer queue @p q waits for room (backpressure), call @p fn(@p arg) between
+ * tries (rps_txq.waiting): it must not send on @p q. */
+static inline void
+rps_txq_set_waiting(struct rps_txq *q, void (*fn)(void *arg), void *arg)
+{
+	q->waiting = fn;
+	q->waiting_arg = arg;
+}
 
 /** Make @p q carry packets consumers returned (rps_txq.returns). */
 static inline void

@@ -138,6 +138,8 @@ consumer_tx(struct rps_txq *q, struct rte_mbuf **pkts, uint16_t n)
 		why = refused_reason(q);
 		if (!keep_waiting(q, why))
 			break;
+		if (q->waiting != NULL)
+			q->waiting(q->waiting_arg); /* an inline consumer's returns */
 		rte_pause();
 	}
 	drop(q, pkts + done, (unsigned int)(n - done), why);

@@ -15,6 +15,9 @@ worker, as the mode needs), dpdk-rps starting once both are connected (--consume
 - verdict: consumer 1 receives and returns nothing (testpmd rxonly): the flows of its worker
   stop, whole, the others cross whole and in order; consumer 1's delivered all counted
   verdict_dropped, consumer 0's returned what crossed; nothing dropped by dpdk-rps.
+- filter: --consumer-filter 0=udp with consumer 1 in rxonly: what the filter refuses (TCP,
+  VLAN-tagged UDP: tcpdump's 'udp') crosses past both consumers, whole and in order; the
+  UDP flows of consumer 1's worker stop; delivered = what tcpdump keeps, filtered the rest.
 - closed: consumer 1 a client that opens one queue each way, refused (rejected, "Needs as
   many rings each way"): absent; --consumer-fail closed (the default): its worker's packets
   dropped consumer_absent (per consumer and in the totals), the others cross.
@@ -275,6 +278,54 @@ def part_verdict(F, pair):
           flush=True)
 
 
+def part_filter(F, pair):
+    """Group 0's filter 'udp' in the path, consumer 1 returning nothing (rxonly): what the
+    filter refuses (TCP, VLAN-tagged UDP, as tcpdump reads 'udp') goes past the consumers
+    and crosses whole, in order; the UDP flows of consumer 1's worker stop; delivered is
+    what tcpdump keeps, filtered the rest."""
+    ctx = 'filter'
+    keep = {}
+    for name, path in (('a', pair.pa), ('b', pair.pb)):
+        out = os.path.join(pair.tmp, 'filter-%s.pcap' % name)
+        subprocess.run(['tcpdump', '-r', path, '-w', out, 'udp'], check=True,
+                       capture_output=True, timeout=60)
+        keep[name] = rpstest.read_pcap(out).frames
+    r, out0, out1 = pair.run('filter', (0, 1), mode={0: 'io', 1: 'rxonly'},
+                             extra=['--consumer-filter', '0=udp'])
+    s = rpstest.check_exit(F, r, ctx)
+    if s is None:
+        return
+    k = consumers(s)
+    if not F.check(len(k) == 2, '%s: consumers %s' % (ctx, k)):
+        return
+    udp = set(keep['a']) | set(keep['b'])
+    fa = check_whole_in_order(F, ctx, pair.a, out1, 'A by port 1')
+    fb = check_whole_in_order(F, ctx, pair.b, out0, 'B by port 0')
+    rest_a = [f for f in pair.a if f not in udp]
+    rest_b = [f for f in pair.b if f not in udp]
+    F.check(sorted(f for f in out1 if f not in udp) == sorted(rest_a) and
+            sorted(f for f in out0 if f not in udp) == sorted(rest_b) and rest_a,
+            '%s: of what the filter refuses, %d of %d (A) and %d of %d (B) crossed' % (
+                ctx, len([f for f in out1 if f not in udp]), len(rest_a),
+                len([f for f in out0 if f not in udp]), len(rest_b)))
+    got_udp = [f for f in out0 + out1 if f in udp]
+    F.check(fa == fb and 0 < len(got_udp) < len(udp),
+            '%s: %d of the %d UDP frames crossed (consumer 1 returns none of its own)' % (
+                ctx, len(got_udp), len(udp)))
+    c0, c1 = k
+    F.check(c0['delivered'] + c1['delivered'] == len(keep['a']) + len(keep['b']) and
+            c0['filtered'] + c1['filtered'] == 2 * len(pair.a) - len(udp) and
+            c0['returned'] == c0['delivered'] == len(got_udp) and
+            c1['verdict_dropped'] == c1['delivered'] > 0 and c0['filter'] == 'udp',
+            '%s: consumers %s; tcpdump keeps %d' % (ctx, k, len(udp)))
+    F.check(s['processed'] == s['rx_packets'] and rpstest.dropped_total(s) == 0,
+            '%s: processed %d of %d, dropped %s' % (ctx, s['processed'], s['rx_packets'],
+                                                     s['dropped']))
+    print('%s: the %d frames the filter refused crossed past the consumers, whole and in '
+          'order; %d of %d UDP frames crossed (consumer 1 returns none)' % (
+              ctx, len(rest_a) + len(rest_b), len(got_udp), len(udp)), flush=True)
+
+
 def part_absent(F, pair, fail):
     """Consumer 1 absent: closed drops its worker's packets, open forwards them. (closed:
     a client that opens one queue each way is there, and refused: it could not return both
@@ -418,10 +469,11 @@ def main():
                            ('live', lambda: part_live(F, pair)),
                            ('bypass', lambda: part_bypass(F, pair)),
                            ('verdict', lambda: part_verdict(F, pair)),
+                           ('filter', lambda: part_filter(F, pair)),
                            ('closed', lambda: part_absent(F, pair, 'closed')),
                            ('open', lambda: part_absent(F, pair, 'open')),
                            ('tx port', lambda: part_tx_port(F, pair))):
-            if sanitized and name in ('refusals', 'verdict', 'closed'):
+            if sanitized and name in ('refusals', 'verdict', 'closed', 'filter'):
                 continue
             t0 = time.monotonic()
             part()
