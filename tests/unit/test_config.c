@@ -336,6 +336,53 @@ test_rules_section(void)
 			       "and [rules] may hold together)");
 }
 
+/* [consumers]: filter.G = EXPR, the whole rest of the line (but a comment), at any length
+ * up to 1023; one per group; the key's form checked, a secret's value never quoted. */
+static void
+test_consumers_section(void)
+{
+	static char big[2048];
+	size_t n;
+
+	CU_ASSERT_EQUAL_FATAL(parse("[consumers]\nfilter.0 = tcp[13] = 2 or host 2001:db8::1  "
+				    "; a comment\n[dataplane]\nconsumers = 1,1\n[consumers]\n"
+				    "filter.1=vlan\n"), 0);
+	CU_ASSERT(cfg.has_consumers_section == 1);
+	CU_ASSERT_STRING_EQUAL(cfg.filter[0], "tcp[13] = 2 or host 2001:db8::1");
+	CU_ASSERT_STRING_EQUAL(cfg.filter[1], "vlan");
+	CU_ASSERT(cfg.filter_line[0] == 2 && cfg.filter_line[1] == 6 && cfg.filter[2][0] == '\0');
+	CU_ASSERT_EQUAL_FATAL(parse("[dataplane]\nbacklog = 64\n"), 0);
+	CU_ASSERT(cfg.has_consumers_section == 0 && cfg.filter[0][0] == '\0');
+	/* longer than inih's lines: ours alone */
+	n = (size_t)snprintf(big, sizeof(big), "[consumers]\nfilter.3 = port 1");
+	while (n < 12 + 10 + 1000)
+		n += (size_t)snprintf(big + n, sizeof(big) - n, " or port 1");
+	snprintf(big + n, sizeof(big) - n, "\n");
+	CU_ASSERT_EQUAL_FATAL(parse(big), 0);
+	CU_ASSERT(strlen(cfg.filter[3]) > 990);
+	snprintf(big + n - 1, sizeof(big) - n + 1, " or port 12345678901234567890\n");
+	CU_ASSERT_EQUAL(parse(big), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "t.conf:2: filter.3: an expression of "));
+	CU_ASSERT_EQUAL(parse("[consumers]\nfilter.1 = tcp\nfilter.1 = udp\n"), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "t.conf:3: filter.1: set already at line 2 (one per group: "
+			       "join expressions with 'or')");
+	CU_ASSERT_EQUAL(parse("[consumers]\nfilter.4 = tcp\n"), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "t.conf:2: [consumers]: unknown key 'filter.4' (expected "
+			       "filter.0 .. filter.3: a consumer group's tcpdump expression)");
+	CU_ASSERT_EQUAL(parse("[consumers]\nfilter.1 =\n"), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "t.conf:2: filter.1: an empty expression"));
+	CU_ASSERT_EQUAL(parse("[consumers]\ntcp port 80\n"), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "t.conf:2: [consumers]: 'tcp ...': expected 'filter.G = EXPR'");
+	CU_ASSERT(cfg_is_zero(&cfg));
+	/* a secret's value is never repeated */
+	CU_ASSERT_EQUAL(parse("[consumers]\nhash_seed = 0xdeadbeef\n"), -EINVAL);
+	CU_ASSERT(strstr(err, "deadbeef") == NULL);
+	CU_ASSERT_EQUAL(parse("[consumers]\nhash_seed0xdeadbeef = 1\n"), -EINVAL);
+	CU_ASSERT(strstr(err, "deadbeef") == NULL);
+	CU_ASSERT_EQUAL(parse("[consumers]\nrss_key: 6d5a6d5a\n"), -EINVAL);
+	CU_ASSERT(strstr(err, "6d5a") == NULL);
+}
+
 /* The respond stage's reply rate limit. */
 static void
 test_respond_keys(void)
@@ -1278,6 +1325,7 @@ main(int argc, char **argv)
 		{ "forward_key", test_forward_key },
 		{ "consumer_keys", test_consumer_keys },
 		{ "rules_section", test_rules_section },
+		{ "consumers_section", test_consumers_section },
 		{ "full_file", test_full },
 		{ "toeplitz_keys", test_toeplitz_keys },
 		{ "inner_keys", test_inner_keys },
