@@ -128,6 +128,10 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 			.bypass_hold_ms = RPS_BYPASS_WAIT_MS,
 			/* a consumer may ask for a flow's bypass (rps_consumer_ctl.h) */
 			.bypass_requests = app->cons.nb_consumers > 0,
+			/* --elephant-rate: marks in the flow's entry (rps_flow.h) */
+			.elephant_bps = o->elephant_rate,
+			.elephant_window_ms = o->elephant_window_ms,
+			.elephant_bypass = o->elephant_action == RPS_ELEPHANT_BYPASS,
 		};
 
 		snprintf(name, sizeof(name), "rps_flows_%u", w->lcore);
