@@ -264,6 +264,8 @@ flow_snap_take(struct rps_worker *w)
 	struct rps_stage_ctx *c = &w->ctx;
 	struct rps_flow_snap *s = w->flow_snap;
 	const int n = RTE_MAX(0, rps_flow_table_top(c->flows, s->scratch, RPS_TOP_FLOWS));
+	const int ne = RTE_MAX(0, rps_flow_table_elephants(c->flows, c->now, s->scratch_el,
+							   RPS_FLOW_ELEPHANTS));
 
 	rte_seqcount_write_begin(&s->sc);
 #ifdef RPS_TEST_HOOKS
@@ -272,6 +274,8 @@ flow_snap_take(struct rps_worker *w)
 #endif
 	s->n = (uint32_t)n;
 	memcpy(s->f, s->scratch, (size_t)n * sizeof(s->f[0]));
+	s->nb_elephants = (uint32_t)ne;
+	memcpy(s->elephants, s->scratch_el, (size_t)ne * sizeof(s->elephants[0]));
 	__atomic_store_n(&s->tsc, c->now, __ATOMIC_RELAXED);
 	rte_seqcount_write_end(&s->sc);
 	__atomic_store_n(&s->taken, s->taken + 1, __ATOMIC_RELAXED);
