@@ -316,7 +316,7 @@ MUTANTS = [
       '\tif (0 && t->bypass_from != NULL && t->bypass_from[pos] == 0)',
       ['unit-flow', 'integration-elephants'], '--elephant-action bypass bypasses nothing'),
     M('elephant-isolate-keeps-none', 'elephants', 'app/control/buckets.c',
-      '\t\t\tb[top].movable = 0;', '\t\t\tb[top].movable = 1;',
+      '\t\t\tsum[top] = UINT64_MAX; /* kept */', '\t\t\tsum[top] = 0; /* kept */',
       ['integration-elephants'], "isolate moves the elephant's own bucket off its worker too"),
 ]
 

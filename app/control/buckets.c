@@ -179,9 +179,10 @@ out:
  * --elephant-action isolate, once per interval, before the rebalancer's plan. Which workers
  * hold elephants: each worker's elephants_active gauge (its flow table's marks; the worker
  * stores it with release order, loaded here with acquire). A worker that holds k of them
- * keeps its k buckets with the most bytes over the interval (an elephant is above the rate:
- * its bucket carries at least that much, which is how the control thread finds it without
- * the worker knowing its bucket) and every other bucket of it moves to the other workers
+ * keeps its k bucket numbers with the most bytes over the interval, in every queue's table
+ * (an elephant is above the rate: its bucket carries at least that much, which is how the
+ * control thread finds it without the worker knowing its hash) and every other bucket of
+ * it moves to the other workers
  * (rps_balance_isolate(); the hold-down does not hold them: the elephant is the load). A
  * worker isolated takes no bucket, and the plan that follows leaves it out (its weight 0
  * for the plan: the rebalancer evens out the others). One whose elephants ended is isolated
@@ -194,7 +195,11 @@ isolate(struct rps_app *app, struct rps_balance_bucket *b, uint32_t nb, const ui
 {
 	const uint16_t nw = app->lc.nb_workers, nq = app->io.nb_rxq;
 	uint8_t *iso = app->ctl.isolated;
+	uint64_t *sum = calloc(RPS_MAP_SIZE_MAX, sizeof(*sum));
 	uint32_t total = 0;
+
+	if (sum == NULL)
+		return 0;
 
 	for (uint16_t w = 0; w < nw; w++) {
 		const uint64_t el = __atomic_load_n(&app->lc.workers[w].stats.elephants_active,
@@ -213,26 +218,33 @@ isolate(struct rps_app *app, struct rps_balance_bucket *b, uint32_t nb, const ui
 			others += d != w && weight[d] != 0 && !iso[d];
 		if (others == 0)
 			continue; /* nowhere to move its other buckets */
-		/* its el buckets with the most bytes stay (movable 0); all the others go */
-		for (uint32_t i = 0; i < nb; i++)
-			if (b[i].owner == w)
-				b[i].movable = 1;
+		/* the el bucket numbers with the most bytes, summed over every queue's table,
+		 * stay (movable 0) wherever it owns them: a flow's hash gives it one number in
+		 * every table, so a --symmetric connection's two directions, which arrive on
+		 * the two ports of a pair, stay together. All the others go. */
+		memset(sum, 0, RPS_MAP_SIZE_MAX * sizeof(*sum));
+		for (uint32_t i = 0; i < nb; i++) {
+			const uint32_t x = qof[i] & 0xffff;
+
+			if (b[i].owner != w)
+				continue;
+			b[i].movable = 1;
+			sum[x] += 1 + app->ctl.bview[qof[i] >> 16]->dbytes[x]; /* 1: owned */
+		}
 		for (uint64_t k = 0; k < el; k++) {
 			uint32_t top = UINT32_MAX;
-			uint64_t most = 0;
 
-			for (uint32_t i = 0; i < nb; i++) {
-				const uint64_t by = app->ctl.bview[qof[i] >> 16]->dbytes[qof[i] & 0xffff];
-
-				if (b[i].owner == w && b[i].movable && (top == UINT32_MAX || by > most)) {
-					top = i;
-					most = by;
-				}
-			}
+			for (uint32_t x = 0; x < RPS_MAP_SIZE_MAX; x++)
+				if (sum[x] != 0 && sum[x] != UINT64_MAX &&
+				    (top == UINT32_MAX || sum[x] > sum[top]))
+					top = x;
 			if (top == UINT32_MAX)
 				break;
-			b[top].movable = 0;
+			sum[top] = UINT64_MAX; /* kept */
 		}
+		for (uint32_t i = 0; i < nb; i++)
+			if (b[i].owner == w && sum[qof[i] & 0xffff] == UINT64_MAX)
+				b[i].movable = 0;
 		n = rps_balance_isolate(b, nb, w, weight, nw, allowed, nq, iso, mv + total,
 					max - total);
 		if (n < 0)
@@ -249,6 +261,7 @@ isolate(struct rps_app *app, struct rps_balance_bucket *b, uint32_t nb, const ui
 	for (uint16_t w = 0; w < nw; w++)
 		if (iso[w])
 			weight[w] = 0; /* the plan evens out the others */
+	free(sum);
 	return (int)total;
 }
 

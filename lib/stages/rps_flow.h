@@ -209,7 +209,8 @@ void rps_flow_table_age_paced(struct rps_stage_ctx *c, uint32_t max_budget);
  * Write the table's flows to @p f as JSON objects ({"lcore": .., "family": .., "proto": ..,
  * "src": .., "dst": .., "sport": .., "dport": .., "packets": .., "bytes": ..,
  * "orig": {"packets": .., "bytes": .., "flags": ".."}, "reply": {..}, "state": ..,
- * "out_of_order": .., "retransmit": .., "first_seen_ms": .., "last_seen_ms": ..}) separated
+ * "out_of_order": .., "retransmit": .., "bypassed": .., "elephant": .., "rate_bps": ..,
+ * "first_seen_ms": .., "last_seen_ms": ..}) separated
  * by ",\n"; the first is preceded by ",\n" too when @p need_comma. Times are the TSC in ms;
  * flags as rps_flow_flags_format() writes them.
  * @return flows written.
