@@ -33,6 +33,8 @@ struct rps_bucket_view {
 	uint16_t owner[RPS_MAP_SIZE_MAX];        /* worker index of each bucket */
 	uint64_t prev_packets[RPS_MAP_SIZE_MAX]; /* counters at the last sample */
 	uint64_t delta[RPS_MAP_SIZE_MAX];        /* packets over the last interval */
+	uint64_t prev_bytes[RPS_MAP_SIZE_MAX];   /* byte counters at the last sample */
+	uint64_t dbytes[RPS_MAP_SIZE_MAX];       /* bytes over the last interval (isolate) */
 	uint64_t pps[RPS_MAP_SIZE_MAX];          /* packets/s over the last interval */
 	uint64_t cycles[RPS_MAP_SIZE_MAX];       /* estimated worker cycles spent, cumulative */
 	uint64_t moved_tsc[RPS_MAP_SIZE_MAX];    /* last move by the rebalancer, 0 = never */
@@ -60,6 +62,10 @@ struct rps_app_ctl {
 	uint64_t rebalance_acted;      /* rebalancer: intervals it moved buckets in */
 	double imbalance;              /* last interval's max/mean worker load (lock) */
 	uint64_t *prev_busy;           /* [nb_workers]: busy_cycles at the last sample */
+	uint8_t *isolated;             /* [nb_workers]: --elephant-action isolate: the worker is
+					* left to its elephants' buckets (buckets.c). The control
+					* thread writes, telemetry reads (relaxed atomic bytes) */
+	uint64_t isolations;           /* workers isolated so far (atomic reads) */
 	uint64_t buckets_tsc;          /* last sample, 0 = none yet */
 	unsigned int over_count;       /* consecutive intervals over the threshold */
 	uint32_t rules_gen;            /* generation of the last rules built (lock) */

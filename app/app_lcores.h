@@ -43,6 +43,11 @@ struct rps_flow_snap {
 	struct rps_flow_summary f[RPS_TOP_FLOWS];
 	struct rps_flow_summary scratch[RPS_TOP_FLOWS]; /* the worker's, outside sc: the walk
 					* of its flow table is not in the write section */
+	/* --elephant-rate: its marked elephants (/rps/elephants), heaviest first, in the same
+	 * snapshot (under sc), and the worker's scratch copy of them */
+	uint32_t nb_elephants;
+	struct rps_flow_summary elephants[RPS_FLOW_ELEPHANTS];
+	struct rps_flow_summary scratch_el[RPS_FLOW_ELEPHANTS];
 };
 
 /** A worker's health (health.c): state and counters written by the control thread, read

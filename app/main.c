@@ -180,7 +180,8 @@ check_start(struct rps_app *app)
 	if (rps_setup_hash_options(app) < 0 ||
 	    rps_pipeline_parse(app->opt.stages_text, &app->pipeline, NULL, 0) < 0 ||
 	    rps_setup_rx_lcores(app) < 0 || rps_setup_check_map(app) < 0 ||
-	    rps_setup_check_respond(app) < 0 || rps_consumers_check(app) < 0)
+	    rps_setup_check_respond(app) < 0 || rps_consumers_check(app) < 0 ||
+	    rps_setup_check_elephants(app) < 0)
 		return -1;
 	if (rps_metrics_open(app, err, sizeof(err)) < 0) {
 		if (rps_options_given(&app->opt, "metrics"))

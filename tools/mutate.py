@@ -323,6 +323,22 @@ MUTANTS = [
       '\t\t\tif (steering && rows[i].worker < 0 &&',
       '\t\t\tif (steering && rows[i].worker >= 0 &&',
       ['integration-metrics'], "/metrics shows backlog_full on the RX lcore, not the worker"),
+    # ---- elephants (flow.c's marks, buckets.c's isolation)
+    M('elephant-estimate-prev-ignored', 'elephants', 'lib/stages/flow.c',
+      '\treturn e->cur + (uint64_t)((double)e->prev * (w - el) / w);',
+      '\treturn e->cur;',
+      ['unit-flow'], 'the sliding window forgets the previous fixed window: a fixed window'),
+    M('elephant-marked-on-bound', 'elephants', 'lib/stages/flow.c',
+      '\t    eleph_estimate(t, e, now) <= t->eleph_bytes)',
+      '\t    0)',
+      ['unit-flow'], 'marked once the two windows together pass the rate, not the estimate'),
+    M('elephant-bypass-not-pending', 'elephants', 'lib/stages/flow.c',
+      '\tif (t->conf.elephant_bypass && t->bypass_from != NULL && t->bypass_from[pos] == 0)',
+      '\tif (0 && t->bypass_from != NULL && t->bypass_from[pos] == 0)',
+      ['unit-flow', 'integration-elephants'], '--elephant-action bypass bypasses nothing'),
+    M('elephant-isolate-keeps-none', 'elephants', 'app/control/buckets.c',
+      '\t\t\tsum[top] = UINT64_MAX; /* kept */', '\t\t\tsum[top] = 0; /* kept */',
+      ['integration-elephants'], "isolate moves the elephant's own bucket off its worker too"),
 ]
 
 

@@ -82,8 +82,10 @@ rps_app_maps_init(struct rps_app *app)
 	app->steer.bstats = calloc(app->io.nb_rxq, sizeof(*app->steer.bstats));
 	app->ctl.bview = calloc(app->io.nb_rxq, sizeof(*app->ctl.bview));
 	app->ctl.prev_busy = calloc(app->lc.nb_workers + 1u, sizeof(*app->ctl.prev_busy));
+	app->ctl.isolated = calloc(app->lc.nb_workers + 1u, sizeof(*app->ctl.isolated));
 	if (app->steer.maps == NULL || app->ctl.map_sets == NULL || app->steer.buckets == NULL ||
-	    app->steer.bstats == NULL || app->ctl.bview == NULL || app->ctl.prev_busy == NULL)
+	    app->steer.bstats == NULL || app->ctl.bview == NULL || app->ctl.prev_busy == NULL ||
+	    app->ctl.isolated == NULL)
 		return -ENOMEM;
 	/* every RX lcore reads its queues' maps: an old map is freed once all of them have
 	 * reported a quiescent state (thread id: the RX lcore's index) */
@@ -236,6 +238,8 @@ rps_app_maps_fini(struct rps_app *app)
 	free(app->steer.bstats);
 	free(app->ctl.bview);
 	free(app->ctl.prev_busy);
+	free(app->ctl.isolated);
+	app->ctl.isolated = NULL;
 	app->steer.bstats = NULL;
 	app->ctl.bview = NULL;
 	app->ctl.prev_busy = NULL;

@@ -129,6 +129,10 @@ rps_worker_ctx_init(struct rps_app *app, struct rps_worker *w)
 			.bypass_hold_ms = RPS_BYPASS_WAIT_MS,
 			/* a consumer may ask for a flow's bypass (rps_consumer_ctl.h) */
 			.bypass_requests = app->cons.nb_consumers > 0,
+			/* --elephant-rate: marks in the flow's entry (rps_flow.h) */
+			.elephant_bps = o->elephant_rate,
+			.elephant_window_ms = o->elephant_window_ms,
+			.elephant_bypass = o->elephant_action == RPS_ELEPHANT_BYPASS,
 		};
 
 		snprintf(name, sizeof(name), "rps_flows_%u", w->lcore);
@@ -261,6 +265,8 @@ flow_snap_take(struct rps_worker *w)
 	struct rps_stage_ctx *c = &w->ctx;
 	struct rps_flow_snap *s = w->flow_snap;
 	const int n = RTE_MAX(0, rps_flow_table_top(c->flows, s->scratch, RPS_TOP_FLOWS));
+	const int ne = RTE_MAX(0, rps_flow_table_elephants(c->flows, c->now, s->scratch_el,
+							   RPS_FLOW_ELEPHANTS));
 
 	rte_seqcount_write_begin(&s->sc);
 #ifdef RPS_TEST_HOOKS
@@ -269,6 +275,8 @@ flow_snap_take(struct rps_worker *w)
 #endif
 	s->n = (uint32_t)n;
 	memcpy(s->f, s->scratch, (size_t)n * sizeof(s->f[0]));
+	s->nb_elephants = (uint32_t)ne;
+	memcpy(s->elephants, s->scratch_el, (size_t)ne * sizeof(s->elephants[0]));
 	__atomic_store_n(&s->tsc, c->now, __ATOMIC_RELAXED);
 	rte_seqcount_write_end(&s->sc);
 	__atomic_store_n(&s->taken, s->taken + 1, __ATOMIC_RELAXED);

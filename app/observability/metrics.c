@@ -63,7 +63,8 @@ struct rps_metrics {
 static int
 is_gauge(const char *name)
 {
-	return strcmp(name, "flows_active") == 0 || strcmp(name, "flow_bucket_max") == 0;
+	return strcmp(name, "flows_active") == 0 || strcmp(name, "flow_bucket_max") == 0 ||
+	       strcmp(name, "elephants_active") == 0;
 }
 
 /* One lcore whose counters the page shows. */

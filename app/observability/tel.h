@@ -104,5 +104,8 @@ tel_cmd_fn tel_config;
  * (app->obs.flows_wanted_tsc: the one thing a command writes). */
 int rps_tel_flows(const struct rps_app *app, uint64_t *wanted, const char *params,
 		  struct rte_tel_data *d);
+/* tel_flows.c: /rps/elephants, from the same snapshots (the same ask). */
+int rps_tel_elephants(const struct rps_app *app, uint64_t *wanted, const char *params,
+		      struct rte_tel_data *d);
 
 #endif /* RPS_TEL_H */

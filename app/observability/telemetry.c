@@ -31,6 +31,13 @@ tel_flows(const struct rps_app *app, const char *params, struct rte_tel_data *d)
 	return rps_tel_flows(app, &tel_obs->flows_wanted_tsc, params, d);
 }
 
+/* /rps/elephants: the same snapshots (tel_flows.c). */
+static int
+tel_elephants(const struct rps_app *app, const char *params, struct rte_tel_data *d)
+{
+	return rps_tel_elephants(app, &tel_obs->flows_wanted_tsc, params, d);
+}
+
 /* Where a flow goes (flow_lookup.c). */
 static int
 tel_flow(const struct rps_app *app, const char *params, struct rte_tel_data *d)
@@ -80,6 +87,8 @@ static const struct {
 	  "cycles, moves. Params: Q (32 hottest) or Q,FIRST (64 from FIRST)" },
 	{ "/rps/flows", tel_flows, "Top N flows by packets across workers, 24 a page from FIRST. "
 	  "Params: N (1..64, default 10)[,FIRST]" },
+	{ "/rps/elephants", tel_elephants, "Flows marked elephants (--elephant-rate), heaviest "
+	  "first, 32 at most: lcore, tuple, rate_bps, bytes. No parameters" },
 	{ "/rps/rules", tel_rules, "Steering rules from FIRST (32 a page), in match order: text, "
 	  "action, hits. Params: [FIRST]" },
 	{ "/rps/flow", tel_flow, "Where a flow goes: hash, bucket, rule, worker, consumers, its "

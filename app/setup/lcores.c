@@ -133,6 +133,37 @@ rps_setup_check_respond(struct rps_app *app)
 	return 0;
 }
 
+int
+rps_setup_check_elephants(const struct rps_app *app)
+{
+	const struct rps_options *o = &app->opt;
+
+	if (o->elephant_rate == 0) {
+		if (o->elephant_action != RPS_ELEPHANT_NONE) {
+			fprintf(stderr, "dpdk-rps: --elephant-action: needs --elephant-rate "
+				"(elephant_rate): nothing is marked an elephant without it\n");
+			return -1;
+		}
+		return 0;
+	}
+	if (!rps_pipeline_has(&app->pipeline, RPS_STAGE_FLOW)) {
+		fprintf(stderr, "dpdk-rps: --elephant-rate %u: --stages %s has no flow stage: "
+			"nothing measures a flow's rate\n", o->elephant_rate, o->stages_text);
+		return -1;
+	}
+	if (o->elephant_action == RPS_ELEPHANT_BYPASS && o->consumers == 0) {
+		fprintf(stderr, "dpdk-rps: --elephant-action bypass: only with --consumers K "
+			"(K > 0): an elephant bypasses the consumers\n");
+		return -1;
+	}
+	if (o->elephant_action == RPS_ELEPHANT_ISOLATE && !o->reorder_safe) {
+		fprintf(stderr, "dpdk-rps: --elephant-action isolate: needs --reorder-safe on "
+			"(a bucket moved without it may reorder its flows)\n");
+		return -1;
+	}
+	return 0;
+}
+
 /* Whether two EAL lcores may run on one CPU (--lcores '(1-4)@1', or more lcores than CPUs):
  * then one can be preempted by another in the middle of a ring update. */
 int

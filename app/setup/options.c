@@ -18,7 +18,7 @@
 #include "rps_number.h"
 #include "rps_settings.h"
 
-_Static_assert(RPS_SET_NB <= 64, "rps_options.given has a bit per setting");
+_Static_assert(RPS_SET_NB <= 128, "rps_options.given has a bit per setting");
 
 typedef int (*opt_handler)(struct rps_options *o, const char *arg, const char **why);
 
@@ -426,6 +426,9 @@ static const struct opt_bind {
 	[RPS_SET_STAGES] = { 0, 0, 0, h_stages },
 	[RPS_SET_FLOW_TABLE_SIZE] = { FIELD(flow_table_size), 0, NULL },
 	[RPS_SET_FLOW_TIMEOUT] = { FIELD(flow_timeout_ms), 1000, NULL },
+	[RPS_SET_ELEPHANT_RATE] = { FIELD(elephant_rate), 0, NULL },
+	[RPS_SET_ELEPHANT_WINDOW] = { FIELD(elephant_window_ms), 0, NULL },
+	[RPS_SET_ELEPHANT_ACTION] = { FIELD(elephant_action), 0, NULL },
 	[RPS_SET_FRAG_MAX] = { FIELD(frag_max), 0, NULL },
 	[RPS_SET_FRAG_MBUFS] = { FIELD(frag_mbufs), 0, NULL },
 	[RPS_SET_FRAG_TIMEOUT] = { FIELD(frag_timeout_ms), 0, NULL },
@@ -546,7 +549,7 @@ rps_options_given(const struct rps_options *o, const char *name)
 {
 	const struct rps_setting *s = rps_setting_by_flag(name);
 
-	return s != NULL && ((o->given >> rps_setting_id(s)) & 1);
+	return s != NULL && ((o->given[rps_setting_id(s) / 64] >> (rps_setting_id(s) % 64)) & 1);
 }
 
 void
@@ -614,7 +617,7 @@ rps_options_parse(int argc, char **argv, struct rps_options *o, FILE *err)
 			return -1;
 		}
 		s = &rps_settings[c - 256];
-		o->given |= UINT64_C(1) << (c - 256);
+		o->given[(c - 256) / 64] |= UINT64_C(1) << ((c - 256) % 64);
 		if (set_option(o, s, optarg, &why) < 0) {
 			/* a secret's value is never repeated, not even to its owner's terminal:
 			 * stderr goes to journals and CI logs */

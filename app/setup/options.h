@@ -66,6 +66,9 @@ struct rps_options {
 	uint32_t flow_table_size;
 	uint32_t flow_timeout_ms;
 	uint32_t flow_closed_timeout_ms;
+	uint32_t elephant_rate;       /* --elephant-rate: bits/s, 0 = off */
+	uint32_t elephant_window_ms;  /* --elephant-window */
+	int elephant_action;          /* --elephant-action: enum rps_elephant_action */
 	uint32_t frag_max;
 	uint32_t frag_mbufs;          /* 0 = --frag-max */
 	uint32_t frag_timeout_ms;
@@ -118,7 +121,8 @@ struct rps_options {
 					   * per consumer */
 	char consumer_secret[RPS_CONSUMERS_MAX][RPS_CONSUMER_SECRET_MAX + 1];
 	struct rps_listen metrics;    /* --metrics: where to serve /metrics (off by default) */
-	uint64_t given;               /* bit i: the i-th option of the table was on the command line */
+	uint64_t given[2];            /* bit i % 64 of word i / 64: the i-th option of the table
+				       * was on the command line */
 };
 
 /**

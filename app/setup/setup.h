@@ -49,6 +49,9 @@ int rps_setup_rx_lcores(struct rps_app *app);
 int rps_setup_check_map(struct rps_app *app);
 /* lcores.c: the respond stage's addresses. */
 int rps_setup_check_respond(struct rps_app *app);
+/* --elephant-rate and --elephant-action against the stages, consumers and reorder_safe.
+ * @return 0, or -1 (said on stderr: a usage error). */
+int rps_setup_check_elephants(const struct rps_app *app);
 /* lcores.c: whether two EAL lcores may run on one CPU. */
 int rps_lcores_share_cpus(void);
 

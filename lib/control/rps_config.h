@@ -34,6 +34,9 @@
  *   burst = 32                  ; restart (1..512)
  *   stages = parse,validate,... ; restart (at most 127 characters; --stages' rules)
  *   flow_table_size = 65536     ; restart (64..16777216)
+ *   elephant_rate = 1G          ; restart (as --elephant-rate, bits/s, K/M/G x 1000, off)
+ *   elephant_window = 1000      ; restart (as --elephant-window, 10..60000 ms)
+ *   elephant_action = isolate   ; restart (as --elephant-action, none|bypass|isolate)
  *   reorder_safe = on|off       ; live (also yes/no, true/false, 1/0, case-insensitive)
  *   flow_limit = on|off         ; live (as --flow-limit)
  *   stats_interval = 1          ; live (seconds, 0..86400, 0 = off)
@@ -118,6 +121,9 @@ struct rps_config {
 	int has_burst;         uint16_t burst;
 	int has_stages;        char stages[128];
 	int has_flow_table_size; uint32_t flow_table_size;
+	int has_elephant_rate; uint32_t elephant_rate;     /* as --elephant-rate, bits/s */
+	int has_elephant_window; uint32_t elephant_window; /* as --elephant-window, ms */
+	int has_elephant_action; int elephant_action;      /* enum rps_elephant_action */
 	int has_reorder_safe;  int reorder_safe;
 	int has_flow_limit;    int flow_limit;
 	int has_stats_interval; unsigned int stats_interval;

@@ -35,7 +35,9 @@ enum rps_setting_id {
 	RPS_SET_VXLAN_PORT, RPS_SET_RSS_KEY, RPS_SET_BACKLOG, RPS_SET_BURST, RPS_SET_RECYCLE,
 	RPS_SET_TX_PORT, RPS_SET_MBUFS, RPS_SET_MTU, RPS_SET_STATS_INTERVAL, RPS_SET_DURATION,
 	RPS_SET_EXIT_WHEN_IDLE, RPS_SET_SUMMARY_JSON, RPS_SET_VERBOSE, RPS_SET_STAGES, RPS_SET_FLOW_TABLE_SIZE,
-	RPS_SET_FLOW_TIMEOUT, RPS_SET_FRAG_MAX, RPS_SET_FRAG_MBUFS, RPS_SET_FRAG_TIMEOUT,
+	RPS_SET_FLOW_TIMEOUT,
+	RPS_SET_ELEPHANT_RATE, RPS_SET_ELEPHANT_WINDOW, RPS_SET_ELEPHANT_ACTION,
+	RPS_SET_FRAG_MAX, RPS_SET_FRAG_MBUFS, RPS_SET_FRAG_TIMEOUT,
 	RPS_SET_RESPOND_IP, RPS_SET_RESPOND_IP6, RPS_SET_UDP_ECHO_PORT, RPS_SET_RESPOND_RATE,
 	RPS_SET_RESPOND_BURST, RPS_SET_FLOWS_JSON, RPS_SET_CONFIG, RPS_SET_STRICT_MODES,
 	RPS_SET_REORDER_SAFE,
@@ -68,6 +70,8 @@ enum rps_setting_when {
 /* .flags */
 #define RPS_SETTING_FILE_WORD 1u /* the file takes .word in place of a number (-1) */
 #define RPS_SETTING_BYTES 4u     /* U32: a size, also with a K, M or G suffix (x 1024) */
+#define RPS_SETTING_RATE 8u      /* U32: bits a second, also with a K, M or G suffix
+				  * (x 1000), or off (0) */
 #define RPS_SETTING_SECRET 2u    /* a key: no message or log ever shows its value; the only
 				  * reply that may is /rps/config, the seed and the key to the
 				  * owner (telemetry.c secrets_visible()) */
@@ -112,7 +116,7 @@ rps_setting_id(const struct rps_setting *s)
  * Parse @p text as the value of a BOOL, U32, POW2 or ENUM setting, as the command line
  * (@p file 0) or the configuration file (@p file 1) reads it.
  * @param out receives the value: a number; a boolean 1 or 0; an ENUM's value (enum
- *   rps_hash_mode for hash, enum rps_sym_mode for symmetric, 1/0/-1 for backpressure
+ *   rps_hash_mode for hash, enum rps_sym_mode for symmetric, enum rps_elephant_action, 1/0/-1 for backpressure
  *   on/off/auto); -1 for RPS_SETTING_FILE_WORD's word.
  * @param why receives what was expected ("expected 1..16777216 packets", "expected on or
  *   off"); on the command line a text that is no number at all gets "not a number (...)".
@@ -129,6 +133,9 @@ int rps_setting_parse(const struct rps_setting *s, const char *text, int file, i
  * fields (offsetof and sizeof), truncating as a C conversion does.
  */
 void rps_setting_store(void *dst, size_t size, int64_t v);
+
+/** --elephant-action's values (rps_setting_parse()'s value for elephant_action). */
+enum rps_elephant_action { RPS_ELEPHANT_NONE, RPS_ELEPHANT_BYPASS, RPS_ELEPHANT_ISOLATE };
 
 /** --consumers: at most this many memif consumers. */
 #define RPS_CONSUMERS_MAX 16

@@ -327,6 +327,48 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 		.help = "an idle flow is forgotten after S seconds (default 30)",
 		.doc = "an idle flow is forgotten after S seconds (a closed TCP flow after 1 s)",
 	},
+	[RPS_SET_ELEPHANT_RATE] = {
+		.name = "elephant-rate", .flag = "elephant-rate", .metavar = "RATE",
+		.key = "elephant_rate", .section = DATAPLANE, .syntax = "RATE",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_RESTART, .flags = RPS_SETTING_RATE,
+		.lo = 0, .hi = 4000000000u, .what = "", .unit = " bits a second (or with K, M, G; off)",
+		.def = "off",
+		.help = "a flow above RATE bits a second (both directions, K, M, G suffixes: x 1000) "
+			"over --elephant-window is marked an elephant; 0 or off = never (default)",
+		.doc = "a flow (both directions counted, by the `flow` stage) above this many bits a "
+			"second over the sliding `--elephant-window` is marked an elephant: a flag in "
+			"`/rps/flows` and `--flows-json`, listed by `/rps/elephants`, counted "
+			"`flows_elephant` and `elephants_active`; unmarked once under half the rate "
+			"([Elephants](docs/operations.md#elephant-flows)). `K`, `M`, `G` multiply by "
+			"1000 (`1G`: a gigabit a second), at most `4G`; needs the `flow` stage; 0 or "
+			"`off` = never",
+	},
+	[RPS_SET_ELEPHANT_WINDOW] = {
+		.name = "elephant-window", .flag = "elephant-window", .metavar = "MS",
+		.key = "elephant_window", .section = DATAPLANE, .syntax = "MS",
+		.type = RPS_SETTING_U32, .when = RPS_SETTING_RESTART,
+		.lo = 10, .hi = 60000, .what = "", .unit = " ms",
+		.def = "1000",
+		.help = "the window --elephant-rate is measured over, ms (default 1000)",
+		.doc = "the sliding window `--elephant-rate` is measured over: a flow sending "
+			"above the rate is marked within one window, one that stops is unmarked "
+			"within a window and an eighth",
+	},
+	[RPS_SET_ELEPHANT_ACTION] = {
+		.name = "elephant-action", .flag = "elephant-action", .metavar = "ACTION",
+		.key = "elephant_action", .section = DATAPLANE, .syntax = "none|bypass|isolate",
+		.type = RPS_SETTING_ENUM, .when = RPS_SETTING_RESTART,
+		.values = "none|bypass|isolate",
+		.def = "none",
+		.help = "what an elephant gets: none (marked only), bypass (its later packets skip "
+			"the consumers), isolate (the other buckets leave its worker) (default none)",
+		.doc = "what a flow marked by `--elephant-rate` gets: `none`, marked only; `bypass`, "
+			"bypassed as at `--bypass-after`'s depth (once the consumers hold nothing "
+			"of its worker's, so it stays in order; needs consumers); `isolate`, the "
+			"control thread moves every other bucket off the elephant's worker to the "
+			"others, reorder-safe, until the elephant ends (needs `reorder_safe` on and "
+			"two workers or more)",
+	},
 	[RPS_SET_FRAG_MAX] = {
 		.name = "frag-max", .flag = "frag-max", .metavar = "N",
 		.type = RPS_SETTING_U32, .when = RPS_SETTING_START,
@@ -1140,6 +1182,14 @@ parse_enum(const struct rps_setting *s, const char *v, int file, int64_t *out)
 			return 0;
 		}
 		return -EINVAL;
+	case RPS_SET_ELEPHANT_ACTION:
+		if (strcmp(v, "none") == 0 || strcmp(v, "bypass") == 0 ||
+		    strcmp(v, "isolate") == 0) {
+			*out = strcmp(v, "none") == 0 ? RPS_ELEPHANT_NONE :
+			       strcmp(v, "bypass") == 0 ? RPS_ELEPHANT_BYPASS : RPS_ELEPHANT_ISOLATE;
+			return 0;
+		}
+		return -EINVAL;
 	case RPS_SET_CONSUMER_FAIL:
 		if (strcmp(v, "open") == 0 || strcmp(v, "closed") == 0) {
 			*out = strcmp(v, "open") == 0;
@@ -1173,6 +1223,30 @@ rps_setting_parse(const struct rps_setting *s, const char *text, int file, int64
 		if (file && (s->flags & RPS_SETTING_FILE_WORD) && strcmp(text, s->word) == 0) {
 			*out = -1;
 			return 0;
+		}
+		if ((s->flags & RPS_SETTING_RATE) && strcmp(text, "off") == 0) {
+			*out = 0;
+			return 0;
+		}
+		if ((s->flags & RPS_SETTING_RATE) && *text != '\0' &&
+		    strchr("KMG", text[strlen(text) - 1]) != NULL) {
+			/* 100M: the number before the suffix, times 1000 per step */
+			char num[32];
+			const size_t len = strlen(text) - 1;
+			const uint64_t mul = text[len] == 'K' ? 1000 : text[len] == 'M' ? 1000000 :
+					     1000000000;
+
+			if (len == 0 || len >= sizeof(num)) {
+				rc = -EINVAL;
+				break;
+			}
+			memcpy(num, text, len);
+			num[len] = '\0';
+			rc = rps_number_parse(num, 0, s->hi / mul, &v);
+			v *= mul;
+			if (rc == 0 && v < s->lo)
+				rc = -ERANGE;
+			break;
 		}
 		if ((s->flags & RPS_SETTING_BYTES) && *text != '\0' &&
 		    strchr("KMG", text[strlen(text) - 1]) != NULL) {

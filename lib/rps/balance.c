@@ -121,3 +121,58 @@ done:
 	free(load);
 	return n;
 }
+
+int
+rps_balance_isolate(struct rps_balance_bucket *b, uint32_t nb, uint16_t iso,
+		    const uint32_t *weight, uint16_t nb_workers, const uint8_t *allowed,
+		    uint16_t nb_groups, const uint8_t *excluded,
+		    struct rps_balance_move *moves, uint32_t max_moves)
+{
+	uint64_t *load;
+	uint32_t n = 0;
+
+	if ((nb > 0 && b == NULL) || weight == NULL || allowed == NULL || excluded == NULL ||
+	    (max_moves > 0 && moves == NULL) || iso >= nb_workers)
+		return -EINVAL;
+	load = calloc(nb_workers, sizeof(*load));
+	if (load == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nb; i++) {
+		if (b[i].owner >= nb_workers || b[i].group >= nb_groups) {
+			free(load);
+			return -EINVAL;
+		}
+		load[b[i].owner] += b[i].load + 1;
+	}
+	for (uint32_t i = 0; i < nb && n < max_moves; i++) {
+		uint16_t to = UINT16_MAX;
+		double best = 0;
+
+		if (b[i].owner != iso || !b[i].movable)
+			continue;
+		for (uint16_t d = 0; d < nb_workers; d++) {
+			double after;
+
+			if (d == iso || weight[d] == 0 || excluded[d] ||
+			    !allowed[(uint32_t)b[i].group * nb_workers + d])
+				continue;
+			after = (double)(load[d] + b[i].load + 1) / weight[d];
+			if (to == UINT16_MAX || after < best) {
+				best = after;
+				to = d;
+			}
+		}
+		if (to == UINT16_MAX)
+			continue; /* nowhere to go in its group: it stays */
+		moves[n].bucket = i;
+		moves[n].from = iso;
+		moves[n].to = to;
+		n++;
+		load[iso] -= b[i].load + 1;
+		load[to] += b[i].load + 1;
+		b[i].owner = to;
+		b[i].movable = 0;
+	}
+	free(load);
+	return (int)n;
+}

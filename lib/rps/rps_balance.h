@@ -65,4 +65,21 @@ int rps_balance_plan(struct rps_balance_bucket *b, uint32_t nb, const uint32_t *
 		     const struct rps_balance_cfg *cfg, struct rps_balance_move *moves,
 		     double *before, double *after);
 
+/**
+ * --elephant-action isolate: move every movable bucket of worker @p iso to the other workers,
+ * so that @p iso is left to its buckets that are not movable (the caller marks its
+ * elephants' buckets so). Each goes where it is allowed (its group's row of @p allowed) to
+ * the worker whose normalised load would be the lowest after it, a bucket's cost being its
+ * load plus one (so that idle buckets spread evenly too); a worker with weight 0, or with
+ * @p excluded[w] set (isolated itself), takes none. Unlike rps_balance_plan() it ignores
+ * thresholds and gains: it empties the worker.
+ * @param b       [nb] buckets; owners of moved buckets are updated.
+ * @param moves   receives at most @p max_moves moves.
+ * @return number of moves (0 when nothing could go anywhere), -EINVAL on bad arguments.
+ */
+int rps_balance_isolate(struct rps_balance_bucket *b, uint32_t nb, uint16_t iso,
+			const uint32_t *weight, uint16_t nb_workers, const uint8_t *allowed,
+			uint16_t nb_groups, const uint8_t *excluded,
+			struct rps_balance_move *moves, uint32_t max_moves);
+
 #endif /* RPS_BALANCE_H */

@@ -126,6 +126,8 @@ enum rps_drop_reason {
 	X(flows_evicted, "flows removed from a full flow table to make room for a new one (not assured first, then the least recently seen)") \
 	X(flow_bucket_max, "the most flows that shared one bucket of a worker's flow table (high-water mark; about 20 with the keyed hash, thousands under hash flooding)") \
 	X(flows_active, "flows in the table now (gauge)")                                    \
+	X(flows_elephant, "--elephant-rate: flows marked elephants (above the rate over the window)") \
+	X(elephants_active, "--elephant-rate: flows marked elephants now (gauge)") \
 	X(out_of_order, "TCP segments that arrived ahead of the next expected sequence number") \
 	X(retransmit, "TCP segments that repeat already-seen sequence space")                \
 	X(reordered, "packets that reached their worker after a later packet of their flow (--check-order)") \

@@ -119,7 +119,29 @@ struct rps_flow_table {
 	uint64_t *bypass_until; /* a consumer's request: when it ends (TSC, 0: with the flow) */
 	uint64_t bypass_mask;   /* the mbuf flag that says so to the output stage */
 	uint64_t bypass_hold_tsc;
+	/* --elephant-rate (conf.elephant_bps; NULL: off): each flow's two windows, cold beside
+	 * its line, reset when its slot takes a new flow (rps_flow.h, "Elephants") */
+	struct eleph *eleph;
+	uint64_t eleph_win_tsc;   /* the window, in TSC */
+	uint64_t eleph_bytes;     /* the rate as bytes per window: marked above it */
+	uint64_t eleph_next;      /* next check of the listed elephants (TSC) */
+	uint32_t eleph_n;         /* flows marked now */
+	uint32_t eleph_shown;     /* eleph_n as last stored in the elephants_active gauge */
+	uint32_t eleph_listed;
+	uint32_t eleph_list[RPS_FLOW_ELEPHANTS]; /* positions of marked flows, unordered */
 };
+
+/* One flow's elephant state: bytes (both directions) in its current window, which started
+ * at start, and in the window before. */
+struct eleph {
+	uint64_t start;
+	uint64_t cur;
+	uint64_t prev;
+	uint8_t marked;        /* ELEPH_* */
+};
+#define ELEPH_NO 0
+#define ELEPH_MARKED 1     /* marked, not in eleph_list (the list was full) */
+#define ELEPH_LISTED 2     /* marked and in eleph_list */
 
 /* What the stage needs from one packet. */
 struct pkt_info {
@@ -209,6 +231,7 @@ set_hz(struct rps_flow_table *t, uint64_t hz)
 	t->closed_tsc = ms_to_tsc(t->conf.closed_timeout_ms, hz);
 	t->sweep_tsc = RTE_MAX(ms_to_tsc(sweep_ms(&t->conf), hz), (uint64_t)1);
 	t->bypass_hold_tsc = ms_to_tsc(t->conf.bypass_hold_ms, hz);
+	t->eleph_win_tsc = RTE_MAX(ms_to_tsc(t->conf.elephant_window_ms, hz), (uint64_t)1);
 }
 
 static inline int
@@ -511,7 +534,10 @@ rps_flow_table_create(const struct rps_flow_conf *conf, const char *name, int so
 
 	if (conf == NULL || name == NULL || conf->size < 8 ||
 	    (conf->hash != RPS_FLOW_HASH_SIPHASH && conf->hash != RPS_FLOW_HASH_CRC32C) ||
-	    conf->size > (1u << 30) || conf->log_size > (1u << 20)) {
+	    conf->size > (1u << 30) || conf->log_size > (1u << 20) ||
+	    (conf->elephant_bps != 0 && (conf->elephant_window_ms < 10 ||
+					 conf->elephant_window_ms > 60000 ||
+					 conf->elephant_bps > UINT64_C(1) << 50))) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -543,6 +569,13 @@ rps_flow_table_create(const struct rps_flow_conf *conf, const char *name, int so
 						     sizeof(*t->bypass_until), RTE_CACHE_LINE_SIZE,
 						     socket);
 	}
+	if (conf->elephant_bps != 0) {
+		t->eleph = rte_zmalloc_socket("rps_flow_eleph", (size_t)conf->size *
+					      sizeof(*t->eleph), RTE_CACHE_LINE_SIZE, socket);
+		/* bits a second over a window of W ms: bps / 8 * W / 1000 bytes (at least 1) */
+		t->eleph_bytes = RTE_MAX(conf->elephant_bps / 8 * conf->elephant_window_ms / 1000,
+					 (uint64_t)1);
+	}
 	if (conf->log_size != 0) {
 		t->log = rte_zmalloc_socket("rps_flow_log", (size_t)conf->log_size *
 					    sizeof(*t->log), RTE_CACHE_LINE_SIZE, socket);
@@ -550,11 +583,13 @@ rps_flow_table_create(const struct rps_flow_conf *conf, const char *name, int so
 						 sizeof(*t->log_when), RTE_CACHE_LINE_SIZE, socket);
 	}
 	if (t->flows == NULL || t->first_seen == NULL || t->load == NULL ||
+	    (conf->elephant_bps != 0 && t->eleph == NULL) ||
 	    (conf->log_size != 0 && (t->log == NULL || t->log_when == NULL)) ||
 	    ((conf->bypass_bytes != 0 || conf->bypass_requests) &&
 	     (t->bypass_from == NULL || t->bypass_until == NULL || t->bypass_mask == 0))) {
 		rte_free(t->bypass_from);
 		rte_free(t->bypass_until);
+		rte_free(t->eleph);
 		rte_free(t->flows);
 		rte_free(t->first_seen);
 		rte_free(t->load);
@@ -570,6 +605,7 @@ rps_flow_table_create(const struct rps_flow_conf *conf, const char *name, int so
 
 		rte_free(t->bypass_from);
 		rte_free(t->bypass_until);
+		rte_free(t->eleph);
 		rte_free(t->flows);
 		rte_free(t->first_seen);
 		rte_free(t->load);
@@ -591,6 +627,7 @@ rps_flow_table_free(struct rps_flow_table *t)
 	rte_hash_free(t->h);
 	rte_free(t->bypass_from);
 	rte_free(t->bypass_until);
+	rte_free(t->eleph);
 	rte_free(t->flows);
 	rte_free(t->first_seen);
 	rte_free(t->load);
@@ -609,6 +646,17 @@ static inline void
 publish_active(struct rps_stage_ctx *c, const struct rps_flow_table *t)
 {
 	__atomic_store_n(&c->st->flows_active, (uint64_t)t->active, __ATOMIC_RELAXED);
+}
+
+/* The elephants_active gauge, when it changed: release, so that the control thread
+ * (--elephant-action isolate) that loads it with acquire sees the marks it counts. */
+static inline void
+publish_elephants(struct rps_stage_ctx *c, struct rps_flow_table *t)
+{
+	if (t->eleph_n == t->eleph_shown)
+		return;
+	t->eleph_shown = t->eleph_n;
+	__atomic_store_n(&c->st->elephants_active, (uint64_t)t->eleph_n, __ATOMIC_RELEASE);
 }
 
 /*
@@ -692,6 +740,72 @@ top_join(struct rps_flow_table *t, uint32_t pos)
 
 static void summarize(const struct rps_flow_table *t, uint32_t pos, struct rps_flow_summary *s);
 
+/* ---- elephants (rps_flow.h) ---- */
+
+/* Bytes of @p e in the sliding window that ends at @p now: the part of the previous fixed
+ * window still inside it plus the current one (a window with nothing since: its bytes slide
+ * out in turn). Doubles: bytes times TSC would overflow 64 bits. */
+static uint64_t
+eleph_estimate(const struct rps_flow_table *t, const struct eleph *e, uint64_t now)
+{
+	const double w = (double)t->eleph_win_tsc;
+	const double el = now > e->start ? (double)(now - e->start) : 0;
+
+	if (el >= 2 * w)
+		return 0;
+	if (el >= w) /* no packet since the current window ended: it is the previous one */
+		return (uint64_t)((double)e->cur * (2 * w - el) / w);
+	return e->cur + (uint64_t)((double)e->prev * (w - el) / w);
+}
+
+/* Bytes per window as bits a second. */
+static uint64_t
+eleph_bps(const struct rps_flow_table *t, uint64_t bytes)
+{
+	return (uint64_t)((double)bytes * 8.0 * 1000.0 / (double)t->conf.elephant_window_ms);
+}
+
+static void
+eleph_list_add(struct rps_flow_table *t, uint32_t pos)
+{
+	if (t->eleph_listed == RPS_FLOW_ELEPHANTS)
+		return; /* marked and counted, not listed */
+	t->eleph_list[t->eleph_listed++] = pos;
+	t->eleph[pos].marked = ELEPH_LISTED;
+}
+
+/* The flow at @p pos is no elephant any more (below half the rate, or removed). */
+static void
+eleph_unmark(struct rps_flow_table *t, uint32_t pos)
+{
+	if (t->eleph[pos].marked == ELEPH_LISTED)
+		for (uint32_t i = 0; i < t->eleph_listed; i++)
+			if (t->eleph_list[i] == pos) {
+				t->eleph_list[i] = t->eleph_list[--t->eleph_listed];
+				break;
+			}
+	t->eleph[pos].marked = ELEPH_NO;
+	t->eleph_n--;
+}
+
+/* Unmark the listed elephants whose estimate fell below half the rate (a flow that
+ * stopped sends nothing that would check it): at most 8 times a window. */
+static void
+eleph_sweep(struct rps_flow_table *t, uint64_t now)
+{
+	if (t->eleph_n == 0 || now < t->eleph_next)
+		return;
+	t->eleph_next = now + t->eleph_win_tsc / 8;
+	for (uint32_t i = 0; i < t->eleph_listed;) {
+		const uint32_t pos = t->eleph_list[i];
+
+		if (eleph_estimate(t, &t->eleph[pos], now) < t->eleph_bytes / 2)
+			eleph_unmark(t, pos); /* the last listed takes slot i */
+		else
+			i++;
+	}
+}
+
 /* Remove the flow at @p pos (into the log first, when there is one). */
 static void
 flow_remove(struct rps_flow_table *t, uint32_t pos)
@@ -713,6 +827,8 @@ flow_remove(struct rps_flow_table *t, uint32_t pos)
 	t->load[f->sig & t->load_mask]--;
 	if (f->seq_bits & IN_TOP)
 		top_leave(t, pos);
+	if (t->eleph != NULL && t->eleph[pos].marked != ELEPH_NO)
+		eleph_unmark(t, pos);
 	f->in_use = 0;
 	t->active--;
 }
@@ -774,6 +890,10 @@ age_count(struct rps_stage_ctx *c, struct rps_flow_table *t, uint32_t budget)
 		RPS_CTR_ADD(c->st->flows_expired, removed);
 		publish_active(c, t);
 	}
+	if (t->eleph != NULL) {
+		eleph_sweep(t, c->now);
+		publish_elephants(c, t);
+	}
 }
 
 void
@@ -799,6 +919,10 @@ rps_flow_table_age_paced(struct rps_stage_ctx *c, uint32_t max_budget)
 		return;
 	if (c->hz != 0 && c->hz != t->hz)
 		set_hz(t, c->hz);
+	if (t->eleph != NULL && t->eleph_n != 0 && c->now >= t->eleph_next) {
+		eleph_sweep(t, c->now);
+		publish_elephants(c, t);
+	}
 	if (c->now <= t->age_last) {
 		if (t->age_last - c->now > t->sweep_tsc)
 			t->age_last = c->now; /* the clock went back: start over */
@@ -829,6 +953,7 @@ struct burst_ctrs {
 	uint64_t out_of_order;
 	uint64_t retransmit;
 	uint64_t bypassed;
+	uint64_t elephants;    /* flows marked */
 	uint32_t bucket_max;
 };
 
@@ -917,6 +1042,8 @@ flow_add(struct rps_flow_table *t, const struct pkt_info *pi, hash_sig_t sig, ui
 		t->first_seen[pos] = now;
 		if (t->bypass_from != NULL)
 			t->bypass_from[pos] = t->bypass_until[pos] = 0;
+		if (t->eleph != NULL)
+			t->eleph[pos] = (struct eleph){ .start = now };
 		f->sig = sig;
 		f->state = pi->key.proto == IPPROTO_TCP ? RPS_FLOW_NEW : RPS_FLOW_NONE;
 		load = &t->load[sig & t->load_mask];
@@ -1005,6 +1132,48 @@ dir_flags_of(uint8_t tcp_flags)
 	if (tcp_flags & RTE_TCP_RST_FLAG)
 		b |= RPS_FLOW_F_RST;
 	return b;
+}
+
+/*
+ * --elephant-rate: @p len more bytes of the flow at @p pos at @p now (rps_flow.h,
+ * "Elephants"). The window rolls at most once per window and flow; the estimate is computed
+ * only once the bound prev + cur is above the rate, and never for a marked flow. A flow
+ * marked with --elephant-action bypass becomes pending, as a flow at its depth.
+ */
+static inline void
+eleph_update(struct rps_flow_table *t, uint32_t pos, uint32_t len, uint64_t now,
+	     struct burst_ctrs *bc)
+{
+	struct eleph *e = &t->eleph[pos];
+	const uint64_t el = now > e->start ? now - e->start : 0;
+
+	if (unlikely(el >= t->eleph_win_tsc)) {
+		if (el < 2 * t->eleph_win_tsc) {
+			e->prev = e->cur;
+			e->start += t->eleph_win_tsc;
+		} else { /* a window or more without a packet: start over from now */
+			e->prev = 0;
+			e->start = now;
+		}
+		e->cur = 0;
+		if (e->marked != ELEPH_NO) {
+			if (e->prev < t->eleph_bytes / 2)
+				eleph_unmark(t, pos); /* the whole last window under half the rate */
+			else if (e->marked == ELEPH_MARKED)
+				eleph_list_add(t, pos); /* a place may have come free */
+		}
+	}
+	e->cur += len;
+	if (likely(e->marked != ELEPH_NO || e->prev + e->cur <= t->eleph_bytes) ||
+	    eleph_estimate(t, e, now) <= t->eleph_bytes)
+		return;
+	e->marked = ELEPH_MARKED;
+	eleph_list_add(t, pos);
+	if (t->eleph_n++ == 0)
+		t->eleph_next = now + t->eleph_win_tsc / 8;
+	bc->elephants++;
+	if (t->conf.elephant_bypass && t->bypass_from != NULL && t->bypass_from[pos] == 0)
+		t->bypass_from[pos] = now + t->bypass_hold_tsc + 2; /* pending, as at the depth */
 }
 
 /*
@@ -1120,6 +1289,9 @@ rps_stage_flow(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 					continue;
 				}
 				flow_update(t, (uint32_t)p, &info[i], m, now, &bc);
+				if (t->eleph != NULL)
+					eleph_update(t, (uint32_t)p, rte_pktmbuf_pkt_len(m), now,
+						     &bc);
 				if (t->bypass_from != NULL &&
 				    bypass_check(t, (uint32_t)p, &t->flows[p], now,
 						 c->bypass_settled, &bc))
@@ -1142,6 +1314,11 @@ rps_stage_flow(struct rps_stage_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 		RPS_CTR_ADD(c->st->retransmit, bc.retransmit);
 	if (bc.bypassed != 0)
 		RPS_CTR_ADD(c->st->flows_bypassed, bc.bypassed);
+	if (t->eleph != NULL) {
+		if (bc.elephants != 0)
+			RPS_CTR_ADD(c->st->flows_elephant, bc.elephants);
+		publish_elephants(c, t);
+	}
 	if (bc.created != 0 || bc.expired != 0 || bc.evicted != 0)
 		publish_active(c, t);
 	return out;
@@ -1182,6 +1359,10 @@ summarize(const struct rps_flow_table *t, uint32_t pos, struct rps_flow_summary 
 	s->out_of_order = f->out_of_order;
 	s->retransmit = f->retransmit;
 	s->bypassed = t->bypass_from != NULL && t->bypass_from[pos] != 0;
+	if (t->eleph != NULL) {
+		s->elephant = t->eleph[pos].marked != ELEPH_NO;
+		s->rate_bps = eleph_bps(t, eleph_estimate(t, &t->eleph[pos], t->now));
+	}
 }
 
 int
@@ -1256,6 +1437,39 @@ rps_flow_table_bypass_tuple(struct rps_flow_table *t, const struct rps_flow_tupl
 	return 0;
 }
 
+uint32_t
+rps_flow_table_elephant_count(const struct rps_flow_table *t)
+{
+	return t != NULL ? t->eleph_n : 0;
+}
+
+int
+rps_flow_table_elephants(const struct rps_flow_table *t, uint64_t now,
+			 struct rps_flow_summary *out, unsigned int n)
+{
+	unsigned int have = 0;
+
+	if (t == NULL || t->eleph == NULL || out == NULL || n == 0)
+		return 0;
+	n = RTE_MIN(n, (unsigned int)RPS_FLOW_ELEPHANTS);
+	/* at most 16: insertion into out by rate, the lightest falling off the end */
+	for (uint32_t i = 0; i < t->eleph_listed; i++) {
+		struct rps_flow_summary s;
+		unsigned int at;
+
+		summarize(t, t->eleph_list[i], &s);
+		s.rate_bps = eleph_bps(t, eleph_estimate(t, &t->eleph[t->eleph_list[i]], now));
+		if (have < n)
+			have++;
+		else if (s.rate_bps <= out[have - 1].rate_bps)
+			continue;
+		for (at = have - 1; at > 0 && out[at - 1].rate_bps < s.rate_bps; at--)
+			out[at] = out[at - 1];
+		out[at] = s;
+	}
+	return (int)have;
+}
+
 int
 rps_flow_table_top(const struct rps_flow_table *t, struct rps_flow_summary *out,
 		   unsigned int n)
@@ -1304,7 +1518,8 @@ json_flow(FILE *f, const struct rps_flow_summary *s, unsigned int lcore, uint64_
 		", \"bytes\": %" PRIu64 ", \"flags\": \"%s\"}, \"reply\": {\"packets\": %" PRIu64
 		", \"bytes\": %" PRIu64 ", \"flags\": \"%s\"}, \"state\": \"%s\""
 		", \"out_of_order\": %" PRIu64
-		", \"retransmit\": %" PRIu64 ", \"bypassed\": %s, \"first_seen_ms\": %" PRIu64
+		", \"retransmit\": %" PRIu64 ", \"bypassed\": %s, \"elephant\": %s"
+		", \"rate_bps\": %" PRIu64 ", \"first_seen_ms\": %" PRIu64
 		", \"last_seen_ms\": %" PRIu64 "%s}",
 		sep, lcore, s->family, s->proto, src, dst,
 		s->sport, s->dport, s->packets, s->bytes, s->dir[RPS_FLOW_ORIG].packets,
@@ -1314,6 +1529,7 @@ json_flow(FILE *f, const struct rps_flow_summary *s, unsigned int lcore, uint64_
 		rps_flow_flags_format(s->dir[RPS_FLOW_REPLY].flags, rf, sizeof(rf)),
 		rps_flow_state_name(s->state),
 		s->out_of_order, s->retransmit, s->bypassed ? "true" : "false",
+		s->elephant ? "true" : "false", s->rate_bps,
 		tsc_to_ms(s->first_seen, hz),
 		tsc_to_ms(s->last_seen, hz), extra);
 }

@@ -96,6 +96,12 @@ struct rps_flow_conf {
 	uint32_t bypass_hold_ms;    /**< ...from the first burst that starts with the consumers
 				     *   holding nothing (rps_stage_ctx.bypass_settled), this long
 				     *   after at the latest */
+	uint64_t elephant_bps;      /**< --elephant-rate: a flow above this many bits a second
+				     *   (both directions) over the window is an elephant; 0: off */
+	uint32_t elephant_window_ms; /**< --elephant-window: the sliding window (10 .. 60000) */
+	int elephant_bypass;        /**< --elephant-action bypass: an elephant is bypassed, as a
+				     *   flow at its depth (pending first); needs a bypass table
+				     *   (bypass_requests or bypass_bytes) */
 };
 
 /**
@@ -162,6 +168,9 @@ struct rps_flow_summary {
 	uint64_t out_of_order;
 	uint64_t retransmit;
 	uint8_t bypassed;      /**< past --bypass-after: its packets skip the consumers */
+	uint8_t elephant;      /**< marked an elephant (--elephant-rate) now */
+	uint64_t rate_bps;     /**< --elephant-rate on: the window's estimate, bits/s, both
+				*   directions, at the time of the copy; 0 when off */
 };
 
 /**
@@ -200,7 +209,8 @@ void rps_flow_table_age_paced(struct rps_stage_ctx *c, uint32_t max_budget);
  * Write the table's flows to @p f as JSON objects ({"lcore": .., "family": .., "proto": ..,
  * "src": .., "dst": .., "sport": .., "dport": .., "packets": .., "bytes": ..,
  * "orig": {"packets": .., "bytes": .., "flags": ".."}, "reply": {..}, "state": ..,
- * "out_of_order": .., "retransmit": .., "first_seen_ms": .., "last_seen_ms": ..}) separated
+ * "out_of_order": .., "retransmit": .., "bypassed": .., "elephant": .., "rate_bps": ..,
+ * "first_seen_ms": .., "last_seen_ms": ..}) separated
  * by ",\n"; the first is preceded by ",\n" too when @p need_comma. Times are the TSC in ms;
  * flags as rps_flow_flags_format() writes them.
  * @return flows written.
@@ -261,6 +271,37 @@ int rps_flow_table_bypass_tuple(struct rps_flow_table *t, const struct rps_flow_
  */
 int rps_flow_table_lookup_tuple(const struct rps_flow_table *t, const struct rps_flow_tuple *q,
 				struct rps_flow_summary *out);
+/**
+ * Elephants (conf.elephant_bps): each flow's bytes, both directions, in two fixed windows of
+ * elephant_window_ms that start at the flow's first packet: the current one and the one
+ * before. The rate over the last window is estimated as the two interpolated (the part of
+ * the previous window still inside a sliding window ending now, plus the current one:
+ * prev * (W - elapsed) / W + cur), the sliding-window counter of rate limiters. A flow is
+ * marked when the estimate exceeds the rate (checked per packet, and only once prev + cur,
+ * the estimate's bound, exceeds it: a small flow costs an addition and a compare), so a
+ * flow that starts at a steady rate above the threshold is marked within one window. It
+ * stays marked while above; it is unmarked once the estimate falls below half the rate
+ * (hysteresis: a flow hovering at the rate does not flap), checked by
+ * rps_flow_table_age_paced() for the marked flows, at most 8 times a window, so a flow that
+ * stops is unmarked within a window and an eighth of stopping. Marking counts
+ * flows_elephant; the gauge elephants_active (the owner stores it with release order: the
+ * control thread's --elephant-action isolate loads it with acquire) is the marked flows now.
+ * At most RPS_FLOW_ELEPHANTS flows are listed (rps_flow_table_elephants()); more are marked
+ * and counted, not listed. The state lives beside the flow (a cold array, only with
+ * elephant_bps) and ends with it: a removed flow is unmarked.
+ */
+#define RPS_FLOW_ELEPHANTS 16
+
+/**
+ * The marked elephants of @p t (at most @p n, at most RPS_FLOW_ELEPHANTS), heaviest
+ * estimate first, each with its rate_bps at @p now (TSC). Owner lcore, or after it stopped.
+ * @return how many were written.
+ */
+int rps_flow_table_elephants(const struct rps_flow_table *t, uint64_t now,
+			     struct rps_flow_summary *out, unsigned int n);
+/** Elephants marked in @p t now (0 without elephant_bps). */
+uint32_t rps_flow_table_elephant_count(const struct rps_flow_table *t);
+
 /** "none", "new", "syn_sent", "syn_recv", "established", "fin_wait", "closed"; NULL if bad. */
 const char *rps_flow_state_name(enum rps_flow_state s);
 /**

@@ -204,7 +204,7 @@ def bad_values(F, binary, tmp):
 def check_page(F, s, ctx, counters, reasons, lcores, workers):
     """The contents every page must have."""
     for c, desc in counters.items():
-        gauge = c in ('flows_active', 'flow_bucket_max')
+        gauge = c in ('flows_active', 'flow_bucket_max', 'elephants_active')
         fam = s.families.get('dpdk_rps_' + c)
         if not F.check(fam is not None, '%s: no family dpdk_rps_%s' % (ctx, c)):
             continue

@@ -176,6 +176,56 @@ test_plan_constraints(void)
 		       load[0], load[1], load[2]);
 }
 
+/* --elephant-action isolate: every movable bucket of the elephant's worker goes, spread over
+ * the others (idle buckets too); excluded workers and other groups' workers take none; the
+ * buckets it keeps (not movable) stay. */
+static void
+test_isolate(void)
+{
+	struct rps_balance_bucket b[NB];
+	struct rps_balance_move mv[NB];
+	uint8_t excluded[NW] = { 0 }, allowed02[NW] = { 1, 0, 1, 0 };
+	unsigned int owned[NW] = { 0 };
+	int n;
+
+	for (uint32_t i = 0; i < NB; i++)
+		b[i] = (struct rps_balance_bucket){ .load = i == 0 ? 1000 : (i % 3 == 0 ? 0 : 5),
+						    .owner = (uint16_t)(i % NW), .movable = 1 };
+	b[0].movable = 0; /* the elephant's bucket */
+	n = rps_balance_isolate(b, NB, 0, ones, NW, all_allowed, 1, excluded, mv, NB);
+	CU_ASSERT_EQUAL(n, NB / NW - 1);
+	for (uint32_t i = 0; i < NB; i++)
+		owned[b[i].owner]++;
+	CU_ASSERT_EQUAL(owned[0], 1);
+	CU_ASSERT_EQUAL(b[0].owner, 0);
+	for (uint16_t w = 1; w < NW; w++) /* 32 + 10 or 11 each */
+		CU_ASSERT(owned[w] >= 42 && owned[w] <= 43);
+	for (int k = 0; k < n; k++) {
+		CU_ASSERT_EQUAL(mv[k].from, 0);
+		CU_ASSERT_NOT_EQUAL(mv[k].to, 0);
+		CU_ASSERT_EQUAL(b[mv[k].bucket].owner, mv[k].to);
+	}
+	/* worker 1 isolated too: takes none; a group whose map has workers 0 and 2 only */
+	for (uint32_t i = 0; i < NB; i++)
+		b[i] = (struct rps_balance_bucket){ .load = 1, .owner = (uint16_t)(i % NW),
+						    .movable = i != 0 };
+	excluded[1] = 1;
+	n = rps_balance_isolate(b, NB, 0, ones, NW, all_allowed, 1, excluded, mv, NB);
+	CU_ASSERT_EQUAL(n, NB / NW - 1);
+	for (int k = 0; k < n; k++)
+		CU_ASSERT(mv[k].to == 2 || mv[k].to == 3);
+	for (uint32_t i = 0; i < NB; i++)
+		b[i] = (struct rps_balance_bucket){ .load = 1, .owner = (uint16_t)(i % NW),
+						    .movable = i != 0 };
+	excluded[1] = 0;
+	n = rps_balance_isolate(b, NB, 0, ones, NW, allowed02, 1, excluded, mv, 5);
+	CU_ASSERT_EQUAL(n, 5); /* at most max_moves */
+	for (int k = 0; k < n; k++)
+		CU_ASSERT_EQUAL(mv[k].to, 2);
+	CU_ASSERT_EQUAL(rps_balance_isolate(b, NB, NW, ones, NW, all_allowed, 1, excluded, mv,
+					    NB), -EINVAL);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -184,6 +234,7 @@ main(int argc, char **argv)
 		{ "plan_converges", test_plan_converges },
 		{ "plan_nothing", test_plan_nothing },
 		{ "plan_constraints", test_plan_constraints },
+		{ "isolate", test_isolate },
 		CU_TEST_INFO_NULL,
 	};
 

@@ -1625,6 +1625,7 @@ test_dump_json(void)
 					   "\"sport\": 40000, \"dport\": 80, \"packets\": 5, "));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"state\": \"established\", \"out_of_order\": 0, "
 					   "\"retransmit\": 1, \"bypassed\": false, "
+					   "\"elephant\": false, \"rate_bps\": 0, "
 					   "\"first_seen_ms\": 10000, \"last_seen_ms\": 10000}"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"src\": \"198.18.3.232\", \"dst\": \"198.18.11.184\", "
 					   "\"sport\": 10003, \"dport\": 53, \"packets\": 1, "
@@ -2013,12 +2014,180 @@ test_bypass_request(void)
 	fx_fini(&f);
 }
 
+/* ---- elephants (--elephant-rate) ---- */
+
+/* 800 kbit/s over 100 ms windows: 10000 bytes a window. UDP frames of 125 bytes (83 of
+ * payload) one a millisecond are 1 Mbit/s. */
+#define EL_BPS 800000u
+#define EL_WIN 100u
+#define EL_PAYLOAD 83
+
+static void
+el_init(struct fx *f, int bypass)
+{
+	static unsigned int seq;
+	struct rps_flow_conf conf = {
+		.size = 64, .idle_timeout_ms = 10000, .closed_timeout_ms = 1000,
+		.elephant_bps = EL_BPS, .elephant_window_ms = EL_WIN,
+		.elephant_bypass = bypass, .bypass_requests = bypass, .bypass_hold_ms = 20,
+	};
+	char name[32];
+
+	memset(f, 0, sizeof(*f));
+	snprintf(name, sizeof(name), "ut_flows_el_%u", seq++);
+	f->t = rps_flow_table_create(&conf, name, SOCKET_ID_ANY);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f->t);
+	f->c.st = &f->st;
+	f->c.hz = HZ;
+	f->c.now = T0;
+	f->c.flows = f->t;
+	f->c.bypass_settled = 1;
+}
+
+static struct seg
+el_udp(uint32_t src)
+{
+	return (struct seg){ 0, src, SRV, 5000, 6000, IPPROTO_UDP, 0, 0, EL_PAYLOAD, 0 };
+}
+
+/* One packet of @p s at @p at (a burst of its own). @return the summary's elephant flag. */
+static int
+el_send(struct fx *f, const struct seg *s, uint64_t at)
+{
+	struct rps_flow_summary sum;
+
+	f->c.now = at;
+	send1(f, s);
+	CU_ASSERT_EQUAL_FATAL(get(f, s, &sum), 0);
+	return sum.elephant;
+}
+
+/* A flow above the rate is marked within the window, once the window's estimate passes
+ * it; its rate is estimated over the sliding window; once it stops it is unmarked. */
+static void
+test_elephant_mark(void)
+{
+	const struct seg e = el_udp(UT_IP4(10));
+	struct rps_flow_summary sum, list[RPS_FLOW_ELEPHANTS];
+	struct fx f;
+
+	CU_ASSERT_EQUAL(frame_len(&e), 125);
+	el_init(&f, 0);
+	/* 80 frames: 10000 bytes, not above; the 81st (at 80 ms, inside the first window) is */
+	for (unsigned int i = 0; i < 80; i++)
+		CU_ASSERT_EQUAL(el_send(&f, &e, T0 + MS(i)), 0);
+	CU_ASSERT_EQUAL(f.st.flows_elephant, 0);
+	CU_ASSERT_EQUAL(el_send(&f, &e, T0 + MS(80)), 1);
+	CU_ASSERT_EQUAL(f.st.flows_elephant, 1);
+	CU_ASSERT_EQUAL(f.st.elephants_active, 1);
+	CU_ASSERT_EQUAL(rps_flow_table_elephant_count(f.t), 1);
+	/* on to 250 ms at 1 Mbit/s: the sliding estimate says so (1.01 Mbit/s: half the
+	 * previous window and the current one) */
+	for (unsigned int i = 81; i <= 250; i++)
+		CU_ASSERT_EQUAL(el_send(&f, &e, T0 + MS(i)), 1);
+	CU_ASSERT_EQUAL(f.st.flows_elephant, 1); /* marked once */
+	CU_ASSERT_EQUAL(get(&f, &e, &sum), 0);
+	CU_ASSERT(sum.rate_bps >= 980000 && sum.rate_bps <= 1030000);
+	CU_ASSERT_EQUAL(rps_flow_table_elephants(f.t, T0 + MS(250), list, RPS_FLOW_ELEPHANTS), 1);
+	CU_ASSERT_EQUAL(list[0].elephant, 1);
+	CU_ASSERT_EQUAL(list[0].sport, 5000);
+	CU_ASSERT_EQUAL(list[0].rate_bps, sum.rate_bps);
+	/* it stops at 250 ms: still above half the rate at 310, under it from 322 */
+	f.c.now = T0 + MS(310);
+	rps_flow_table_age_paced(&f.c, 1);
+	CU_ASSERT_EQUAL(f.st.elephants_active, 1);
+	f.c.now = T0 + MS(340);
+	rps_flow_table_age_paced(&f.c, 1);
+	CU_ASSERT_EQUAL(f.st.elephants_active, 0);
+	CU_ASSERT_EQUAL(rps_flow_table_elephant_count(f.t), 0);
+	CU_ASSERT_EQUAL(get(&f, &e, &sum), 0);
+	CU_ASSERT_EQUAL(sum.elephant, 0);
+	CU_ASSERT_EQUAL(rps_flow_table_elephants(f.t, f.c.now, list, RPS_FLOW_ELEPHANTS), 0);
+	fx_fini(&f);
+}
+
+/* Flows under the rate are never marked, however long they last or whatever their total;
+ * a marked flow that slows to over half the rate stays marked, under half it is not. */
+static void
+test_elephant_small(void)
+{
+	const struct seg a = el_udp(UT_IP4(11)), b = el_udp(UT_IP4(12));
+	struct fx f;
+	uint64_t t = T0;
+
+	el_init(&f, 0);
+	/* a at 500 kbit/s, b at 750 kbit/s, for 2 s: 187 KB in all, never above the rate */
+	for (unsigned int i = 0; i < 2000; i++, t += MS(1)) {
+		if (i % 2 == 0)
+			CU_ASSERT_EQUAL(el_send(&f, &a, t), 0);
+		if (i % 4 != 3)
+			CU_ASSERT_EQUAL(el_send(&f, &b, t), 0);
+	}
+	CU_ASSERT_EQUAL(f.st.flows_elephant, 0);
+	/* a at 1 Mbit/s is marked, then at 500 kbit/s (over half the rate) stays marked */
+	for (unsigned int i = 0; i < 200; i++, t += MS(1))
+		el_send(&f, &a, t);
+	CU_ASSERT_EQUAL(f.st.flows_elephant, 1);
+	for (unsigned int i = 0; i < 400; i += 2, t += MS(2))
+		CU_ASSERT_EQUAL(el_send(&f, &a, t), 1);
+	/* at 250 kbit/s: unmarked when the first whole window under half of it ends */
+	for (unsigned int i = 0; i < 400; i += 4, t += MS(4))
+		el_send(&f, &a, t);
+	CU_ASSERT_EQUAL(el_send(&f, &a, t), 0);
+	CU_ASSERT_EQUAL(f.st.elephants_active, 0);
+	CU_ASSERT_EQUAL(f.st.flows_elephant, 1);
+	fx_fini(&f);
+}
+
+/* --elephant-action bypass: a flow marked is bypassed as at the depth: pending in the burst
+ * that marked it, its packets flagged from the next burst on; other flows are not. */
+static void
+test_elephant_bypass(void)
+{
+	const uint64_t flag = rps_flow_bypass_flag();
+	const struct seg e = el_udp(UT_IP4(13)), s = el_udp(UT_IP4(14));
+	struct rps_flow_summary sum;
+	struct rte_mbuf *m;
+	struct fx f;
+
+	CU_ASSERT_FATAL(flag != 0);
+	el_init(&f, 1);
+	for (unsigned int i = 0; i <= 80; i++) {
+		f.c.now = T0 + MS(i);
+		m = mk(&e);
+		CU_ASSERT_EQUAL(rps_stage_flow(&f.c, &m, 1), 1);
+		CU_ASSERT_EQUAL(m->ol_flags & flag, 0); /* the marking packet too */
+		rte_pktmbuf_free(m);
+		if (i % 10 == 0)
+			send1(&f, &s);
+	}
+	CU_ASSERT_EQUAL(f.st.flows_elephant, 1);
+	CU_ASSERT_EQUAL(get(&f, &e, &sum), 0);
+	CU_ASSERT_EQUAL(sum.bypassed, 1); /* pending */
+	f.c.now = T0 + MS(81);
+	m = mk(&e);
+	CU_ASSERT_EQUAL(rps_stage_flow(&f.c, &m, 1), 1);
+	CU_ASSERT_EQUAL(m->ol_flags & flag, flag);
+	rte_pktmbuf_free(m);
+	m = mk(&s);
+	CU_ASSERT_EQUAL(rps_stage_flow(&f.c, &m, 1), 1);
+	CU_ASSERT_EQUAL(m->ol_flags & flag, 0);
+	rte_pktmbuf_free(m);
+	CU_ASSERT_EQUAL(get(&f, &s, &sum), 0);
+	CU_ASSERT_EQUAL(sum.elephant, 0);
+	CU_ASSERT_EQUAL(sum.bypassed, 0);
+	fx_fini(&f);
+}
+
 int
 main(int argc, char **argv)
 {
 	static CU_TestInfo tests[] = {
 		{ "bypass_after", test_bypass_after },
 		{ "bypass_request", test_bypass_request },
+		{ "elephant_mark", test_elephant_mark },
+		{ "elephant_small", test_elephant_small },
+		{ "elephant_bypass", test_elephant_bypass },
 		{ "handshake", test_handshake },
 		{ "fin_teardown", test_fin_teardown },
 		{ "rst", test_rst },
