@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include <rte_atomic.h>
+#include <rte_cycles.h>
 #include <rte_pause.h>
 
 #include "rps_memif.h"
@@ -71,6 +72,28 @@ keep_waiting(const struct rps_txq *q, enum rps_drop_reason why)
 	       !__atomic_load_n(q->stop, __ATOMIC_RELAXED);
 }
 
+/*
+ * One step of waiting for a full consumer queue (backpressure): a pause, and after
+ * WAIT_SPINS of them in a row a short sleep. A consumer often runs on a CPU the worker
+ * shares (a memif client beside it), and a worker that only spins there can keep it from
+ * ever taking the packets: seen on Linux 6.18, where two dpdk-testpmd clients on the
+ * workers' CPU got a fifth of a second of CPU in ten seconds while a worker spun on their
+ * full ring, and everything stopped. The sleep is on the slow path of a full consumer only.
+ */
+#define WAIT_SPINS 256u
+#define WAIT_SLEEP_US 20u
+
+static inline void
+wait_step(unsigned int *spins)
+{
+	if (++*spins < WAIT_SPINS) {
+		rte_pause();
+		return;
+	}
+	*spins = 0;
+	rte_delay_us_sleep(WAIT_SLEEP_US);
+}
+
 /* Free @p n refused packets, counted under @p why for the consumer and (group 0's, or with
  * no groups) as @p q's lcore's drops. */
 static void
@@ -108,6 +131,7 @@ consumer_tx(struct rps_txq *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	uint8_t slot[SHARE_BURST];
 	uint16_t done = 0;
+	unsigned int spins = 0;
 	enum rps_drop_reason why;
 
 	/* the ingress slots now: memif frees what it sent (it copies) */
@@ -140,7 +164,7 @@ consumer_tx(struct rps_txq *q, struct rte_mbuf **pkts, uint16_t n)
 			break;
 		if (q->waiting != NULL)
 			q->waiting(q->waiting_arg); /* an inline consumer's returns */
-		rte_pause();
+		wait_step(&spins);
 	}
 	drop(q, pkts + done, (unsigned int)(n - done), why);
 }
@@ -192,6 +216,7 @@ share_put(struct rps_txq *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct rps_share *s = q->share;
 	unsigned int done = rte_ring_mp_enqueue_burst(s->ring, (void **)pkts, n, NULL);
+	unsigned int spins = 0;
 
 	while (done < n) {
 		const enum rps_drop_reason why = refused_reason(q);
@@ -202,7 +227,7 @@ share_put(struct rps_txq *q, struct rte_mbuf **pkts, uint16_t n)
 		}
 		rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
 		rps_txq_share_drain(q, RPS_SHARE_ROUNDS);
-		rte_pause();
+		wait_step(&spins);
 		done += rte_ring_mp_enqueue_burst(s->ring, (void **)pkts + done, n - done, NULL);
 	}
 	/* the enqueue's tail store before the trylock's load (see rps_txq_share_drain()) */
