@@ -4,8 +4,7 @@
 
 A looping capture at full rate, --consumers 2 on 2 workers. Consumer 1 is a steady
 dpdk-testpmd memif client (rxonly) for the whole run. At consumer 0's socket, for
-RPS_CHURN_SECONDS (12 by default, 8 in a sanitizer build, where each round is slower and
-the same paths run; scripts/soak.sh runs it for minutes), one round after
+RPS_CHURN_SECONDS (12 by default; scripts/soak.sh runs it for minutes), one round after
 another picks one of:
   - dpdk-testpmd connecting and SIGKILLed at a random moment (0.2-2.5 s in),
   - dpdk-testpmd with its standard input closed (it connects and quits at once),
@@ -39,8 +38,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rpstest  # noqa: E402
 
 LCORES = '0@0,(1-2)@1'
-SECONDS = float(os.environ.get('RPS_CHURN_SECONDS', '8' if os.environ.get(
-    'RPSTEST_SANITIZE', 'none') not in ('', 'none') else '12'))
+SECONDS = float(os.environ.get('RPS_CHURN_SECONDS', '12'))
 MSG = 128
 
 
