@@ -7,7 +7,7 @@
 #                options are the defaults, test hooks off: unit-no-test-hooks checks that
 #                such a build carries none
 #   build-asan   gcc with ASan+UBSan, test hooks: unit + integration tests
-#   build-fuzz   clang with libFuzzer+ASan+UBSan: each harness for FUZZ_SECONDS (20)
+#   build-fuzz   clang with libFuzzer+ASan+UBSan: each harness for FUZZ_SECONDS (16)
 # Ends with "N passed, N failed, N skipped" and exits non-zero if anything failed. A test
 # that cannot set up its condition here (no root for a network namespace) exits 77: SKIP,
 # listed with the reason it printed.
@@ -76,13 +76,15 @@ rm -f build-bg.fail
 	# the fuzz tree: its four harnesses only (each compiles the library sources it fuzzes)
 	BUILD_TARGETS="tests/fuzz/fuzz_chain tests/fuzz/fuzz_flow tests/fuzz/fuzz_config tests/fuzz/fuzz_params" \
 		CC=clang nice -n 19 sh scripts/build.sh build-fuzz -Dfuzz=enabled \
-		-Dfuzz_seconds="${FUZZ_SECONDS:-20}" -Db_sanitize=address,undefined \
+		-Dfuzz_seconds="${FUZZ_SECONDS:-16}" -Db_sanitize=address,undefined \
 		-Db_lundef=false || bgfail=$((bgfail + 1))
 	echo "$bgfail" >build-bg.fail
 ) >build-bg.log 2>&1 </dev/null &
 bg=$!
 phase "tests: build (gcc)"
-[ -f build/build.ninja ] && meson test -C build --print-errorlogs --num-processes 2
+# the 'sanitizer' suite (the soak, the consumers' churn) runs in build-asan only
+[ -f build/build.ninja ] && meson test -C build --print-errorlogs --num-processes 2 \
+	--no-suite sanitizer
 phase "waiting for the clang, ASan and fuzz builds (build-bg.log)"
 wait "$bg"
 cat build-bg.log

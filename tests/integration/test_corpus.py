@@ -14,7 +14,8 @@
    pipeline: the same clean-run checks (rx_packets
    compared with what libpcap delivers from that file: records longer than the file's
    snaplen come out cut to it). RPSTEST_CORPUS=subset runs a fixed subset instead (every
-   8th file by name plus every file with a record over 9000 bytes), RPSTEST_CORPUS=quarter
+   8th file by name plus every file with a record over 9000 bytes; RPSTEST_CORPUS=subset-b
+   the other eighth, 4 files on: the two builds take one each), RPSTEST_CORPUS=quarter
    every 4th file plus those, RPSTEST_CORPUS=half every 2nd;
    RPSTEST_CORPUS_SHARD=I/N runs every Nth of those files from the Ith, part 1 in shard 0 only.
 
@@ -159,11 +160,12 @@ def main():
 
         files = sorted(f for f in os.listdir(corpus) if f.endswith('.pcap') and f != ALL)
         mode = os.environ.get('RPSTEST_CORPUS', 'all')
-        if mode in ('subset', 'quarter', 'half'):
+        if mode in ('subset', 'subset-b', 'quarter', 'half'):
             big = {f for f in files if any(len(r.data) > 9000 for r in rpstest.read_pcap(
                 os.path.join(corpus, f)).records)}
-            every = {'subset': 8, 'quarter': 4, 'half': 2}[mode]
-            files = [f for i, f in enumerate(files) if i % every == 0 or f in big]
+            every = {'subset': 8, 'subset-b': 8, 'quarter': 4, 'half': 2}[mode]
+            first = 4 if mode == 'subset-b' else 0  # the other eighth: subset's and its, a quarter
+            files = [f for i, f in enumerate(files) if i % every == first or f in big]
         i, n = (int(x) for x in shard.split('/'))
         files = files[i::n]
         t0 = time.monotonic()

@@ -12,12 +12,12 @@ worker, as the mode needs), dpdk-rps starting once both are connected (--consume
   byte for byte, every flow of each direction in order (markers); each consumer returned
   what it was delivered; rx = processed, nothing dropped; the summary's and /rps-style JSON
   counts (inline, returned, verdict_dropped 0).
-- verdict: consumer 1 receives and returns nothing (testpmd rxonly): the flows of its worker
-  stop, whole, the others cross whole and in order; consumer 1's delivered all counted
-  verdict_dropped, consumer 0's returned what crossed; nothing dropped by dpdk-rps.
-- filter: --consumer-filter 0=udp with consumer 1 in rxonly: what the filter refuses (TCP,
-  VLAN-tagged UDP: tcpdump's 'udp') crosses past both consumers, whole and in order; the
-  UDP flows of consumer 1's worker stop; delivered = what tcpdump keeps, filtered the rest.
+- filter and verdict: --consumer-filter 0=udp with consumer 1 receiving and returning
+  nothing (testpmd rxonly): what the filter refuses (TCP, VLAN-tagged UDP: tcpdump's 'udp')
+  crosses past both consumers, whole and in order; the UDP flows of consumer 1's worker stop,
+  whole (its verdict), consumer 0's cross whole and in order; consumer 1's delivered all
+  counted verdict_dropped, consumer 0's returned what crossed; delivered = what tcpdump
+  keeps, filtered the rest; nothing dropped by dpdk-rps.
 - closed: consumer 1 a client that opens one queue each way, refused (rejected, "Needs as
   many rings each way"): absent; --consumer-fail closed (the default): its worker's packets
   dropped consumer_absent (per consumer and in the totals), the others cross.
@@ -32,7 +32,7 @@ worker, as the mode needs), dpdk-rps starting once both are connected (--consume
 
 In a sanitizer build (RPSTEST_SANITIZE set by meson) only the parts whose code paths the
 others do not run: pass, live, bypass and open (the send and return paths, the fail-open
-hand-over); the refusals, a verdict and fail closed are counters and set-up.
+hand-over); the refusals, the filter with a verdict and fail closed are counters and set-up.
 
 usage: test_inline_consumers.py PATH/TO/dpdk-rps
 """
@@ -250,34 +250,6 @@ def part_bypass(F, pair):
           'consumers; every flow whole and in order' % (ctx, fb, by, delivered), flush=True)
 
 
-def part_verdict(F, pair):
-    """Consumer 1 returns nothing: its worker's connections stop, whole (both directions);
-    consumer 0's cross whole and in order; the counts match."""
-    ctx = 'verdict'
-    r, out0, out1 = pair.run('verdict', (0, 1), mode={0: 'io', 1: 'rxonly'})
-    s = rpstest.check_exit(F, r, ctx)
-    if s is None:
-        return
-    k = consumers(s)
-    if not F.check(len(k) == 2, '%s: consumers %s' % (ctx, k)):
-        return
-    fa = check_whole_in_order(F, ctx, pair.a, out1, 'A by port 1')
-    fb = check_whole_in_order(F, ctx, pair.b, out0, 'B by port 0')
-    c0, c1 = k
-    F.check(fa == fb and 0 < len(fa) < FLOWS, '%s: %d connections crossed one way, %d the '
-            'other, of %d' % (ctx, len(fa), len(fb), FLOWS))
-    F.check(c0['returned'] == c0['delivered'] == len(out0) + len(out1) and
-            c0['verdict_dropped'] == 0 and c1['returned'] == 0 and
-            c1['verdict_dropped'] == c1['delivered'] == 2 * len(pair.a) - c0['delivered'],
-            '%s: consumers %s, %d frames out' % (ctx, k, len(out0) + len(out1)))
-    F.check(s['processed'] == s['rx_packets'] and rpstest.dropped_total(s) == 0,
-            '%s: a verdict is the consumer\'s: dpdk-rps processed %d of %d, dropped %s' % (
-                ctx, s['processed'], s['rx_packets'], s['dropped']))
-    print('%s: consumer 1 returns nothing: %d of %d connections crossed whole, consumer 1\'s '
-          '%d packets counted verdict_dropped' % (ctx, len(fa), FLOWS, c1['delivered']),
-          flush=True)
-
-
 def part_filter(F, pair):
     """Group 0's filter 'udp' in the path, consumer 1 returning nothing (rxonly): what the
     filter refuses (TCP, VLAN-tagged UDP, as tcpdump reads 'udp') goes past the consumers
@@ -468,12 +440,11 @@ def main():
                            ('pass', lambda: part_pass(F, pair)),
                            ('live', lambda: part_live(F, pair)),
                            ('bypass', lambda: part_bypass(F, pair)),
-                           ('verdict', lambda: part_verdict(F, pair)),
                            ('filter', lambda: part_filter(F, pair)),
                            ('closed', lambda: part_absent(F, pair, 'closed')),
                            ('open', lambda: part_absent(F, pair, 'open')),
                            ('tx port', lambda: part_tx_port(F, pair))):
-            if sanitized and name in ('refusals', 'verdict', 'closed', 'filter'):
+            if sanitized and name in ('refusals', 'closed', 'filter'):
                 continue
             t0 = time.monotonic()
             part()
