@@ -50,10 +50,13 @@ extern int rps_logtype;
 /* --flows-json: the flows each worker removed that it keeps for the file (the last ones) */
 #define RPS_FLOWS_REMOVED_KEPT 16384
 /* How long a bucket's move waits at most for what a worker's consumer in the path still
- * holds (setup/pairs.c): long enough for a consumer that shares its CPU to get a turn, and
- * below the RX lcore's RPS_MOVE_WAIT_MS (50 ms, rx_loop.c), past which a waiting move
- * stops RX: a consumer that drops some packets makes every move wait this long */
-#define RPS_INLINE_HOLD_MS 40u
+ * holds (setup/pairs.c): long enough for a consumer that shares its CPU to get turns (on a
+ * 2-CPU machine whose other work takes its share, a testpmd consumer kept packets over
+ * 40 ms, the value before, and Linux TCP saw reordering under remaps); the RX lcore's move
+ * wait is this plus RPS_MOVE_WAIT_MS (50 ms, rx_loop.c) with consumers in the path, past
+ * which a waiting move stops RX. A consumer that drops some packets (its verdicts) makes
+ * every move of its worker's buckets wait this long: moves come later, none is lost */
+#define RPS_INLINE_HOLD_MS 200u
 /* --bypass-after: how long a flow at its depth waits at most for the consumers to hold
  * nothing of its worker's before its bypass starts (lib/stages/flow.c bypass_check()) */
 #define RPS_BYPASS_WAIT_MS 1000u

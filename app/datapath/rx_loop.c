@@ -228,7 +228,11 @@ rx_loop(struct rps_app *app, struct rps_rx_lcore *rx)
 		app->life.start_tsc + (uint64_t)(app->opt.duration * (double)hz) : UINT64_MAX;
 	struct rps_idle backoff;
 	const uint16_t nb_poll = rps_test_rx_queues(&app->io); /* nb_rxq but in fault tests */
-	const uint64_t move_wait = (uint64_t)RPS_MOVE_WAIT_MS * hz / 1000;
+	/* with consumers in the path a move also waits for what the old worker's consumer
+	 * holds (RPS_INLINE_HOLD_MS at most): the drain only past that */
+	const uint64_t move_wait = (uint64_t)(RPS_MOVE_WAIT_MS + (app->cons.nb_consumers != 0 &&
+					      app->opt.consumer_inline ? RPS_INLINE_HOLD_MS : 0)) *
+				   hz / 1000;
 
 	rps_idle_init(&backoff, app->opt.idle_spin_us, app->opt.idle_sleep_us, hz);
 	rps_idle_thread_init();
