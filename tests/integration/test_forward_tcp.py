@@ -28,11 +28,16 @@ Then SIGINT (after each run): exit 0, rx == processed + dropped.
 
 With the argument `inline` (integration-forward-tcp-inline) instead: two dpdk-testpmd memif
 clients in the path (--consumer-mode inline, io forwarding, each queue sent back on itself),
-ping, then iperf3 --bidir paced with the map rewritten every 0.2 s and --bypass-after 1M:
-no reorder event at either sender, nothing dropped, each consumer returned all it was
-delivered, --check-order 0, every data connection bypassed past its first MiB (the
-consumers' deliveries stop growing while the connections go on); then, with --consumer-fail open, consumer 1 SIGKILLed a second into a paced iperf3: the
-connections complete both ways, consumer 1's packets forwarded directly (fail_open).
+ping, then iperf3 --bidir paced with the map rewritten every 0.2 s: no reorder event at
+either sender, nothing dropped, each consumer returned all it was delivered, --check-order
+0; then the same with --bypass-after 1M and no remaps: every data connection bypassed past
+its first MiB (the consumers' deliveries stop growing while the connections go on), no
+reorder event; then, with --consumer-fail open, consumer 1 SIGKILLed a second into a paced
+iperf3: the connections complete both ways, consumer 1's packets forwarded directly
+(fail_open). Remaps and the bypass together are not asserted: after a remap a bypassed
+flow goes through its new worker's consumer until its depth again, and under CPU contention
+a busy consumer may never hold nothing, so its second switch can come by the 1 s bound and
+reorder (docs/consumers.md#limits).
 
 Needs root, `ip netns`, iperf3 and ethtool; exits 77 (skipped) without them. The namespaces
 and veths are removed in every case.
@@ -125,7 +130,8 @@ def main():
                 if shutil.which('dpdk-testpmd') is None:
                     print('SKIP: no dpdk-testpmd')
                     return rpstest.SKIP
-                inline_run(F, binary, tmp, 'closed')
+                inline_run(F, binary, tmp, 'remaps')
+                inline_run(F, binary, tmp, 'bypass')
                 inline_run(F, binary, tmp, 'open')
             else:
                 respond_run(F, binary, tmp)
@@ -391,29 +397,32 @@ def consumer_stop(p, sig=signal.SIGINT):
     rpstest.remove_runtime_dir(p.prefix)
 
 
-def inline_run(F, binary, tmp, fail):
-    """Two testpmd consumers in the path. closed: paced iperf3 with remaps, no reorder;
-    open: consumer 1 killed during a paced iperf3, its connections go on directly."""
-    ctx = 'inline, fail %s' % fail
+def inline_run(F, binary, tmp, mode):
+    """Two testpmd consumers in the path, paced iperf3. remaps: the map rewritten every
+    0.2 s, no reorder; bypass: --bypass-after 1M, every data connection past the consumers
+    after its first MiB, no reorder; open: consumer 1 killed, its connections go on
+    directly (--consumer-fail open)."""
+    fail = 'open' if mode == 'open' else 'closed'
+    ctx = 'inline, %s' % mode
     cfg = os.path.join(tmp, 'inl.conf')
     with open(cfg, 'w') as f:
         f.write('[map]\ndefault = 0x6\n')
-    sock = os.path.join(tmp, 'inl-%s-c%%u.sock' % fail)
+    sock = os.path.join(tmp, 'inl-%s-c%%u.sock' % mode)
     prefix = rpstest.unique_prefix()
-    summary = os.path.join(tmp, 'inl_%s.json' % fail)
+    summary = os.path.join(tmp, 'inl_%s.json' % mode)
     cmd = [binary] + rpstest.eal_args(prefix, lcores=LCORES, vdevs=vdevs(), mem_mb=1024) + \
         ['--', '--forward', '0:1', '--config', cfg, '--summary-json', summary,
          '--check-order', '--consumers', '2', '--consumer-mode', 'inline',
          '--consumer-fail', fail, '--consumer-socket', sock, '--consumer-wait', '20000'] + \
-        (['--bypass-after', '1M'] if fail == 'closed' else [])
-    log = os.path.join(tmp, 'inl-%s.log' % fail)
+        (['--bypass-after', '1M'] if mode == 'bypass' else [])
+    log = os.path.join(tmp, 'inl-%s.log' % mode)
     proc = rpstest.start_logged(cmd, log)
     clients = []
     try:
         if not F.check(rpstest.wait_for(lambda: all(os.path.exists(sock % c) for c in (0, 1)),
                                         timeout=30), '%s: no consumer sockets' % ctx):
             return
-        clients = [consumer_client(tmp, sock % c, 'inl-%s-c%d' % (fail, c)) for c in (0, 1)]
+        clients = [consumer_client(tmp, sock % c, 'inl-%s-c%d' % (mode, c)) for c in (0, 1)]
         if not F.check(rpstest.wait_ready_socket(prefix) is not None, '%s: not ready' % ctx):
             return
         r = in_ns(0, 'ping', '-c', '10', '-i', '0.1', '-W', '2', ADDR[1], check=False)
@@ -453,7 +462,7 @@ def inline_run(F, binary, tmp, fail):
                 if stop.wait(at):
                     return
                 samples.append(delivered())
-        t = threading.Thread(target=remap if fail == 'closed' else kill_one)
+        t = threading.Thread(target={'remaps': remap, 'open': kill_one}.get(mode, stop.wait))
         t.start()
         ts = threading.Thread(target=sample)
         ts.start()
@@ -471,14 +480,16 @@ def inline_run(F, binary, tmp, fail):
                                  ba > 0),
                 '%s: paced iperf3 --bidir: a->b %.1f, b->a %.1f Mbit/s (4 x 20 expected each '
                 'way), error %s' % (ctx, ab, ba, err))
-        if fail == 'closed':
+        if mode == 'remaps':
             F.check(reloads[0] >= 10, '%s: only %d map rewrites' % (ctx, reloads[0]))
+        if mode == 'bypass':
             F.check(len(samples) == 2 and None not in samples and
                     samples[1] - samples[0] < 200,
                     '%s: --bypass-after 1M: the consumers\' deliveries still grew in the '
                     'run\'s last 1.5 s: %s' % (ctx, samples))
             print('%s: --bypass-after 1M: consumers\' deliveries at 2 s and 3.5 s: %s' % (
                 ctx, samples), flush=True)
+        if fail == 'closed':
             for i in range(2):
                 bad = [x for x in (before[i], after[i]) if isinstance(x, str)]
                 if bad:
@@ -506,7 +517,7 @@ def inline_run(F, binary, tmp, fail):
     F.check(late and all(x == 0 for x in late), '%s: --check-order: %s' % (ctx, late))
     if fail == 'closed':
         fb = sum(w.get('flows_bypassed', 0) for w in s.get('workers', []))
-        F.check(rpstest.dropped_total(s) == 0 and fb >= 8 and
+        F.check(rpstest.dropped_total(s) == 0 and (fb >= 8 if mode == 'bypass' else fb == 0) and
                 all(c['returned'] == c['delivered'] > 0 and c['verdict_dropped'] == 0
                     for c in k), '%s: dropped %s, flows_bypassed %d, consumers %s' % (
                         ctx, {x: v for x, v in s['dropped'].items() if v}, fb, k))
