@@ -355,10 +355,13 @@ def check_stuck(F, binary, tmp, inp):
             '%s: %.1f s, stranded %s' % (ctx, r.elapsed, s['dropped'].get('stranded')))
     # waited, not dropped, while RX ran: what was dropped is at most what was in flight at
     # the end (the shared ring, the two backlogs, the bursts), the RX lcore paused meanwhile
+    # (--duration counts from the start, the wait for the consumer included: on a loaded
+    # machine RX may run too briefly to fill the backlogs, and has no reason to pause)
     paused = s['rx_lcore']['rx_paused']
-    F.check(full <= 2 * 8 * 32 + 2 * BACKLOG + 4 * 32 and paused > 0,
-            '%s: %d consumer_full (RX paused %d times): dropped while RX ran' % (
-                ctx, full, paused))
+    bound = 2 * 8 * 32 + 2 * BACKLOG + 4 * 32
+    F.check(full <= bound and (paused > 0 or s['rx_packets'] <= bound),
+            '%s: %d consumer_full (RX paused %d times, %d received): dropped while RX ran' % (
+                ctx, full, paused, s['rx_packets']))
     print('%s: waited (RX paused %d times), %d consumer_full at exit, exit 0 in %.1f s' % (
         ctx, paused, full, r.elapsed))
 
