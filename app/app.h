@@ -140,19 +140,6 @@ void rps_app_filter_text(const struct rps_app *app, uint16_t g, char *buf, size_
  * RX lcores that steer by it: since they took the set (the last reload that changed the
  * rules). */
 uint64_t rps_app_rule_hits(const struct rps_app_lcores *lc, const struct rps_rules *rs, uint16_t i);
-/* filters.c: the consumer groups' filters, each group's --consumer-filter else the file's
- * [consumers] filter.G (@p c, NULL: none). build: @return 1 and *out (a new set to publish),
- * 0 (the same expressions), or -errno with @p err naming the group's origin and libpcap's
- * message. publish: @p s (NULL: none) for the workers, the set it replaces freed once they
- * cannot read it (@p running: wait for their quiescent states; control thread). start: at
- * set-up, before the lcores run. filter_text: group @p g's expression ("" none), for
- * telemetry and reports (under ctl.lock). */
-int rps_app_filters_build(struct rps_app *app, const struct rps_config *c,
-			  struct rps_filter_set **out, char *err, size_t err_len);
-void rps_app_filters_publish(struct rps_app *app, struct rps_filter_set *s, int running);
-int rps_app_filters_start(struct rps_app *app, char *err, size_t err_len);
-void rps_app_filters_fini(struct rps_app *app);
-void rps_app_filter_text(const struct rps_app *app, uint16_t g, char *buf, size_t len);
 
 /* rules.c: hits of rule @p i of @p rs since start: every set that held its text (ctl.lock,
  * or the control thread stopped). */
