@@ -17,6 +17,7 @@ rps_idle_init(struct rps_idle *s, uint32_t spin_us, uint32_t max_us, uint64_t hz
 	s->spin = (uint64_t)spin_us * hz / 1000000;
 	s->deep = s->spin + (uint64_t)RPS_IDLE_DEEP_MS * hz / 1000;
 	s->max_us = max_us;
+	s->deep_us = RTE_MAX(max_us * RPS_IDLE_DEEP_FACTOR, RPS_IDLE_DEEP_MIN_US);
 	s->cur_us = 1;
 	rte_cpu_get_intrinsics_support(&intr);
 	s->monitor = intr.power_monitor != 0;

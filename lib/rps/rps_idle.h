@@ -7,9 +7,12 @@
  * that finds work resets it. So at load the loop is the plain busy poll, and when idle the
  * lcore wakes at most max_us (plus the kernel's timer slack, which rps_idle_thread_init()
  * sets to 1 ns) after new packets arrive. max_us == 0 disables the backoff (always poll).
- * After RPS_IDLE_DEEP_MS of nothing the sleeps grow on to RPS_IDLE_DEEP_FACTOR x max_us, as
- * a cpuidle governor picks a deeper state for a longer idle: a link silent for that long
- * costs a quarter of the wake-ups, and only its first packet waits longer.
+ * After RPS_IDLE_DEEP_MS of nothing the sleeps grow on to RPS_IDLE_DEEP_FACTOR x max_us, and
+ * at least RPS_IDLE_DEEP_MIN_US, as a cpuidle governor picks a deeper state for a longer
+ * idle: a link silent for that long costs a twentieth of the wake-ups at the default
+ * max_us (each wake-up costs 10 to 40 us of CPU in a guest: the vCPU halts and is woken),
+ * and only its first packet waits longer. Traffic that comes at least once a second (a
+ * ping, keep-alives) never reaches the deep sleeps.
  *
  * Where the CPU can wait on a cache line (WAITPKG: UMONITOR/UMWAIT, rte_power_monitor()),
  * the sleep is instead a monitor on the word that the producer writes (the backlog ring's
@@ -28,14 +31,17 @@
 #include <rte_pause.h>
 #include <rte_power_intrinsics.h>
 
-/** Idle this long (ms), the sleeps may grow to RPS_IDLE_DEEP_FACTOR x max_us. */
+/** Idle this long (ms), the sleeps may grow to RPS_IDLE_DEEP_FACTOR x max_us, and at least
+ * to RPS_IDLE_DEEP_MIN_US. */
 #define RPS_IDLE_DEEP_MS 1000u
 #define RPS_IDLE_DEEP_FACTOR 4u
+#define RPS_IDLE_DEEP_MIN_US 1000u
 
 struct rps_idle {
 	uint64_t spin;        /**< TSC ticks of empty polls before sleeping */
 	uint64_t deep;        /**< TSC ticks of empty polls before the deeper sleeps */
 	uint32_t max_us;      /**< longest sleep; 0 = never sleep */
+	uint32_t deep_us;     /**< longest sleep past `deep` */
 	uint32_t cur_us;      /**< next sleep */
 	uint64_t since;       /**< TSC of the first empty poll of this idle period, 0 = busy */
 	int monitor;          /**< rte_power_monitor() is usable */
@@ -71,8 +77,7 @@ rps_idle_next(struct rps_idle *s, int busy, uint64_t now)
 	if (now - s->since < s->spin)
 		return 0;
 	us = s->cur_us;
-	s->cur_us = RTE_MIN(s->cur_us * 2, now - s->since < s->deep ? s->max_us :
-			    s->max_us * RPS_IDLE_DEEP_FACTOR);
+	s->cur_us = RTE_MIN(s->cur_us * 2, now - s->since < s->deep ? s->max_us : s->deep_us);
 	return us;
 }
 

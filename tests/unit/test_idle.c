@@ -30,7 +30,8 @@ test_backoff_sequence(void)
 	CU_ASSERT_EQUAL(rps_idle_next(&s, 0, now + 300002), 2);
 }
 
-/* A second of nothing (RPS_IDLE_DEEP_MS): the sleeps grow on to 4 x max, and work resets
+/* A second of nothing (RPS_IDLE_DEEP_MS): the sleeps grow on to RPS_IDLE_DEEP_MIN_US (over
+ * 4 x max here), and work resets
  * them to the short ones. */
 static void
 test_backoff_deep(void)
@@ -46,10 +47,10 @@ test_backoff_deep(void)
 		us = rps_idle_next(&s, 0, now + 100000 + (uint64_t)i);
 	CU_ASSERT_EQUAL(us, 50);                                  /* capped before */
 	CU_ASSERT_EQUAL(rps_idle_next(&s, 0, now + deep - 1), 50);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 7; i++)
 		us = rps_idle_next(&s, 0, now + deep + (uint64_t)i);
-	CU_ASSERT_EQUAL(us, 50 * RPS_IDLE_DEEP_FACTOR);           /* 100, 200, then 200 */
-	CU_ASSERT_EQUAL(rps_idle_next(&s, 0, now + deep + 10), 50 * RPS_IDLE_DEEP_FACTOR);
+	CU_ASSERT_EQUAL(us, RPS_IDLE_DEEP_MIN_US);                /* 100 .. 800, then 1000 */
+	CU_ASSERT_EQUAL(rps_idle_next(&s, 0, now + deep + 10), RPS_IDLE_DEEP_MIN_US);
 	CU_ASSERT_EQUAL(rps_idle_next(&s, 1, now + deep + 11), 0); /* work */
 	CU_ASSERT_EQUAL(rps_idle_next(&s, 0, now + deep + 12), 0);
 	CU_ASSERT_EQUAL(rps_idle_next(&s, 0, now + deep + 100013), 1);
