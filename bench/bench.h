@@ -58,6 +58,8 @@
 	X(DISTRIBUTOR, distributor, "rte_distributor burst mode, tag = the mbuf's hash") \
 	X(EVENT_DSW, event_dsw, "eventdev event_dsw, one atomic queue, flow = the mbuf's hash") \
 	X(EVENT_SW, event_sw, "eventdev event_sw (scheduler on the dispatcher), as event_dsw") \
+	X(EVENT_DSW_JHASH, event_dsw_jhash, \
+	  "eventdev event_dsw, flow = the keyed jhash its producer computes from cold headers") \
 	X(SINGLE_CORE, single_core, "no steering: the stages run on the dispatcher lcore") \
 	X(E2E, e2e_stages, "dpdk-rps dispatcher (NIC hash) + workers running the stages")
 
@@ -184,7 +186,15 @@ struct bench_run {
 
 /* Modes with one dispatcher only (skipped with --dispatchers K > 1). */
 #define BENCH_ONE_DISP_MODES \
-	((1u << BENCH_DISTRIBUTOR) | (1u << BENCH_EVENT_DSW) | (1u << BENCH_EVENT_SW))
+	((1u << BENCH_DISTRIBUTOR) | (1u << BENCH_EVENT_DSW) | (1u << BENCH_EVENT_SW) | \
+	 (1u << BENCH_EVENT_DSW_JHASH))
+
+/* The event device modes. */
+static inline int
+bench_mode_is_event(enum bench_mode m)
+{
+	return m == BENCH_EVENT_DSW || m == BENCH_EVENT_SW || m == BENCH_EVENT_DSW_JHASH;
+}
 
 /* The event modes' device (modes.c): one per event mode, created on its first run and kept
  * for the others (nothing is in flight between runs). Ports 0..nb_workers-1 are the

@@ -46,9 +46,9 @@ struct row {
 	unsigned int seq[BENCH_MAX_RUNS];
 	double median, min, max;
 	double cyc, steer_cyc, throttled_pct;
-	/* this mode's median over io_limit's, distributor's, event_dsw's, event_sw's of the
-	 * same cell (< 0: n/a) */
-	double ratio_io, ratio_dist, ratio_dsw, ratio_sw;
+	/* this mode's median over io_limit's, distributor's, event_dsw's, event_sw's,
+	 * event_dsw_jhash's of the same cell (< 0: n/a) */
+	double ratio_io, ratio_dist, ratio_dsw, ratio_sw, ratio_dsw_jhash;
 	unsigned int nb_disp;
 	struct row_disp disp[BENCH_MAX_DISP];
 	/* single_core: median cycles/pkt of each stage, in pipeline order (nb_stages 0: none) */
@@ -102,7 +102,7 @@ usage(FILE *f)
 	for (int m = 0; m < BENCH_MODE_MAX; m++)
 		fprintf(f, "%s%s", m ? "," : " ", bench_mode_name((enum bench_mode)m));
 	fprintf(f, "\n");
-#define X(e, n, d) fprintf(f, "                       %-12s %s\n", #n, d);
+#define X(e, n, d) fprintf(f, "                       %-16s %s\n", #n, d);
 	BENCH_MODES(X)
 #undef X
 	fprintf(f,
@@ -127,8 +127,8 @@ usage(FILE *f)
 		"  --dispatchers K    K dispatcher lcores, 1..%d (default 1): the first K EAL lcores,\n"
 		"                     each one RX queue with its own source, map, reorder-safe table\n"
 		"                     and backlog to every worker; the others are the shared workers.\n"
-		"                     Figures per dispatcher and in total (distributor, event_dsw,\n"
-		"                     event_sw: K = 1 only).\n"
+		"                     Figures per dispatcher and in total (distributor and the\n"
+		"                     event modes: K = 1 only).\n"
 		"                     With real cores: --lcores 0-9 -- --dispatchers 2\n"
 		"  --handoff on|off   also measure the ring handoff alone: enqueue and dequeue cycles\n"
 		"                     per packet of whole bursts (default on; tools/bench_model.py)\n"
@@ -334,8 +334,8 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 		if (skipped & (1u << BENCH_DISTRIBUTOR))
 			printf("# distributor skipped: rte_distributor has one distributor lcore "
 			       "(--dispatchers 1 only)\n");
-		for (int m = BENCH_EVENT_DSW; m <= BENCH_EVENT_SW; m++)
-			if (skipped & (1u << m))
+		for (int m = 0; m < BENCH_MODE_MAX; m++)
+			if (m != BENCH_DISTRIBUTOR && (skipped & (1u << m)))
 				printf("# %s skipped: one producer port (--dispatchers 1 only)\n",
 				       bench_mode_name((enum bench_mode)m));
 	}
@@ -415,6 +415,7 @@ cell_start(const struct bench_ctx *c, enum bench_mode mode, const struct bench_t
 	row->flows = t[0].flows;
 	row->frame = t[0].frame;
 	row->ratio_io = row->ratio_dist = row->ratio_dsw = row->ratio_sw = -1;
+	row->ratio_dsw_jhash = -1;
 	row->nb_disp = c->nb_disp;
 }
 
@@ -551,6 +552,9 @@ print_row(const struct row *r, int over)
 	       bench_mode_name(r->mode), r->flows, r->frame, r->median, r->min, r->max, r->cyc,
 	       r->steer_cyc, rio, rdist, rdsw, rsw, r->throttled_pct,
 	       over ? "  (oversubscribed)" : "");
+	if (r->ratio_dsw_jhash >= 0 && r->mode != BENCH_RSS)
+		printf("#   %s / event_dsw_jhash (both hash in software): %.2f\n",
+		       bench_mode_name(r->mode), r->ratio_dsw_jhash);
 	/* with several dispatchers, each one's part (busy: iterations that kept their CPU) */
 	for (unsigned int d = 0; r->nb_disp > 1 && d < r->nb_disp; d++) {
 		const struct row_disp *rd = &r->disp[d];
@@ -751,7 +755,8 @@ write_json(FILE *f, const char *cmd, const struct bench_opts *o, const struct ro
 			fprintf(f, "\"ratio_io_limit\": null, ");
 		write_json_ratio(f, "ratio_distributor", r->ratio_dist, ", ");
 		write_json_ratio(f, "ratio_event_dsw", r->ratio_dsw, ", ");
-		write_json_ratio(f, "ratio_event_sw", r->ratio_sw, "");
+		write_json_ratio(f, "ratio_event_sw", r->ratio_sw, ", ");
+		write_json_ratio(f, "ratio_event_dsw_jhash", r->ratio_dsw_jhash, "");
 		write_json_runs(f, r);
 		write_json_disp(f, r);
 		fprintf(f, "}");
@@ -1003,6 +1008,8 @@ main(int argc, char **argv)
 								  cell_mode(cell, n, BENCH_EVENT_DSW));
 					rows[i].ratio_sw = ratio(&rows[i],
 								 cell_mode(cell, n, BENCH_EVENT_SW));
+					rows[i].ratio_dsw_jhash = ratio(&rows[i],
+						cell_mode(cell, n, BENCH_EVENT_DSW_JHASH));
 				}
 				print_row(&rows[i], over);
 			}

@@ -13,7 +13,10 @@
  * The peers: rte_distributor, and the event devices (event_dsw, event_sw), "the other way
  * DPDK does this job": the dispatcher enqueues each packet as a NEW event of one atomic
  * queue, flow = the same hash the rss mode steers by; worker ports dequeue bursts and run
- * the same consume() on them.
+ * the same consume() on them. event_dsw_jhash is jhash's peer, what a user on a NIC
+ * without RSS would build: the same event_dsw device, its producer computing the flow as
+ * the jhash mode does (the same keyed jhash of the same cold headers), the burst's headers
+ * prefetched first.
  */
 #include <cpuid.h>
 #include <errno.h>
@@ -353,6 +356,7 @@ worker_main(void *arg)
 		return distributor_worker(c, w);
 	case BENCH_EVENT_DSW:
 	case BENCH_EVENT_SW:
+	case BENCH_EVENT_DSW_JHASH:
 		return event_worker(c, w);
 	case BENCH_E2E:
 		return ring_worker(c, w, 1);
@@ -489,14 +493,19 @@ event_poll(const struct bench_event *e, int op)
  * the source and counts as throttled, as a full backlog ring does. @return the refused. */
 static inline uint16_t
 event_enqueue(const struct bench_event *e, const struct bench_traffic *t,
-	      struct rte_mbuf **pkts, uint16_t n)
+	      const struct rps_steer_ctx *sw, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct rte_event ev[BENCH_BURST_MAX];
 	uint16_t done = 0;
 
+	/* event_dsw_jhash (@p sw set): the headers are cold, as in the jhash mode: ask for
+	 * every one of the burst before the first hash waits on one */
+	for (uint16_t i = 0; sw != NULL && i < n; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], const void *));
 	for (uint16_t i = 0; i < n; i++) {
 		ev[i].event = 0;
-		ev[i].flow_id = pkts[i]->hash.rss & 0xfffff;
+		ev[i].flow_id = (sw != NULL ? rps_steer_sw_hash(sw, pkts[i]) :
+				 pkts[i]->hash.rss) & 0xfffff;
 		ev[i].op = RTE_EVENT_OP_NEW;
 		ev[i].sched_type = RTE_SCHED_TYPE_ATOMIC;
 		ev[i].event_type = RTE_EVENT_TYPE_ETHDEV;
@@ -560,8 +569,8 @@ dispatch(struct bench_disp *d, struct bench_part *p)
 	const enum bench_mode mode = c->mode;
 	const int handoff = c->handoff;
 	const struct bench_traffic *t = d->t;
-	const struct bench_event *ev = mode == BENCH_EVENT_DSW || mode == BENCH_EVENT_SW ?
-				       event_of(c, mode) : NULL;
+	const struct bench_event *ev = bench_mode_is_event(mode) ? event_of(c, mode) : NULL;
+	const struct rps_steer_ctx *sw = mode == BENCH_EVENT_DSW_JHASH ? &d->steer : NULL;
 	uint64_t rx = 0, steer = 0, refused = 0, start, end, now, last, last_steer = 0;
 	struct iter_acct acct = {0};
 	uint16_t last_n = 0, next = 0;
@@ -612,7 +621,8 @@ dispatch(struct bench_disp *d, struct bench_part *p)
 				break;
 			case BENCH_EVENT_DSW:
 			case BENCH_EVENT_SW:
-				refused += event_enqueue(ev, t, pkts, n);
+			case BENCH_EVENT_DSW_JHASH:
+				refused += event_enqueue(ev, t, sw, pkts, n);
 				break;
 			case BENCH_SINGLE_CORE:
 				stages_run_timed(c, d, p, pkts, n);
@@ -654,12 +664,13 @@ static int
 steer_setup(struct bench_disp *d, enum bench_mode mode)
 {
 	struct bench_ctx *c = d->owner;
-	enum rps_hash_mode hm = mode == BENCH_JHASH ? RPS_HASH_JHASH :
+	enum rps_hash_mode hm = mode == BENCH_JHASH || mode == BENCH_EVENT_DSW_JHASH ?
+				RPS_HASH_JHASH :
 				mode == BENCH_TOEPLITZ ? RPS_HASH_TOEPLITZ : RPS_HASH_AUTO;
 	int rc;
 
 	rps_steer_fini(&d->steer);
-	rc = rps_steer_init(&d->steer, hm, 0x5eed, mode == BENCH_JHASH || mode == BENCH_TOEPLITZ,
+	rc = rps_steer_init(&d->steer, hm, 0x5eed, hm != RPS_HASH_AUTO,
 			    d->backlogs, c->nb_workers, (uint16_t)c->o->burst, &d->rx_stats,
 			    (int)rte_lcore_to_socket_id(d->lcore));
 	if (rc < 0)
@@ -835,7 +846,7 @@ bench_run_mode(struct bench_ctx *c, enum bench_mode mode, struct bench_traffic *
 	struct row_sum before[BENCH_MAX_DISP], after;
 	uint64_t processed0 = 0, processed = 0;
 	int need_workers = mode != BENCH_IO_LIMIT && mode != BENCH_SINGLE_CORE;
-	const int event = mode == BENCH_EVENT_DSW || mode == BENCH_EVENT_SW;
+	const int event = bench_mode_is_event(mode);
 	int rc = 0;
 
 	memset(r, 0, sizeof(*r));
@@ -877,7 +888,8 @@ bench_run_mode(struct bench_ctx *c, enum bench_mode mode, struct bench_traffic *
 		memset(&c->disp[d].part, 0, sizeof(c->disp[d].part));
 		c->disp[d].enq_cycles = c->disp[d].enq_pkts = 0;
 		if ((mode == BENCH_RSS || mode == BENCH_JHASH || mode == BENCH_TOEPLITZ ||
-		     mode == BENCH_E2E) && !c->handoff && steer_setup(&c->disp[d], mode) < 0) {
+		     mode == BENCH_E2E || mode == BENCH_EVENT_DSW_JHASH) && !c->handoff &&
+		    steer_setup(&c->disp[d], mode) < 0) {
 			fprintf(stderr, "dpdk-rps-bench: cannot set up the steering context\n");
 			return -1;
 		}
@@ -980,6 +992,7 @@ bench_run_mode(struct bench_ctx *c, enum bench_mode mode, struct bench_traffic *
 	case BENCH_DISTRIBUTOR:
 	case BENCH_EVENT_DSW:
 	case BENCH_EVENT_SW:
+	case BENCH_EVENT_DSW_JHASH:
 	case BENCH_SINGLE_CORE:
 	case BENCH_E2E:
 		r->delivered = r->processed;

@@ -30,8 +30,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rpstest  # noqa: E402
 
 MODES = ['io_limit', 'rss', 'jhash', 'toeplitz', 'distributor', 'event_dsw', 'event_sw',
-         'single_core', 'e2e_stages']
-ONE_DISPATCHER = ('distributor', 'event_dsw', 'event_sw')   # skipped with --dispatchers 2
+         'event_dsw_jhash', 'single_core', 'e2e_stages']
+ONE_DISPATCHER = ('distributor', 'event_dsw', 'event_sw',
+                  'event_dsw_jhash')   # skipped with --dispatchers 2
 
 
 
