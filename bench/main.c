@@ -548,7 +548,7 @@ print_row(const struct row *r, int over)
 		snprintf(rdsw, sizeof(rdsw), "%.2f", r->ratio_dsw);
 	if (r->ratio_sw >= 0)
 		snprintf(rsw, sizeof(rsw), "%.2f", r->ratio_sw);
-	printf("%-12s %6u %5u %8.2f %8.2f-%-8.2f %7.1f %7.1f %6s %6s %6s %6s %8.3f%s\n",
+	printf("%-15s %6u %5u %8.2f %8.2f-%-8.2f %7.1f %7.1f %6s %6s %6s %6s %8.3f%s\n",
 	       bench_mode_name(r->mode), r->flows, r->frame, r->median, r->min, r->max, r->cyc,
 	       r->steer_cyc, rio, rdist, rdsw, rsw, r->throttled_pct,
 	       over ? "  (oversubscribed)" : "");
@@ -978,7 +978,7 @@ main(int argc, char **argv)
 	       c.nb_workers, over ? " (oversubscribed: lcores share CPUs)" : "", o.runs, o.duration,
 	       o.burst, o.backlog, o.pool, bench_cold_name(o.cold),
 	       o.rx_cksum_hw ? "verified by the NIC" : "left to validate");
-	printf("%-12s %6s %5s %8s %17s %7s %7s %6s %6s %6s %6s %8s\n", "mode", "flows", "frame",
+	printf("%-15s %6s %5s %8s %17s %7s %7s %6s %6s %6s %6s %8s\n", "mode", "flows", "frame",
 	       "Mpps", "min-max", "cyc/pkt", "steer", "x_io", "x_dist", "x_dsw", "x_sw", "thrtl%");
 	for (unsigned int fi = 0; fi < o.nb_frames; fi++) {
 		for (unsigned int ni = 0; ni < o.nb_flows; ni++) {
