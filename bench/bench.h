@@ -100,6 +100,8 @@ struct bench_opts {
 	const char *json;
 	int reorder_safe;
 	int recycle;                /* e2e_stages: mbufs go back through a return ring */
+	unsigned int slots;         /* 32: the rings carry 32-bit slots (as the binary), 64:
+				     * pointers */
 	unsigned int flow_hash;     /* --flow-hash N: only the flow-hash micro-bench, N flows */
 	unsigned int dispatchers;   /* K: the first K lcores dispatch */
 	int handoff;                /* measure the ring handoff alone (enqueue, dequeue) */

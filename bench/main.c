@@ -78,6 +78,7 @@ static const struct option long_opts[] = {
 	{"load", required_argument, NULL, 'l'},
 	{"reorder-safe", required_argument, NULL, 'R'},
 	{"recycle", required_argument, NULL, 'Y'},
+	{"slots", required_argument, NULL, 'Z'},
 	{"idle-sleep", required_argument, NULL, 'I'},
 	{"json", required_argument, NULL, 'j'},
 	{"quick", no_argument, NULL, 'q'},
@@ -134,6 +135,8 @@ usage(FILE *f)
 		"                     per packet of whole bursts (default on; tools/bench_model.py)\n"
 		"  --recycle on|off   e2e_stages: workers hand mbufs back to the dispatcher through\n"
 		"                     a return ring (the binary's --recycle-mbufs; default on)\n"
+		"  --slots 32|64      the rings' slots: 32-bit offsets of the mbufs in their pool,\n"
+		"                     as the binary, or 64-bit pointers (default 32)\n"
 		"  --rx-cksum hw|sw   hw: the mbufs come as from a NIC that verified the IP and\n"
 		"                     TCP/UDP checksums (RX_IP_CKSUM_GOOD, RX_L4_CKSUM_GOOD: the\n"
 		"                     validate stage trusts them); sw: with no verdict, as from\n"
@@ -239,6 +242,7 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 	o->dispatchers = 1;
 	o->handoff = 1;
 	o->recycle = 1;
+	o->slots = 32;
 	optind = 1;
 	int idx = 0;
 
@@ -276,6 +280,10 @@ parse_args(int argc, char **argv, struct bench_opts *o)
 		case 'I': bad = parse_uint(optarg, 0, 100000, &o->idle_sleep_us); break;
 		case 'R': bad = parse_onoff(optarg, &o->reorder_safe); break;
 		case 'Y': bad = parse_onoff(optarg, &o->recycle); break;
+		case 'Z':
+			bad = strcmp(optarg, "32") != 0 && strcmp(optarg, "64") != 0;
+			o->slots = bad ? 0 : (unsigned int)atoi(optarg);
+			break;
 		case 'j': o->json = optarg; break;
 		case 'q': quick = 1; break;
 		case 'H': bad = parse_uint(optarg, 64, 1u << 20, &o->flow_hash); break;
@@ -713,10 +721,10 @@ write_json(FILE *f, const char *cmd, const struct bench_opts *o, const struct ro
 	fprintf(f, " \"config\": {\"runs\": %u, \"duration_s\": %g, \"workers\": %u, "
 		"\"oversubscribed\": %s, \"burst\": %u, \"backlog\": %u, \"pool_mbufs\": %u, "
 		"\"cold\": \"%s\", \"reorder_safe\": %s, \"dispatchers\": %u, \"recycle\": %s, "
-		"\"rx_cksum\": \"%s\", \"interleaved\": true},\n",
+		"\"rx_cksum\": \"%s\", \"slots\": %u, \"interleaved\": true},\n",
 		o->runs, o->duration, workers, over ? "true" : "false", o->burst, o->backlog, o->pool,
 		bench_cold_name(o->cold), o->reorder_safe ? "true" : "false", o->dispatchers,
-		o->recycle ? "true" : "false", o->rx_cksum_hw ? "hw" : "sw");
+		o->recycle ? "true" : "false", o->rx_cksum_hw ? "hw" : "sw", o->slots);
 	fprintf(f, " \"results\": [\n");
 	for (unsigned int i = 0; i < nb; i++) {
 		const struct row *r = &rows[i];

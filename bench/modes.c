@@ -839,6 +839,30 @@ row_sum(const struct bench_ctx *c, uint16_t d, struct row_sum *s)
 	s->processed = c->disp[d].rx_stats.processed;
 }
 
+/* --slots 32: dispatcher d's rings (its row) name the mbufs of its source's pool. */
+static int
+slots_point(struct bench_ctx *c, uint16_t d, const struct bench_traffic *t)
+{
+	uintptr_t base;
+
+	if (c->o->slots != 32)
+		return 0;
+	base = rps_backlog_slot_base(&t->mp, 1);
+	for (uint16_t n = 0; n < c->nb_workers; n++) {
+		struct rps_backlog *b = &c->backlogs[(uint32_t)d * c->nb_workers + n];
+
+		if (b->slot_base == base)
+			continue;
+		if (base == 0 || rps_backlog_rebase(b, base) < 0) {
+			fprintf(stderr, "dpdk-rps-bench: --slots 32: %s\n", base == 0 ?
+				"the source's pool is not addressable by 32-bit slots" :
+				"a ring still holds packets between runs");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int
 bench_run_mode(struct bench_ctx *c, enum bench_mode mode, struct bench_traffic *t,
 	       struct bench_run *r)
@@ -885,6 +909,8 @@ bench_run_mode(struct bench_ctx *c, enum bench_mode mode, struct bench_traffic *
 	}
 	for (uint16_t d = 0; d < c->nb_disp; d++) {
 		c->disp[d].t = &t[d];
+		if (slots_point(c, d, &t[d]) < 0)
+			return -1;
 		memset(&c->disp[d].part, 0, sizeof(c->disp[d].part));
 		c->disp[d].enq_cycles = c->disp[d].enq_pkts = 0;
 		if ((mode == BENCH_RSS || mode == BENCH_JHASH || mode == BENCH_TOEPLITZ ||
@@ -1074,7 +1100,11 @@ bench_ctx_init(struct bench_ctx *c, const struct bench_opts *o)
 				snprintf(name, sizeof(name), "bench%u", n);
 			else
 				snprintf(name, sizeof(name), "bench%u_%u", d, n);
-			if (rps_backlog_init(b, name, o->backlog, wsock) < 0 ||
+			/* 32-bit slots from a placeholder base: each run points them at its
+			 * sources' pools (bench_run_mode()) */
+			if (rps_backlog_init_slots(b, name, o->backlog, wsock,
+						   o->slots == 32 ? RTE_BIT64(RPS_SLOT_SHIFT) :
+						   0) < 0 ||
 			    (o->recycle &&
 			     rps_backlog_recycle_init(b, name, 2 * BENCH_BURST_MAX,
 						      (int)rte_lcore_to_socket_id(lcores[d])) < 0))

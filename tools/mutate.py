@@ -250,6 +250,17 @@ MUTANTS = [
       '\t\trps_filter_set_free(filters);',
       ['integration-filters'],
       'a reload that changes a filter is said to apply but the workers keep the old one'),
+    # ---- 32-bit ring slots
+    M('slots-decode-shift', 'slots', 'lib/rps/rps_backlog.h',
+      '((uintptr_t)slots[i] << RPS_SLOT_SHIFT));',
+      '((uintptr_t)slots[i] << (RPS_SLOT_SHIFT - 1)));',
+      ['unit-backlog'],
+      'a slot comes back as another address than the mbuf that went in'),
+    M('slots-recycle-unguarded', 'slots', 'lib/rps/rps_backlog.h',
+      '\t\tif (unlikely(far != 0)) {',
+      '\t\tif (unlikely(far != 0 && 0)) {',
+      ['unit-backlog'],
+      'an mbuf the slots cannot name goes onto the return ring and comes back as another'),
     # ---- the stages
     M('parse-ihl-unchecked', 'stages', 'lib/stages/parse.c',
       '\tif (ihl < 20)\n\t\treturn RPS_DROP_BAD_IHL;',

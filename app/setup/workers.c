@@ -66,6 +66,9 @@ rps_setup_workers(struct rps_app *app)
 	uint16_t n = (uint16_t)rps_lcoreset_count(&o->map), i = 0;
 	const uint16_t nb_rx = app->lc.nb_rx;
 	struct rps_worker *self = RPS_APP_SELF(app);
+	/* every mbuf an RX lcore queues or a worker recycles is of these pools */
+	struct rte_mempool *pools[] = {app->io.pool, app->io.indirect};
+	uintptr_t slot_base = 0;
 	unsigned int lcore;
 	int rc;
 
@@ -96,6 +99,11 @@ rps_setup_workers(struct rps_app *app)
 						   RTE_CACHE_LINE_SIZE, self->socket);
 		if (app->lc.workers == NULL || app->lc.backlogs == NULL)
 			return -ENOMEM;
+		/* the rings carry 32-bit slots where the pools allow (rps_backlog.h) */
+		slot_base = rps_backlog_slot_base(pools, RTE_DIM(pools));
+		RPS_LOG(INFO, "backlog rings carry %s", slot_base != 0 ?
+			"32-bit slots (16 packets a cache line)" :
+			"pointers (the pools are not addressable by 32-bit slots)");
 	}
 	for (unsigned int l = 0; l < RTE_MAX_LCORE && n > 0; l++) {
 		struct rps_worker *w;
@@ -123,7 +131,8 @@ rps_setup_workers(struct rps_app *app)
 			else
 				snprintf(name, sizeof(name), "%u_%u", app->lc.rx[r].self.lcore, l);
 			/* its share of the pool may hold fewer than --backlog (rps_setup_pool) */
-			rc = rps_backlog_init(b, name, app->io.backlog_cap, w->socket);
+			rc = rps_backlog_init_slots(b, name, app->io.backlog_cap, w->socket,
+						    slot_base);
 			if (rc == 0 && app->io.backlog_cap < o->backlog)
 				rps_backlog_set_budget_cut(b);
 			/* the RX lcore writes the flow-limit state: on its socket; always there,

@@ -13,6 +13,12 @@
  * (under rps_backlog_full_reason(): backlog_full, or mbuf_budget for a ring cut to fit its
  * worker's share of the mbuf pool).
  *
+ * The ring's slots are 32 bits where the mbufs' pools allow (rps_backlog_init_slots()): an
+ * mbuf's offset from the pools' lowest address in cache lines, so a line of the ring carries
+ * 16 packets, not 8 pointers' worth; the ring's slots are most of the lines that cross from
+ * the RX lcore's core to the worker's and back. The return ring is the same. Elsewhere the
+ * ring holds the mbufs' pointers.
+ *
  * Concurrency: rps_backlog_enqueue() only from the one RX lcore that owns the backlog (with
  * several RX lcores each worker has one backlog per RX lcore: struct rps_backlog_in);
  * rps_backlog_dequeue(), rps_backlog_complete() and rps_backlog_recycle() only from the owning
@@ -27,6 +33,7 @@
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
 #include <rte_ring.h>
+#include <rte_ring_peek_zc.h>
 
 #include "rps_counters.h"
 #include "rps_wake.h"
@@ -52,11 +59,18 @@ struct rps_flow_limit {
 	uint16_t count[RPS_FLOW_LIMIT_BUCKETS];
 };
 
+/** 32-bit slots: an mbuf is (base + slot << RPS_SLOT_SHIFT), its pool's objects being
+ * cache-line aligned; the pools must lie within 2^(32 + RPS_SLOT_SHIFT) bytes (256 GiB). */
+#define RPS_SLOT_SHIFT 6
+
 struct rps_backlog {
 	struct rte_ring *ring;
 	/** The way back (NULL: off): mbufs the worker is done with, which the RX lcore frees
 	 * into its own mempool cache (rps_backlog_recycle_init()). */
 	struct rte_ring *ret;
+	/** 0: the rings hold pointers; else they hold 32-bit slots from this base
+	 * (rps_backlog_init_slots()). Set before the lcores start, read-only after. */
+	uintptr_t slot_base;
 	uint32_t capacity;
 	/** 1: capacity was cut below --backlog to fit the worker's share of the mbuf pool
 	 * (rps_backlog_set_budget_cut(), before the lcores start): what the full ring refuses
@@ -93,10 +107,90 @@ struct rps_backlog {
 } __rte_cache_aligned;
 
 /**
- * Create the ring ("rps_bl_<name>") on @p socket with room for exactly @p capacity packets.
- * @return 0, -EINVAL (capacity 0 or too large), -ENOMEM, -EEXIST (name taken).
+ * Create the ring ("rps_bl_<name>") on @p socket with room for exactly @p capacity packets,
+ * of pointers. @return 0, -EINVAL (capacity 0 or too large), -ENOMEM, -EEXIST (name taken).
  */
 int rps_backlog_init(struct rps_backlog *b, const char *name, uint32_t capacity, int socket);
+
+/**
+ * rps_backlog_init() with 32-bit slots from @p base (rps_backlog_slot_base()), or pointers
+ * where @p base is 0. Every mbuf offered to the backlog must then come from the pools
+ * @p base was computed for (the RX queues' pool: what a PMD receives into). The return
+ * ring (rps_backlog_recycle_init()) follows; what the worker recycles from elsewhere is
+ * freed instead.
+ */
+int rps_backlog_init_slots(struct rps_backlog *b, const char *name, uint32_t capacity,
+			   int socket, uintptr_t base);
+
+/**
+ * The base of 32-bit slots for mbufs of the @p n pools @p pools (NULLs skipped): their
+ * memory's lowest address, when all of it lies within 2^(32 + RPS_SLOT_SHIFT) bytes of it
+ * and every object is cache-line aligned; else 0 (pointers).
+ */
+uintptr_t rps_backlog_slot_base(struct rte_mempool *const *pools, unsigned int n);
+
+/**
+ * Point an empty backlog's 32-bit slots at a new @p base (pools rebuilt while no lcore runs:
+ * the benchmark's cells). @return 0, -EINVAL (pointer rings, base 0, or packets on a ring).
+ */
+int rps_backlog_rebase(struct rps_backlog *b, uintptr_t base);
+
+/** @p n mbufs as slots from @p base into @p slots. */
+static inline void
+rps_backlog_to_slots(uintptr_t base, struct rte_mbuf *const *pkts, uint32_t *slots, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		slots[i] = (uint32_t)(((uintptr_t)pkts[i] - base) >> RPS_SLOT_SHIFT);
+}
+
+/** @p n slots from @p base back into mbufs. */
+static inline void
+rps_backlog_from_slots(uintptr_t base, const uint32_t *slots, struct rte_mbuf **pkts, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		pkts[i] = (struct rte_mbuf *)(base + ((uintptr_t)slots[i] << RPS_SLOT_SHIFT));
+}
+
+/* The rings' enqueue and dequeue, either layout (the backlog's functions below). The slots
+ * are written and read in place (the ring's zero-copy calls, its SP/SC sync): no copy of
+ * the burst on the stack, one pass that converts. */
+static inline uint32_t
+rps_backlog_ring_put(struct rte_ring *r, uintptr_t base, struct rte_mbuf **pkts, uint32_t n,
+		     unsigned int *free_space)
+{
+	struct rte_ring_zc_data z;
+	uint32_t k;
+
+	if (base == 0)
+		return rte_ring_enqueue_burst(r, (void **)pkts, n, free_space);
+	k = rte_ring_enqueue_zc_burst_elem_start(r, sizeof(uint32_t), n, &z, free_space);
+	if (k == 0)
+		return 0;
+	rps_backlog_to_slots(base, pkts, z.ptr1, z.n1);
+	if (k > z.n1)
+		rps_backlog_to_slots(base, pkts + z.n1, z.ptr2, k - z.n1);
+	rte_ring_enqueue_zc_elem_finish(r, k);
+	return k;
+}
+
+static inline uint32_t
+rps_backlog_ring_get(struct rte_ring *r, uintptr_t base, struct rte_mbuf **pkts, uint32_t n,
+		     unsigned int *avail)
+{
+	struct rte_ring_zc_data z;
+	uint32_t k;
+
+	if (base == 0)
+		return rte_ring_dequeue_burst(r, (void **)pkts, n, avail);
+	k = rte_ring_dequeue_zc_burst_elem_start(r, sizeof(uint32_t), n, &z, avail);
+	if (k == 0)
+		return 0;
+	rps_backlog_from_slots(base, z.ptr1, pkts, z.n1);
+	if (k > z.n1)
+		rps_backlog_from_slots(base, z.ptr2, pkts + z.n1, k - z.n1);
+	rte_ring_dequeue_zc_elem_finish(r, k);
+	return k;
+}
 
 /**
  * Say that @p b's capacity is its worker's share of the mbuf pool, below the --backlog the
@@ -133,8 +227,8 @@ void rps_backlog_fini(struct rps_backlog *b);
 static inline uint32_t
 rps_backlog_enqueue(struct rps_backlog *b, struct rte_mbuf **pkts, uint32_t n)
 {
-	unsigned int free_space;
-	uint32_t sent = rte_ring_enqueue_burst(b->ring, (void **)pkts, n, &free_space);
+	unsigned int free_space = 0;
+	uint32_t sent = rps_backlog_ring_put(b->ring, b->slot_base, pkts, n, &free_space);
 
 	RPS_CTR_ADD(b->prod.tail, sent);
 	RPS_CTR_MAX(b->prod.hwm, b->capacity - free_space);
@@ -169,8 +263,8 @@ rps_backlog_kick(struct rps_backlog *b)
 static inline uint32_t
 rps_backlog_enqueue_keep(struct rps_backlog *b, struct rte_mbuf **pkts, uint32_t n)
 {
-	unsigned int free_space;
-	uint32_t sent = rte_ring_enqueue_burst(b->ring, (void **)pkts, n, &free_space);
+	unsigned int free_space = 0;
+	uint32_t sent = rps_backlog_ring_put(b->ring, b->slot_base, pkts, n, &free_space);
 
 	RPS_CTR_ADD(b->prod.tail, sent);
 	RPS_CTR_MAX(b->prod.hwm, b->capacity - free_space);
@@ -199,8 +293,22 @@ int rps_backlog_recycle_init(struct rps_backlog *b, const char *name, uint32_t s
 static inline void
 rps_backlog_recycle(struct rps_backlog *b, struct rte_mbuf **pkts, uint32_t n)
 {
-	uint32_t k = rte_ring_sp_enqueue_burst(b->ret, (void **)pkts, n, NULL);
+	uint32_t k;
 
+	if (b->slot_base != 0) {
+		/* slots: only what a slot can name goes back (an mbuf of a pool outside the
+		 * span, or below its base, would come back as another address) */
+		uintptr_t far = 0;
+
+		for (uint32_t i = 0; i < n; i++)
+			far |= ((uintptr_t)pkts[i] - b->slot_base) >> (32 + RPS_SLOT_SHIFT) |
+			       ((uintptr_t)pkts[i] & (RTE_BIT64(RPS_SLOT_SHIFT) - 1));
+		if (unlikely(far != 0)) {
+			rte_pktmbuf_free_bulk(pkts, n);
+			return;
+		}
+	}
+	k = rps_backlog_ring_put(b->ret, b->slot_base, pkts, n, NULL);
 	if (unlikely(k < n))
 		rte_pktmbuf_free_bulk(pkts + k, n - k);
 }
@@ -212,7 +320,7 @@ rps_backlog_recycle(struct rps_backlog *b, struct rte_mbuf **pkts, uint32_t n)
 static inline uint32_t
 rps_backlog_reclaim(struct rps_backlog *b, struct rte_mbuf **pkts, uint32_t n)
 {
-	return rte_ring_sc_dequeue_burst(b->ret, (void **)pkts, n, NULL);
+	return rps_backlog_ring_get(b->ret, b->slot_base, pkts, n, NULL);
 }
 
 /**
@@ -270,8 +378,8 @@ rps_backlog_flow_limited(struct rps_backlog *b, uint32_t hash)
 static inline uint32_t
 rps_backlog_dequeue(struct rps_backlog *b, struct rte_mbuf **pkts, uint32_t n, uint32_t *left)
 {
-	unsigned int avail;
-	uint32_t got = rte_ring_dequeue_burst(b->ring, (void **)pkts, n, &avail);
+	unsigned int avail = 0;
+	uint32_t got = rps_backlog_ring_get(b->ring, b->slot_base, pkts, n, &avail);
 
 	*left = avail;
 	return got;

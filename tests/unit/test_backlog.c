@@ -275,6 +275,98 @@ test_recycle(void)
 	CU_ASSERT_EQUAL(ut_pool_avail(), avail0);
 }
 
+/* 32-bit slots (rps_backlog_init_slots()): every mbuf comes out as itself, in order, through
+ * the backlog (bursts that wrap around the ring's end included) and the way back; what the
+ * slots cannot name (below the base) is freed, not recycled; fini frees both rings' packets;
+ * a rebase needs empty rings. */
+static void
+test_slots(void)
+{
+	enum { N = 300 };
+	struct rte_mempool *pools[] = { NULL, ut_pool() };
+	const uintptr_t base = rps_backlog_slot_base(pools, RTE_DIM(pools));
+	static struct rte_mbuf *p[N + 2], *q[N];
+	struct rps_backlog b;
+	unsigned int avail0 = ut_pool_avail();
+	uint32_t left, got = 0;
+
+	CU_ASSERT_EQUAL(rps_backlog_slot_base(pools, 1), 0);      /* no pool: pointers */
+	CU_ASSERT_FATAL(base != 0 && base % RTE_CACHE_LINE_MIN_SIZE == 0);
+	CU_ASSERT_EQUAL_FATAL(rps_backlog_init_slots(&b, "slots", N, SOCKET_ID_ANY, base), 0);
+	CU_ASSERT_EQUAL(b.slot_base, base);
+	CU_ASSERT_EQUAL(b.capacity, N);
+	for (unsigned int i = 0; i < N + 2; i++) {
+		uint8_t d[60] = { (uint8_t)i, (uint8_t)(i >> 8) };
+
+		p[i] = ut_mbuf(d, sizeof(d));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p[i]);
+	}
+	CU_ASSERT_EQUAL(rps_backlog_enqueue(&b, p, N + 2), N);    /* two refused: freed */
+	CU_ASSERT_EQUAL(b.prod.full_drops, 2);
+	CU_ASSERT_EQUAL(ut_pool_avail(), avail0 - N);
+	CU_ASSERT_EQUAL(rte_ring_count(b.ring), N);
+	while (got < N) {
+		uint32_t k = rps_backlog_dequeue(&b, q + got, RTE_MIN(N - got, 64u), &left);
+
+		CU_ASSERT_FATAL(k != 0);
+		got += k;
+		CU_ASSERT_EQUAL(left, N - got);
+	}
+	for (unsigned int i = 0; i < N; i++)
+		CU_ASSERT_PTR_EQUAL(q[i], p[i]);
+	/* 60 at a time past the ring's end (its 512 slots): each burst wraps once */
+	for (unsigned int round = 0; round < 12; round++) {
+		CU_ASSERT_EQUAL(rps_backlog_enqueue(&b, q, 60), 60);
+		CU_ASSERT_EQUAL_FATAL(rps_backlog_dequeue(&b, p, 60, &left), 60);
+		for (unsigned int i = 0; i < 60; i++)
+			CU_ASSERT_PTR_EQUAL(p[i], q[i]);
+	}
+	CU_ASSERT_EQUAL(rps_backlog_rebase(&b, base), 0);         /* empty: allowed */
+
+	/* the way back: in order, the two that do not fit freed */
+	CU_ASSERT_EQUAL_FATAL(rps_backlog_recycle_init(&b, "slots", 8, SOCKET_ID_ANY), 0);
+	rps_backlog_recycle(&b, q, 10);
+	CU_ASSERT_EQUAL(ut_pool_avail(), avail0 - N + 2);
+	CU_ASSERT_EQUAL_FATAL(rps_backlog_reclaim(&b, p, 8), 8);
+	for (unsigned int i = 0; i < 8; i++)
+		CU_ASSERT_PTR_EQUAL(p[i], q[i]);
+	rte_pktmbuf_free_bulk(p, 8);
+	CU_ASSERT_EQUAL(ut_pool_avail(), avail0 - N + 10);
+
+	/* packets on both rings: no rebase; fini frees them all */
+	CU_ASSERT_EQUAL(rps_backlog_enqueue(&b, q + 10, 5), 5);
+	rps_backlog_recycle(&b, q + 15, 3);
+	CU_ASSERT_EQUAL(rps_backlog_rebase(&b, base), -EINVAL);
+	rps_backlog_fini(&b);
+	rte_pktmbuf_free_bulk(q + 18, N - 18);
+	CU_ASSERT_EQUAL(ut_pool_avail(), avail0);
+
+	/* an mbuf below the base cannot be named: recycled, it is freed instead */
+	alloc_pkts(p, 2, 0);
+	if ((uintptr_t)p[0] > (uintptr_t)p[1]) {
+		struct rte_mbuf *t = p[0];
+
+		p[0] = p[1];
+		p[1] = t;
+	}
+	CU_ASSERT_EQUAL_FATAL(rps_backlog_init_slots(&b, "below", 4, SOCKET_ID_ANY,
+						     (uintptr_t)p[0] + RTE_CACHE_LINE_MIN_SIZE), 0);
+	CU_ASSERT_EQUAL_FATAL(rps_backlog_recycle_init(&b, "below", 4, SOCKET_ID_ANY), 0);
+	rps_backlog_recycle(&b, &p[1], 1);                        /* above: goes back */
+	rps_backlog_recycle(&b, &p[0], 1);                        /* below: freed */
+	CU_ASSERT_EQUAL(ut_pool_avail(), avail0 - 1);
+	CU_ASSERT_EQUAL(rps_backlog_reclaim(&b, q, 4), 1);
+	CU_ASSERT_PTR_EQUAL(q[0], p[1]);
+	rte_pktmbuf_free(q[0]);
+	rps_backlog_fini(&b);
+
+	/* pointers: no rebase */
+	CU_ASSERT_EQUAL_FATAL(rps_backlog_init(&b, "ptrs", 4, SOCKET_ID_ANY), 0);
+	CU_ASSERT_EQUAL(rps_backlog_rebase(&b, base), -EINVAL);
+	rps_backlog_fini(&b);
+	CU_ASSERT_EQUAL(ut_pool_avail(), avail0);
+}
+
 /* Another thread reading the depth between the ring's enqueue and the tail counter's update,
  * after a fast worker processed those packets: head is ahead of the tail it reads. */
 static void
@@ -474,6 +566,7 @@ main(int argc, char **argv)
 		{ "hwm", test_hwm },
 		{ "fini_frees", test_fini_frees },
 		{ "recycle", test_recycle },
+		{ "slots", test_slots },
 		{ "depth_race", test_depth_race },
 		{ "drained_holds_fragments", test_drained_holds_fragments },
 		{ "in_round_robin", test_in_round_robin },
