@@ -252,8 +252,8 @@ MUTANTS = [
       'a reload that changes a filter is said to apply but the workers keep the old one'),
     # ---- 32-bit ring slots
     M('slots-decode-shift', 'slots', 'lib/rps/rps_backlog.h',
-      '((uintptr_t)slots[i] << RPS_SLOT_SHIFT));',
-      '((uintptr_t)slots[i] << (RPS_SLOT_SHIFT - 1)));',
+      '((uintptr_t)slot << RPS_SLOT_SHIFT));',
+      '((uintptr_t)slot << (RPS_SLOT_SHIFT - 1)));',
       ['unit-backlog'],
       'a slot comes back as another address than the mbuf that went in'),
     M('slots-recycle-unguarded', 'slots', 'lib/rps/rps_backlog.h',

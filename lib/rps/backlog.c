@@ -166,8 +166,7 @@ rps_backlog_count_ports(const struct rps_backlog *b, const struct rps_lcore_stat
 	for (uint32_t i = 0; i < n && i <= r->mask; i++) {
 		const uint32_t at = (first + i) & r->mask;
 		const struct rte_mbuf *m = b->slot_base == 0 ? ptrs[at] :
-			(const struct rte_mbuf *)(b->slot_base + ((uintptr_t)slots[at] <<
-								  RPS_SLOT_SHIFT));
+					   rps_backlog_slot_mbuf(b->slot_base, slots[at]);
 
 		by_slot[rps_stats_slot(st, m->port)]++;
 	}

@@ -135,6 +135,13 @@ uintptr_t rps_backlog_slot_base(struct rte_mempool *const *pools, unsigned int n
  */
 int rps_backlog_rebase(struct rps_backlog *b, uintptr_t base);
 
+/** The mbuf that 32-bit slot @p slot from @p base names. */
+static inline struct rte_mbuf *
+rps_backlog_slot_mbuf(uintptr_t base, uint32_t slot)
+{
+	return (struct rte_mbuf *)(base + ((uintptr_t)slot << RPS_SLOT_SHIFT));
+}
+
 /** @p n mbufs as slots from @p base into @p slots. */
 static inline void
 rps_backlog_to_slots(uintptr_t base, struct rte_mbuf *const *pkts, uint32_t *slots, uint32_t n)
@@ -148,7 +155,7 @@ static inline void
 rps_backlog_from_slots(uintptr_t base, const uint32_t *slots, struct rte_mbuf **pkts, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++)
-		pkts[i] = (struct rte_mbuf *)(base + ((uintptr_t)slots[i] << RPS_SLOT_SHIFT));
+		pkts[i] = rps_backlog_slot_mbuf(base, slots[i]);
 }
 
 /* The rings' enqueue and dequeue, either layout (the backlog's functions below). The slots
@@ -220,6 +227,23 @@ uint32_t rps_backlog_count_ports(const struct rps_backlog *b, const struct rps_l
 void rps_backlog_fini(struct rps_backlog *b);
 
 /**
+ * Queue what fits of a group of packets, keeping the rest (RX lcore only): the lossless
+ * form of rps_backlog_enqueue() (below) for backpressure. Refused packets are neither freed
+ * nor counted; the caller offers them again (first) later.
+ * @return the number accepted (a prefix of @p pkts).
+ */
+static inline uint32_t
+rps_backlog_enqueue_keep(struct rps_backlog *b, struct rte_mbuf **pkts, uint32_t n)
+{
+	unsigned int free_space = 0;
+	uint32_t sent = rps_backlog_ring_put(b->ring, b->slot_base, pkts, n, &free_space);
+
+	RPS_CTR_ADD(b->prod.tail, sent);
+	RPS_CTR_MAX(b->prod.hwm, b->capacity - free_space);
+	return sent;
+}
+
+/**
  * Queue a group of packets for the worker (RX lcore only). Packets that do not fit are
  * freed and counted in prod.full_drops, never in tail.
  * @return the number accepted (a prefix of @p pkts).
@@ -227,11 +251,8 @@ void rps_backlog_fini(struct rps_backlog *b);
 static inline uint32_t
 rps_backlog_enqueue(struct rps_backlog *b, struct rte_mbuf **pkts, uint32_t n)
 {
-	unsigned int free_space = 0;
-	uint32_t sent = rps_backlog_ring_put(b->ring, b->slot_base, pkts, n, &free_space);
+	uint32_t sent = rps_backlog_enqueue_keep(b, pkts, n);
 
-	RPS_CTR_ADD(b->prod.tail, sent);
-	RPS_CTR_MAX(b->prod.hwm, b->capacity - free_space);
 	if (unlikely(sent < n)) {
 		RPS_CTR_ADD(b->prod.full_drops, n - sent);
 		rte_pktmbuf_free_bulk(pkts + sent, n - sent);
@@ -252,23 +273,6 @@ rps_backlog_kick(struct rps_backlog *b)
 		return RPS_KICK_NONE;
 	b->prod.kicked = b->prod.tail;
 	return rps_wake_kick(b->wake);
-}
-
-/**
- * Queue what fits of a group of packets, keeping the rest (RX lcore only): the lossless
- * variant of rps_backlog_enqueue() for backpressure. Refused packets are neither freed nor
- * counted; the caller offers them again (first) later.
- * @return the number accepted (a prefix of @p pkts).
- */
-static inline uint32_t
-rps_backlog_enqueue_keep(struct rps_backlog *b, struct rte_mbuf **pkts, uint32_t n)
-{
-	unsigned int free_space = 0;
-	uint32_t sent = rps_backlog_ring_put(b->ring, b->slot_base, pkts, n, &free_space);
-
-	RPS_CTR_ADD(b->prod.tail, sent);
-	RPS_CTR_MAX(b->prod.hwm, b->capacity - free_space);
-	return sent;
 }
 
 /**
