@@ -114,6 +114,8 @@ struct bench_traffic {
 	uint32_t flows;
 	uint32_t frame;
 	uint32_t hdr_off;          /* packet data = (char *)mbuf + hdr_off, for every mbuf */
+	uintptr_t slot_base;       /* its pool's base of 32-bit ring slots, 0: none
+				    * (rps_backlog_slot_base()) */
 };
 
 /* rx_flags: what the PMD says besides the RSS hash (RTE_MBUF_F_RX_*_CKSUM_GOOD for a NIC

@@ -843,11 +843,10 @@ row_sum(const struct bench_ctx *c, uint16_t d, struct row_sum *s)
 static int
 slots_point(struct bench_ctx *c, uint16_t d, const struct bench_traffic *t)
 {
-	uintptr_t base;
+	const uintptr_t base = t->slot_base;
 
 	if (c->o->slots != 32)
 		return 0;
-	base = rps_backlog_slot_base(&t->mp, 1);
 	for (uint16_t n = 0; n < c->nb_workers; n++) {
 		struct rps_backlog *b = &c->backlogs[(uint32_t)d * c->nb_workers + n];
 

@@ -138,6 +138,7 @@ bench_traffic_build(struct bench_traffic *t, unsigned int pool, uint32_t flows, 
 	t->mp = rte_pktmbuf_pool_create(name, pool, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, socket);
 	if (t->mp == NULL)
 		return -ENOMEM;
+	t->slot_base = rps_backlog_slot_base(&t->mp, 1);
 	t->flows = flows;
 	t->frame = frame;
 	all = malloc(sizeof(*all) * pool);
