@@ -619,9 +619,9 @@ const struct rps_setting rps_settings[RPS_SET_NB] = {
 			"lcore queues packets to it; 0 = every lcore busy-polls (default 50)",
 		.doc = "an idle RX lcore sleeps between polls, 1 us doubling up to US; after a "
 			"second of idle it sleeps on its queues' RX interrupts where the PMD has "
-			"them, else up to 4 x US and at least 1 ms; an idle worker sleeps in the kernel until an RX "
-			"lcore queues packets to it (one wake-up per burst, `wakeups`) or 10 ms "
-			"pass; 0 = every lcore busy-polls",
+			"them, else up to 4 x US and at least 1 ms; an idle worker sleeps in the "
+			"kernel until an RX lcore queues packets to it (one wake-up per burst, "
+			"`wakeups`) or 10 ms pass; 0 = every lcore busy-polls",
 	},
 	[RPS_SET_IDLE_SPIN] = {
 		.name = "idle-spin", .flag = "idle-spin", .metavar = "US",
