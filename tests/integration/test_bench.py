@@ -118,6 +118,9 @@ def check_bench(bench, tmp):
                     m, key, rows[m][key], rows[m]['median_mpps'] / rows[peer]['median_mpps']))
     if not d.get('config', {}).get('interleaved'):
         problems.append('config does not say the runs interleave')
+    if d.get('config', {}).get('slots') != 32:
+        problems.append('config slots %r, want 32 (the default, as the binary)' %
+                        d.get('config', {}).get('slots'))
     lat = d.get('latency', {})
     if not lat.get('samples', 0) > 0 or not lat['p50_ns'] <= lat['p99_ns'] <= lat['p999_ns']:
         problems.append('latency run: %r' % {k: lat.get(k) for k in
@@ -136,7 +139,8 @@ def check_bench(bench, tmp):
             (['--dispatchers', '0'], '--dispatchers'),
             (['--dispatchers', 'two'], '--dispatchers'),
             (['--dispatchers', '99'], '--dispatchers'),
-            (['--dispatchers', '2'], '--dispatchers'))   # 2 lcores: no worker
+            (['--dispatchers', '2'], '--dispatchers'),   # 2 lcores: no worker
+            (['--slots', '48'], '--slots'))
     cold = ['--cold', 'demote', '--modes', 'rss', '--flows', '64', '--runs', '1',
             '--duration', '0.1', '--latency', 'off']
     done = rpstest.run_all([lambda a=a: run_bench(bench, a, timeout=60)
@@ -156,15 +160,18 @@ def check_bench(bench, tmp):
 
 
 def check_interleave(bench, tmp):
-    """Two runs of two modes: they take turns, each run is in the JSON, the median is theirs."""
+    """Two runs of two modes: they take turns, each run is in the JSON, the median is theirs;
+    the rings on pointers (--slots 64) here, 32-bit slots in the other runs."""
     out = os.path.join(tmp, 'bench_turns.json')
     p = run_bench(bench, ['--modes', 'rss,event_dsw', '--runs', '2', '--duration', '0.02',
                           '--flows', '64', '--frames', '64', '--pool', '8192', '--latency',
-                          'off', '--handoff', 'off', '--json', out])
+                          'off', '--handoff', 'off', '--slots', '64', '--json', out])
     if p.returncode != 0:
         return ['--runs 2 exited %d: %s' % (p.returncode, p.stderr[-2000:])]
-    rows = {r['mode']: r for r in json.load(open(out)).get('results', [])}
-    problems = []
+    d = json.load(open(out))
+    rows = {r['mode']: r for r in d.get('results', [])}
+    problems = [] if d.get('config', {}).get('slots') == 64 else [
+        '--slots 64: config slots %r' % d.get('config', {}).get('slots')]
     for m, seqs in (('rss', [0, 2]), ('event_dsw', [1, 3])):
         runs = rows.get(m, {}).get('runs') or []
         if [x.get('seq') for x in runs] != seqs or [x.get('run') for x in runs] != [0, 1]:
